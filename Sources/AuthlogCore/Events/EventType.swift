@@ -1,0 +1,104 @@
+/// Every event type authlog records, with its stable stored name (`noun.past_verb`).
+///
+/// The raw value is what is stored in the `type` column; renaming a case never changes it.
+public enum EventType: String, CaseIterable, Sendable, Codable {
+    case signinSucceeded = "signin.succeeded"
+    case signinFailed = "signin.failed"
+    case userRegistered = "user.registered"
+    case identityLinked = "identity.linked"
+    case identityUnlinked = "identity.unlinked"
+    case tokenIssued = "token.issued"
+    case tokenRefreshed = "token.refreshed"
+    case tokenRefreshFailed = "token.refresh_failed"
+    case tokenReuseDetected = "token.reuse_detected"
+    case tokenRevoked = "token.revoked"
+    case sessionLoggedOut = "session.logged_out"
+    case sessionRevoked = "session.revoked"
+    case sessionExpired = "session.expired"
+    case providerConsentRevoked = "provider.consent_revoked"
+    case providerEmailChanged = "provider.email_changed"
+    case accountDeleted = "account.deleted"
+    case auditCheckpointSigned = "audit.checkpoint_signed"
+    case auditAccessed = "audit.accessed"
+}
+
+/// Whether the recorded action succeeded.
+public enum Outcome: String, Sendable, Codable, CaseIterable {
+    case success
+    case failure
+}
+
+/// An envelope column that a type requires to be filled.
+public enum EnvelopeField: String, Sendable, CaseIterable {
+    case userID = "user_id"
+    case sessionID = "session_id"
+    case provider
+    case reason
+}
+
+extension EventType {
+    /// The stream categories events of this type may be appended to.
+    public var streamCategories: Set<String> {
+        switch self {
+        case .signinSucceeded, .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked,
+            .sessionLoggedOut, .sessionRevoked, .sessionExpired:
+            return ["session"]
+        case .signinFailed: return ["signin"]
+        case .tokenRefreshFailed: return ["session", "signin"]
+        case .userRegistered, .identityLinked, .identityUnlinked, .providerConsentRevoked, .providerEmailChanged,
+            .accountDeleted:
+            return ["user"]
+        case .auditCheckpointSigned, .auditAccessed: return ["audit"]
+        }
+    }
+
+    /// The envelope columns that must be filled for this type.
+    public var requiredFields: Set<EnvelopeField> {
+        switch self {
+        case .signinSucceeded: return [.userID, .sessionID, .provider]
+        case .signinFailed: return [.provider, .reason]
+        case .userRegistered, .identityLinked, .identityUnlinked: return [.userID, .provider]
+        case .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked, .sessionLoggedOut,
+            .sessionRevoked, .sessionExpired:
+            return [.userID, .sessionID]
+        case .tokenRefreshFailed: return [.reason]
+        case .providerConsentRevoked: return [.userID, .provider]
+        case .providerEmailChanged: return [.userID, .provider]
+        case .accountDeleted: return [.userID]
+        case .auditCheckpointSigned, .auditAccessed: return []
+        }
+    }
+
+    /// The outcome every event of this type carries, or `nil` when either is allowed.
+    public var fixedOutcome: Outcome? {
+        switch self {
+        case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected: return .failure
+        case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed: return .success
+        default: return nil
+        }
+    }
+
+    /// The Swift type of this event's `data`.
+    public var payloadType: any EventPayload.Type {
+        switch self {
+        case .signinSucceeded: return SigninSucceeded.self
+        case .signinFailed: return SigninFailed.self
+        case .userRegistered: return UserRegistered.self
+        case .identityLinked: return IdentityLinked.self
+        case .identityUnlinked: return IdentityUnlinked.self
+        case .tokenIssued: return TokenIssued.self
+        case .tokenRefreshed: return TokenRefreshed.self
+        case .tokenRefreshFailed: return TokenRefreshFailed.self
+        case .tokenReuseDetected: return TokenReuseDetected.self
+        case .tokenRevoked: return TokenRevoked.self
+        case .sessionLoggedOut: return SessionLoggedOut.self
+        case .sessionRevoked: return SessionRevoked.self
+        case .sessionExpired: return SessionExpired.self
+        case .providerConsentRevoked: return ProviderConsentRevoked.self
+        case .providerEmailChanged: return ProviderEmailChanged.self
+        case .accountDeleted: return AccountDeleted.self
+        case .auditCheckpointSigned: return AuditCheckpointSigned.self
+        case .auditAccessed: return AuditAccessed.self
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// A provider proof was verified and a session started (`signin.succeeded`, stream `session-<id>`).
+public struct SigninSucceeded: EventPayload {
+    public static let eventType = EventType.signinSucceeded
+    /// `id_token`, `authorization_code`, `access_token` or `development`.
+    public var method: String
+    /// Hex SHA-256 of the provider's subject, so the raw subject is never stored.
+    public var subjectHash: String
+    /// When the user authenticated at the provider, if it said.
+    public var authTime: Timestamp?
+    /// How the nonce was checked: `matched`, `not_supported` or `absent`.
+    public var nonceCheck: String?
+    /// Whether this sign-in registered the user.
+    public var isNewUser: Bool
+    /// The provider behind a broker such as Firebase (`apple.com`, `github.com`).
+    public var upstreamProvider: String?
+
+    /// Creates the payload.
+    public init(
+        method: String, subjectHash: String, authTime: Timestamp? = nil, nonceCheck: String? = nil,
+        isNewUser: Bool, upstreamProvider: String? = nil
+    ) {
+        self.method = method
+        self.subjectHash = subjectHash
+        self.authTime = authTime
+        self.nonceCheck = nonceCheck
+        self.isNewUser = isNewUser
+        self.upstreamProvider = upstreamProvider
+    }
+}
+
+/// A sign-in attempt failed verification (`signin.failed`, stream `signin-<provider>`).
+public struct SigninFailed: EventPayload {
+    public static let eventType = EventType.signinFailed
+    /// The machine-readable reason, the same as the envelope's `reason`.
+    public var reason: String
+    /// The proof that was presented, if known.
+    public var method: String?
+
+    /// Creates the payload.
+    public init(reason: String, method: String? = nil) {
+        self.reason = reason
+        self.method = method
+    }
+}
+
+/// The first sign-in of an identity created a user (`user.registered`, stream `user-<id>`).
+public struct UserRegistered: EventPayload {
+    public static let eventType = EventType.userRegistered
+    /// The provider of the identity.
+    public var provider: String
+    /// Hex SHA-256 of the provider's subject.
+    public var subjectHash: String
+
+    /// Creates the payload.
+    public init(provider: String, subjectHash: String) {
+        self.provider = provider
+        self.subjectHash = subjectHash
+    }
+}
+
+/// A provider identity was attached to a user (`identity.linked`).
+public struct IdentityLinked: EventPayload {
+    public static let eventType = EventType.identityLinked
+    /// The provider of the identity.
+    public var provider: String
+    /// Hex SHA-256 of the provider's subject.
+    public var subjectHash: String
+    /// The policy that allowed the link (for example `reauthenticated`).
+    public var policy: String?
+
+    /// Creates the payload.
+    public init(provider: String, subjectHash: String, policy: String? = nil) {
+        self.provider = provider
+        self.subjectHash = subjectHash
+        self.policy = policy
+    }
+}
+
+/// A provider identity was removed from a user (`identity.unlinked`).
+public struct IdentityUnlinked: EventPayload {
+    public static let eventType = EventType.identityUnlinked
+    /// The provider of the identity.
+    public var provider: String
+    /// Hex SHA-256 of the provider's subject.
+    public var subjectHash: String
+
+    /// Creates the payload.
+    public init(provider: String, subjectHash: String) {
+        self.provider = provider
+        self.subjectHash = subjectHash
+    }
+}

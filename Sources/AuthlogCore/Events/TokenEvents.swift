@@ -1,0 +1,131 @@
+public import Foundation
+
+/// The lifetime class of a refresh token.
+public enum RefreshTokenKind: String, Codable, Sendable {
+    /// A long-lived "remember me" token that signs the user in again on the next launch.
+    case rememberMe = "remember_me"
+    /// A token that lives only as long as the session's short absolute limit.
+    case session
+}
+
+/// An access/refresh pair was minted (`token.issued`). Only ids and hashes are stored, never tokens.
+public struct TokenIssued: EventPayload {
+    public static let eventType = EventType.tokenIssued
+    /// The access token's `jti`.
+    public var accessTokenID: UUID
+    /// When the access token expires.
+    public var accessTokenExpiresAt: Timestamp
+    /// The refresh token's id, if one was issued.
+    public var refreshTokenID: UUID?
+    /// Hex SHA-256 of the refresh token.
+    public var refreshTokenHash: String?
+    /// The rotation family the refresh token starts.
+    public var familyID: UUID?
+    /// When the refresh token expires.
+    public var refreshTokenExpiresAt: Timestamp?
+    /// Whether the refresh token is a "remember me" token.
+    public var kind: RefreshTokenKind
+
+    /// Creates the payload.
+    public init(
+        accessTokenID: UUID, accessTokenExpiresAt: Timestamp, refreshTokenID: UUID? = nil,
+        refreshTokenHash: String? = nil, familyID: UUID? = nil, refreshTokenExpiresAt: Timestamp? = nil,
+        kind: RefreshTokenKind = .rememberMe
+    ) {
+        self.accessTokenID = accessTokenID
+        self.accessTokenExpiresAt = accessTokenExpiresAt
+        self.refreshTokenID = refreshTokenID
+        self.refreshTokenHash = refreshTokenHash
+        self.familyID = familyID
+        self.refreshTokenExpiresAt = refreshTokenExpiresAt
+        self.kind = kind
+    }
+}
+
+/// A refresh token rotated (`token.refreshed`): the old one is spent, a new one joins its family.
+public struct TokenRefreshed: EventPayload {
+    public static let eventType = EventType.tokenRefreshed
+    /// The id of the refresh token that was presented.
+    public var oldTokenID: UUID
+    /// The id of the refresh token that replaces it.
+    public var newTokenID: UUID
+    /// Hex SHA-256 of the new refresh token.
+    public var newTokenHash: String
+    /// The rotation family of both.
+    public var familyID: UUID
+    /// When the new refresh token expires.
+    public var refreshTokenExpiresAt: Timestamp
+    /// The new access token's `jti`.
+    public var accessTokenID: UUID
+    /// When the new access token expires.
+    public var accessTokenExpiresAt: Timestamp
+    /// Whether the family is a "remember me" family.
+    public var kind: RefreshTokenKind
+
+    /// Creates the payload.
+    public init(
+        oldTokenID: UUID, newTokenID: UUID, newTokenHash: String, familyID: UUID,
+        refreshTokenExpiresAt: Timestamp, accessTokenID: UUID, accessTokenExpiresAt: Timestamp,
+        kind: RefreshTokenKind = .rememberMe
+    ) {
+        self.oldTokenID = oldTokenID
+        self.newTokenID = newTokenID
+        self.newTokenHash = newTokenHash
+        self.familyID = familyID
+        self.refreshTokenExpiresAt = refreshTokenExpiresAt
+        self.accessTokenID = accessTokenID
+        self.accessTokenExpiresAt = accessTokenExpiresAt
+        self.kind = kind
+    }
+}
+
+/// An unknown, expired or revoked refresh token was presented (`token.refresh_failed`).
+public struct TokenRefreshFailed: EventPayload {
+    public static let eventType = EventType.tokenRefreshFailed
+    /// `unknown_token`, `expired`, `revoked`, …
+    public var reason: String
+    /// The token's id, when the token was known.
+    public var tokenID: UUID?
+
+    /// Creates the payload.
+    public init(reason: String, tokenID: UUID? = nil) {
+        self.reason = reason
+        self.tokenID = tokenID
+    }
+}
+
+/// A rotated refresh token was presented again; its whole family is revoked (`token.reuse_detected`).
+public struct TokenReuseDetected: EventPayload {
+    public static let eventType = EventType.tokenReuseDetected
+    /// The id of the token that was presented again.
+    public var tokenID: UUID
+    /// The family that is revoked.
+    public var familyID: UUID
+
+    /// Creates the payload.
+    public init(tokenID: UUID, familyID: UUID) {
+        self.tokenID = tokenID
+        self.familyID = familyID
+    }
+}
+
+/// A token was revoked explicitly (`token.revoked`, RFC 7009 or an admin).
+public struct TokenRevoked: EventPayload {
+    public static let eventType = EventType.tokenRevoked
+    /// The revoked token's id.
+    public var tokenID: UUID
+    /// `refresh_token` or `access_token`.
+    public var tokenKind: String
+    /// Why it was revoked.
+    public var reason: String
+    /// Who revoked it (`user`, `admin:<key id>`, …).
+    public var actor: String
+
+    /// Creates the payload.
+    public init(tokenID: UUID, tokenKind: String = "refresh_token", reason: String, actor: String) {
+        self.tokenID = tokenID
+        self.tokenKind = tokenKind
+        self.reason = reason
+        self.actor = actor
+    }
+}

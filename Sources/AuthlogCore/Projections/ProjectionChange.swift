@@ -1,0 +1,112 @@
+public import Foundation
+
+/// One change to a projection table, decided by ``ProjectionReducer`` from one event.
+///
+/// Changes are idempotent in the sense the store needs: inserts keep the first row for a key, state
+/// changes only move rows that are still in the state they leave. Changes to different tables commute,
+/// so the store may group them by table as long as it keeps their order within a table.
+public enum ProjectionChange: Sendable, Equatable {
+    /// A user appears (`users`).
+    case insertUser(userID: UUID, createdAt: Timestamp, provider: String)
+    /// A user is marked deleted (`users`).
+    case deleteUser(userID: UUID, at: Timestamp)
+    /// An identity points at a user (`identities`); the first link of a key wins.
+    case linkIdentity(provider: String, subjectHash: String, userID: UUID, at: Timestamp)
+    /// An identity is removed (`identities`).
+    case unlinkIdentity(provider: String, subjectHash: String)
+    /// All identities of a user are removed (`identities`).
+    case unlinkUserIdentities(userID: UUID)
+    /// A session starts (`sessions`).
+    case startSession(sessionID: UUID, userID: UUID, provider: String, clientID: String?, at: Timestamp)
+    /// An active session was used (`sessions`).
+    case touchSession(sessionID: UUID, at: Timestamp)
+    /// An active session ends (`sessions`).
+    case endSession(sessionID: UUID, state: SessionState, reason: String?, at: Timestamp)
+    /// Every active session of a user, or of a user with one provider, ends (`sessions`).
+    case endUserSessions(userID: UUID, provider: String?, state: SessionState, reason: String?, at: Timestamp)
+    /// A refresh token is stored by its hash (`refresh_tokens`).
+    case issueRefreshToken(RefreshTokenRow)
+    /// An active refresh token is spent by rotation (`refresh_tokens`).
+    case rotateRefreshToken(tokenID: UUID, at: Timestamp)
+    /// Every token of a rotation family is revoked (`refresh_tokens`).
+    case revokeFamily(familyID: UUID, reason: String, at: Timestamp)
+    /// One token is revoked (`refresh_tokens`).
+    case revokeToken(tokenID: UUID, reason: String, at: Timestamp)
+    /// Every token of a session is revoked (`refresh_tokens`).
+    case revokeSessionTokens(sessionID: UUID, reason: String, at: Timestamp)
+    /// Every token of a user, or of a user with one provider, is revoked (`refresh_tokens`).
+    case revokeUserTokens(userID: UUID, provider: String?, reason: String, at: Timestamp)
+    /// One sign-in is counted (`signins_daily`).
+    case countSignin(day: Int64, provider: String, outcome: Outcome)
+
+    /// The projection table the change writes.
+    public var table: ProjectionTable {
+        switch self {
+        case .insertUser, .deleteUser: return .users
+        case .linkIdentity, .unlinkIdentity, .unlinkUserIdentities: return .identities
+        case .startSession, .touchSession, .endSession, .endUserSessions: return .sessions
+        case .issueRefreshToken, .rotateRefreshToken, .revokeFamily, .revokeToken, .revokeSessionTokens,
+            .revokeUserTokens:
+            return .refreshTokens
+        case .countSignin: return .signinsDaily
+        }
+    }
+}
+
+/// The projection tables of events.md.
+public enum ProjectionTable: String, Sendable, CaseIterable {
+    case users
+    case identities
+    case sessions
+    case refreshTokens = "refresh_tokens"
+    case signinsDaily = "signins_daily"
+}
+
+/// The life-cycle state of a session.
+public enum SessionState: String, Sendable, Codable {
+    case active
+    case loggedOut = "logged_out"
+    case revoked
+    case expired
+}
+
+/// A refresh token row as the `refresh_tokens` projection stores it.
+public struct RefreshTokenRow: Sendable, Equatable {
+    /// SHA-256 of the token (the key).
+    public var tokenHash: [UInt8]
+    /// The token's id, as events name it.
+    public var tokenID: UUID
+    /// The rotation family.
+    public var familyID: UUID
+    /// The token it replaced, if it came from a rotation.
+    public var parentID: UUID?
+    /// The session it belongs to.
+    public var sessionID: UUID
+    /// The user it belongs to.
+    public var userID: UUID
+    /// The provider the session was signed in with.
+    public var provider: String?
+    /// Whether it is a "remember me" token.
+    public var kind: RefreshTokenKind
+    /// When it was issued.
+    public var issuedAt: Timestamp
+    /// When it expires.
+    public var expiresAt: Timestamp
+
+    /// Creates a row.
+    public init(
+        tokenHash: [UInt8], tokenID: UUID, familyID: UUID, parentID: UUID?, sessionID: UUID, userID: UUID,
+        provider: String?, kind: RefreshTokenKind, issuedAt: Timestamp, expiresAt: Timestamp
+    ) {
+        self.tokenHash = tokenHash
+        self.tokenID = tokenID
+        self.familyID = familyID
+        self.parentID = parentID
+        self.sessionID = sessionID
+        self.userID = userID
+        self.provider = provider
+        self.kind = kind
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+}

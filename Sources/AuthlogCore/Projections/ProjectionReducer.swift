@@ -1,0 +1,140 @@
+/// The pure function from one event to the projection changes it causes.
+///
+/// The live write path and `authlog rebuild` both call it, so a rebuild replays exactly the same logic.
+public enum ProjectionReducer {
+    /// The changes `event` makes to the projections, in the order they apply.
+    /// - Throws: `DecodingError` when the event's `data` does not fit its type (validated events never do).
+    public static func changes(for event: RecordedEvent) throws -> [ProjectionChange] {
+        let envelope = event.envelope
+        let at = envelope.occurredAt
+        switch envelope.type {
+        case .signinSucceeded:
+            guard let sessionID = envelope.sessionID, let userID = envelope.userID, let provider = envelope.provider
+            else { return [] }
+            return [
+                .startSession(sessionID: sessionID, userID: userID, provider: provider, clientID: envelope.clientID, at: at),
+                .countSignin(day: at.dayNumber, provider: provider, outcome: .success),
+            ]
+        case .signinFailed:
+            guard let provider = envelope.provider else { return [] }
+            return [.countSignin(day: at.dayNumber, provider: provider, outcome: .failure)]
+        case .userRegistered:
+            let payload = try envelope.payload(as: UserRegistered.self)
+            guard let userID = envelope.userID else { return [] }
+            return [
+                .insertUser(userID: userID, createdAt: at, provider: payload.provider),
+                .linkIdentity(provider: payload.provider, subjectHash: payload.subjectHash, userID: userID, at: at),
+            ]
+        case .identityLinked:
+            let payload = try envelope.payload(as: IdentityLinked.self)
+            guard let userID = envelope.userID else { return [] }
+            return [.linkIdentity(provider: payload.provider, subjectHash: payload.subjectHash, userID: userID, at: at)]
+        case .identityUnlinked:
+            let payload = try envelope.payload(as: IdentityUnlinked.self)
+            return [.unlinkIdentity(provider: payload.provider, subjectHash: payload.subjectHash)]
+        case .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked:
+            return try self.tokenChanges(for: envelope)
+        case .tokenRefreshFailed, .providerEmailChanged, .auditCheckpointSigned, .auditAccessed:
+            return []
+        case .sessionLoggedOut, .sessionRevoked, .sessionExpired, .providerConsentRevoked, .accountDeleted:
+            return try self.endingChanges(for: envelope)
+        }
+    }
+
+    private static func tokenChanges(for envelope: EventEnvelope) throws -> [ProjectionChange] {
+        let at = envelope.occurredAt
+        guard let sessionID = envelope.sessionID, let userID = envelope.userID else { return [] }
+        switch envelope.type {
+        case .tokenIssued:
+            let payload = try envelope.payload(as: TokenIssued.self)
+            var changes: [ProjectionChange] = []
+            if let tokenID = payload.refreshTokenID, let hashText = payload.refreshTokenHash,
+                let hash = Hex.decode(hashText), let familyID = payload.familyID,
+                let expiresAt = payload.refreshTokenExpiresAt
+            {
+                changes.append(
+                    .issueRefreshToken(
+                        RefreshTokenRow(
+                            tokenHash: hash, tokenID: tokenID, familyID: familyID, parentID: nil,
+                            sessionID: sessionID, userID: userID, provider: envelope.provider, kind: payload.kind,
+                            issuedAt: at, expiresAt: expiresAt)))
+            }
+            changes.append(.touchSession(sessionID: sessionID, at: at))
+            return changes
+        case .tokenRefreshed:
+            let payload = try envelope.payload(as: TokenRefreshed.self)
+            guard let hash = Hex.decode(payload.newTokenHash) else { return [] }
+            return [
+                .rotateRefreshToken(tokenID: payload.oldTokenID, at: at),
+                .issueRefreshToken(
+                    RefreshTokenRow(
+                        tokenHash: hash, tokenID: payload.newTokenID, familyID: payload.familyID,
+                        parentID: payload.oldTokenID, sessionID: sessionID, userID: userID,
+                        provider: envelope.provider, kind: payload.kind, issuedAt: at,
+                        expiresAt: payload.refreshTokenExpiresAt)),
+                .touchSession(sessionID: sessionID, at: at),
+            ]
+        case .tokenReuseDetected:
+            let payload = try envelope.payload(as: TokenReuseDetected.self)
+            return [
+                .revokeFamily(familyID: payload.familyID, reason: "reuse", at: at),
+                .endSession(sessionID: sessionID, state: .revoked, reason: "reuse", at: at),
+            ]
+        case .tokenRevoked:
+            let payload = try envelope.payload(as: TokenRevoked.self)
+            return [.revokeToken(tokenID: payload.tokenID, reason: payload.reason, at: at)]
+        default:
+            return []
+        }
+    }
+
+    private static func endingChanges(for envelope: EventEnvelope) throws -> [ProjectionChange] {
+        let at = envelope.occurredAt
+        guard let userID = envelope.userID else { return [] }
+        switch envelope.type {
+        case .sessionLoggedOut:
+            let payload = try envelope.payload(as: SessionLoggedOut.self)
+            guard let sessionID = envelope.sessionID else { return [] }
+            if payload.scope == .all {
+                return [
+                    .endUserSessions(userID: userID, provider: nil, state: .loggedOut, reason: "logout_all", at: at),
+                    .revokeUserTokens(userID: userID, provider: nil, reason: "logout", at: at),
+                ]
+            }
+            return [
+                .endSession(sessionID: sessionID, state: .loggedOut, reason: "logout", at: at),
+                .revokeSessionTokens(sessionID: sessionID, reason: "logout", at: at),
+            ]
+        case .sessionRevoked:
+            let payload = try envelope.payload(as: SessionRevoked.self)
+            guard let sessionID = envelope.sessionID else { return [] }
+            return [
+                .endSession(sessionID: sessionID, state: .revoked, reason: payload.reason, at: at),
+                .revokeSessionTokens(sessionID: sessionID, reason: payload.reason, at: at),
+            ]
+        case .sessionExpired:
+            let payload = try envelope.payload(as: SessionExpired.self)
+            guard let sessionID = envelope.sessionID else { return [] }
+            return [
+                .endSession(sessionID: sessionID, state: .expired, reason: payload.limit, at: at),
+                .revokeSessionTokens(sessionID: sessionID, reason: "expired", at: at),
+            ]
+        case .providerConsentRevoked:
+            let reason = "provider_consent_revoked"
+            return [
+                .endUserSessions(userID: userID, provider: envelope.provider, state: .revoked, reason: reason, at: at),
+                .revokeUserTokens(userID: userID, provider: envelope.provider, reason: reason, at: at),
+            ]
+        case .accountDeleted:
+            let reason = "account_deleted"
+            return [
+                .deleteUser(userID: userID, at: at),
+                .unlinkUserIdentities(userID: userID),
+                .endUserSessions(userID: userID, provider: nil, state: .revoked, reason: reason, at: at),
+                .revokeUserTokens(userID: userID, provider: nil, reason: reason, at: at),
+            ]
+        default:
+            return []
+        }
+    }
+}

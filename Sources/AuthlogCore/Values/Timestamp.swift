@@ -1,0 +1,83 @@
+public import Foundation
+
+/// An instant in UTC with microsecond precision, PostgreSQL's `timestamptz` resolution.
+///
+/// Held as whole microseconds since 1970-01-01T00:00:00Z so that the value stored, hashed and read back
+/// is exactly the same number.
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Microseconds since the Unix epoch.
+    public let microsecondsSinceEpoch: Int64
+
+    /// Creates a timestamp from microseconds since the Unix epoch.
+    public init(microsecondsSinceEpoch: Int64) {
+        self.microsecondsSinceEpoch = microsecondsSinceEpoch
+    }
+
+    /// Creates a timestamp from a `Date`, truncated to the microsecond.
+    public init(_ date: Date) {
+        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded(.down)
+        self.microsecondsSinceEpoch = Int64(micros)
+    }
+
+    /// The current time.
+    public static func now() -> Timestamp { Timestamp(Date()) }
+
+    /// The same instant as a `Date`.
+    public var date: Date { Date(timeIntervalSince1970: Double(self.microsecondsSinceEpoch) / 1_000_000) }
+
+    /// This instant moved by `seconds`.
+    public func adding(seconds: Int64) -> Timestamp {
+        Timestamp(microsecondsSinceEpoch: self.microsecondsSinceEpoch + seconds * 1_000_000)
+    }
+
+    /// The UTC calendar day, as days since the Unix epoch.
+    public var dayNumber: Int64 {
+        let (quotient, remainder) = self.microsecondsSinceEpoch.quotientAndRemainder(dividingBy: 86_400_000_000)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
+
+    /// The UTC calendar day as `YYYY-MM-DD`.
+    public var dayString: String {
+        let civil = CivilDate(daysSinceEpoch: self.dayNumber)
+        return civil.description
+    }
+
+    /// ISO 8601 in UTC with six fractional digits, such as `2026-11-21T13:06:14.123456Z`.
+    public var description: String {
+        let day = self.dayNumber
+        var micros = self.microsecondsSinceEpoch - day * 86_400_000_000
+        let hour = micros / 3_600_000_000
+        micros -= hour * 3_600_000_000
+        let minute = micros / 60_000_000
+        micros -= minute * 60_000_000
+        let second = micros / 1_000_000
+        micros -= second * 1_000_000
+        return CivilDate(daysSinceEpoch: day).description + "T" + Self.pad(hour, 2) + ":" + Self.pad(minute, 2)
+            + ":" + Self.pad(second, 2) + "." + Self.pad(micros, 6) + "Z"
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        lhs.microsecondsSinceEpoch < rhs.microsecondsSinceEpoch
+    }
+
+    static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}
+
+extension Timestamp: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let value = Timestamp(iso8601: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 timestamp")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(self.description)
+    }
+}

@@ -1,0 +1,57 @@
+internal import COpenSSL
+
+/// SHA-256 through OpenSSL's EVP interface, one-shot or streaming.
+public struct SHA256: ~Copyable {
+    /// The digest length in bytes.
+    public static let byteCount = 32
+
+    private let context: OpaquePointer  // <EVP_MD_CTX>, owned, freed in deinit
+
+    /// Starts a streaming digest.
+    public init() {
+        guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
+        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+            EVP_MD_CTX_free(context)
+            fatalError("EVP_DigestInit_ex(SHA-256) failed")
+        }
+        self.context = context
+    }
+
+    deinit {
+        EVP_MD_CTX_free(self.context)
+    }
+
+    /// Feeds more bytes into the digest.
+    public mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            _ = EVP_DigestUpdate(self.context, raw.baseAddress, raw.count)
+        }
+    }
+
+    /// Ends the digest and returns the 32 bytes.
+    public consuming func finalize() -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Self.byteCount)
+        var length: UInt32 = 0
+        _ = EVP_DigestFinal_ex(self.context, &output, &length)
+        return output
+    }
+
+    /// The SHA-256 digest of `bytes`.
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Self.byteCount)
+        bytes.withUnsafeBytes { raw in
+            var length: UInt32 = 0
+            _ = EVP_Digest(raw.baseAddress, raw.count, &output, &length, EVP_sha256(), nil)
+        }
+        return output
+    }
+
+    /// The SHA-256 digest of `first ‖ second`, without building the joined buffer.
+    public static func hash(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
+        var digest = SHA256()
+        digest.update(first)
+        digest.update(second)
+        return digest.finalize()
+    }
+}
+

@@ -1,0 +1,150 @@
+import AuthlogCore
+import AuthlogCrypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private PostgreSQL cluster for one folder, started with the system's `initdb` and `pg_ctl`.
+///
+/// It lives in `.authlog/cluster` (data, socket, log), listens only on a Unix socket in that folder
+/// (mode 0700, no TCP), and serves the database `authlog` to the role `authlog`. Run as root, the server
+/// runs as the unprivileged `postgres` user; when that user cannot reach the folder (a project under
+/// `/root`), the cluster is kept in `/var/lib/authlog/<hash>` and `.authlog/cluster` links to it.
+public struct EmbeddedPostgres: Sendable {
+    /// The `.authlog` folder.
+    public let directory: String
+
+    /// Creates a handle for the cluster under `directory` (normally `<folder>/.authlog`).
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    private var clusterLink: String { self.directory + "/cluster" }
+    private var logFile: String { self.directory + "/postgres.log" }
+
+    /// Starts the cluster (creating it first when needed) or reuses the running one, creates the `authlog`
+    /// database when it is missing, and returns the conninfo to reach it.
+    /// - Throws: ``StoreError`` `.embeddedDatabase` naming what is missing or what failed.
+    public func start() async throws -> String {
+        guard let initdb = ChildProcess.findPostgresTool("initdb"), let pgCtl = ChildProcess.findPostgresTool("pg_ctl")
+        else {
+            throw StoreError(
+                .embeddedDatabase,
+                "no initdb/pg_ctl found on PATH or in /usr/lib/postgresql/*/bin; install the postgresql package "
+                    + "or set AUTHLOG_DATABASE_URL")
+        }
+        let user = try self.serverUser()
+        let cluster = try self.prepareClusterFolder(serverUser: user)
+        let data = cluster + "/data"
+        let socket = Self.socketDirectory(for: cluster)
+        try FileManager.default.createDirectory(
+            atPath: socket, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if let user {
+            try ChildProcess.run(["/bin/chown", user, socket], logFile: self.logFile)
+        }
+        if !FileManager.default.fileExists(atPath: data + "/PG_VERSION") {
+            try self.initialise(initdb: initdb, data: data, socket: socket, user: user)
+        }
+        if try ChildProcess.run([pgCtl, "-D", data, "status"], asUser: user, logFile: self.logFile) != 0 {
+            let status = try ChildProcess.run(
+                [pgCtl, "-D", data, "-l", cluster + "/server.log", "-w", "-t", "60", "start"], asUser: user,
+                logFile: self.logFile)
+            guard status == 0 else {
+                throw StoreError(.embeddedDatabase, "pg_ctl could not start the cluster; see \(cluster)/server.log")
+            }
+        }
+        let admin = try await Connection.connect("host=\(socket) port=5432 user=authlog dbname=postgres")
+        let exists = try await admin.query("SELECT 1 FROM pg_database WHERE datname = 'authlog'")
+        if exists.rows.isEmpty {
+            try await admin.execute("CREATE DATABASE authlog")
+        }
+        return "host=\(socket) port=5432 user=authlog dbname=authlog"
+    }
+
+    /// Stops the cluster cleanly (`pg_ctl stop -m fast`); does nothing when it is not running.
+    /// - Throws: ``StoreError`` `.embeddedDatabase` when pg_ctl fails.
+    @discardableResult
+    public func stop() throws -> Bool {
+        guard let pgCtl = ChildProcess.findPostgresTool("pg_ctl") else {
+            throw StoreError(.embeddedDatabase, "no pg_ctl found")
+        }
+        let cluster = (try? FileManager.default.destinationOfSymbolicLink(atPath: self.clusterLink)) ?? self.clusterLink
+        let data = cluster + "/data"
+        guard FileManager.default.fileExists(atPath: data + "/PG_VERSION") else { return false }
+        let user = try self.serverUser()
+        guard try ChildProcess.run([pgCtl, "-D", data, "status"], asUser: user, logFile: self.logFile) == 0 else {
+            return false
+        }
+        guard try ChildProcess.run([pgCtl, "-D", data, "-m", "fast", "-w", "stop"], asUser: user, logFile: self.logFile) == 0
+        else {
+            throw StoreError(.embeddedDatabase, "pg_ctl could not stop the cluster; see \(self.logFile)")
+        }
+        return true
+    }
+
+    private func serverUser() throws -> String? {
+        guard geteuid() == 0 else { return nil }
+        guard getpwnam("postgres") != nil else {
+            throw StoreError(
+                .embeddedDatabase,
+                "running as root, the embedded cluster needs the unprivileged 'postgres' user (apt-get install postgresql)")
+        }
+        return "postgres"
+    }
+
+    private func prepareClusterFolder(serverUser: String?) throws -> String {
+        let files = FileManager.default
+        try files.createDirectory(atPath: self.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if let existing = try? files.destinationOfSymbolicLink(atPath: self.clusterLink) { return existing }
+        if files.fileExists(atPath: self.clusterLink) { return self.clusterLink }
+        guard let serverUser else {
+            try files.createDirectory(atPath: self.clusterLink, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            return self.clusterLink
+        }
+        try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: self.directory)
+        let probe = try ChildProcess.run(["/usr/bin/test", "-x", self.directory], asUser: serverUser, logFile: self.logFile)
+        if probe == 0 {
+            try files.createDirectory(atPath: self.clusterLink, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try ChildProcess.run(["/bin/chown", serverUser, self.clusterLink], logFile: self.logFile)
+            return self.clusterLink
+        }
+        let key = Hex.encode(SHA256.hash(Array(self.directory.utf8)).prefix(8))
+        let elsewhere = "/var/lib/authlog/" + key
+        try files.createDirectory(atPath: elsewhere, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try ChildProcess.run(["/bin/chown", serverUser, elsewhere], logFile: self.logFile)
+        try files.createSymbolicLink(atPath: self.clusterLink, withDestinationPath: elsewhere)
+        return elsewhere
+    }
+
+    private func initialise(initdb: String, data: String, socket: String, user: String?) throws {
+        let status = try ChildProcess.run(
+            [initdb, "-D", data, "-U", "authlog", "-A", "trust", "-E", "UTF8", "--no-locale"], asUser: user,
+            logFile: self.logFile)
+        guard status == 0 else {
+            throw StoreError(.embeddedDatabase, "initdb failed; see \(self.logFile)")
+        }
+        let settings = """
+
+            # authlog embedded cluster: Unix socket only, reachable by its owner alone.
+            listen_addresses = ''
+            port = 5432
+            unix_socket_directories = '\(socket)'
+            unix_socket_permissions = 0700
+            synchronous_commit = on
+
+            """
+        let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/postgresql.conf"))
+        defer { try? configuration.close() }
+        try configuration.seekToEnd()
+        try configuration.write(contentsOf: Data(settings.utf8))
+    }
+
+    /// The socket folder: inside the cluster, or under /tmp when that path would be too long for a socket.
+    private static func socketDirectory(for cluster: String) -> String {
+        let inside = cluster + "/socket"
+        if inside.utf8.count + "/.s.PGSQL.5432".utf8.count < 100 { return inside }
+        return "/tmp/authlog-" + Hex.encode(SHA256.hash(Array(cluster.utf8)).prefix(8))
+    }
+}

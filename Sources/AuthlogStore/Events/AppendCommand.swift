@@ -1,0 +1,56 @@
+public import AuthlogCore
+public import Foundation
+
+/// What a command expects of a stream's version before it appends.
+public enum ExpectedVersion: Sendable, Equatable {
+    /// Append whatever the stream's version is.
+    case any
+    /// The stream must have no events yet.
+    case noStream
+    /// The stream must be at exactly this version.
+    case exactly(Int32)
+}
+
+/// Events that are appended together or not at all, with optional per-stream expectations.
+///
+/// An event whose `event_id` is already stored is not stored again: the result reports the stored
+/// position (idempotent ingest). An event with an explicit `streamVersion` must land at exactly that version.
+public struct AppendCommand: Sendable {
+    /// The events, in the order they are appended.
+    public var events: [EventEnvelope]
+    /// Expectations on stream versions, checked before any event of the command is placed.
+    public var expectedVersions: [StreamName: ExpectedVersion]
+
+    /// Creates a command.
+    public init(events: [EventEnvelope], expectedVersions: [StreamName: ExpectedVersion] = [:]) {
+        self.events = events
+        self.expectedVersions = expectedVersions
+    }
+
+    /// Creates a command for one event.
+    public init(_ event: EventEnvelope, expecting expected: ExpectedVersion = .any) {
+        self.events = [event]
+        self.expectedVersions = expected == .any ? [:] : [event.stream: expected]
+    }
+}
+
+/// Where each event of a command ended up.
+public struct AppendResult: Sendable, Equatable {
+    /// One entry per event of the command, in order.
+    public var events: [AppendedEvent]
+
+    /// The highest position among the command's events.
+    public var lastPosition: Int64 { self.events.map(\.position).max() ?? 0 }
+}
+
+/// The stored position of one appended event.
+public struct AppendedEvent: Sendable, Equatable {
+    /// The event's id.
+    public var eventID: UUID
+    /// Its global position.
+    public var position: Int64
+    /// Its version within its stream.
+    public var streamVersion: Int32
+    /// Whether it was stored by an earlier call with the same `event_id` (idempotent replay).
+    public var wasAlreadyStored: Bool
+}

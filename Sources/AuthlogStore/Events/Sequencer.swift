@@ -1,0 +1,73 @@
+/// The single writer of one process: queues commands and writes them in batches, one transaction each,
+/// under the locked chain head (group commit). While a batch is being written, new commands queue up and
+/// form the next batch, so throughput grows with concurrency while a lone command still commits at once.
+/// Callers are answered only after COMMIT. Several processes may share a database: the head row lock
+/// serialises their batches.
+actor Sequencer {
+    private struct Group {
+        let commands: [AppendCommand]
+        let continuation: CheckedContinuation<[Result<AppendResult, StoreError>], Never>
+        var eventCount: Int { self.commands.reduce(0) { $0 + $1.events.count } }
+    }
+
+    private let pool: ConnectionPool
+    private let maximumBatchEvents: Int
+    private var queue: [Group] = []
+    private var isWriting = false
+
+    init(pool: ConnectionPool, maximumBatchEvents: Int = 4000) {
+        self.pool = pool
+        self.maximumBatchEvents = maximumBatchEvents
+    }
+
+    /// Queues `commands` as one group, always written in the same batch, and waits for their results.
+    func submit(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {
+        guard !commands.isEmpty else { return [] }
+        return await withCheckedContinuation { continuation in
+            self.queue.append(Group(commands: commands, continuation: continuation))
+            if !self.isWriting {
+                self.isWriting = true
+                Task { await self.writeQueued() }
+            }
+        }
+    }
+
+    private func writeQueued() async {
+        while !self.queue.isEmpty {
+            var batch: [Group] = []
+            var events = 0
+            while let group = self.queue.first, batch.isEmpty || events + group.eventCount <= self.maximumBatchEvents {
+                self.queue.removeFirst()
+                batch.append(group)
+                events += group.eventCount
+            }
+            var results = await self.write(batch.flatMap(\.commands))[...]
+            for group in batch {
+                group.continuation.resume(returning: Array(results.prefix(group.commands.count)))
+                results = results.dropFirst(group.commands.count)
+            }
+        }
+        self.isWriting = false
+    }
+
+    private func write(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {
+        var lastError = StoreError(.connectionFailed, "PostgreSQL is unreachable")
+        // A connection that broke while idle (a restarted server) fails at BEGIN; that is retried once.
+        for _ in 0..<2 {
+            let connection: Connection
+            do {
+                connection = try await self.pool.acquire()
+            } catch {
+                lastError = (error as? StoreError) ?? lastError
+                continue
+            }
+            let outcome = await BatchWriter.write(commands, on: connection)
+            await self.pool.release(connection)
+            switch outcome {
+            case .written(let results): return results
+            case .notStarted(let error): lastError = error
+            }
+        }
+        return commands.map { _ in .failure(lastError) }
+    }
+}

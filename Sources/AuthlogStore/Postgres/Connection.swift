@@ -1,0 +1,160 @@
+internal import CLibPQ
+import Foundation
+
+/// One libpq connection. Every call runs on the connection's own thread (``ThreadExecutor``), so that
+/// blocking libpq calls never occupy Swift's cooperative pool.
+///
+/// Sessions are set to UTC and the ISO date style, so timestamps read back exactly as they were written.
+public actor Connection {
+    private let executor: ThreadExecutor
+    private var handle: OpaquePointer?  // <PGconn>, owned; freed in deinit
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        self.executor.asUnownedSerialExecutor()
+    }
+
+    private init() {
+        self.executor = ThreadExecutor(name: "authlog-libpq")
+    }
+
+    isolated deinit {
+        if let handle = self.handle { PQfinish(handle) }
+        self.executor.stop()
+    }
+
+    /// Opens a connection; `conninfo` is a `postgresql://` URL or `key=value` pairs, and anything it leaves
+    /// out comes from libpq's `PG*` environment variables.
+    /// - Throws: ``StoreError`` `.connectionFailed` with libpq's message (which never contains the password).
+    public static func connect(_ conninfo: String) async throws -> Connection {
+        let connection = Connection()
+        try await connection.open(conninfo)
+        return connection
+    }
+
+    private func open(_ conninfo: String) throws {
+        let handle = PQconnectdb(conninfo)
+        self.handle = handle
+        guard let handle, PQstatus(handle) == CONNECTION_OK else {
+            let message = handle.map { Self.libpqMessage($0) } ?? "out of memory"
+            throw StoreError(.connectionFailed, "cannot connect to PostgreSQL: \(message)")
+        }
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        _ = try self.execute("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'")
+    }
+
+    /// Whether the connection is still usable.
+    public var isHealthy: Bool {
+        guard let handle = self.handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Whether a transaction is open (or failed and awaiting ROLLBACK).
+    public var isInTransaction: Bool {
+        guard let handle = self.handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// Runs one statement with its parameters and returns its rows.
+    /// - Throws: ``StoreError`` with the SQLSTATE for server errors, `.connectionFailed` when the link broke.
+    @discardableResult
+    public func query(_ query: SQLQuery) throws -> QueryResult {
+        guard let handle = self.handle else { throw StoreError(.connectionFailed, "the connection is closed") }
+        let result: OpaquePointer? = Self.withCStrings(query.binds) { values in
+            PQexecParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0)
+        }
+        return try self.consume(result, handle: handle)
+    }
+
+    /// Runs one or more statements without parameters (migrations, session settings).
+    /// - Throws: ``StoreError`` as ``query(_:)`` does.
+    @discardableResult
+    public func execute(_ script: SQLQuery) throws -> QueryResult {
+        precondition(script.binds.isEmpty, "execute(_:) takes no parameters; use query(_:)")
+        guard let handle = self.handle else { throw StoreError(.connectionFailed, "the connection is closed") }
+        return try self.consume(PQexec(handle, script.sql), handle: handle)
+    }
+
+    /// Runs `body` inside BEGIN … COMMIT, rolling back if it throws.
+    /// - Throws: whatever `body` throws, or ``StoreError`` from BEGIN/COMMIT.
+    public func transaction<T: Sendable>(_ body: (isolated Connection) throws -> T) throws -> T {
+        try self.execute("BEGIN")
+        do {
+            let value = try body(self)
+            try self.execute("COMMIT")
+            return value
+        } catch {
+            self.rollbackQuietly()
+            throw error
+        }
+    }
+
+    /// Sends ROLLBACK when a transaction is open, ignoring failures (the link may be gone).
+    public func rollbackQuietly() {
+        guard self.isInTransaction else { return }
+        _ = try? self.execute("ROLLBACK")
+    }
+
+    private func consume(_ result: OpaquePointer?, handle: OpaquePointer) throws -> QueryResult {
+        guard let result else {
+            throw StoreError(.connectionFailed, "PostgreSQL did not answer: \(Self.libpqMessage(handle))")
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return Self.copyRows(result)
+        default:
+            if PQstatus(handle) != CONNECTION_OK {
+                throw StoreError(.connectionFailed, "the connection to PostgreSQL broke: \(Self.libpqMessage(handle))")
+            }
+            let sqlState = Self.field(result, "C")
+            let primary = Self.field(result, "M") ?? "unknown server error"
+            throw StoreError(.server, primary, sqlState: sqlState, detail: Self.field(result, "D"))
+        }
+    }
+
+    private static func copyRows(_ result: OpaquePointer) -> QueryResult {
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        var columns: [String] = []
+        columns.reserveCapacity(Int(columnCount))
+        for column in 0..<columnCount {
+            columns.append(PQfname(result, column).map { String(cString: $0) } ?? "")
+        }
+        var cells: [[String?]] = []
+        cells.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var values: [String?] = []
+            values.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                if PQgetisnull(result, row, column) == 1 {
+                    values.append(nil)
+                } else if let value = PQgetvalue(result, row, column) {
+                    values.append(String(cString: value))
+                } else {
+                    values.append(nil)
+                }
+            }
+            cells.append(values)
+        }
+        let affected = PQcmdTuples(result).map { Int(String(cString: $0)) ?? 0 } ?? 0
+        return QueryResult(columns: columns, cells: cells, affectedRows: affected)
+    }
+
+    private static func field(_ result: OpaquePointer, _ code: Unicode.Scalar) -> String? {
+        PQresultErrorField(result, Int32(code.value)).map { String(cString: $0) }
+    }
+
+    private static func libpqMessage(_ handle: OpaquePointer) -> String {
+        guard let message = PQerrorMessage(handle) else { return "no message" }
+        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func withCStrings<R>(
+        _ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
+    ) -> R {
+        let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
+        defer { copies.forEach { free($0) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}

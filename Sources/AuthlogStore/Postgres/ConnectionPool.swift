@@ -1,0 +1,81 @@
+/// A small pool of ``Connection``s to one database.
+///
+/// Connections are opened on demand up to ``maximumConnections``; a connection that broke (for example
+/// because the server restarted) is dropped when it is returned, and the next request opens a new one.
+public actor ConnectionPool {
+    /// How connections are opened.
+    public nonisolated let conninfo: String
+    /// The most connections open at once.
+    public nonisolated let maximumConnections: Int
+
+    private var idle: [Connection] = []
+    private var openCount = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Creates a pool; nothing connects until the first request.
+    public init(conninfo: String, maximumConnections: Int = 8) {
+        precondition(maximumConnections > 0, "a pool needs at least one connection")
+        self.conninfo = conninfo
+        self.maximumConnections = maximumConnections
+    }
+
+    /// Takes a connection, opening one when none is idle, waiting when the pool is full.
+    /// - Throws: ``StoreError`` `.connectionFailed` when a new connection cannot be opened.
+    public func acquire() async throws -> Connection {
+        while true {
+            if let connection = self.idle.popLast() {
+                return connection
+            }
+            if self.openCount < self.maximumConnections {
+                self.openCount += 1
+                do {
+                    return try await Connection.connect(self.conninfo)
+                } catch {
+                    self.openCount -= 1
+                    self.wakeOne()
+                    throw error
+                }
+            }
+            await withCheckedContinuation { self.waiters.append($0) }
+        }
+    }
+
+    /// Returns a connection taken with ``acquire()``; a broken one is closed instead of kept.
+    public func release(_ connection: Connection) async {
+        if await connection.isHealthy, await !connection.isInTransaction {
+            self.idle.append(connection)
+        } else {
+            self.openCount -= 1
+        }
+        self.wakeOne()
+    }
+
+    /// Runs `body` with a connection and returns it to the pool afterwards.
+    /// - Throws: what `acquire()` or `body` throws.
+    public nonisolated func withConnection<T: Sendable>(
+        _ body: @Sendable (Connection) async throws -> T
+    ) async throws -> T {
+        let connection = try await self.acquire()
+        do {
+            let value = try await body(connection)
+            await self.release(connection)
+            return value
+        } catch {
+            await connection.rollbackQuietly()
+            await self.release(connection)
+            throw error
+        }
+    }
+
+    /// Closes idle connections (open ones close when they are returned).
+    public func drain() {
+        self.openCount -= self.idle.count
+        self.idle.removeAll()
+    }
+
+    private func wakeOne() {
+        if !self.waiters.isEmpty {
+            self.waiters.removeFirst().resume()
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// The one error type of AuthlogStore.
+///
+/// `description` never contains bound values, connection passwords or row data: only the code, the
+/// SQLSTATE and the server's primary message. `debugDescription` adds the server's detail.
+public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What kind of failure this is; compare with the static members.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The database could not be reached, or the connection broke.
+        public static let connectionFailed = Code("connection_failed")
+        /// The server refused a statement; see ``StoreError/sqlState``.
+        public static let server = Code("server_error")
+        /// A stream was not at the version a command expected.
+        public static let wrongExpectedVersion = Code("wrong_expected_version")
+        /// An event failed validation before it reached the database.
+        public static let invalidEvent = Code("invalid_event")
+        /// A row did not decode into the Swift type asked for.
+        public static let decoding = Code("decoding_failed")
+        /// The schema is not in a state this program can work with (for example a changed migration).
+        public static let schema = Code("schema_error")
+        /// The embedded PostgreSQL cluster could not be prepared.
+        public static let embeddedDatabase = Code("embedded_database")
+
+        public var description: String { self.name }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A one-sentence explanation without secrets.
+    public var message: String
+    /// The server's SQLSTATE, when the server reported the error.
+    public var sqlState: String?
+    /// The server's detail line, shown only by `debugDescription`.
+    public var detail: String?
+    /// For `.invalidEvent` and `.wrongExpectedVersion`: the index of the event at fault within its command.
+    public var eventIndex: Int?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, sqlState: String? = nil, detail: String? = nil, eventIndex: Int? = nil) {
+        self.eventIndex = eventIndex
+        self.code = code
+        self.message = message
+        self.sqlState = sqlState
+        self.detail = detail
+    }
+
+    public var description: String {
+        if let sqlState { return "\(self.code) (SQLSTATE \(sqlState)): \(self.message)" }
+        return "\(self.code): \(self.message)"
+    }
+
+    public var debugDescription: String {
+        self.description + (self.detail.map { " — \($0)" } ?? "")
+    }
+}

@@ -1,0 +1,122 @@
+import AuthlogCore
+
+/// Replays every event through ``ProjectionReducer`` into fresh tables and compares them with, or puts
+/// them in place of, the live projections.
+public struct ProjectionRebuilder: Sendable {
+    /// A difference between the live and the rebuilt rows of one table.
+    public struct Difference: Sendable, Equatable {
+        /// The projection table.
+        public var table: String
+        /// Rows only in the live table (as PostgreSQL's row text), at most ten.
+        public var onlyLive: [String]
+        /// Rows only in the rebuilt table, at most ten.
+        public var onlyRebuilt: [String]
+        /// How many rows differ in all.
+        public var count: Int
+    }
+
+    /// Events replayed per page.
+    public var pageSize: Int
+
+    /// Creates a rebuilder.
+    public init(pageSize: Int = 5000) {
+        self.pageSize = pageSize
+    }
+
+    /// Rebuilds into temporary tables and returns the differences from the live projections (empty when
+    /// they match exactly). Reads one consistent snapshot; writers are not blocked.
+    /// - Throws: ``StoreError`` from the server.
+    public func check(on connection: Connection, progress: @Sendable (Int64) -> Void = { _ in }) async throws -> [Difference] {
+        try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        do {
+            try await self.replayIntoTemporaryTables(on: connection, progress: progress)
+            var differences: [Difference] = []
+            for table in ProjectionTable.allCases {
+                if let difference = try await self.compare(table.rawValue, on: connection) {
+                    differences.append(difference)
+                }
+            }
+            try await connection.execute("ROLLBACK")
+            return differences
+        } catch {
+            await connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    /// Replaces the live projections with rebuilt ones, holding the chain head lock so no batch commits
+    /// meanwhile. Returns the differences that were repaired.
+    /// - Throws: ``StoreError`` from the server.
+    public func rebuild(on connection: Connection, progress: @Sendable (Int64) -> Void = { _ in }) async throws -> [Difference] {
+        try await connection.execute("BEGIN")
+        do {
+            try await connection.query("SELECT position FROM authlog.chain_head FOR UPDATE")
+            try await self.replayIntoTemporaryTables(on: connection, progress: progress)
+            var differences: [Difference] = []
+            for table in ProjectionTable.allCases {
+                if let difference = try await self.compare(table.rawValue, on: connection) {
+                    differences.append(difference)
+                }
+                try await connection.execute(
+                    SQLQuery(
+                        unsafeSQL: """
+                            DELETE FROM authlog.\(table.rawValue);
+                            INSERT INTO authlog.\(table.rawValue) SELECT * FROM pg_temp.\(table.rawValue)
+                            """))
+            }
+            try await connection.execute("COMMIT")
+            return differences
+        } catch {
+            await connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    private func replayIntoTemporaryTables(on connection: Connection, progress: @Sendable (Int64) -> Void) async throws {
+        for table in ProjectionTable.allCases {
+            try await connection.execute(
+                SQLQuery(
+                    unsafeSQL:
+                        "CREATE TEMP TABLE \(table.rawValue) (LIKE authlog.\(table.rawValue) INCLUDING ALL) ON COMMIT DROP"
+                ))
+        }
+        let reader = EventReader()
+        let writer = ProjectionWriter(schema: "pg_temp")
+        var position: Int64 = 0
+        while true {
+            let page = try await reader.events(after: position, limit: self.pageSize, on: connection)
+            var changes: [ProjectionChange] = []
+            for event in page { changes += try ProjectionReducer.changes(for: event) }
+            try await Self.apply(writer, changes, on: connection)
+            position = page.last?.position ?? position
+            progress(position)
+            if page.count < self.pageSize { break }
+        }
+    }
+
+    private static func apply(_ writer: ProjectionWriter, _ changes: [ProjectionChange], on connection: isolated Connection) throws {
+        try writer.apply(changes, on: connection)
+    }
+
+    private func compare(_ table: String, on connection: Connection) async throws -> Difference? {
+        let rows = try await connection.query(
+            SQLQuery(
+                unsafeSQL: """
+                    SELECT 'live' AS side, d::text FROM (SELECT * FROM authlog.\(table) EXCEPT ALL
+                        SELECT * FROM pg_temp.\(table)) d
+                    UNION ALL
+                    SELECT 'rebuilt', d::text FROM (SELECT * FROM pg_temp.\(table) EXCEPT ALL
+                        SELECT * FROM authlog.\(table)) d
+                    ORDER BY 1, 2
+                    """))
+        guard !rows.rows.isEmpty else { return nil }
+        var difference = Difference(table: table, onlyLive: [], onlyRebuilt: [], count: rows.rows.count)
+        for row in rows.rows {
+            let side = try row.decode(String.self, at: 0)
+            let text = try row.decode(String.self, at: 1)
+            if side == "live", difference.onlyLive.count < 10 { difference.onlyLive.append(text) }
+            if side == "rebuilt", difference.onlyRebuilt.count < 10 { difference.onlyRebuilt.append(text) }
+        }
+        return difference
+    }
+}

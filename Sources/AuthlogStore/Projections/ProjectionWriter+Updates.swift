@@ -1,0 +1,152 @@
+import AuthlogCore
+import Foundation
+
+extension ProjectionWriter {
+    /// The statement for a run of state changes: keyed ones as one `UPDATE … FROM (VALUES …)`,
+    /// user-wide ones (always alone in their run) as one plain statement.
+    func updateStatement(for run: [ProjectionChange]) -> SQLQuery {
+        guard let first = run.first else { return "SELECT 1" }
+        switch first {
+        case .deleteUser:
+            return self.keyedUpdate(
+                "UPDATE \(self.schema).users AS t SET status = 'deleted', deleted_at = v.at",
+                columns: "user_id uuid, at timestamptz", match: "t.user_id = v.user_id AND t.status = 'active'", run
+            ) { change, query in
+                guard case .deleteUser(let userID, let at) = change else { return [] }
+                return [query.bind(userID), query.bind(at)]
+            }
+        case .unlinkIdentity:
+            return self.keyedUpdate(
+                "DELETE FROM \(self.schema).identities AS t USING",
+                columns: "provider text, subject_hash text",
+                match: "t.provider = v.provider AND t.subject_hash = v.subject_hash", run, usingForm: true
+            ) { change, query in
+                guard case .unlinkIdentity(let provider, let subjectHash) = change else { return [] }
+                return [query.bind(provider), query.bind(subjectHash)]
+            }
+        case .touchSession:
+            return self.keyedUpdate(
+                "UPDATE \(self.schema).sessions AS t SET last_seen_at = v.at",
+                columns: "session_id uuid, at timestamptz",
+                match: "t.session_id = v.session_id AND t.state = 'active' AND t.last_seen_at < v.at", run
+            ) { change, query in
+                guard case .touchSession(let sessionID, let at) = change else { return [] }
+                return [query.bind(sessionID), query.bind(at)]
+            }
+        case .endSession:
+            return self.keyedUpdate(
+                "UPDATE \(self.schema).sessions AS t SET state = v.state, end_reason = v.reason, ended_at = v.at",
+                columns: "session_id uuid, state text, reason text, at timestamptz",
+                match: "t.session_id = v.session_id AND t.state = 'active'", run
+            ) { change, query in
+                guard case .endSession(let sessionID, let state, let reason, let at) = change else { return [] }
+                return [query.bind(sessionID), query.bind(state.rawValue), query.bind(reason), query.bind(at)]
+            }
+        case .rotateRefreshToken:
+            return self.keyedUpdate(
+                "UPDATE \(self.schema).refresh_tokens AS t SET state = 'rotated', rotated_at = v.at",
+                columns: "token_id uuid, at timestamptz", match: "t.token_id = v.token_id AND t.state = 'active'", run
+            ) { change, query in
+                guard case .rotateRefreshToken(let tokenID, let at) = change else { return [] }
+                return [query.bind(tokenID), query.bind(at)]
+            }
+        case .revokeFamily, .revokeToken, .revokeSessionTokens:
+            return self.revokeTokens(run)
+        case .unlinkUserIdentities(let userID):
+            return "DELETE FROM \(unescaped: self.schema).identities WHERE user_id = \(userID)"
+        case .endUserSessions(let userID, let provider, let state, let reason, let at):
+            return """
+                UPDATE \(unescaped: self.schema).sessions SET state = \(state.rawValue), end_reason = \(reason),
+                    ended_at = \(at)
+                WHERE user_id = \(userID) AND state = 'active' AND (\(provider)::text IS NULL OR provider = \(provider))
+                """
+        case .revokeUserTokens(let userID, let provider, let reason, let at):
+            return """
+                UPDATE \(unescaped: self.schema).refresh_tokens SET state = 'revoked', revoked_at = \(at),
+                    revoke_reason = \(reason)
+                WHERE user_id = \(userID) AND state <> 'revoked' AND (\(provider)::text IS NULL OR provider = \(provider))
+                """
+        case .insertUser, .linkIdentity, .startSession, .issueRefreshToken, .countSignin:
+            preconditionFailure("inserts are not state changes")
+        }
+    }
+
+    private func revokeTokens(_ run: [ProjectionChange]) -> SQLQuery {
+        let keyColumn: String
+        switch run.first {
+        case .revokeFamily: keyColumn = "family_id"
+        case .revokeSessionTokens: keyColumn = "session_id"
+        default: keyColumn = "token_id"
+        }
+        return self.keyedUpdate(
+            "UPDATE \(self.schema).refresh_tokens AS t SET state = 'revoked', revoked_at = v.at, revoke_reason = v.reason",
+            columns: "key uuid, reason text, at timestamptz", match: "t.\(keyColumn) = v.key AND t.state <> 'revoked'",
+            run
+        ) { change, query in
+            switch change {
+            case .revokeFamily(let key, let reason, let at), .revokeToken(let key, let reason, let at),
+                .revokeSessionTokens(let key, let reason, let at):
+                return [query.bind(key), query.bind(reason), query.bind(at)]
+            default:
+                return []
+            }
+        }
+    }
+
+    /// `<head> FROM (VALUES …) AS v(columns) WHERE <match>`, or for DELETE `<head> (VALUES …) … WHERE`.
+    private func keyedUpdate(
+        _ head: String, columns: String, match: String, _ run: [ProjectionChange], usingForm: Bool = false,
+        values: (ProjectionChange, inout SQLQuery) -> [String]
+    ) -> SQLQuery {
+        let columnList = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let names = columnList.map { $0.split(separator: " ")[0] }
+        let types = columnList.map { $0.split(separator: " ")[1] }
+        var query = SQLQuery(unsafeSQL: head + (usingForm ? " (VALUES " : " FROM (VALUES "))
+        for (index, change) in run.enumerated() {
+            let placeholders = values(change, &query)
+            let typed = zip(placeholders, types).map { "\($0)::\($1)" }
+            query.append(unescaped: (index == 0 ? "(" : ",(") + typed.joined(separator: ",") + ")")
+        }
+        query.append(unescaped: ") AS v(\(names.joined(separator: ", "))) WHERE \(match)")
+        return query
+    }
+}
+
+extension ProjectionChange {
+    /// The case, for grouping runs.
+    var kind: Int {
+        switch self {
+        case .insertUser: return 0
+        case .deleteUser: return 1
+        case .linkIdentity: return 2
+        case .unlinkIdentity: return 3
+        case .unlinkUserIdentities: return 4
+        case .startSession: return 5
+        case .touchSession: return 6
+        case .endSession: return 7
+        case .endUserSessions: return 8
+        case .issueRefreshToken: return 9
+        case .rotateRefreshToken: return 10
+        case .revokeFamily: return 11
+        case .revokeToken: return 12
+        case .revokeSessionTokens: return 13
+        case .revokeUserTokens: return 14
+        case .countSignin: return 15
+        }
+    }
+
+    /// The row key a run must not repeat; `nil` for changes that always form a run of their own.
+    var runKey: String? {
+        switch self {
+        case .insertUser, .linkIdentity, .startSession, .issueRefreshToken, .countSignin:
+            return ""
+        case .deleteUser(let userID, _): return userID.lowercased
+        case .unlinkIdentity(let provider, let subjectHash): return provider + "\u{0}" + subjectHash
+        case .touchSession(let sessionID, _), .endSession(let sessionID, _, _, _): return sessionID.lowercased
+        case .rotateRefreshToken(let tokenID, _), .revokeToken(let tokenID, _, _): return tokenID.lowercased
+        case .revokeFamily(let familyID, _, _): return familyID.lowercased
+        case .revokeSessionTokens(let sessionID, _, _): return sessionID.lowercased
+        case .unlinkUserIdentities, .endUserSessions, .revokeUserTokens: return nil
+        }
+    }
+}

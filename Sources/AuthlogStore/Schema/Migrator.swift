@@ -1,0 +1,113 @@
+import AuthlogCore
+import AuthlogCrypto
+
+/// Applies the numbered files of `sql/migrations/` (embedded at build time) in order, each in its own
+/// transaction, recording each with a SHA-256 checksum in `authlog.schema_migrations`.
+///
+/// Running it again applies nothing. It refuses to run when an applied migration's text has changed or
+/// the database holds a migration this build does not know.
+public struct Migrator: Sendable {
+    /// One migration file.
+    public struct Migration: Sendable, Equatable {
+        /// The number at the start of the file name.
+        public let version: Int
+        /// The file name without the number and extension (`create_events`).
+        public let name: String
+        /// The SQL text.
+        public let text: String
+        /// Hex SHA-256 of the text.
+        public var checksum: String { Hex.encode(SHA256.hash(Array(self.text.utf8))) }
+    }
+
+    /// The migrations built into this program, in order.
+    public let migrations: [Migration]
+
+    /// Creates a migrator for the migrations built into this program.
+    public init() {
+        self.migrations = Self.parse(EmbeddedSQL.files)
+    }
+
+    /// Creates a migrator for the given files (names like `migrations/0001_create_events.sql`).
+    public init(files: [(name: String, text: String)]) {
+        self.migrations = Self.parse(files)
+    }
+
+    /// Brings the schema up to date and returns the migrations it applied (none when it was current).
+    /// - Throws: ``StoreError`` `.schema` for a changed or unknown applied migration, or the server's error.
+    @discardableResult
+    public func migrate(on connection: Connection) async throws -> [Migration] {
+        try await connection.query("SELECT pg_advisory_lock(7410001)")
+        do {
+            let applied = try await self.applyPending(on: connection)
+            try await connection.query("SELECT pg_advisory_unlock(7410001)")
+            return applied
+        } catch {
+            await connection.rollbackQuietly()
+            _ = try? await connection.query("SELECT pg_advisory_unlock(7410001)")
+            throw error
+        }
+    }
+
+    /// The versions recorded as applied, with their checksums.
+    /// - Throws: ``StoreError`` from the server.
+    public func appliedVersions(on connection: Connection) async throws -> [Int: String] {
+        let exists = try await connection.query("SELECT to_regclass('authlog.schema_migrations') IS NOT NULL")
+        guard try exists.first?.decode(Bool.self, at: 0) == true else { return [:] }
+        let rows = try await connection.query("SELECT version, checksum FROM authlog.schema_migrations")
+        var applied: [Int: String] = [:]
+        for row in rows.rows {
+            applied[try row.decode(Int.self, at: 0)] = try row.decode(String.self, at: 1)
+        }
+        return applied
+    }
+
+    private func applyPending(on connection: Connection) async throws -> [Migration] {
+        try await connection.execute(
+            """
+            CREATE SCHEMA IF NOT EXISTS authlog;
+            CREATE TABLE IF NOT EXISTS authlog.schema_migrations (
+                version     integer     PRIMARY KEY,
+                name        text        NOT NULL,
+                checksum    text        NOT NULL,
+                applied_at  timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+        let applied = try await self.appliedVersions(on: connection)
+        let known = Dictionary(self.migrations.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
+        for (version, checksum) in applied.sorted(by: { $0.key < $1.key }) {
+            guard let migration = known[version] else {
+                throw StoreError(
+                    .schema, "the database has migration \(version), which this authlog does not know; upgrade authlog")
+            }
+            guard migration.checksum == checksum else {
+                throw StoreError(
+                    .schema,
+                    "migration \(version)_\(migration.name) was changed after it was applied; restore the original file")
+            }
+        }
+        var newlyApplied: [Migration] = []
+        for migration in self.migrations where applied[migration.version] == nil {
+            try await connection.execute("BEGIN")
+            try await connection.execute(SQLQuery(unsafeSQL: migration.text))
+            try await connection.query(
+                """
+                INSERT INTO authlog.schema_migrations (version, name, checksum)
+                VALUES (\(migration.version), \(migration.name), \(migration.checksum))
+                """)
+            try await connection.execute("COMMIT")
+            newlyApplied.append(migration)
+        }
+        return newlyApplied
+    }
+
+    private static func parse(_ files: [(name: String, text: String)]) -> [Migration] {
+        files.compactMap { file -> Migration? in
+            guard file.name.hasPrefix("migrations/"), file.name.hasSuffix(".sql") else { return nil }
+            let base = file.name.dropFirst("migrations/".count).dropLast(".sql".count)
+            let number = base.prefix { $0.isNumber }
+            guard let version = Int(number), base.dropFirst(number.count).first == "_" else { return nil }
+            return Migration(version: version, name: String(base.dropFirst(number.count + 1)), text: file.text)
+        }
+        .sorted { $0.version < $1.version }
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// The `authlog` command line.
+@main
+struct Authlog: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authlog",
+        abstract: "Event-sourced sign-in service and tamper-evident audit log.",
+        discussion: """
+            Every command takes --database-url (else AUTHLOG_DATABASE_URL, else libpq's PG* variables, else a \
+            private PostgreSQL cluster under .authlog/ in the current folder, started on demand).
+            Exit codes: 0 ok, 1 the check failed, 2 usage, 3 cannot reach the database.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            MigrateCommand.self, AppendEventsCommand.self, VerifyCommand.self, RebuildCommand.self,
+            ReportCommand.self, DatabaseCommand.self,
+        ]
+    )
+}
