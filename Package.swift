@@ -63,7 +63,7 @@ let package = Package(
         ),
         .target(
             name: "AuthlogTesting",
-            dependencies: ["AuthlogCore"],
+            dependencies: ["AuthlogCore", "AuthlogStore"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -98,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthlogStoreTests",
-            dependencies: ["AuthlogStore", "AuthlogCore", "AuthlogTesting"],
+            dependencies: ["AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

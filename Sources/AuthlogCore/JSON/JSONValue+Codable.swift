@@ -27,7 +27,28 @@ extension JSONValue {
 
     private static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = .custom { path in
+            let stored = path.last?.stringValue ?? ""
+            return JSONKey(camelCase(fromSnakeCase: stored))
+        }
         return decoder
     }
+}
+
+/// `access_token_id` → `accessTokenID`: snake_case to camelCase with the acronym `ID` kept upper case,
+/// the inverse of `JSONEncoder.KeyEncodingStrategy.convertToSnakeCase` for this module's property names.
+func camelCase(fromSnakeCase key: String) -> String {
+    let words = key.split(separator: "_", omittingEmptySubsequences: true)
+    guard let first = words.first else { return key }
+    return String(first) + words.dropFirst().map { word in
+        word == "id" ? "ID" : word.prefix(1).uppercased() + word.dropFirst()
+    }.joined()
+}
+
+private struct JSONKey: CodingKey {
+    let stringValue: String
+    let intValue: Int? = nil
+    init(_ string: String) { self.stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { return nil }
 }

@@ -77,7 +77,7 @@ public actor Connection {
 
     /// Runs `body` inside BEGIN … COMMIT, rolling back if it throws.
     /// - Throws: whatever `body` throws, or ``StoreError`` from BEGIN/COMMIT.
-    public func transaction<T: Sendable>(_ body: (isolated Connection) throws -> T) throws -> T {
+    public func transaction<T: Sendable>(_ body: @Sendable (isolated Connection) throws -> T) throws -> T {
         try self.execute("BEGIN")
         do {
             let value = try body(self)

@@ -47,11 +47,31 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
     }
 
     public var description: String {
-        if let sqlState { return "\(self.code) (SQLSTATE \(sqlState)): \(self.message)" }
+        if let sqlState {
+            // Data exceptions (class 22) quote the offending input, which may be a bound secret.
+            let message = sqlState.hasPrefix("22") ? Self.maskingQuotedText(self.message) : self.message
+            return "\(self.code) (SQLSTATE \(sqlState)): \(message)"
+        }
         return "\(self.code): \(self.message)"
     }
 
     public var debugDescription: String {
-        self.description + (self.detail.map { " — \($0)" } ?? "")
+        let sqlState = self.sqlState.map { " (SQLSTATE \($0))" } ?? ""
+        return "\(self.code)\(sqlState): \(self.message)" + (self.detail.map { " — \($0)" } ?? "")
+    }
+
+    /// `invalid input syntax for type integer: "abc"` → `… integer: "****"`.
+    private static func maskingQuotedText(_ message: String) -> String {
+        var output = ""
+        var inQuote = false
+        for character in message {
+            if character == "\"" {
+                output.append(inQuote ? "****\"" : "\"")
+                inQuote.toggle()
+            } else if !inQuote {
+                output.append(character)
+            }
+        }
+        return output
     }
 }
