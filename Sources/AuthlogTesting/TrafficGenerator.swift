@@ -38,7 +38,7 @@ public struct TrafficGenerator: Sendable {
     /// The events of one more user action (one to three events, in order).
     public mutating func nextAction() -> [EventEnvelope] {
         self.clock = Timestamp(
-            microsecondsSinceEpoch: self.clock.microsecondsSinceEpoch + Int64.random(in: 1_000...90_000_000, using: &self.random))
+            microsecondsSinceEpoch: self.clock.microsecondsSinceEpoch + Int64.random(in: 1_000...1_800_000_000, using: &self.random))
         let roll = Int.random(in: 0..<100, using: &self.random)
         switch roll {
         case 0..<15: return self.register()

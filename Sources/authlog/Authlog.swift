@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `authlog` command line.
 @main
@@ -17,4 +18,23 @@ struct Authlog: AsyncParsableCommand {
             ReportCommand.self, DatabaseCommand.self,
         ]
     )
+
+    /// Runs the command, mapping usage errors to exit code 2 as docs/cli.md promises.
+    static func main() async {
+        do {
+            var command = try self.parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = self.exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((self.fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            self.exit(withError: error)
+        }
+    }
 }

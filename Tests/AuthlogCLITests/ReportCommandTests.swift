@@ -1,0 +1,94 @@
+import AuthlogCore
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct ReportCommandTests {
+    /// Counts computed straight from the events with SQL written here, independently of SigninReport.
+    private func expected(
+        _ database: TestDatabase, since: String, until: String
+    ) async throws -> [String: (succeeded: Int64, failed: Int64, users: Int64)] {
+        let rows = try await database.connect().query(
+            """
+            SELECT provider,
+                   sum(CASE WHEN type = 'signin.succeeded' THEN 1 ELSE 0 END)::bigint,
+                   sum(CASE WHEN type = 'signin.failed' THEN 1 ELSE 0 END)::bigint,
+                   (SELECT count(*) FROM (SELECT DISTINCT user_id FROM authlog.events e2
+                        WHERE e2.provider = e.provider AND e2.type = 'signin.succeeded'
+                          AND e2.occurred_at >= \(since)::timestamptz AND e2.occurred_at < \(until)::timestamptz) u)
+            FROM authlog.events e
+            WHERE type LIKE 'signin.%' AND occurred_at >= \(since)::timestamptz AND occurred_at < \(until)::timestamptz
+            GROUP BY provider
+            """)
+        var result: [String: (Int64, Int64, Int64)] = [:]
+        for row in rows.rows {
+            result[try row.decode(String.self, at: 0)] = (
+                try row.decode(Int64.self, at: 1), try row.decode(Int64.self, at: 2), try row.decode(Int64.self, at: 3)
+            )
+        }
+        return result
+    }
+
+    @Test func reportNumbersEqualIndependentCountsInEveryFormat() async throws {
+        let database = try await TestDatabase.make()
+        var traffic = TrafficGenerator(seed: 11)
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        try await store.append(AppendCommand(events: traffic.events(count: 3000)))
+        let ranges = [
+            ("2026-10-01", "2026-11-01"), ("2026-10-03T12:00:00Z", "2026-10-05T06:30:00Z"),
+            ("2026-10-02", "2026-10-03"), ("2025-01-01", "2026-10-01"),
+        ]
+        var nonEmptyRanges = 0
+        for (since, until) in ranges {
+            let expected = try await self.expected(database, since: since, until: until)
+            if !expected.isEmpty { nonEmptyRanges += 1 }
+            let arguments = ["report", "signins", "--since", since, "--until", until]
+
+            let json = try CLIProcess.run(arguments + ["--format", "json"], databaseURL: database.conninfo)
+            #expect(json.status == 0, "\(json.stderr)")
+            guard case .array(let rows) = try JSONParser().parse(json.stdout) else {
+                Issue.record("JSON output is not an array")
+                continue
+            }
+            #expect(rows.count == expected.count)
+            for row in rows {
+                let provider = row["provider"]?.stringValue ?? ""
+                let counts = expected[provider]
+                #expect(row["succeeded"] == .number(String(counts?.succeeded ?? -1)), "\(provider) \(since)")
+                #expect(row["failed"] == .number(String(counts?.failed ?? -1)))
+                #expect(row["unique_users"] == .number(String(counts?.users ?? -1)))
+            }
+
+            let csv = try CLIProcess.run(arguments + ["--format", "csv"], databaseURL: database.conninfo)
+            let csvLines = csv.stdout.split(separator: "\n")
+            #expect(csvLines.first == "provider,succeeded,failed,unique_users")
+            #expect(Set(csvLines.dropFirst()) == Set(expected.map { "\($0.key),\($0.value.succeeded),\($0.value.failed),\($0.value.users)" }))
+
+            let table = try CLIProcess.run(arguments, databaseURL: database.conninfo)
+            let tableLines = table.stdout.split(separator: "\n").map(String.init)
+            #expect(tableLines[1].split(separator: " ", omittingEmptySubsequences: true) == ["provider", "succeeded", "failed", "unique_users"])
+            let widths = Set(tableLines.dropFirst().map(\.count))
+            #expect(widths.count == 1, "every table line has the same width: \(tableLines)")
+            let total = try #require(tableLines.last).split(separator: " ", omittingEmptySubsequences: true)
+            #expect(total.first == "total")
+            #expect(total.dropFirst(1).first.map(String.init) == String(expected.values.map(\.succeeded).reduce(0, +)))
+            #expect(total.dropFirst(2).first.map(String.init) == String(expected.values.map(\.failed).reduce(0, +)))
+            for (provider, counts) in expected {
+                let line = try #require(tableLines.first { $0.hasPrefix(provider + " ") })
+                #expect(line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                    == [provider, String(counts.succeeded), String(counts.failed), String(counts.users)])
+            }
+        }
+        #expect(nonEmptyRanges >= 3)
+        #expect(try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed'") == 12)
+    }
+
+    @Test func aBadDateIsAUsageError() async throws {
+        let database = try await TestDatabase.make()
+        let output = try CLIProcess.run(["report", "--since", "last tuesday"], databaseURL: database.conninfo)
+        #expect(output.status == 2)
+        #expect(output.stderr.contains("--since must be a date or ISO 8601 time"))
+    }
+}

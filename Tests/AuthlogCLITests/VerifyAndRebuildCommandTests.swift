@@ -1,0 +1,56 @@
+import AuthlogCore
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct VerifyAndRebuildCommandTests {
+    @Test func verifyExitsOneAndNamesTheTamperedPosition() async throws {
+        let database = try await TestDatabase.make()
+        var traffic = TrafficGenerator(seed: 21)
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        try await store.append(AppendCommand(events: traffic.events(count: 100)))
+        #expect(try CLIProcess.run(["verify"], databaseURL: database.conninfo).status == 0)
+        try await database.connect().execute(
+            """
+            BEGIN; ALTER TABLE authlog.events DISABLE TRIGGER USER;
+            UPDATE authlog.events SET occurred_at = occurred_at + interval '1 second' WHERE position = 42;
+            ALTER TABLE authlog.events ENABLE TRIGGER USER; COMMIT
+            """)
+        let output = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        #expect(output.status == 1)
+        #expect(output.stdout == "chain broken at position 42: hash does not match the event's contents\n")
+    }
+
+    @Test func rebuildCheckExitsOneOnADifferenceAndRebuildRepairsIt() async throws {
+        let database = try await TestDatabase.make()
+        var traffic = TrafficGenerator(seed: 22)
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        try await store.append(AppendCommand(events: traffic.events(count: 500)))
+        let clean = try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
+        #expect(clean.status == 0)
+        #expect(clean.stdout == "projections match the events\n")
+        try await database.connect().execute("UPDATE authlog.signins_daily SET signins = signins + 1 WHERE provider = 'apple'")
+        let dirty = try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
+        #expect(dirty.status == 1)
+        #expect(dirty.stdout.hasPrefix("signins_daily: "))
+        #expect(dirty.stdout.contains("live only:"))
+        let repaired = try CLIProcess.run(["rebuild"], databaseURL: database.conninfo)
+        #expect(repaired.status == 0)
+        #expect(try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo).status == 0)
+    }
+
+    @Test func anUnmigratedDatabaseIsRefusedAndAnUnreachableOneExitsThree() async throws {
+        let database = try await TestDatabase.make(migrated: false)
+        let unmigrated = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        #expect(unmigrated.status == 1)
+        #expect(unmigrated.stderr.contains("run `authlog migrate` first"))
+        let migrate = try CLIProcess.run(["migrate"], databaseURL: database.conninfo)
+        #expect(migrate.stdout.contains("applied 0001_create_events"))
+        let again = try CLIProcess.run(["migrate"], databaseURL: database.conninfo)
+        #expect(again.stdout == "schema is up to date\n")
+        let unreachable = try CLIProcess.run(["verify"], databaseURL: "host=/nonexistent port=1 connect_timeout=1")
+        #expect(unreachable.status == 3)
+    }
+}
