@@ -21,7 +21,7 @@ struct ConnectionTests {
 
     @Test func typedDecodingReadsTimestampsUUIDsAndBytesExactly() async throws {
         let connection = try await TestDatabase.make(migrated: false).connect()
-        let time = Timestamp(microsecondsSinceEpoch: 1_763_730_374_123_456)
+        let time = Timestamp(microsecondsSinceEpoch: 1_795_266_374_123_456)
         let id = UUID()
         let bytes: [UInt8] = [0, 1, 0xFE, 0xFF]
         let row = try #require(
