@@ -44,7 +44,7 @@ struct ProjectionReducerTests {
         #expect(event.outcome == .failure)
         #expect(
             try ProjectionReducer.changes(for: self.recorded(event)) == [
-                .revokeFamily(familyID: family, reason: "reuse", at: self.at),
+                .revokeFamily(familyID: family, sessionID: self.sessionID, reason: "reuse", at: self.at),
                 .endSession(sessionID: self.sessionID, state: .revoked, reason: "reuse", at: self.at),
             ])
     }

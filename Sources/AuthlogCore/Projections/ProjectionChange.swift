@@ -27,11 +27,11 @@ public enum ProjectionChange: Sendable, Equatable {
     /// A refresh token is stored by its hash (`refresh_tokens`).
     case issueRefreshToken(RefreshTokenRow)
     /// An active refresh token is spent by rotation (`refresh_tokens`).
-    case rotateRefreshToken(tokenID: UUID, at: Timestamp)
+    case rotateRefreshToken(tokenID: UUID, sessionID: UUID, at: Timestamp)
     /// Every token of a rotation family is revoked (`refresh_tokens`).
-    case revokeFamily(familyID: UUID, reason: String, at: Timestamp)
+    case revokeFamily(familyID: UUID, sessionID: UUID, reason: String, at: Timestamp)
     /// One token is revoked (`refresh_tokens`).
-    case revokeToken(tokenID: UUID, reason: String, at: Timestamp)
+    case revokeToken(tokenID: UUID, sessionID: UUID, reason: String, at: Timestamp)
     /// Every token of a session is revoked (`refresh_tokens`).
     case revokeSessionTokens(sessionID: UUID, reason: String, at: Timestamp)
     /// Every token of a user, or of a user with one provider, is revoked (`refresh_tokens`).

@@ -65,7 +65,7 @@ public enum ProjectionReducer {
             let payload = try envelope.payload(as: TokenRefreshed.self)
             guard let hash = Hex.decode(payload.newTokenHash) else { return [] }
             return [
-                .rotateRefreshToken(tokenID: payload.oldTokenID, at: at),
+                .rotateRefreshToken(tokenID: payload.oldTokenID, sessionID: sessionID, at: at),
                 .issueRefreshToken(
                     RefreshTokenRow(
                         tokenHash: hash, tokenID: payload.newTokenID, familyID: payload.familyID,
@@ -77,12 +77,12 @@ public enum ProjectionReducer {
         case .tokenReuseDetected:
             let payload = try envelope.payload(as: TokenReuseDetected.self)
             return [
-                .revokeFamily(familyID: payload.familyID, reason: "reuse", at: at),
+                .revokeFamily(familyID: payload.familyID, sessionID: sessionID, reason: "reuse", at: at),
                 .endSession(sessionID: sessionID, state: .revoked, reason: "reuse", at: at),
             ]
         case .tokenRevoked:
             let payload = try envelope.payload(as: TokenRevoked.self)
-            return [.revokeToken(tokenID: payload.tokenID, reason: payload.reason, at: at)]
+            return [.revokeToken(tokenID: payload.tokenID, sessionID: sessionID, reason: payload.reason, at: at)]
         default:
             return []
         }

@@ -49,29 +49,31 @@ enum BatchWriter {
     private static func attempt(
         _ commands: [AppendCommand], on connection: isolated Connection
     ) throws -> [Result<AppendResult, StoreError>] {
+        let head: QueryResult
         do {
-            try connection.execute("BEGIN")
+            head = try connection.execute("BEGIN; SELECT position, hash FROM authlog.chain_head FOR UPDATE")
         } catch {
+            connection.rollbackQuietly()
             throw NotStarted(error: Self.storeError(error))
         }
         do {
-            let headRow = try connection.query("SELECT position, hash FROM authlog.chain_head FOR UPDATE")
-            guard let head = headRow.first else { throw StoreError(.schema, "authlog.chain_head has no row") }
+            guard let headRow = head.first else { throw StoreError(.schema, "authlog.chain_head has no row") }
             var state = BatchState(
-                position: try head.decode(Int64.self, at: 0),
-                hash: try head.decode(ByteaValue.self, at: 1).bytes,
+                position: try headRow.decode(Int64.self, at: 0),
+                hash: try headRow.decode(ByteaValue.self, at: 1).bytes,
                 recordedAt: .now())
             try self.loadKnownEvents(for: commands, into: &state, on: connection)
             let results = commands.map { state.place($0) }
+            var statements = self.insertStatements(state.rows)
             if !state.rows.isEmpty {
-                try self.insert(state.rows, on: connection)
                 var changes: [ProjectionChange] = []
                 for row in state.rows { changes += try ProjectionReducer.changes(for: row) }
-                try ProjectionWriter(schema: "authlog").apply(changes, on: connection)
-                try connection.query(
+                statements += ProjectionWriter(schema: "authlog").statements(for: changes)
+                statements.append(
                     "UPDATE authlog.chain_head SET position = \(state.position), hash = \(ByteaValue(state.hash))")
             }
-            try connection.execute("COMMIT")
+            statements.append("COMMIT")
+            try connection.pipeline(statements)
             return results
         } catch {
             connection.rollbackQuietly()
@@ -79,37 +81,39 @@ enum BatchWriter {
         }
     }
 
+    /// Reads, in one query, the positions of the batch's event ids that are already stored and the current
+    /// version of every stream the batch touches.
     private static func loadKnownEvents(
         for commands: [AppendCommand], into state: inout BatchState, on connection: isolated Connection
     ) throws {
         let ids = commands.flatMap { $0.events.map(\.eventID) }
-        let known = try connection.query(
-            """
-            SELECT event_id, position, stream_version FROM authlog.events
-            WHERE event_id = ANY(\(ArrayLiteral(ids))::uuid[])
-            """)
-        for row in known.rows {
-            let id = try row.decode(UUID.self, at: 0)
-            state.knownEvents[id] = AppendedEvent(
-                eventID: id, position: try row.decode(Int64.self, at: 1),
-                streamVersion: try row.decode(Int32.self, at: 2), wasAlreadyStored: true)
-        }
         var streams = Set<String>()
         for command in commands {
             streams.formUnion(command.events.map(\.stream.rawValue))
             streams.formUnion(command.expectedVersions.keys.map(\.rawValue))
         }
-        let versions = try connection.query(
+        let known = try connection.query(
             """
-            SELECT stream, max(stream_version) FROM authlog.events
+            SELECT event_id::text, position, stream_version FROM authlog.events
+            WHERE event_id = ANY(\(ArrayLiteral(ids))::uuid[])
+            UNION ALL
+            SELECT stream, NULL, max(stream_version) FROM authlog.events
             WHERE stream = ANY(\(ArrayLiteral(Array(streams)))::text[]) GROUP BY stream
             """)
-        for row in versions.rows {
-            state.streamVersions[try row.decode(String.self, at: 0)] = try row.decode(Int32.self, at: 1)
+        for row in known.rows {
+            let key = try row.decode(String.self, at: 0)
+            let version = try row.decode(Int32.self, at: 2)
+            if let position = try row.decode(Int64?.self, at: 1), let id = UUID(uuidString: key) {
+                state.knownEvents[id] = AppendedEvent(
+                    eventID: id, position: position, streamVersion: version, wasAlreadyStored: true)
+            } else {
+                state.streamVersions[key] = version
+            }
         }
     }
 
-    private static func insert(_ rows: [RecordedEvent], on connection: isolated Connection) throws {
+    private static func insertStatements(_ rows: [RecordedEvent]) -> [SQLQuery] {
+        var statements: [SQLQuery] = []
         var start = 0
         while start < rows.count {
             let chunk = rows[start..<min(start + Self.rowsPerInsert, rows.count)]
@@ -132,9 +136,10 @@ enum BatchWriter {
                 ]
                 query.append(unescaped: (index == 0 ? "(" : ",(") + placeholders.joined(separator: ",") + ")")
             }
-            try connection.query(query)
+            statements.append(query)
             start += Self.rowsPerInsert
         }
+        return statements
     }
 }
 

@@ -75,6 +75,59 @@ public actor Connection {
         return try self.consume(PQexec(handle, script.sql), handle: handle)
     }
 
+    /// Sends every statement at once in libpq's pipeline mode and reads the results after one sync:
+    /// one round trip for the lot. Statements after a failed one are not run.
+    /// - Throws: the first statement's error, as ``query(_:)`` would.
+    @discardableResult
+    public func pipeline(_ queries: [SQLQuery]) throws -> [QueryResult] {
+        guard let handle = self.handle else { throw StoreError(.connectionFailed, "the connection is closed") }
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw StoreError(.connectionFailed, "cannot enter pipeline mode: \(Self.libpqMessage(handle))")
+        }
+        var firstError: StoreError?
+        var sent = 0
+        for query in queries {
+            let accepted = Self.withCStrings(query.binds) { values in
+                PQsendQueryParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0)
+            }
+            guard accepted == 1 else {
+                firstError = StoreError(.connectionFailed, "cannot send a statement: \(Self.libpqMessage(handle))")
+                break
+            }
+            sent += 1
+        }
+        if PQpipelineSync(handle) != 1, firstError == nil {
+            firstError = StoreError(.connectionFailed, "cannot sync the pipeline: \(Self.libpqMessage(handle))")
+        }
+        var results: [QueryResult] = []
+        for _ in 0..<sent {
+            var rows = QueryResult(columns: [], cells: [], affectedRows: 0)
+            while let result = PQgetResult(handle) {
+                switch PQresultStatus(result) {
+                case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+                    rows = Self.copyRows(result)
+                case PGRES_PIPELINE_ABORTED:
+                    break
+                default:
+                    if firstError == nil { firstError = Self.error(from: result, handle: handle) }
+                }
+                PQclear(result)
+            }
+            results.append(rows)
+            if PQstatus(handle) != CONNECTION_OK { break }
+        }
+        while PQstatus(handle) == CONNECTION_OK, let result = PQgetResult(handle) {
+            let isSync = PQresultStatus(result) == PGRES_PIPELINE_SYNC
+            PQclear(result)
+            if isSync { break }
+        }
+        if PQexitPipelineMode(handle) != 1, firstError == nil {
+            firstError = StoreError(.connectionFailed, "cannot leave pipeline mode: \(Self.libpqMessage(handle))")
+        }
+        if let firstError { throw firstError }
+        return results
+    }
+
     /// Runs `body` inside BEGIN … COMMIT, rolling back if it throws.
     /// - Throws: whatever `body` throws, or ``StoreError`` from BEGIN/COMMIT.
     public func transaction<T: Sendable>(_ body: @Sendable (isolated Connection) throws -> T) throws -> T {
@@ -104,13 +157,16 @@ public actor Connection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return Self.copyRows(result)
         default:
-            if PQstatus(handle) != CONNECTION_OK {
-                throw StoreError(.connectionFailed, "the connection to PostgreSQL broke: \(Self.libpqMessage(handle))")
-            }
-            let sqlState = Self.field(result, "C")
-            let primary = Self.field(result, "M") ?? "unknown server error"
-            throw StoreError(.server, primary, sqlState: sqlState, detail: Self.field(result, "D"))
+            throw Self.error(from: result, handle: handle)
         }
+    }
+
+    private static func error(from result: OpaquePointer, handle: OpaquePointer) -> StoreError {
+        if PQstatus(handle) != CONNECTION_OK {
+            return StoreError(.connectionFailed, "the connection to PostgreSQL broke: \(Self.libpqMessage(handle))")
+        }
+        let primary = Self.field(result, "M") ?? "unknown server error"
+        return StoreError(.server, primary, sqlState: Self.field(result, "C"), detail: Self.field(result, "D"))
     }
 
     private static func copyRows(_ result: OpaquePointer) -> QueryResult {

@@ -47,7 +47,7 @@ extension ProjectionWriter {
                 "UPDATE \(self.schema).refresh_tokens AS t SET state = 'rotated', rotated_at = v.at",
                 columns: "token_id uuid, at timestamptz", match: "t.token_id = v.token_id AND t.state = 'active'", run
             ) { change, query in
-                guard case .rotateRefreshToken(let tokenID, let at) = change else { return [] }
+                guard case .rotateRefreshToken(let tokenID, _, let at) = change else { return [] }
                 return [query.bind(tokenID), query.bind(at)]
             }
         case .revokeFamily, .revokeToken, .revokeSessionTokens:
@@ -84,7 +84,7 @@ extension ProjectionWriter {
             run
         ) { change, query in
             switch change {
-            case .revokeFamily(let key, let reason, let at), .revokeToken(let key, let reason, let at),
+            case .revokeFamily(let key, _, let reason, let at), .revokeToken(let key, _, let reason, let at),
                 .revokeSessionTokens(let key, let reason, let at):
                 return [query.bind(key), query.bind(reason), query.bind(at)]
             default:
@@ -135,18 +135,30 @@ extension ProjectionChange {
         }
     }
 
-    /// The row key a run must not repeat; `nil` for changes that always form a run of their own.
-    var runKey: String? {
+    /// The rows this change touches, as keys within its table; `nil` for a user-wide change, which
+    /// must come after everything before it in its table. Every refresh token belongs to one session and
+    /// every family to one session, so the session key covers the token-level changes.
+    var conflictKeys: [String]? {
         switch self {
-        case .insertUser, .linkIdentity, .startSession, .issueRefreshToken, .countSignin:
-            return ""
-        case .deleteUser(let userID, _): return userID.lowercased
-        case .unlinkIdentity(let provider, let subjectHash): return provider + "\u{0}" + subjectHash
-        case .touchSession(let sessionID, _), .endSession(let sessionID, _, _, _): return sessionID.lowercased
-        case .rotateRefreshToken(let tokenID, _), .revokeToken(let tokenID, _, _): return tokenID.lowercased
-        case .revokeFamily(let familyID, _, _): return familyID.lowercased
-        case .revokeSessionTokens(let sessionID, _, _): return sessionID.lowercased
+        case .insertUser(let userID, _, _), .deleteUser(let userID, _): return ["u" + userID.lowercased]
+        case .linkIdentity(let provider, let subjectHash, _, _), .unlinkIdentity(let provider, let subjectHash):
+            return ["i" + provider + "\u{0}" + subjectHash]
+        case .startSession(let sessionID, _, _, _, _), .touchSession(let sessionID, _),
+            .endSession(let sessionID, _, _, _), .revokeSessionTokens(let sessionID, _, _):
+            return ["s" + sessionID.lowercased]
+        case .issueRefreshToken(let row):
+            return ["s" + row.sessionID.lowercased, "t" + row.tokenID.lowercased, "f" + row.familyID.lowercased]
+        case .rotateRefreshToken(let tokenID, let sessionID, _), .revokeToken(let tokenID, let sessionID, _, _):
+            return ["s" + sessionID.lowercased, "t" + tokenID.lowercased]
+        case .revokeFamily(let familyID, let sessionID, _, _):
+            return ["s" + sessionID.lowercased, "f" + familyID.lowercased]
+        case .countSignin: return []
         case .unlinkUserIdentities, .endUserSessions, .revokeUserTokens: return nil
         }
     }
+}
+
+extension Array where Element == String {
+    /// Separates the table name from a key in the planner's key space.
+    var prefixSeparator: String { "\u{1}" }
 }

@@ -3,56 +3,75 @@ import Foundation
 
 /// Applies ``ProjectionChange``s to the projection tables of one schema (`authlog`, or `pg_temp` for a rebuild).
 ///
-/// Changes to different tables commute, so they are grouped by table, keeping their order within a table.
-/// Consecutive changes of the same kind become one multi-row statement; a run is cut where a key repeats,
-/// so every statement has the effect of applying its changes one by one. The live path and
-/// `authlog rebuild` therefore produce the same rows whatever the batch boundaries were.
+/// The changes are planned into layers so that a batch needs few statements whatever its mix: a change
+/// goes one layer after the last earlier change of its table that touches the same rows (same session,
+/// token, family, user or identity), and a user-wide change (logout of all sessions, consent withdrawal,
+/// deletion) after everything before it in its table. Changes in one layer touch disjoint rows, so they
+/// commute, and each layer's changes of one kind become one multi-row statement. The result equals
+/// applying the changes one by one in event order; the live path and `authlog rebuild` therefore produce
+/// the same rows whatever the batch boundaries were. Sign-in counts are summed into one upsert.
 struct ProjectionWriter {
     /// The schema whose tables are written.
     let schema: String
 
     func apply(_ changes: [ProjectionChange], on connection: isolated Connection) throws {
-        var byTable: [ProjectionTable: [ProjectionChange]] = [:]
-        for change in changes { byTable[change.table, default: []].append(change) }
-        for table in ProjectionTable.allCases {
-            guard let tableChanges = byTable[table] else { continue }
-            if table == .signinsDaily {
-                try self.countSignins(tableChanges, on: connection)
-                continue
-            }
-            for run in Self.runs(of: tableChanges) {
-                try connection.query(self.statement(for: run))
-            }
+        for statement in self.statements(for: changes) {
+            try connection.query(statement)
         }
     }
 
-    /// Splits changes into runs of one kind with no repeated key.
-    static func runs(of changes: [ProjectionChange]) -> [[ProjectionChange]] {
-        var runs: [[ProjectionChange]] = []
-        var current: [ProjectionChange] = []
-        var keys = Set<String>()
+    /// The statements that apply `changes`, in the order they must run.
+    func statements(for changes: [ProjectionChange]) -> [SQLQuery] {
+        var statements: [SQLQuery] = []
+        let counts = changes.filter { $0.table == .signinsDaily }
+        if !counts.isEmpty { statements.append(self.countSignins(counts)) }
+        for layer in Self.layers(of: changes.filter { $0.table != .signinsDaily }) {
+            var kinds: [Int] = []
+            var byKind: [Int: [ProjectionChange]] = [:]
+            for change in layer {
+                if byKind[change.kind] == nil { kinds.append(change.kind) }
+                byKind[change.kind, default: []].append(change)
+            }
+            for kind in kinds {
+                guard let group = byKind[kind] else { continue }
+                if group.first?.conflictKeys == nil {
+                    statements += group.map { self.statement(for: [$0]) }
+                } else {
+                    for start in stride(from: 0, to: group.count, by: 1000) {
+                        statements.append(self.statement(for: Array(group[start..<min(start + 1000, group.count)])))
+                    }
+                }
+            }
+        }
+        return statements
+    }
+
+    /// Plans changes into layers of pairwise commuting changes (see the type's documentation).
+    static func layers(of changes: [ProjectionChange]) -> [[ProjectionChange]] {
+        var layers: [[ProjectionChange]] = []
+        var lastLayerOfKey: [String: Int] = [:]
+        var highestLayerOfTable: [ProjectionTable: Int] = [:]
+        var barrierOfTable: [ProjectionTable: Int] = [:]
         for change in changes {
-            let key = change.runKey
-            let sameKind = current.first?.kind == change.kind
-            let repeated = key.map { !$0.isEmpty && keys.contains($0) } ?? false
-            if !current.isEmpty && (!sameKind || repeated || key == nil || current.count >= 1000) {
-                runs.append(current)
-                current = []
-                keys = []
-            }
-            current.append(change)
-            if let key {
-                if !key.isEmpty { keys.insert(key) }
+            let table = change.table
+            let floor = (barrierOfTable[table] ?? -1) + 1
+            let layer: Int
+            if let keys = change.conflictKeys {
+                let conflicting = keys.compactMap { lastLayerOfKey[table.rawValue + keys.prefixSeparator + $0] }.max() ?? -1
+                layer = max(floor, conflicting + 1)
+                for key in keys { lastLayerOfKey[table.rawValue + keys.prefixSeparator + key] = layer }
             } else {
-                runs.append(current)
-                current = []
+                layer = max(floor, (highestLayerOfTable[table] ?? -1) + 1)
+                barrierOfTable[table] = layer
             }
+            highestLayerOfTable[table] = max(highestLayerOfTable[table] ?? -1, layer)
+            while layers.count <= layer { layers.append([]) }
+            layers[layer].append(change)
         }
-        if !current.isEmpty { runs.append(current) }
-        return runs
+        return layers
     }
 
-    private func countSignins(_ changes: [ProjectionChange], on connection: isolated Connection) throws {
+    private func countSignins(_ changes: [ProjectionChange]) -> SQLQuery {
         var counts: [String: (day: String, provider: String, outcome: String, count: Int64)] = [:]
         var order: [String] = []
         for case .countSignin(let day, let provider, let outcome) in changes {
@@ -69,7 +88,7 @@ struct ProjectionWriter {
         }
         query.append(
             unescaped: " ON CONFLICT (day, provider, outcome) DO UPDATE SET signins = signins_daily.signins + excluded.signins")
-        try connection.query(query)
+        return query
     }
 
     private func statement(for run: [ProjectionChange]) -> SQLQuery {

@@ -1,0 +1,73 @@
+import ArgumentParser
+import AuthlogCore
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+
+/// `authlog-bench`: throughput of the event store against baselines measured in the same run.
+@main
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authlog-bench",
+        abstract: "Measure events appended per second through the sequencer against two baselines in the same run.",
+        discussion: """
+            Needs a PostgreSQL cluster it may create databases in (superuser conninfo, key=value form), taken from \
+            --database-url, else AUTHLOG_TEST_DATABASE_URL. `bash .ci/bench` builds in release mode, starts a private \
+            cluster and runs this.
+            """)
+
+    @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
+    var databaseURL: String?
+
+    @Option(help: "Seconds each measurement runs.")
+    var seconds: Double = 4
+
+    @Option(parsing: .upToNextOption, help: "Concurrent appenders to measure.")
+    var appenders: [Int] = [1, 8, 32, 128]
+
+    func run() async throws {
+        guard let cluster = self.databaseURL ?? ProcessInfo.processInfo.environment["AUTHLOG_TEST_DATABASE_URL"] else {
+            throw ValidationError("give --database-url or AUTHLOG_TEST_DATABASE_URL")
+        }
+        let workload = Workload.make(events: 400_000)
+        print("workload: \(workload.actions.count) user actions, \(workload.eventCount) events of generated traffic")
+        let duration = Duration.milliseconds(Int64(self.seconds * 1000))
+        var table: [(Int, Double, Double)] = []
+        for count in self.appenders {
+            let database = try await BenchDatabase.make(in: cluster)
+            let sequencer = try await Measurements.sequencer(workload, appenders: count, for: duration, in: database)
+            let baselineA = try await Measurements.onePerTransaction(
+                workload, connections: count, for: duration, in: try await BenchDatabase.make(in: cluster))
+            table.append((count, sequencer, baselineA))
+            print(
+                "appenders \(count): sequencer \(Self.rate(sequencer)) events/s, "
+                    + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s")
+        }
+        let baselineB = try await Measurements.multiRowInserts(
+            workload, connections: 4, rowsPerInsert: 100, for: duration, in: try await BenchDatabase.make(in: cluster))
+        print("baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s")
+        print("")
+        print("appenders  sequencer ev/s  baseline (a) ev/s  vs (a)  vs (b)")
+        for (count, sequencer, baselineA) in table {
+            print(
+                Self.pad(String(count), 9) + Self.pad(Self.rate(sequencer), 16) + Self.pad(Self.rate(baselineA), 19)
+                    + Self.pad(String(format: "%.2fx", sequencer / baselineA), 8)
+                    + Self.pad(String(format: "%.0f%%", 100 * sequencer / baselineB), 8))
+        }
+        if let at32 = table.first(where: { $0.0 == 32 }) {
+            let againstA = at32.1 / at32.2
+            let againstB = at32.1 / baselineB
+            print("")
+            print(
+                String(
+                    format: "goal at 32 appenders: >= 3x baseline (a): %.2fx %@; >= 60%% of baseline (b): %.0f%% %@",
+                    againstA, againstA >= 3 ? "met" : "NOT met", 100 * againstB, againstB >= 0.6 ? "met" : "NOT met"))
+        }
+    }
+
+    static func rate(_ value: Double) -> String { String(format: "%.0f", value) }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : String(repeating: " ", count: width - text.count) + text
+    }
+}
