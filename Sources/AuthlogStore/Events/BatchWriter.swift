@@ -66,9 +66,7 @@ enum BatchWriter {
             let results = commands.map { state.place($0) }
             var statements = self.insertStatements(state.rows)
             if !state.rows.isEmpty {
-                var changes: [ProjectionChange] = []
-                for row in state.rows { changes += try ProjectionReducer.changes(for: row) }
-                statements += ProjectionWriter(schema: "authlog").statements(for: changes)
+                statements += ProjectionWriter(schema: "authlog").statements(for: try ScopedChange.changes(of: state.rows))
                 statements.append(
                     "UPDATE authlog.chain_head SET position = \(state.position), hash = \(ByteaValue(state.hash))")
             }

@@ -85,16 +85,14 @@ public struct ProjectionRebuilder: Sendable {
         var position: Int64 = 0
         while true {
             let page = try await reader.events(after: position, limit: self.pageSize, on: connection)
-            var changes: [ProjectionChange] = []
-            for event in page { changes += try ProjectionReducer.changes(for: event) }
-            try await Self.apply(writer, changes, on: connection)
+            try await Self.apply(writer, try ScopedChange.changes(of: page), on: connection)
             position = page.last?.position ?? position
             progress(position)
             if page.count < self.pageSize { break }
         }
     }
 
-    private static func apply(_ writer: ProjectionWriter, _ changes: [ProjectionChange], on connection: isolated Connection) throws {
+    private static func apply(_ writer: ProjectionWriter, _ changes: [ScopedChange], on connection: isolated Connection) throws {
         try writer.apply(changes, on: connection)
     }
 

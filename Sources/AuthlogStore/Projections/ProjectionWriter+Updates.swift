@@ -135,12 +135,11 @@ extension ProjectionChange {
         }
     }
 
-    /// The rows this change touches, as keys within its table; `nil` for a user-wide change, which
-    /// must come after everything before it in its table. Every refresh token belongs to one session and
-    /// every family to one session, so the session key covers the token-level changes.
-    var conflictKeys: [String]? {
+    /// Keys of the rows this change touches within its table, apart from the user (see ``ScopedChange``).
+    var rowKeys: [String] {
         switch self {
-        case .insertUser(let userID, _, _), .deleteUser(let userID, _): return ["u" + userID.lowercased]
+        case .insertUser, .deleteUser, .unlinkUserIdentities, .endUserSessions, .revokeUserTokens, .countSignin:
+            return []
         case .linkIdentity(let provider, let subjectHash, _, _), .unlinkIdentity(let provider, let subjectHash):
             return ["i" + provider + "\u{0}" + subjectHash]
         case .startSession(let sessionID, _, _, _, _), .touchSession(let sessionID, _),
@@ -152,13 +151,33 @@ extension ProjectionChange {
             return ["s" + sessionID.lowercased, "t" + tokenID.lowercased]
         case .revokeFamily(let familyID, let sessionID, _, _):
             return ["s" + sessionID.lowercased, "f" + familyID.lowercased]
-        case .countSignin: return []
-        case .unlinkUserIdentities, .endUserSessions, .revokeUserTokens: return nil
         }
     }
-}
 
-extension Array where Element == String {
-    /// Separates the table name from a key in the planner's key space.
-    var prefixSeparator: String { "\u{1}" }
+    /// The user a change names itself, if any.
+    var userID: UUID? {
+        switch self {
+        case .insertUser(let userID, _, _), .deleteUser(let userID, _), .unlinkUserIdentities(let userID),
+            .endUserSessions(let userID, _, _, _, _), .revokeUserTokens(let userID, _, _, _),
+            .linkIdentity(_, _, let userID, _), .startSession(_, let userID, _, _, _):
+            return userID
+        case .issueRefreshToken(let row): return row.userID
+        default: return nil
+        }
+    }
+
+    /// Whether the change must follow every earlier change of its table: the identity rows a user-wide
+    /// unlink removes may have been linked under another user's key.
+    var isTableBarrier: Bool {
+        if case .unlinkUserIdentities = self { return true }
+        return false
+    }
+
+    /// Whether the change reaches every row of a user (one statement each).
+    var isUserWide: Bool {
+        switch self {
+        case .unlinkUserIdentities, .endUserSessions, .revokeUserTokens: return true
+        default: return false
+        }
+    }
 }

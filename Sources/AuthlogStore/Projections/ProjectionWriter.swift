@@ -1,31 +1,59 @@
 import AuthlogCore
 import Foundation
 
+/// A projection change with the user and session of the event that caused it, which the planner uses
+/// to tell which changes touch the same rows.
+struct ScopedChange {
+    let change: ProjectionChange
+    let userID: UUID?
+    let sessionID: UUID?
+
+    /// The changes of every event, in order.
+    static func changes(of events: [RecordedEvent]) throws -> [ScopedChange] {
+        var scoped: [ScopedChange] = []
+        for event in events {
+            for change in try ProjectionReducer.changes(for: event) {
+                scoped.append(ScopedChange(change: change, userID: event.envelope.userID, sessionID: event.envelope.sessionID))
+            }
+        }
+        return scoped
+    }
+
+    /// Keys of the rows this change may touch, within its table. Every session, refresh token and identity
+    /// row belongs to one user, so a user-wide change (logout of all sessions, consent withdrawal, deletion)
+    /// shares the user key with every change of that user's rows.
+    var conflictKeys: [String] {
+        var keys = self.change.rowKeys
+        if let userID = self.userID ?? self.change.userID { keys.append("u" + userID.lowercased) }
+        return keys
+    }
+}
+
 /// Applies ``ProjectionChange``s to the projection tables of one schema (`authlog`, or `pg_temp` for a rebuild).
 ///
 /// The changes are planned into layers so that a batch needs few statements whatever its mix: a change
-/// goes one layer after the last earlier change of its table that touches the same rows (same session,
-/// token, family, user or identity), and a user-wide change (logout of all sessions, consent withdrawal,
-/// deletion) after everything before it in its table. Changes in one layer touch disjoint rows, so they
-/// commute, and each layer's changes of one kind become one multi-row statement. The result equals
-/// applying the changes one by one in event order; the live path and `authlog rebuild` therefore produce
-/// the same rows whatever the batch boundaries were. Sign-in counts are summed into one upsert.
+/// goes one layer after the last earlier change of its table that may touch the same rows (same user,
+/// session, token, family or identity). Changes in one layer touch disjoint rows, so they commute, and each
+/// layer's changes of one kind become one multi-row statement. The result equals applying the changes one
+/// by one in event order, so the live path and `authlog rebuild` produce the same rows whatever the batch
+/// boundaries were. Sign-in counts are summed into one upsert. Removing all identities of a user is a
+/// barrier for its table: which identity rows it removes depends on everything before it.
 struct ProjectionWriter {
     /// The schema whose tables are written.
     let schema: String
 
-    func apply(_ changes: [ProjectionChange], on connection: isolated Connection) throws {
+    func apply(_ changes: [ScopedChange], on connection: isolated Connection) throws {
         for statement in self.statements(for: changes) {
             try connection.query(statement)
         }
     }
 
     /// The statements that apply `changes`, in the order they must run.
-    func statements(for changes: [ProjectionChange]) -> [SQLQuery] {
+    func statements(for changes: [ScopedChange]) -> [SQLQuery] {
         var statements: [SQLQuery] = []
-        let counts = changes.filter { $0.table == .signinsDaily }
+        let counts = changes.map(\.change).filter { $0.table == .signinsDaily }
         if !counts.isEmpty { statements.append(self.countSignins(counts)) }
-        for layer in Self.layers(of: changes.filter { $0.table != .signinsDaily }) {
+        for layer in Self.layers(of: changes.filter { $0.change.table != .signinsDaily }) {
             var kinds: [Int] = []
             var byKind: [Int: [ProjectionChange]] = [:]
             for change in layer {
@@ -34,7 +62,7 @@ struct ProjectionWriter {
             }
             for kind in kinds {
                 guard let group = byKind[kind] else { continue }
-                if group.first?.conflictKeys == nil {
+                if group.first?.isUserWide == true {
                     statements += group.map { self.statement(for: [$0]) }
                 } else {
                     for start in stride(from: 0, to: group.count, by: 1000) {
@@ -47,26 +75,24 @@ struct ProjectionWriter {
     }
 
     /// Plans changes into layers of pairwise commuting changes (see the type's documentation).
-    static func layers(of changes: [ProjectionChange]) -> [[ProjectionChange]] {
+    static func layers(of changes: [ScopedChange]) -> [[ProjectionChange]] {
         var layers: [[ProjectionChange]] = []
         var lastLayerOfKey: [String: Int] = [:]
         var highestLayerOfTable: [ProjectionTable: Int] = [:]
         var barrierOfTable: [ProjectionTable: Int] = [:]
-        for change in changes {
-            let table = change.table
+        for scoped in changes {
+            let table = scoped.change.table
+            let keys = scoped.conflictKeys.map { table.rawValue + "\u{1}" + $0 }
             let floor = (barrierOfTable[table] ?? -1) + 1
-            let layer: Int
-            if let keys = change.conflictKeys {
-                let conflicting = keys.compactMap { lastLayerOfKey[table.rawValue + keys.prefixSeparator + $0] }.max() ?? -1
-                layer = max(floor, conflicting + 1)
-                for key in keys { lastLayerOfKey[table.rawValue + keys.prefixSeparator + key] = layer }
-            } else {
+            var layer = max(floor, (keys.compactMap { lastLayerOfKey[$0] }.max() ?? -1) + 1)
+            if scoped.change.isTableBarrier {
                 layer = max(floor, (highestLayerOfTable[table] ?? -1) + 1)
                 barrierOfTable[table] = layer
             }
             highestLayerOfTable[table] = max(highestLayerOfTable[table] ?? -1, layer)
+            for key in keys { lastLayerOfKey[key] = layer }
             while layers.count <= layer { layers.append([]) }
-            layers[layer].append(change)
+            layers[layer].append(scoped.change)
         }
         return layers
     }
