@@ -66,7 +66,7 @@ private struct IngestReader {
     let json: JSONValue
 
     func string(_ name: String) throws(EventValidationError) -> String? {
-        guard let value = self.json[name], value != .null else { return nil }
+        guard let value = self.json[name], !value.isNull else { return nil }
         guard case .string(let text) = value else { throw EventValidationError(field: name, problem: "must be a string") }
         return text
     }
@@ -83,7 +83,7 @@ private struct IngestReader {
     }
 
     func integer(_ name: String, in range: ClosedRange<Int>) throws(EventValidationError) -> Int? {
-        guard let value = self.json[name], value != .null else { return nil }
+        guard let value = self.json[name], !value.isNull else { return nil }
         guard case .number(let text) = value, let number = Int(text), range.contains(number) else {
             throw EventValidationError(field: name, problem: "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }

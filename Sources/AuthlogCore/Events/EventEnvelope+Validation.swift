@@ -90,10 +90,10 @@ extension EventEnvelope {
 
     private static func describe(_ error: any Error) -> String {
         switch error {
-        case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue)"
+        case DecodingError.keyNotFound(let key, _): return "missing \(snakeCase(fromCamelCase: key.stringValue))"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            let path = context.codingPath.map { snakeCase(fromCamelCase: $0.stringValue) }.joined(separator: ".")
             return path.isEmpty ? context.debugDescription : "bad \(path)"
         default: return "invalid"
         }

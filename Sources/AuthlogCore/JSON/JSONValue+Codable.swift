@@ -1,37 +1,15 @@
-import Foundation
 
 extension JSONValue {
-    /// Encodes a `Codable` value with snake_case keys and parses the result.
-    /// - Throws: `EncodingError` when the value cannot be encoded.
+    /// Encodes a value with snake_case member names (see ``JSONValueEncoder``).
+    /// - Throws: `EncodingError` when the value cannot be encoded (a non-finite number).
     public init(encoding value: some Encodable) throws {
-        let data = try JSONValue.encoder.encode(value)
-        do {
-            self = try JSONParser().parse(data)
-        } catch {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(error)"))
-        }
+        self = try JSONValueEncoder.encode(value)
     }
 
     /// Decodes this document into `type`, reading snake_case keys.
     /// - Throws: `DecodingError` when the document does not have the shape of `type`.
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try JSONValue.decoder.decode(type, from: Data(self.canonicalBytes))
-    }
-
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
-    private static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .custom { path in
-            let stored = path.last?.stringValue ?? ""
-            return JSONKey(camelCase(fromSnakeCase: stored))
-        }
-        return decoder
+        try JSONValueDecoder(value: self).decodeValue(type)
     }
 }
 
@@ -43,12 +21,4 @@ func camelCase(fromSnakeCase key: String) -> String {
     return String(first) + words.dropFirst().map { word in
         word == "id" ? "ID" : word.prefix(1).uppercased() + word.dropFirst()
     }.joined()
-}
-
-private struct JSONKey: CodingKey {
-    let stringValue: String
-    let intValue: Int? = nil
-    init(_ string: String) { self.stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { return nil }
 }

@@ -28,6 +28,12 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// Whether this is `null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
     /// Whether this is an object.
     public var isObject: Bool {
         if case .object = self { return true }
