@@ -29,8 +29,8 @@ struct Bench: AsyncParsableCommand {
         guard let cluster = self.databaseURL ?? ProcessInfo.processInfo.environment["AUTHLOG_TEST_DATABASE_URL"] else {
             throw ValidationError("give --database-url or AUTHLOG_TEST_DATABASE_URL")
         }
-        let workload = Workload.make(events: 400_000)
-        print("workload: \(workload.actions.count) user actions, \(workload.eventCount) events of generated traffic")
+        let workload = Workload.make(events: 250_000)
+        say("workload: \(workload.actions.count) user actions, \(workload.eventCount) events of generated traffic")
         let duration = Duration.milliseconds(Int64(self.seconds * 1000))
         var table: [(Int, Double, Double)] = []
         for count in self.appenders {
@@ -39,17 +39,17 @@ struct Bench: AsyncParsableCommand {
             let baselineA = try await Measurements.onePerTransaction(
                 workload, connections: count, for: duration, in: try await BenchDatabase.make(in: cluster))
             table.append((count, sequencer, baselineA))
-            print(
+            say(
                 "appenders \(count): sequencer \(Self.rate(sequencer)) events/s, "
                     + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s")
         }
         let baselineB = try await Measurements.multiRowInserts(
             workload, connections: 4, rowsPerInsert: 100, for: duration, in: try await BenchDatabase.make(in: cluster))
-        print("baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s")
-        print("")
-        print("appenders  sequencer ev/s  baseline (a) ev/s  vs (a)  vs (b)")
+        say("baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s")
+        say("")
+        say("appenders  sequencer ev/s  baseline (a) ev/s  vs (a)  vs (b)")
         for (count, sequencer, baselineA) in table {
-            print(
+            say(
                 Self.pad(String(count), 9) + Self.pad(Self.rate(sequencer), 16) + Self.pad(Self.rate(baselineA), 19)
                     + Self.pad(String(format: "%.2fx", sequencer / baselineA), 8)
                     + Self.pad(String(format: "%.0f%%", 100 * sequencer / baselineB), 8))
@@ -57,8 +57,8 @@ struct Bench: AsyncParsableCommand {
         if let at32 = table.first(where: { $0.0 == 32 }) {
             let againstA = at32.1 / at32.2
             let againstB = at32.1 / baselineB
-            print("")
-            print(
+            say("")
+            say(
                 String(
                     format: "goal at 32 appenders: >= 3x baseline (a): %.2fx %@; >= 60%% of baseline (b): %.0f%% %@",
                     againstA, againstA >= 3 ? "met" : "NOT met", 100 * againstB, againstB >= 0.6 ? "met" : "NOT met"))
@@ -70,4 +70,9 @@ struct Bench: AsyncParsableCommand {
     static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : String(repeating: " ", count: width - text.count) + text
     }
+}
+
+/// Writes a line to standard output at once (the results appear while the benchmark runs).
+func say(_ line: String = "") {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

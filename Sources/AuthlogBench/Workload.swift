@@ -2,13 +2,14 @@ import AuthlogCore
 import AuthlogTesting
 import Synchronization
 
-/// Pre-generated traffic shared by every measurement, handed out one user action at a time.
+/// Pre-generated traffic shared by every measurement, handed out one user action at a time: 100,000 users
+/// already registered, then registrations, sign-ins, failures, refreshes, logouts and revocations.
 struct Workload: Sendable {
     let actions: [[EventEnvelope]]
     var eventCount: Int { self.actions.reduce(0) { $0 + $1.count } }
 
     static func make(events: Int) -> Workload {
-        var generator = TrafficGenerator(seed: 42)
+        var generator = TrafficGenerator(seed: 42, existingUsers: 100_000)
         var actions: [[EventEnvelope]] = []
         var count = 0
         while count < events {

@@ -8,7 +8,6 @@ public struct TrafficGenerator: Sendable {
     private struct User {
         let id: UUID
         let provider: String
-        var sessions: [UUID]
     }
 
     private struct Session {
@@ -28,11 +27,20 @@ public struct TrafficGenerator: Sendable {
     private var users: [User] = []
     private var sessions: [UUID: Session] = [:]
     private var activeSessions: [UUID] = []
+    private var activeIndex: [UUID: Int] = [:]
+    private var sessionsOfUser: [UUID: [UUID]] = [:]
 
-    /// Creates a generator whose first event happens at `start`.
-    public init(seed: UInt64, start: Timestamp = Timestamp(iso8601: "2026-10-01T00:00:00Z") ?? .now()) {
+    /// Creates a generator whose first event happens at `start`. `existingUsers` users count as registered
+    /// before the first event (their registrations are not generated), as in a service already in use.
+    public init(
+        seed: UInt64, start: Timestamp = Timestamp(iso8601: "2026-10-01T00:00:00Z") ?? .now(), existingUsers: Int = 0
+    ) {
         self.random = SeededRandom(seed: seed)
         self.clock = start
+        for _ in 0..<existingUsers {
+            let provider = Self.providers[Int.random(in: 0..<Self.providers.count, using: &self.random)]
+            self.users.append(User(id: self.uuid(), provider: provider))
+        }
     }
 
     /// The events of one more user action (one to three events, in order).
@@ -85,7 +93,7 @@ public struct TrafficGenerator: Sendable {
 
     private mutating func register() -> [EventEnvelope] {
         let provider = Self.providers[Int.random(in: 0..<Self.providers.count, using: &self.random)]
-        let user = User(id: self.uuid(), provider: provider, sessions: [])
+        let user = User(id: self.uuid(), provider: provider)
         self.users.append(user)
         let subject = self.hashHex()
         let registered = self.make(
@@ -104,8 +112,9 @@ public struct TrafficGenerator: Sendable {
         let session = Session(
             id: self.uuid(), userID: user.id, provider: user.provider, tokenID: self.uuid(), rotated: [], familyID: self.uuid())
         self.sessions[session.id] = session
+        self.activeIndex[session.id] = self.activeSessions.count
         self.activeSessions.append(session.id)
-        self.users[index].sessions.append(session.id)
+        self.sessionsOfUser[user.id, default: []].append(session.id)
         let stream = StreamName(category: "session", id: session.id.lowercased)
         let succeeded = self.make(
             SigninSucceeded(method: "id_token", subjectHash: subject, nonceCheck: "matched", isNewUser: isNew),
@@ -166,7 +175,7 @@ public struct TrafficGenerator: Sendable {
         guard let session = self.pickActiveSession() else { return self.register() }
         let scope: LogoutScope = Bool.random(using: &self.random) ? .this : .all
         if scope == .all {
-            for other in self.activeSessions where self.sessions[other]?.userID == session.userID { self.end(other) }
+            for other in self.sessionsOfUser[session.userID] ?? [] { self.end(other) }
         } else {
             self.end(session.id)
         }
@@ -201,7 +210,7 @@ public struct TrafficGenerator: Sendable {
 
     private mutating func withdrawConsent() -> [EventEnvelope] {
         let user = self.users[Int.random(in: 0..<self.users.count, using: &self.random)]
-        for session in user.sessions { self.end(session) }
+        for session in self.sessionsOfUser[user.id] ?? [] { self.end(session) }
         return [
             self.make(
                 ProviderConsentRevoked(source: "apple_notification", providerEventID: self.uuid().lowercased),
@@ -212,8 +221,9 @@ public struct TrafficGenerator: Sendable {
 
     private mutating func deleteAccount() -> [EventEnvelope] {
         let index = Int.random(in: 0..<self.users.count, using: &self.random)
-        let user = self.users.remove(at: index)
-        for session in user.sessions { self.end(session) }
+        self.users.swapAt(index, self.users.count - 1)
+        let user = self.users.removeLast()
+        for session in self.sessionsOfUser.removeValue(forKey: user.id) ?? [] { self.end(session) }
         return [
             self.make(
                 AccountDeleted(providerRevocations: [user.provider: "revoked"]),
@@ -231,7 +241,12 @@ public struct TrafficGenerator: Sendable {
     }
 
     private mutating func end(_ sessionID: UUID) {
-        self.activeSessions.removeAll { $0 == sessionID }
+        guard let index = self.activeIndex.removeValue(forKey: sessionID) else { return }
+        let last = self.activeSessions.removeLast()
+        if index < self.activeSessions.count {
+            self.activeSessions[index] = last
+            self.activeIndex[last] = index
+        }
     }
 
     private mutating func make<Payload: EventPayload>(

@@ -38,6 +38,8 @@ struct JSONValueDecoder: Decoder {
 
 /// `accessTokenID` → `access_token_id`, as `JSONEncoder.KeyEncodingStrategy.convertToSnakeCase` spells it.
 func snakeCase(fromCamelCase key: String) -> String {
+    let utf8 = key.utf8
+    if !utf8.contains(where: { (0x41...0x5A).contains($0) || $0 >= 0x80 }) { return key }
     let scalars = Array(key.unicodeScalars)
     var output = String.UnicodeScalarView()
     for (index, scalar) in scalars.enumerated() {

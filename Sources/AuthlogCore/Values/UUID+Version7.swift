@@ -24,5 +24,22 @@ extension UUID {
     }
 
     /// The lowercase canonical text form, as PostgreSQL prints a `uuid`.
-    public var lowercased: String { self.uuidString.lowercased() }
+    public var lowercased: String {
+        let hex = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: self.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { output in
+                var index = 0
+                for (offset, byte) in bytes.enumerated() {
+                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                        output[index] = UInt8(ascii: "-")
+                        index += 1
+                    }
+                    output[index] = hex[Int(byte >> 4)]
+                    output[index + 1] = hex[Int(byte & 0x0F)]
+                    index += 2
+                }
+                return index
+            }
+        }
+    }
 }

@@ -6,8 +6,8 @@ import Foundation
 /// against the stream versions, assigns gapless positions, computes the chain, inserts the events,
 /// applies the projections and moves the head. Runs entirely on the connection's own thread.
 enum BatchWriter {
-    /// The most events one INSERT statement carries (20 parameters each, under libpq's 65,535).
-    static let rowsPerInsert = 1000
+    /// The most events one INSERT statement carries.
+    static let rowsPerInsert = 5000
 
     /// Writes `commands` as one transaction; when the database refuses the batch, each command is retried in
     /// a transaction of its own so that one bad command fails alone.
@@ -49,20 +49,24 @@ enum BatchWriter {
     private static func attempt(
         _ commands: [AppendCommand], on connection: isolated Connection
     ) throws -> [Result<AppendResult, StoreError>] {
-        let head: QueryResult
+        let opening: [QueryResult]
         do {
-            head = try connection.execute("BEGIN; SELECT position, hash FROM authlog.chain_head FOR UPDATE")
+            opening = try connection.pipeline([
+                "BEGIN", "SELECT position, hash FROM authlog.chain_head FOR UPDATE", self.lookup(for: commands),
+            ])
         } catch {
             connection.rollbackQuietly()
             throw NotStarted(error: Self.storeError(error))
         }
         do {
-            guard let headRow = head.first else { throw StoreError(.schema, "authlog.chain_head has no row") }
+            guard opening.count == 3, let headRow = opening[1].first else {
+                throw StoreError(.schema, "authlog.chain_head has no row")
+            }
             var state = BatchState(
                 position: try headRow.decode(Int64.self, at: 0),
                 hash: try headRow.decode(ByteaValue.self, at: 1).bytes,
                 recordedAt: .now())
-            try self.loadKnownEvents(for: commands, into: &state, on: connection)
+            try self.load(opening[2], into: &state)
             let results = commands.map { state.place($0) }
             var statements = self.insertStatements(state.rows)
             if !state.rows.isEmpty {
@@ -79,25 +83,26 @@ enum BatchWriter {
         }
     }
 
-    /// Reads, in one query, the positions of the batch's event ids that are already stored and the current
-    /// version of every stream the batch touches.
-    private static func loadKnownEvents(
-        for commands: [AppendCommand], into state: inout BatchState, on connection: isolated Connection
-    ) throws {
+    /// The query for the positions of the batch's event ids that are already stored and the current
+    /// version of every stream the batch touches. It runs after the head row is locked, so no other
+    /// process can change either before this batch commits.
+    private static func lookup(for commands: [AppendCommand]) -> SQLQuery {
         let ids = commands.flatMap { $0.events.map(\.eventID) }
         var streams = Set<String>()
         for command in commands {
             streams.formUnion(command.events.map(\.stream.rawValue))
             streams.formUnion(command.expectedVersions.keys.map(\.rawValue))
         }
-        let known = try connection.query(
-            """
+        return """
             SELECT event_id::text, position, stream_version FROM authlog.events
             WHERE event_id = ANY(\(ArrayLiteral(ids))::uuid[])
             UNION ALL
             SELECT stream, NULL, max(stream_version) FROM authlog.events
             WHERE stream = ANY(\(ArrayLiteral(Array(streams)))::text[]) GROUP BY stream
-            """)
+            """
+    }
+
+    private static func load(_ known: QueryResult, into state: inout BatchState) throws {
         for row in known.rows {
             let key = try row.decode(String.self, at: 0)
             let version = try row.decode(Int32.self, at: 2)
@@ -110,34 +115,40 @@ enum BatchWriter {
         }
     }
 
+    /// One `INSERT … SELECT FROM unnest(…)` per 5,000 events: twenty array parameters, one per column, so
+    /// the server parses and plans a short statement however many rows it carries.
     private static func insertStatements(_ rows: [RecordedEvent]) -> [SQLQuery] {
-        var statements: [SQLQuery] = []
-        var start = 0
-        while start < rows.count {
+        stride(from: 0, to: rows.count, by: Self.rowsPerInsert).map { start in
             let chunk = rows[start..<min(start + Self.rowsPerInsert, rows.count)]
-            var query = SQLQuery(
-                unsafeSQL: """
-                    INSERT INTO authlog.events (position, event_id, stream, stream_version, type, occurred_at,
-                        recorded_at, outcome, reason, provider, user_id, session_id, client_id, ip, user_agent,
-                        request_id, data, schema_version, prev_hash, hash) VALUES
-                    """)
-            for (index, row) in chunk.enumerated() {
+            var columns = [[String?]](repeating: [], count: 20)
+            for index in columns.indices { columns[index].reserveCapacity(chunk.count) }
+            for row in chunk {
                 let event = row.envelope
-                let placeholders = [
-                    query.bind(row.position), query.bind(event.eventID), query.bind(event.stream.rawValue),
-                    query.bind(row.streamVersion), query.bind(event.type.rawValue), query.bind(event.occurredAt),
-                    query.bind(row.recordedAt), query.bind(event.outcome.rawValue), query.bind(event.reason),
-                    query.bind(event.provider), query.bind(event.userID), query.bind(event.sessionID),
-                    query.bind(event.clientID), query.bind(event.ip), query.bind(event.userAgent),
-                    query.bind(event.requestID), query.bind(event.data), query.bind(event.schemaVersion),
-                    query.bind(ByteaValue(row.prevHash)), query.bind(ByteaValue(row.hash)),
+                let values: [String?] = [
+                    row.position.sqlText, event.eventID.sqlText, event.stream.rawValue, row.streamVersion.sqlText,
+                    event.type.rawValue, event.occurredAt.sqlText, row.recordedAt.sqlText, event.outcome.rawValue,
+                    event.reason, event.provider, event.userID?.sqlText, event.sessionID?.sqlText, event.clientID,
+                    event.ip?.sqlText, event.userAgent, event.requestID, event.data.sqlText, event.schemaVersion.sqlText,
+                    ByteaValue(row.prevHash).sqlText, ByteaValue(row.hash).sqlText,
                 ]
-                query.append(unescaped: (index == 0 ? "(" : ",(") + placeholders.joined(separator: ",") + ")")
+                for (index, value) in values.enumerated() { columns[index].append(value) }
             }
-            statements.append(query)
-            start += Self.rowsPerInsert
+            return """
+                INSERT INTO authlog.events (position, event_id, stream, stream_version, type, occurred_at, recorded_at,
+                    outcome, reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data,
+                    schema_version, prev_hash, hash)
+                SELECT * FROM unnest(\(ArrayLiteral(columns[0]))::bigint[], \(ArrayLiteral(columns[1]))::uuid[],
+                    \(ArrayLiteral(columns[2]))::text[], \(ArrayLiteral(columns[3]))::integer[],
+                    \(ArrayLiteral(columns[4]))::text[], \(ArrayLiteral(columns[5]))::timestamptz[],
+                    \(ArrayLiteral(columns[6]))::timestamptz[], \(ArrayLiteral(columns[7]))::text[],
+                    \(ArrayLiteral(columns[8]))::text[], \(ArrayLiteral(columns[9]))::text[],
+                    \(ArrayLiteral(columns[10]))::uuid[], \(ArrayLiteral(columns[11]))::uuid[],
+                    \(ArrayLiteral(columns[12]))::text[], \(ArrayLiteral(columns[13]))::inet[],
+                    \(ArrayLiteral(columns[14]))::text[], \(ArrayLiteral(columns[15]))::text[],
+                    \(ArrayLiteral(columns[16]))::jsonb[], \(ArrayLiteral(columns[17]))::smallint[],
+                    \(ArrayLiteral(columns[18]))::bytea[], \(ArrayLiteral(columns[19]))::bytea[])
+                """
         }
-        return statements
     }
 }
 
