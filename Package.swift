@@ -37,7 +37,7 @@ let package = Package(
         ),
         .target(
             name: "AuthlogCrypto",
-            dependencies: ["COpenSSL"],
+            dependencies: ["COpenSSL", "AuthlogCore"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthlogCryptoTests",
-            dependencies: ["AuthlogCrypto"],
+            dependencies: ["AuthlogCrypto", "AuthlogCore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

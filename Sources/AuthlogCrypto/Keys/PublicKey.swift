@@ -1,0 +1,74 @@
+internal import COpenSSL
+
+/// A public key (RSA, EC P-256 or Ed25519) that verifies signatures.
+public struct PublicKey: Sendable {
+    let key: EVPKey
+
+    init(_ key: EVPKey) throws(CryptoError) {
+        if key.isType("RSA") {
+            guard key.bits >= 2048 else { throw CryptoError(.weakKey, "RSA keys under 2048 bits are refused") }
+        } else if key.isType("EC") {
+            guard key.bits == 256 else { throw CryptoError(.invalidKey, "only EC keys on P-256 are accepted") }
+        } else if !key.isType("ED25519") {
+            throw CryptoError(.invalidKey, "only RSA, EC P-256 and Ed25519 keys are accepted")
+        }
+        self.key = key
+    }
+
+    /// The algorithm this key verifies.
+    public var algorithm: SignatureAlgorithm {
+        if self.key.isType("RSA") { return .rs256 }
+        if self.key.isType("EC") { return .es256 }
+        return .edDSA
+    }
+
+    /// The modulus or curve size in bits.
+    public var bits: Int { self.key.bits }
+
+    /// Reads a `-----BEGIN PUBLIC KEY-----` PEM.
+    /// - Throws: ``CryptoError`` `.invalidKey` for anything else, `.weakKey` for short RSA keys.
+    public init(pem: String) throws(CryptoError) {
+        guard let bio = BIO_new_mem_buf(pem, Int32(pem.utf8.count)) else {
+            throw CryptoError(.internalFailure, "out of memory")
+        }
+        defer { BIO_free(bio) }
+        guard let pointer = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else {
+            throw CryptoError(.invalidKey, "not a PEM public key")
+        }
+        try self.init(EVPKey(takingOwnership: pointer))
+    }
+
+    /// Checks `signature` over `message` with `algorithm`, which must fit this key.
+    /// - Throws: ``CryptoError`` `.invalidSignature`, `.keyMismatch` or `.malformed` (wrong signature length).
+    public func verify(_ signature: [UInt8], for message: [UInt8], algorithm: SignatureAlgorithm) throws(CryptoError) {
+        guard algorithm == self.algorithm else {
+            throw CryptoError(.keyMismatch, "a \(self.algorithm.keyType) key cannot verify \(algorithm.rawValue)")
+        }
+        let encoded: [UInt8]
+        switch algorithm {
+        case .rs256:
+            guard signature.count == self.key.maximumSignatureSize else {
+                throw CryptoError(.invalidSignature, "an RS256 signature is as long as the modulus")
+            }
+            encoded = signature
+        case .es256:
+            encoded = try ECDSASignature.der(fromRawP256: signature)
+        case .edDSA:
+            guard signature.count == 64 else { throw CryptoError(.invalidSignature, "an Ed25519 signature is 64 bytes") }
+            encoded = signature
+        }
+        guard let context = EVP_MD_CTX_new() else { throw CryptoError(.internalFailure, "out of memory") }
+        defer { EVP_MD_CTX_free(context) }
+        let digest = algorithm == .edDSA ? nil : EVP_sha256()
+        guard EVP_DigestVerifyInit(context, nil, digest, nil, self.key.pointer) == 1 else {
+            throw CryptoError(.internalFailure, "cannot start verification")
+        }
+        let status = encoded.withNonNullPointer { signatureBytes, signatureCount in
+            message.withNonNullPointer { messageBytes, messageCount in
+                EVP_DigestVerify(context, signatureBytes, signatureCount, messageBytes, messageCount)
+            }
+        }
+        guard status == 1 else { throw CryptoError(.invalidSignature, "the signature does not verify") }
+        _ = CryptoError.drainOpenSSLErrors()
+    }
+}
