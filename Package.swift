@@ -94,6 +94,7 @@ let package = Package(
         .testTarget(
             name: "AuthlogCryptoTests",
             dependencies: ["AuthlogCrypto", "AuthlogCore"],
+            exclude: ["Python"],
             swiftSettings: strictSettings
         ),
         .testTarget(

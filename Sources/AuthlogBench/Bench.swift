@@ -4,11 +4,20 @@ import AuthlogStore
 import AuthlogTesting
 import Foundation
 
-/// `authlog-bench`: throughput of the event store against baselines measured in the same run.
+/// `authlog-bench`: each measurement against baselines run by the same program in the same run.
 @main
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authlog-bench",
+        abstract: "Measure authlog against baselines run in the same process run.",
+        subcommands: [StoreBench.self, CryptoBench.self],
+        defaultSubcommand: StoreBench.self)
+}
+
+/// `authlog-bench store`: the event store's throughput.
+struct StoreBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
         abstract: "Measure events appended per second through the sequencer against two baselines in the same run.",
         discussion: """
             Needs a PostgreSQL cluster it may create databases in (superuser conninfo, key=value form), taken from \
@@ -67,8 +76,12 @@ struct Bench: AsyncParsableCommand {
 
     static func rate(_ value: Double) -> String { String(format: "%.0f", value) }
 
+    /// `text` right-aligned in `width` columns (left-aligned for a negative width).
     static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : String(repeating: " ", count: width - text.count) + text
+        let columns = abs(width)
+        guard text.count < columns else { return text + " " }
+        let padding = String(repeating: " ", count: columns - text.count)
+        return width < 0 ? text + padding : padding + text
     }
 }
 

@@ -89,7 +89,7 @@ private struct Reader {
         guard depth <= self.maximumDepth else { throw .tooDeep }
         self.index += 1
         var members: [(name: String, value: JSONValue)] = []
-        var seen = Set<[UInt8]>()
+        var seen = Set<[UInt8]>()  // used once an object grows past 16 members
         self.skipWhitespace()
         if self.peek(UInt8(ascii: "}")) {
             self.index += 1
@@ -99,7 +99,12 @@ private struct Reader {
             self.skipWhitespace()
             guard self.peek(UInt8(ascii: "\"")) else { throw self.failure("expected a member name") }
             let name = try self.readString()
-            guard seen.insert(Array(name.utf8)).inserted else { throw .duplicateMember(name) }
+            if members.count < 16 {
+                if members.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) { throw .duplicateMember(name) }
+            } else {
+                if seen.isEmpty { seen = Set(members.map { Array($0.name.utf8) }) }
+                guard seen.insert(Array(name.utf8)).inserted else { throw .duplicateMember(name) }
+            }
             self.skipWhitespace()
             guard self.peek(UInt8(ascii: ":")) else { throw self.failure("expected ':'") }
             self.index += 1
@@ -178,6 +183,18 @@ private struct Reader {
 
     mutating func readString() throws(JSONParser.Failure) -> String {
         self.index += 1
+        // Fast path: a run of printable ASCII up to the closing quote becomes the string at once.
+        var end = self.index
+        while end < self.bytes.count {
+            let byte = self.bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: self.bytes[self.index..<end], as: UTF8.self)
+                self.index = end + 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            end += 1
+        }
         var scalars = String.UnicodeScalarView()
         while true {
             guard self.index < self.bytes.count else { throw self.failure("unterminated string") }

@@ -4,23 +4,33 @@ internal import COpenSSL
 public struct PublicKey: Sendable {
     let key: EVPKey
 
+    /// The algorithm this key verifies (found once: OpenSSL's type lookup takes a lock and a name search).
+    public let algorithm: SignatureAlgorithm
+
     init(_ key: EVPKey) throws(CryptoError) {
-        if key.isType("RSA") {
-            guard key.bits >= 2048 else { throw CryptoError(.weakKey, "RSA keys under 2048 bits are refused") }
-        } else if key.isType("EC") {
-            guard key.bits == 256 else { throw CryptoError(.invalidKey, "only EC keys on P-256 are accepted") }
-        } else if !key.isType("ED25519") {
-            throw CryptoError(.invalidKey, "only RSA, EC P-256 and Ed25519 keys are accepted")
-        }
+        let algorithm = try Self.algorithm(of: key)
         self.key = key
+        self.algorithm = algorithm
+        self.signatureSize = key.maximumSignatureSize
     }
 
-    /// The algorithm this key verifies.
-    public var algorithm: SignatureAlgorithm {
-        if self.key.isType("RSA") { return .rs256 }
-        if self.key.isType("EC") { return .es256 }
+    private static func algorithm(of key: EVPKey) throws(CryptoError) -> SignatureAlgorithm {
+        if key.isType("RSA") {
+            guard key.bits >= 2048 else { throw CryptoError(.weakKey, "RSA keys under 2048 bits are refused") }
+            return .rs256
+        }
+        if key.isType("EC") {
+            guard key.bits == 256 else { throw CryptoError(.invalidKey, "only EC keys on P-256 are accepted") }
+            return .es256
+        }
+        guard key.isType("ED25519") else {
+            throw CryptoError(.invalidKey, "only RSA, EC P-256 and Ed25519 keys are accepted")
+        }
         return .edDSA
     }
+
+    /// The signature length in bytes (the modulus length for RSA).
+    let signatureSize: Int
 
     /// The modulus or curve size in bits.
     public var bits: Int { self.key.bits }
@@ -47,7 +57,7 @@ public struct PublicKey: Sendable {
         let encoded: [UInt8]
         switch algorithm {
         case .rs256:
-            guard signature.count == self.key.maximumSignatureSize else {
+            guard signature.count == self.signatureSize else {
                 throw CryptoError(.invalidSignature, "an RS256 signature is as long as the modulus")
             }
             encoded = signature

@@ -1,0 +1,75 @@
+import AuthlogCore
+import AuthlogCrypto
+import Foundation
+import Testing
+
+/// Tokens signed by an independent implementation (joserfc on Python's `cryptography`) verify here, and
+/// tokens signed here verify there. `.ci/run` installs joserfc when it is missing.
+@Suite(.enabled(if: CrossCheck.isAvailable))
+struct CrossCheckTests {
+    @Test(arguments: [SignatureAlgorithm.rs256, .es256, .edDSA])
+    func tokensSignedByJoserfcVerifyHere(algorithm: SignatureAlgorithm) throws {
+        let output = try CrossCheck.run(["sign", algorithm.rawValue])
+        let document = try JSONParser().parse(output.stdout)
+        let jwk = try JWK(json: try #require(document["jwk"]))
+        let token = try #require(document["token"]?.stringValue)
+        let verified = try JWSVerifier(algorithm: algorithm, keys: JWKSet(keys: [jwk])).verify(token)
+        #expect(verified.payload["sub"] == .string("signed-by-python"))
+        #expect(verified.keyID == "python")
+    }
+
+    @Test(arguments: [SignatureAlgorithm.rs256, .es256, .edDSA])
+    func tokensSignedHereVerifyInJoserfc(algorithm: SignatureAlgorithm) throws {
+        let key = try PrivateKey.generate(for: algorithm)
+        let token = try JWSSigner(key: key, kid: "authlog").sign(
+            .object([("sub", .string("signed-by-authlog")), ("iat", .number("1795266374"))]), type: "JWT")
+        let request = JSONValue.object([("jwk", try JWK(key: key.publicKey(), kid: "authlog").json()), ("token", .string(token))])
+        let output = try CrossCheck.run(["verify", algorithm.rawValue], input: request.canonicalText)
+        #expect(output.status == 0, "joserfc refused: \(output.stderr)")
+        #expect(try JSONParser().parse(output.stdout)["sub"] == .string("signed-by-authlog"))
+
+        let parts = token.split(separator: ".").map(String.init)
+        let forged = parts[0] + "." + Base64URL.encode(Array(#"{"sub":"someone-else"}"#.utf8)) + "." + parts[2]
+        let tampered = JSONValue.object([("jwk", try JWK(key: key.publicKey(), kid: "authlog").json()), ("token", .string(forged))])
+        #expect(try CrossCheck.run(["verify", algorithm.rawValue], input: tampered.canonicalText).status == 1)
+    }
+}
+
+enum CrossCheck {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/crosscheck.py").path
+
+    /// Whether python3 with joserfc is here; under `CI=true` the suite runs regardless and fails without it.
+    static var isAvailable: Bool {
+        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
+        let available = (try? self.run(["-c", "import joserfc"], script: nil).status) == 0
+        if !available { print("skipping the joserfc cross-check: python3 with joserfc is not installed") }
+        return available
+    }
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], input: String = "", script: String? = CrossCheck.script) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + (script.map { [$0] } ?? []) + arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+}

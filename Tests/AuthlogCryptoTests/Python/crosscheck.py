@@ -1,0 +1,45 @@
+"""Independent JOSE implementation for authlog's cross-check tests (joserfc on Python's cryptography).
+
+  crosscheck.py sign ALG      -> prints {"jwk": <public JWK>, "token": <JWS signed by joserfc>}
+  crosscheck.py verify ALG    -> reads {"jwk": ..., "token": ...} on stdin, prints the claims, exit 1 if invalid
+"""
+import json
+import sys
+import warnings
+
+from joserfc import jwt
+from joserfc.jwk import ECKey, OKPKey, RSAKey
+
+warnings.simplefilter("ignore")
+
+KEY_TYPES = {"RS256": RSAKey, "ES256": ECKey, "EdDSA": OKPKey}
+
+
+def generate(alg):
+    if alg == "RS256":
+        return RSAKey.generate_key(2048)
+    if alg == "ES256":
+        return ECKey.generate_key("P-256")
+    return OKPKey.generate_key("Ed25519")
+
+
+def main():
+    mode, alg = sys.argv[1], sys.argv[2]
+    if mode == "sign":
+        key = generate(alg)
+        token = jwt.encode({"alg": alg, "kid": "python"}, {"sub": "signed-by-python", "iss": "joserfc"}, key, algorithms=[alg])
+        print(json.dumps({"jwk": dict(key.as_dict(private=False), kid="python"), "token": token}))
+        return 0
+    request = json.load(sys.stdin)
+    key = KEY_TYPES[alg].import_key(request["jwk"])
+    try:
+        decoded = jwt.decode(request["token"], key, algorithms=[alg])
+    except Exception as error:  # any failure to verify is a rejection
+        print(type(error).__name__, file=sys.stderr)
+        return 1
+    print(json.dumps(decoded.claims))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
