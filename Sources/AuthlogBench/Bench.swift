@@ -45,14 +45,14 @@ struct StoreBench: AsyncParsableCommand {
         for count in self.appenders {
             let database = try await BenchDatabase.make(in: cluster)
             let sequencer = try await Measurements.sequencer(workload, appenders: count, for: duration, in: database)
-            let baselineA = try await Measurements.onePerTransaction(
-                workload, connections: count, for: duration, in: try await BenchDatabase.make(in: cluster))
+            let baselineA = try await Measurements.plainInserts(
+                workload, connections: count, rowsPerInsert: 1, for: duration, in: try await BenchDatabase.make(in: cluster))
             table.append((count, sequencer, baselineA))
             say(
                 "appenders \(count): sequencer \(Self.rate(sequencer)) events/s, "
                     + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s")
         }
-        let baselineB = try await Measurements.multiRowInserts(
+        let baselineB = try await Measurements.plainInserts(
             workload, connections: 4, rowsPerInsert: 100, for: duration, in: try await BenchDatabase.make(in: cluster))
         say("baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s")
         say("")

@@ -21,29 +21,11 @@ enum Measurements {
         }
     }
 
-    /// Baseline (a): each connection inserts one event per transaction, as Keycloak and Supabase Auth write
-    /// their audit rows, into a table like `authlog.events` (same columns and indexes) with an identity key.
-    static func onePerTransaction(
-        _ workload: Workload, connections: Int, for duration: Duration, in database: BenchDatabase
-    ) async throws -> Double {
-        try await self.createBaselineTable(in: database)
-        let events = workload.events
-        let ticket = Ticket()
-        return try await self.timed(workers: connections, for: duration) { deadline in
-            let connection = try await Connection.connect(database.conninfo)
-            var inserted = 0
-            while ContinuousClock.now < deadline {
-                let index = ticket.take()
-                guard index < events.count else { break }
-                try await connection.query(self.insert([events[index]]))
-                inserted += 1
-            }
-            return inserted
-        }
-    }
-
-    /// Baseline (b): raw multi-row INSERTs of the same rows, no chain, no projections: the database's own limit.
-    static func multiRowInserts(
+    /// Baseline (a) with `rowsPerInsert` 1: each connection inserts one event per transaction, as Keycloak
+    /// and Supabase Auth write their audit rows. Baseline (b) with 100: raw multi-row INSERTs of the same rows,
+    /// no chain, no projections, the database's own limit. Both write a table like `authlog.events` (same
+    /// columns and indexes) with an identity key.
+    static func plainInserts(
         _ workload: Workload, connections: Int, rowsPerInsert: Int, for duration: Duration, in database: BenchDatabase
     ) async throws -> Double {
         try await self.createBaselineTable(in: database)

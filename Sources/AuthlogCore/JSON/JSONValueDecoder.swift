@@ -54,14 +54,6 @@ func snakeCase(fromCamelCase key: String) -> String {
     return String(output)
 }
 
-private struct IndexKey: CodingKey {
-    let intValue: Int?
-    var stringValue: String { self.intValue.map(String.init) ?? "" }
-    init(_ index: Int) { self.intValue = index }
-    init?(stringValue: String) { return nil }
-    init?(intValue: Int) { self.intValue = intValue }
-}
-
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [String: JSONValue]
     let codingPath: [any CodingKey]
@@ -125,7 +117,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         }
         defer { self.currentIndex += 1 }
         return JSONValueDecoder(
-            value: self.elements[self.currentIndex], codingPath: self.codingPath + [IndexKey(self.currentIndex)])
+            value: self.elements[self.currentIndex], codingPath: self.codingPath + [JSONIndexKey(self.currentIndex)])
     }
 
     mutating func decodeNil() throws -> Bool {

@@ -91,14 +91,6 @@ final class EncodingNode {
     }
 }
 
-private struct IndexKey: CodingKey {
-    let intValue: Int?
-    var stringValue: String { self.intValue.map(String.init) ?? "" }
-    init(_ index: Int) { self.intValue = index }
-    init?(stringValue: String) { return nil }
-    init?(intValue: Int) { self.intValue = intValue }
-}
-
 /// Encodes one primitive into a node; shared by all three container kinds.
 private enum Primitive {
     static func number(_ value: Double, codingPath: [any CodingKey]) throws -> JSONValue {
@@ -152,7 +144,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     var count: Int { self.node.count }
 
     private func next() -> (EncodingNode, [any CodingKey]) {
-        let path = self.codingPath + [IndexKey(self.node.count)]
+        let path = self.codingPath + [JSONIndexKey(self.node.count)]
         return (self.node.appendChild(), path)
     }
 

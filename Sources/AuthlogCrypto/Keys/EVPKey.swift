@@ -23,6 +23,17 @@ final class EVPKey: @unchecked Sendable {
     /// The largest signature in bytes (the modulus length for RSA).
     var maximumSignatureSize: Int { Int(EVP_PKEY_get_size(self.pointer)) }
 
+    /// Reads a PEM with `read` (`PEM_read_bio_PUBKEY`, `PEM_read_bio_PrivateKey`); `nil` when it is not one.
+    static func readPEM(_ pem: String, with read: (OpaquePointer) -> OpaquePointer?) -> EVPKey? {
+        // A memory BIO reads the caller's buffer in place, so it must not outlive withCString.
+        let pointer: OpaquePointer? = pem.withCString { text in
+            guard let bio = BIO_new_mem_buf(text, -1) else { return nil }
+            defer { BIO_free(bio) }
+            return read(bio)
+        }
+        return pointer.map { EVPKey(takingOwnership: $0) }
+    }
+
     /// Whether the key is of the OpenSSL type `name` (`RSA`, `EC`, `ED25519`).
     func isType(_ name: String) -> Bool { EVP_PKEY_is_a(self.pointer, name) == 1 }
 }

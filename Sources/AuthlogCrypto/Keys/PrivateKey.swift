@@ -36,14 +36,10 @@ public struct PrivateKey: Sendable {
     /// Reads a PEM private key (`PRIVATE KEY`, `EC PRIVATE KEY` or `RSA PRIVATE KEY`, unencrypted).
     /// - Throws: ``CryptoError`` `.invalidKey` for anything else.
     public init(pem: String) throws(CryptoError) {
-        // A memory BIO reads the caller's buffer in place, so it must not outlive withCString.
-        let pointer: OpaquePointer? = pem.withCString { text in
-            guard let bio = BIO_new_mem_buf(text, -1) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        guard let key = EVPKey.readPEM(pem, with: { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
+            throw CryptoError(.invalidKey, "not an unencrypted PEM private key")
         }
-        guard let pointer else { throw CryptoError(.invalidKey, "not an unencrypted PEM private key") }
-        try self.init(EVPKey(takingOwnership: pointer))
+        try self.init(key)
     }
 
     /// The key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).

@@ -38,14 +38,10 @@ public struct PublicKey: Sendable {
     /// Reads a `-----BEGIN PUBLIC KEY-----` PEM.
     /// - Throws: ``CryptoError`` `.invalidKey` for anything else, `.weakKey` for short RSA keys.
     public init(pem: String) throws(CryptoError) {
-        // A memory BIO reads the caller's buffer in place, so it must not outlive withCString.
-        let pointer: OpaquePointer? = pem.withCString { text in
-            guard let bio = BIO_new_mem_buf(text, -1) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PUBKEY(bio, nil, nil, nil)
+        guard let key = EVPKey.readPEM(pem, with: { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else {
+            throw CryptoError(.invalidKey, "not a PEM public key")
         }
-        guard let pointer else { throw CryptoError(.invalidKey, "not a PEM public key") }
-        try self.init(EVPKey(takingOwnership: pointer))
+        try self.init(key)
     }
 
     /// Checks `signature` over `message` with `algorithm`, which must fit this key.
