@@ -7,10 +7,6 @@ struct ProjectionReducerTests {
     private let sessionID = UUID()
     private let at = Timestamp(microsecondsSinceEpoch: 1_795_266_374_000_000)
 
-    private func recorded(_ envelope: EventEnvelope) -> RecordedEvent {
-        RecordedEvent(position: 1, envelope: envelope, recordedAt: self.at, prevHash: [], hash: [])
-    }
-
     private var session: StreamName { StreamName(category: "session", id: self.sessionID.lowercased) }
 
     @Test func aSigninStartsASessionAndCountsTheDay() throws {
@@ -18,7 +14,7 @@ struct ProjectionReducerTests {
             SigninSucceeded(method: "id_token", subjectHash: "s", isNewUser: false), stream: self.session,
             occurredAt: self.at, provider: "kakao", userID: self.userID, sessionID: self.sessionID, clientID: "app")
         #expect(
-            try ProjectionReducer.changes(for: self.recorded(event)) == [
+            try ProjectionReducer.changes(for: event) == [
                 .startSession(sessionID: self.sessionID, userID: self.userID, provider: "kakao", clientID: "app", at: self.at),
                 .countSignin(day: self.at.dayNumber, provider: "kakao", outcome: .success),
             ])
@@ -29,7 +25,7 @@ struct ProjectionReducerTests {
             SessionLoggedOut(scope: .all), stream: self.session, occurredAt: self.at, userID: self.userID,
             sessionID: self.sessionID)
         #expect(
-            try ProjectionReducer.changes(for: self.recorded(event)) == [
+            try ProjectionReducer.changes(for: event) == [
                 .endUserSessions(userID: self.userID, provider: nil, state: .loggedOut, reason: "logout_all", at: self.at),
                 .revokeUserTokens(userID: self.userID, provider: nil, reason: "logout", at: self.at),
             ])
@@ -43,7 +39,7 @@ struct ProjectionReducerTests {
             reason: "refresh_token_reused", userID: self.userID, sessionID: self.sessionID)
         #expect(event.outcome == .failure)
         #expect(
-            try ProjectionReducer.changes(for: self.recorded(event)) == [
+            try ProjectionReducer.changes(for: event) == [
                 .revokeFamily(familyID: family, sessionID: self.sessionID, reason: "reuse", at: self.at),
                 .endSession(sessionID: self.sessionID, state: .revoked, reason: "reuse", at: self.at),
             ])
@@ -53,13 +49,13 @@ struct ProjectionReducerTests {
         let event = try EventEnvelope(
             ProviderConsentRevoked(source: "apple_notification"), stream: StreamName(category: "user", id: self.userID.lowercased),
             occurredAt: self.at, provider: "apple", userID: self.userID)
-        let changes = try ProjectionReducer.changes(for: self.recorded(event))
+        let changes = try ProjectionReducer.changes(for: event)
         #expect(changes.first == .endUserSessions(
             userID: self.userID, provider: "apple", state: .revoked, reason: "provider_consent_revoked", at: self.at))
     }
 
     @Test func auditEventsChangeNoProjection() throws {
         let event = try EventEnvelope(AuditAccessed(actor: "os:root", query: "report"), stream: StreamName(category: "audit", id: "access"))
-        #expect(try ProjectionReducer.changes(for: self.recorded(event)).isEmpty)
+        #expect(try ProjectionReducer.changes(for: event).isEmpty)
     }
 }

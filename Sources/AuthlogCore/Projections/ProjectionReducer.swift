@@ -4,8 +4,7 @@
 public enum ProjectionReducer {
     /// The changes `event` makes to the projections, in the order they apply.
     /// - Throws: `DecodingError` when the event's `data` does not fit its type (validated events never do).
-    public static func changes(for event: RecordedEvent) throws -> [ProjectionChange] {
-        let envelope = event.envelope
+    public static func changes(for envelope: EventEnvelope) throws -> [ProjectionChange] {
         let at = envelope.occurredAt
         switch envelope.type {
         case .signinSucceeded:

@@ -20,6 +20,9 @@ public struct AppendCommand: Sendable {
     public var events: [EventEnvelope]
     /// Expectations on stream versions, checked before any event of the command is placed.
     public var expectedVersions: [StreamName: ExpectedVersion]
+    /// Each event's projection changes, decided by ``EventStore`` before the command is queued, so the
+    /// reducer's work never runs while the chain head is locked.
+    var projectionChanges: [[ScopedChange]] = []
 
     /// Creates a command.
     public init(events: [EventEnvelope], expectedVersions: [StreamName: ExpectedVersion] = [:]) {

@@ -70,7 +70,7 @@ enum BatchWriter {
             let results = commands.map { state.place($0) }
             var statements = self.insertStatements(state.rows)
             if !state.rows.isEmpty {
-                statements += ProjectionWriter(schema: "authlog").statements(for: try ScopedChange.changes(of: state.rows))
+                statements += ProjectionWriter(schema: "authlog").statements(for: state.changes)
                 statements.append(
                     "UPDATE authlog.chain_head SET position = \(state.position), hash = \(ByteaValue(state.hash))")
             }
@@ -160,6 +160,8 @@ struct BatchState {
     var streamVersions: [String: Int32] = [:]
     var knownEvents: [UUID: AppendedEvent] = [:]
     var rows: [RecordedEvent] = []
+    /// The projection changes of the placed rows, in order.
+    var changes: [ScopedChange] = []
 
     init(position: Int64, hash: [UInt8], recordedAt: Timestamp) {
         self.position = position
@@ -189,6 +191,7 @@ struct BatchState {
         let savedPosition = self.position
         let savedHash = self.hash
         let savedRowCount = self.rows.count
+        let savedChangeCount = self.changes.count
         var appended: [AppendedEvent] = []
         for (index, var event) in command.events.enumerated() {
             if let known = placedHere[event.eventID] ?? self.knownEvents[event.eventID] {
@@ -200,6 +203,7 @@ struct BatchState {
                 self.position = savedPosition
                 self.hash = savedHash
                 self.rows.removeSubrange(savedRowCount...)
+                self.changes.removeSubrange(savedChangeCount...)
                 return .failure(
                     StoreError(
                         .wrongExpectedVersion,
@@ -217,6 +221,8 @@ struct BatchState {
                     position: self.position, envelope: event, recordedAt: self.recordedAt, prevHash: self.hash,
                     hash: hash))
             self.hash = hash
+            precondition(index < command.projectionChanges.count, "EventStore prepares every command it queues")
+            self.changes += command.projectionChanges[index]
             let placed = AppendedEvent(
                 eventID: event.eventID, position: self.position, streamVersion: current + 1, wasAlreadyStored: false)
             placedHere[event.eventID] = placed

@@ -16,8 +16,8 @@ public final class EventStore: Sendable {
     /// - Throws: ``StoreError`` `.invalidEvent`, `.wrongExpectedVersion`, `.connectionFailed` or `.server`.
     @discardableResult
     public func append(_ command: AppendCommand) async throws -> AppendResult {
-        try Self.validate(command)
-        guard let result = await self.sequencer.submit([command]).first else {
+        let prepared = try Self.prepare(command)
+        guard let result = await self.sequencer.submit([prepared]).first else {
             throw StoreError(.server, "the sequencer returned no result")
         }
         return try result.get()
@@ -36,8 +36,7 @@ public final class EventStore: Sendable {
         var failures: [Int: StoreError] = [:]
         for (index, command) in commands.enumerated() {
             do {
-                try Self.validate(command)
-                valid.append(command)
+                valid.append(try Self.prepare(command))
             } catch {
                 failures[index] = (error as? StoreError) ?? StoreError(.invalidEvent, "\(error)")
             }
@@ -49,13 +48,18 @@ public final class EventStore: Sendable {
         }
     }
 
-    private static func validate(_ command: AppendCommand) throws {
+    /// Validates every event and decides its projection changes, outside the sequencer's transaction.
+    private static func prepare(_ command: AppendCommand) throws -> AppendCommand {
+        var prepared = command
+        prepared.projectionChanges = []
         for (index, event) in command.events.enumerated() {
             do {
                 try event.validate()
+                prepared.projectionChanges.append(try ScopedChange.changes(of: event))
             } catch {
                 throw StoreError(.invalidEvent, "event \(index + 1): \(error)", eventIndex: index)
             }
         }
+        return prepared
     }
 }

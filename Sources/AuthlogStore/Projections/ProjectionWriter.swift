@@ -8,15 +8,16 @@ struct ScopedChange {
     let userID: UUID?
     let sessionID: UUID?
 
+    /// The changes one event causes, in order.
+    static func changes(of event: EventEnvelope) throws -> [ScopedChange] {
+        try ProjectionReducer.changes(for: event).map {
+            ScopedChange(change: $0, userID: event.userID, sessionID: event.sessionID)
+        }
+    }
+
     /// The changes of every event, in order.
     static func changes(of events: [RecordedEvent]) throws -> [ScopedChange] {
-        var scoped: [ScopedChange] = []
-        for event in events {
-            for change in try ProjectionReducer.changes(for: event) {
-                scoped.append(ScopedChange(change: change, userID: event.envelope.userID, sessionID: event.envelope.sessionID))
-            }
-        }
-        return scoped
+        try events.flatMap { try Self.changes(of: $0.envelope) }
     }
 
     /// Keys of the rows this change may touch, within its table. Every session, refresh token and identity
