@@ -1,8 +1,12 @@
-/// The single writer of one process: queues commands and writes them in batches, one transaction each,
-/// under the locked chain head (group commit). While a batch is being written, new commands queue up and
-/// form the next batch, so throughput grows with concurrency while a lone command still commits at once.
-/// Callers are answered only after COMMIT. Several processes may share a database: the head row lock
-/// serialises their batches.
+/// The writer of one process: queues commands and writes them in batches, one transaction each, under the
+/// locked chain head (group commit). While a batch is being written, new commands queue up and form the
+/// next batch, so throughput grows with concurrency while a lone command still commits at once.
+///
+/// Up to two batches are in flight, each on its own connection: the second one's `SELECT … FOR UPDATE`
+/// waits in the server until the first commits, so positions stay gapless and in commit order (the row
+/// lock decides), while the second batch's round trip and preparation overlap the first one's work.
+/// Callers are answered only after their own COMMIT. Several processes may share a database: the head
+/// row lock serialises all their batches.
 actor Sequencer {
     private struct Group {
         let commands: [AppendCommand]
@@ -12,12 +16,14 @@ actor Sequencer {
 
     private let pool: ConnectionPool
     private let maximumBatchEvents: Int
+    private let maximumBatchesInFlight: Int
     private var queue: [Group] = []
-    private var isWriting = false
+    private var writers = 0
 
-    init(pool: ConnectionPool, maximumBatchEvents: Int = 4000) {
+    init(pool: ConnectionPool, maximumBatchEvents: Int = 4000, maximumBatchesInFlight: Int = 2) {
         self.pool = pool
         self.maximumBatchEvents = maximumBatchEvents
+        self.maximumBatchesInFlight = min(maximumBatchesInFlight, pool.maximumConnections)
     }
 
     /// Queues `commands` as one group, always written in the same batch, and waits for their results.
@@ -25,8 +31,8 @@ actor Sequencer {
         guard !commands.isEmpty else { return [] }
         return await withCheckedContinuation { continuation in
             self.queue.append(Group(commands: commands, continuation: continuation))
-            if !self.isWriting {
-                self.isWriting = true
+            if self.writers < self.maximumBatchesInFlight {
+                self.writers += 1
                 Task { await self.writeQueued() }
             }
         }
@@ -50,7 +56,7 @@ actor Sequencer {
                 results = results.dropFirst(group.commands.count)
             }
         }
-        self.isWriting = false
+        self.writers -= 1
     }
 
     private func write(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {
