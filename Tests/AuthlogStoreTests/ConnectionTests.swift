@@ -19,6 +19,14 @@ struct ConnectionTests {
         #expect(try row.decode(String.self, at: 2) == tricky)
     }
 
+    @Test func arrayLiteralsCarryQuotesBackslashesNullsAndNonASCII() async throws {
+        let connection = try await TestDatabase.make(migrated: false).connect()
+        let elements: [String?] = ["plain", "with \"quotes\"", "back\\slash", nil, "NULL", "", "한국어 🚀", "{braces},commas"]
+        let rows = try await connection.query(
+            "SELECT element, element IS NULL FROM unnest(\(ArrayLiteral(elements))::text[]) WITH ORDINALITY AS u(element, n) ORDER BY n")
+        #expect(try rows.rows.map { try $0.decode(String?.self, at: 0) } == elements)
+    }
+
     @Test func typedDecodingReadsTimestampsUUIDsAndBytesExactly() async throws {
         let connection = try await TestDatabase.make(migrated: false).connect()
         let time = Timestamp(microsecondsSinceEpoch: 1_795_266_374_123_456)

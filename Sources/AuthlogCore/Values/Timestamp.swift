@@ -45,6 +45,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// ISO 8601 in UTC with six fractional digits, such as `2026-11-21T13:06:14.123456Z`.
     public var description: String {
         let day = self.dayNumber
+        let civil = CivilDate(daysSinceEpoch: day)
         var micros = self.microsecondsSinceEpoch - day * 86_400_000_000
         let hour = micros / 3_600_000_000
         micros -= hour * 3_600_000_000
@@ -52,8 +53,29 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         micros -= minute * 60_000_000
         let second = micros / 1_000_000
         micros -= second * 1_000_000
-        return CivilDate(daysSinceEpoch: day).description + "T" + Self.pad(hour, 2) + ":" + Self.pad(minute, 2)
-            + ":" + Self.pad(second, 2) + "." + Self.pad(micros, 6) + "Z"
+        guard (0...9999).contains(civil.year) else {
+            return civil.description + "T" + Self.pad(hour, 2) + ":" + Self.pad(minute, 2) + ":" + Self.pad(second, 2)
+                + "." + Self.pad(micros, 6) + "Z"
+        }
+        var bytes = [UInt8](repeating: 0, count: 27)
+        func put(_ value: Int64, _ width: Int, at offset: Int) {
+            var rest = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[position] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
+                rest /= 10
+            }
+        }
+        put(civil.year, 4, at: 0)
+        put(civil.month, 2, at: 5)
+        put(civil.day, 2, at: 8)
+        put(hour, 2, at: 11)
+        put(minute, 2, at: 14)
+        put(second, 2, at: 17)
+        put(micros, 6, at: 20)
+        for (offset, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (26, "Z")] as [(Int, Unicode.Scalar)] {
+            bytes[offset] = UInt8(ascii: character)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
