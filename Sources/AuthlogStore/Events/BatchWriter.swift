@@ -34,7 +34,8 @@ enum BatchWriter {
     enum Outcome {
         /// The transaction ran; one result per command.
         case written([Result<AppendResult, StoreError>])
-        /// BEGIN failed, so nothing was sent; the batch may be retried on another connection.
+        /// The opening round trip (BEGIN, the head lock, the lookups) failed, so nothing was written; the
+        /// batch may be retried on another connection.
         case notStarted(StoreError)
     }
 
