@@ -43,6 +43,8 @@ actor Sequencer {
             // Callers answered by the previous batch get one turn to queue their next command, so that
             // the batches under steady load stay full instead of alternating between full and nearly empty.
             await Task.yield()
+            // The other writer may have taken everything meanwhile.
+            guard !self.queue.isEmpty else { break }
             var batch: [Group] = []
             var events = 0
             while let group = self.queue.first, batch.isEmpty || events + group.eventCount <= self.maximumBatchEvents {
@@ -61,7 +63,8 @@ actor Sequencer {
 
     private func write(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {
         var lastError = StoreError(.connectionFailed, "PostgreSQL is unreachable")
-        // A connection that broke while idle (a restarted server) fails at BEGIN; that is retried once.
+        // A connection that broke while idle (a restarted server) fails in the opening round trip, before
+        // anything is written; that is retried once on a fresh connection.
         for _ in 0..<2 {
             let connection: Connection
             do {
