@@ -22,9 +22,6 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The current time.
     public static func now() -> Timestamp { Timestamp(Date()) }
 
-    /// The same instant as a `Date`.
-    public var date: Date { Date(timeIntervalSince1970: Double(self.microsecondsSinceEpoch) / 1_000_000) }
-
     /// This instant moved by `seconds`.
     public func adding(seconds: Int64) -> Timestamp {
         Timestamp(microsecondsSinceEpoch: self.microsecondsSinceEpoch + seconds * 1_000_000)

@@ -50,29 +50,6 @@ public actor ConnectionPool {
         self.wakeOne()
     }
 
-    /// Runs `body` with a connection and returns it to the pool afterwards.
-    /// - Throws: what `acquire()` or `body` throws.
-    public nonisolated func withConnection<T: Sendable>(
-        _ body: @Sendable (Connection) async throws -> T
-    ) async throws -> T {
-        let connection = try await self.acquire()
-        do {
-            let value = try await body(connection)
-            await self.release(connection)
-            return value
-        } catch {
-            await connection.rollbackQuietly()
-            await self.release(connection)
-            throw error
-        }
-    }
-
-    /// Closes idle connections (open ones close when they are returned).
-    public func drain() {
-        self.openCount -= self.idle.count
-        self.idle.removeAll()
-    }
-
     private func wakeOne() {
         if !self.waiters.isEmpty {
             self.waiters.removeFirst().resume()
