@@ -16,10 +16,7 @@ struct DatabaseCommand: AsyncParsableCommand {
 
         func run() async throws {
             let directory = FileManager.default.currentDirectoryPath + "/.authlog"
-            let conninfo = try await reportingStoreErrors { try await EmbeddedPostgres(directory: directory).start() }
-            let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
-            try await reportingStoreErrors { _ = try await Migrator().migrate(on: connection) }
-            print(conninfo)
+            print(try await reportingStoreErrors { try await DatabaseOptions.startEmbedded(in: directory, migrating: true) })
         }
     }
 

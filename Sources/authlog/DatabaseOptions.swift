@@ -28,17 +28,23 @@ struct DatabaseOptions: ParsableArguments {
                 if !migrating { try await Self.requireSchema(on: try await Connection.connect(conninfo)) }
                 return conninfo
             case .embedded(let directory):
-                let conninfo = try await EmbeddedPostgres(directory: directory).start()
-                if !migrating { try await Migrator().migrate(on: try await Connection.connect(conninfo)) }
-                return conninfo
+                return try await Self.startEmbedded(in: directory, migrating: !migrating)
             }
         }
     }
 
+    /// Starts (or reuses) the embedded cluster under `directory` and returns its conninfo, migrated first
+    /// when `migrating` is set.
+    static func startEmbedded(in directory: String, migrating: Bool) async throws -> String {
+        let conninfo = try await EmbeddedPostgres(directory: directory).start()
+        if migrating { try await Migrator().migrate(on: try await Connection.connect(conninfo)) }
+        return conninfo
+    }
+
     private static func requireSchema(on connection: Connection) async throws {
-        let applied = try await Migrator().appliedVersions(on: connection)
-        let known = Migrator().migrations.map(\.version)
-        guard Set(known).isSubset(of: applied.keys) else {
+        let migrator = Migrator()
+        let applied = try await migrator.appliedVersions(on: connection)
+        guard Set(migrator.migrations.map(\.version)).isSubset(of: applied.keys) else {
             printError("the database schema is not up to date; run `authlog migrate` first")
             throw ExitCode(1)
         }
