@@ -39,35 +39,30 @@ public struct SigninReport: Sendable, Equatable {
     /// Computes the report from the events table (index `events_type_occurred_at`).
     /// - Throws: ``StoreError`` from the server.
     public static func make(since: Timestamp, until: Timestamp, on connection: Connection) async throws -> SigninReport {
-        let perProvider = try await connection.query(
+        // One pass: a row per provider, and the grand total (provider grouping flag set) in which each
+        // user counts once across providers.
+        let result = try await connection.query(
             """
-            SELECT provider,
+            SELECT provider, grouping(provider) = 1,
                    count(*) FILTER (WHERE type = 'signin.succeeded'),
                    count(*) FILTER (WHERE type = 'signin.failed'),
                    count(DISTINCT user_id) FILTER (WHERE type = 'signin.succeeded')
             FROM authlog.events
             WHERE type IN ('signin.succeeded', 'signin.failed')
               AND occurred_at >= \(since) AND occurred_at < \(until)
-            GROUP BY provider ORDER BY provider
+            GROUP BY GROUPING SETS ((provider), ())
+            ORDER BY 2, 1
             """)
-        let total = try await connection.query(
-            """
-            SELECT count(*) FILTER (WHERE type = 'signin.succeeded'),
-                   count(*) FILTER (WHERE type = 'signin.failed'),
-                   count(DISTINCT user_id) FILTER (WHERE type = 'signin.succeeded')
-            FROM authlog.events
-            WHERE type IN ('signin.succeeded', 'signin.failed')
-              AND occurred_at >= \(since) AND occurred_at < \(until)
-            """)
-        let rows = try perProvider.rows.map { row in
-            Row(
-                provider: try row.decode(String?.self, at: 0) ?? "(none)", succeeded: try row.decode(Int64.self, at: 1),
-                failed: try row.decode(Int64.self, at: 2), uniqueUsers: try row.decode(Int64.self, at: 3))
+        var rows: [Row] = []
+        var totalRow = Row(provider: "total", succeeded: 0, failed: 0, uniqueUsers: 0)
+        for row in result.rows {
+            let isTotal = try row.decode(Bool.self, at: 1)
+            let counts = Row(
+                provider: isTotal ? "total" : try row.decode(String?.self, at: 0) ?? "(none)",
+                succeeded: try row.decode(Int64.self, at: 2), failed: try row.decode(Int64.self, at: 3),
+                uniqueUsers: try row.decode(Int64.self, at: 4))
+            if isTotal { totalRow = counts } else { rows.append(counts) }
         }
-        guard let totals = total.first else { throw StoreError(.server, "the total query returned no row") }
-        let totalRow = Row(
-            provider: "total", succeeded: try totals.decode(Int64.self, at: 0), failed: try totals.decode(Int64.self, at: 1),
-            uniqueUsers: try totals.decode(Int64.self, at: 2))
         return SigninReport(since: since, until: until, rows: rows, total: totalRow)
     }
 }
