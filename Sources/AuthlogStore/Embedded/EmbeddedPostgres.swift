@@ -22,6 +22,11 @@ public struct EmbeddedPostgres: Sendable {
     }
 
     private var clusterLink: String { self.directory + "/cluster" }
+
+    /// The cluster folder: `.authlog/cluster`, or where that link points.
+    private var clusterFolder: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: self.clusterLink)) ?? self.clusterLink
+    }
     private var logFile: String { self.directory + "/postgres.log" }
 
     /// Starts the cluster (creating it first when needed) or reuses the running one, creates the `authlog`
@@ -70,7 +75,7 @@ public struct EmbeddedPostgres: Sendable {
         guard let pgCtl = ChildProcess.findPostgresTool("pg_ctl") else {
             throw StoreError(.embeddedDatabase, "no pg_ctl found")
         }
-        let cluster = (try? FileManager.default.destinationOfSymbolicLink(atPath: self.clusterLink)) ?? self.clusterLink
+        let cluster = self.clusterFolder
         let data = cluster + "/data"
         guard FileManager.default.fileExists(atPath: data + "/PG_VERSION") else { return false }
         let user = try self.serverUser()
@@ -97,8 +102,7 @@ public struct EmbeddedPostgres: Sendable {
     private func prepareClusterFolder(serverUser: String?) throws -> String {
         let files = FileManager.default
         try files.createDirectory(atPath: self.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        if let existing = try? files.destinationOfSymbolicLink(atPath: self.clusterLink) { return existing }
-        if files.fileExists(atPath: self.clusterLink) { return self.clusterLink }
+        if files.fileExists(atPath: self.clusterLink) { return self.clusterFolder }
         guard let serverUser else {
             try files.createDirectory(atPath: self.clusterLink, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return self.clusterLink
