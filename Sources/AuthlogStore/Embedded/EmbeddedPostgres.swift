@@ -102,7 +102,8 @@ public struct EmbeddedPostgres: Sendable {
     private func prepareClusterFolder(serverUser: String?) throws -> String {
         let files = FileManager.default
         try files.createDirectory(atPath: self.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        if files.fileExists(atPath: self.clusterLink) { return self.clusterFolder }
+        let isLink = (try? files.destinationOfSymbolicLink(atPath: self.clusterLink)) != nil
+        if isLink || files.fileExists(atPath: self.clusterLink) { return self.clusterFolder }
         guard let serverUser else {
             try files.createDirectory(atPath: self.clusterLink, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return self.clusterLink
