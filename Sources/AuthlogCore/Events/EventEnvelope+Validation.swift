@@ -79,8 +79,9 @@ extension EventEnvelope {
                 throw EventValidationError(field: "stream", problem: "must be user-<user_id>")
             }
         case "signin":
-            let expected = self.type == .tokenRefreshFailed ? "unknown" : self.provider
-            guard self.stream.id == expected || (self.type == .tokenRefreshFailed && self.stream.id == self.provider) else {
+            // A refresh token nobody recognises has no provider yet: it goes to signin-unknown.
+            let isUnknownRefresh = self.type == .tokenRefreshFailed && self.stream.id == "unknown"
+            guard isUnknownRefresh || (self.provider != nil && self.stream.id == self.provider) else {
                 throw EventValidationError(field: "stream", problem: "must be signin-<provider>")
             }
         default:
