@@ -188,22 +188,21 @@ public struct TrafficGenerator: Sendable {
 
     private mutating func revokeSession() -> [EventEnvelope] {
         guard let session = self.pickActiveSession() else { return self.register() }
-        self.end(session.id)
-        return [
-            self.make(
-                SessionRevoked(reason: "admin", actor: "admin:test"),
-                stream: StreamName(category: "session", id: session.id.lowercased), reason: "admin",
-                provider: session.provider, userID: session.userID, sessionID: session.id)
-        ]
+        return self.ending(session, SessionRevoked(reason: "admin", actor: "admin:test"), reason: "admin")
     }
 
     private mutating func expireSession() -> [EventEnvelope] {
         guard let session = self.pickActiveSession() else { return self.register() }
+        let limit = Bool.random(using: &self.random) ? "idle" : "absolute"
+        return self.ending(session, SessionExpired(limit: limit), reason: "expired")
+    }
+
+    /// Ends `session` with the event carrying `payload`.
+    private mutating func ending(_ session: Session, _ payload: some EventPayload, reason: String) -> [EventEnvelope] {
         self.end(session.id)
         return [
             self.make(
-                SessionExpired(limit: Bool.random(using: &self.random) ? "idle" : "absolute"),
-                stream: StreamName(category: "session", id: session.id.lowercased), reason: "expired",
+                payload, stream: StreamName(category: "session", id: session.id.lowercased), reason: reason,
                 provider: session.provider, userID: session.userID, sessionID: session.id)
         ]
     }
