@@ -12,13 +12,3 @@ extension JSONValue {
         try JSONValueDecoder(value: self).decodeValue(type)
     }
 }
-
-/// `access_token_id` → `accessTokenID`: snake_case to camelCase with the acronym `ID` kept upper case,
-/// the inverse of `JSONEncoder.KeyEncodingStrategy.convertToSnakeCase` for this module's property names.
-func camelCase(fromSnakeCase key: String) -> String {
-    let words = key.split(separator: "_", omittingEmptySubsequences: true)
-    guard let first = words.first else { return key }
-    return String(first) + words.dropFirst().map { word in
-        word == "id" ? "ID" : word.prefix(1).uppercased() + word.dropFirst()
-    }.joined()
-}

@@ -36,24 +36,6 @@ struct JSONValueDecoder: Decoder {
     }
 }
 
-/// `accessTokenID` → `access_token_id`, as `JSONEncoder.KeyEncodingStrategy.convertToSnakeCase` spells it.
-func snakeCase(fromCamelCase key: String) -> String {
-    let utf8 = key.utf8
-    if !utf8.contains(where: { (0x41...0x5A).contains($0) || $0 >= 0x80 }) { return key }
-    let scalars = Array(key.unicodeScalars)
-    var output = String.UnicodeScalarView()
-    for (index, scalar) in scalars.enumerated() {
-        let isUpper = scalar.properties.isUppercase
-        if isUpper && index > 0 {
-            let previousIsUpper = scalars[index - 1].properties.isUppercase
-            let nextIsLower = index + 1 < scalars.count && scalars[index + 1].properties.isLowercase
-            if !previousIsUpper || nextIsLower { output.append("_") }
-        }
-        output.append(contentsOf: isUpper ? String(scalar).lowercased().unicodeScalars : String(scalar).unicodeScalars)
-    }
-    return String(output)
-}
-
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [String: JSONValue]
     let codingPath: [any CodingKey]
