@@ -15,10 +15,14 @@ let package = Package(
         .library(name: "AuthlogCore", targets: ["AuthlogCore"]),
         .library(name: "AuthlogCrypto", targets: ["AuthlogCrypto"]),
         .library(name: "AuthlogStore", targets: ["AuthlogStore"]),
+        .library(name: "AuthlogProviders", targets: ["AuthlogProviders"]),
+        .library(name: "AuthlogServer", targets: ["AuthlogServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -62,8 +66,37 @@ let package = Package(
             plugins: ["EmbedSQLPlugin"]
         ),
         .target(
+            name: "AuthlogProviders",
+            dependencies: [
+                "AuthlogCore",
+                "AuthlogCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "AuthlogServer",
+            dependencies: [
+                "AuthlogCore",
+                "AuthlogCrypto",
+                "AuthlogStore",
+                "AuthlogProviders",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "AuthlogTesting",
-            dependencies: ["AuthlogCore", "AuthlogStore"],
+            dependencies: [
+                "AuthlogCore",
+                "AuthlogCrypto",
+                "AuthlogStore",
+                "AuthlogServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -71,6 +104,7 @@ let package = Package(
             dependencies: [
                 "AuthlogCore",
                 "AuthlogStore",
+                "AuthlogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -82,7 +116,10 @@ let package = Package(
                 "AuthlogCore",
                 "AuthlogStore",
                 "AuthlogTesting",
+                "AuthlogServer",
+                "AuthlogCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
@@ -100,6 +137,20 @@ let package = Package(
         .testTarget(
             name: "AuthlogStoreTests",
             dependencies: ["AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AuthlogProvidersTests",
+            dependencies: ["AuthlogProviders", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AuthlogServerTests",
+            dependencies: [
+                "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,46 @@
+internal import AsyncHTTPClient
+internal import NIOCore
+internal import NIOHTTP1
+
+/// Outbound HTTP through AsyncHTTPClient's shared client, with a per-request timeout and a cap on
+/// the size of an answer.
+public struct AsyncHTTPFetcher: HTTPFetching {
+    /// How long one request may take, connection included.
+    public var timeout: Duration
+    /// The largest answer read, in bytes.
+    public var maximumResponseSize: Int
+
+    /// Creates a fetcher.
+    public init(timeout: Duration = .seconds(5), maximumResponseSize: Int = 1 << 20) {
+        self.timeout = timeout
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    public func fetch(_ request: OutboundRequest) async throws(ProviderError) -> OutboundResponse {
+        var outbound = HTTPClientRequest(url: request.url)
+        outbound.method = HTTPMethod(rawValue: request.method)
+        outbound.headers.add(name: "User-Agent", value: "authlog")
+        for header in request.headers { outbound.headers.replaceOrAdd(name: header.name, value: header.value) }
+        if let body = request.body { outbound.body = .bytes(ByteBuffer(bytes: body)) }
+        do {
+            let response = try await HTTPClient.shared.execute(outbound, timeout: .nanoseconds(self.timeout.nanoseconds))
+            let body = try await response.body.collect(upTo: self.maximumResponseSize)
+            return OutboundResponse(
+                status: Int(response.status.code),
+                headers: response.headers.map { ($0.name, $0.value) },
+                body: Array(buffer: body))
+        } catch let error as NIOTooManyBytesError {
+            throw ProviderError(.providerError, "the provider's answer is larger than allowed (\(error))")
+        } catch {
+            throw ProviderError(.providerUnavailable, "the provider could not be reached: \(type(of: error))")
+        }
+    }
+}
+
+extension Duration {
+    /// The whole duration in nanoseconds, saturating.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = self.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000
+    }
+}

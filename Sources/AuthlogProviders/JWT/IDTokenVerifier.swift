@@ -1,0 +1,144 @@
+public import AuthlogCore
+import AuthlogCrypto
+public import Foundation
+
+/// The claims of an identity token that passed every common check.
+public struct VerifiedIDToken: Sendable {
+    /// The whole payload.
+    public let claims: JSONValue
+    /// `sub`.
+    public let subject: String
+    /// The `aud` member that matched (or `azp` for a multi-audience token).
+    public let clientID: String
+    /// `auth_time`, when present.
+    public let authTime: Timestamp?
+    /// `nonce`, when present.
+    public let nonce: String?
+}
+
+/// Verifies identity tokens of one issuer: the common JWT pipeline of providers.md §0.
+///
+/// Signature with the pinned algorithm and a key from ``JWKSCache`` (one refetch when the `kid` is unknown
+/// or its key fails, as when a provider rotates material under the same `kid`), then `exp`, `nbf`, `iat`,
+/// `iss`, `aud` and `azp`.
+public struct IDTokenVerifier: Sendable {
+    /// The rules tokens must satisfy.
+    public let rules: IDTokenRules
+    /// Where the keys come from.
+    public let keys: JWKSCache
+
+    /// Creates a verifier.
+    public init(rules: IDTokenRules, keys: JWKSCache) {
+        self.rules = rules
+        self.keys = keys
+    }
+
+    /// Verifies `token` at time `now`.
+    /// - Throws: ``ProviderError`` naming the first check that failed.
+    public func verify(_ token: String, now: Date = Date()) async throws(ProviderError) -> VerifiedIDToken {
+        let verified = try await self.verifySignature(token)
+        guard verified.header["kid"]?.stringValue != nil else {
+            throw ProviderError(.malformed, "the token's header names no kid")
+        }
+        return try self.checkClaims(verified.payload, now: Int64(now.timeIntervalSince1970))
+    }
+
+    private func verifySignature(_ token: String) async throws(ProviderError) -> VerifiedJWS {
+        let current = try await self.keys.currentKeys()
+        do {
+            return try JWSVerifier(algorithm: self.rules.algorithm, keys: current).verify(token)
+        } catch where error.code == .unknownKid || error.code == .invalidSignature {
+            guard let refreshed = try await self.keys.refetchForUnknownKey() else { throw Self.map(error) }
+            do {
+                return try JWSVerifier(algorithm: self.rules.algorithm, keys: refreshed).verify(token)
+            } catch {
+                throw Self.map(error)
+            }
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    /// The `signin.failed` reason for a JOSE failure.
+    static func map(_ error: CryptoError) -> ProviderError {
+        let reason: ProviderError.Reason =
+            switch error.code {
+            case .unsupportedAlg: .unsupportedAlg
+            case .invalidSignature: .invalidSignature
+            case .unknownKid: .unknownKid
+            case .forbiddenHeader: .forbiddenHeader
+            case .duplicateMember: .duplicateMember
+            case .tooLarge: .tooLarge
+            case .weakKey, .invalidKey, .keyMismatch: .invalidKey
+            default: .malformed
+            }
+        return ProviderError(reason, error.message)
+    }
+
+    private func checkClaims(_ claims: JSONValue, now: Int64) throws(ProviderError) -> VerifiedIDToken {
+        let leeway = self.rules.leeway
+        guard let exp = claims["exp"]?.integerValue else { throw ProviderError(.invalidClaim, "exp must be an integer") }
+        guard now < exp + leeway else { throw ProviderError(.expired, "the token has expired") }
+        if let nbfValue = claims["nbf"] {
+            guard let nbf = nbfValue.integerValue else { throw ProviderError(.invalidClaim, "nbf must be an integer") }
+            guard now >= nbf - leeway else { throw ProviderError(.notYetValid, "the token is not valid yet") }
+        }
+        guard let iat = claims["iat"]?.integerValue else { throw ProviderError(.invalidClaim, "iat must be an integer") }
+        guard iat <= now + leeway else { throw ProviderError(.issuedInFuture, "the token was issued in the future") }
+        if let maximumAge = self.rules.maximumAge, now - iat > maximumAge + leeway {
+            throw ProviderError(.tooOld, "the token is older than \(maximumAge) seconds")
+        }
+        var authTime: Timestamp?
+        if let authTimeValue = claims["auth_time"] {
+            guard let seconds = authTimeValue.integerValue else {
+                throw ProviderError(.invalidClaim, "auth_time must be an integer")
+            }
+            guard seconds <= now + leeway else { throw ProviderError(.invalidClaim, "auth_time lies in the future") }
+            authTime = Timestamp(microsecondsSinceEpoch: seconds * 1_000_000)
+        }
+        guard let issuer = claims["iss"]?.stringValue,
+            self.rules.issuers.contains(where: { $0.utf8.elementsEqual(issuer.utf8) })
+        else { throw ProviderError(.issuerMismatch, "the token's issuer is not this provider's") }
+        let clientID = try self.checkAudience(claims)
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
+            throw ProviderError(.invalidClaim, "sub must be a non-empty string")
+        }
+        var nonce: String?
+        if let nonceValue = claims["nonce"] {
+            guard let text = nonceValue.stringValue else { throw ProviderError(.invalidClaim, "nonce must be a string") }
+            nonce = text
+        }
+        return VerifiedIDToken(claims: claims, subject: subject, clientID: clientID, authTime: authTime, nonce: nonce)
+    }
+
+    private func checkAudience(_ claims: JSONValue) throws(ProviderError) -> String {
+        let audiences: [String]
+        switch claims["aud"] {
+        case .string(let single)?: audiences = [single]
+        case .array(let many)?:
+            audiences = many.compactMap(\.stringValue)
+            guard audiences.count == many.count, !audiences.isEmpty else {
+                throw ProviderError(.invalidClaim, "aud must be a string or an array of strings")
+            }
+        default: throw ProviderError(.invalidClaim, "aud must be a string or an array of strings")
+        }
+        guard let matched = audiences.first(where: { self.rules.audiences.contains($0) }) else {
+            throw ProviderError(.audienceMismatch, "the token is not for one of our client ids")
+        }
+        let azp = claims["azp"]
+        if azp != nil, azp?.stringValue == nil { throw ProviderError(.invalidClaim, "azp must be a string") }
+        if audiences.count > 1 {
+            guard let presenter = azp?.stringValue else {
+                throw ProviderError(.azpMissing, "a token with several audiences must name its azp")
+            }
+            guard self.rules.audiences.contains(presenter) else {
+                throw ProviderError(.azpMismatch, "the token's azp is not one of our client ids")
+            }
+            return presenter
+        }
+        if let presenter = azp?.stringValue, !self.rules.audiences.contains(presenter) {
+            throw ProviderError(.azpMismatch, "the token's azp is not one of our client ids")
+        }
+        return matched
+    }
+}
