@@ -104,9 +104,12 @@ let package = Package(
             dependencies: [
                 "AuthlogCore",
                 "AuthlogStore",
+                "AuthlogCrypto",
+                "AuthlogProviders",
                 "AuthlogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),

@@ -6,10 +6,11 @@ public final class EventStore: Sendable {
     public let pool: ConnectionPool
     private let sequencer: Sequencer
 
-    /// Creates a store over `pool`. Batches hold at most `maximumBatchEvents` events.
-    public init(pool: ConnectionPool, maximumBatchEvents: Int = 4000) {
+    /// Creates a store over `pool`. Batches hold at most `maximumBatchEvents` events; `batchObserver`, when
+    /// given, hears the number of events of every batch before it is written (for metrics).
+    public init(pool: ConnectionPool, maximumBatchEvents: Int = 4000, batchObserver: (@Sendable (Int) -> Void)? = nil) {
         self.pool = pool
-        self.sequencer = Sequencer(pool: pool, maximumBatchEvents: maximumBatchEvents)
+        self.sequencer = Sequencer(pool: pool, maximumBatchEvents: maximumBatchEvents, batchObserver: batchObserver)
     }
 
     /// Validates and appends one command; returns after COMMIT.

@@ -19,9 +19,14 @@ actor Sequencer {
     private let maximumBatchesInFlight: Int
     private var queue: [Group] = []
     private var writers = 0
+    private let batchObserver: (@Sendable (Int) -> Void)?
 
-    init(pool: ConnectionPool, maximumBatchEvents: Int = 4000, maximumBatchesInFlight: Int = 2) {
+    init(
+        pool: ConnectionPool, maximumBatchEvents: Int = 4000, maximumBatchesInFlight: Int = 2,
+        batchObserver: (@Sendable (Int) -> Void)? = nil
+    ) {
         self.pool = pool
+        self.batchObserver = batchObserver
         self.maximumBatchEvents = maximumBatchEvents
         self.maximumBatchesInFlight = min(maximumBatchesInFlight, pool.maximumConnections)
     }
@@ -52,6 +57,7 @@ actor Sequencer {
                 batch.append(group)
                 events += group.eventCount
             }
+            self.batchObserver?(events)
             var results = await self.write(batch.flatMap(\.commands))[...]
             for group in batch {
                 group.continuation.resume(returning: Array(results.prefix(group.commands.count)))

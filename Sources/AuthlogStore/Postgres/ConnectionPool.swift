@@ -56,3 +56,19 @@ public actor ConnectionPool {
         }
     }
 }
+
+extension ConnectionPool {
+    /// Runs `body` with a connection from the pool and returns the connection afterwards.
+    /// - Throws: what `acquire()` or `body` throws.
+    public func withConnection<T: Sendable>(_ body: (Connection) async throws -> T) async throws -> T {
+        let connection = try await self.acquire()
+        do {
+            let value = try await body(connection)
+            await self.release(connection)
+            return value
+        } catch {
+            await self.release(connection)
+            throw error
+        }
+    }
+}

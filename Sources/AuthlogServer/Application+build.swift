@@ -1,0 +1,89 @@
+import AuthlogCore
+public import AuthlogCrypto
+public import AuthlogProviders
+public import AuthlogStore
+public import Hummingbird
+public import Logging
+
+/// Everything the HTTP server needs, made once at start-up.
+public struct ServerComponents: Sendable {
+    public let signin: SigninService
+    public let tokens: TokenService
+    public let dependencies: ServiceDependencies
+    public let registry: ProviderRegistry
+    /// The largest request body, in bytes.
+    public let bodyLimit: Int
+    public let trustedProxies: TrustedProxies
+    /// Introspection callers: id → secret.
+    public let introspectionClients: [String: String]
+
+    /// Builds the components from a configuration.
+    /// - Throws: ``ServerConfiguration/Invalid`` for a bad setting; ``CryptoError`` for an unusable key.
+    public init(
+        configuration: ServerConfiguration, store: EventStore, accessTokenKey: PrivateKey, metrics: ServerMetrics,
+        fetcher: any HTTPFetching
+    ) throws {
+        var settings = ServiceSettings()
+        settings.accessTokenLifetime = Int64(configuration.accessToken?.ttlSeconds ?? 900)
+        settings.rememberMeLifetime = Int64(configuration.refreshToken?.rememberMeTTLSeconds ?? 30 * 86_400)
+        settings.sessionLifetime = Int64(configuration.refreshToken?.sessionTTLSeconds ?? 12 * 3_600)
+        settings.nonceLifetime = Int64(configuration.nonceTTLSeconds ?? 600)
+        let port = configuration.port ?? 8080
+        let issuer = try AccessTokenIssuer(
+            key: accessTokenKey, issuer: configuration.publicURL ?? "http://localhost:\(port)",
+            audience: configuration.accessToken?.audience ?? "authlog", lifetime: settings.accessTokenLifetime)
+        var dataKey: [UInt8]?
+        if let text = configuration.dataKey {
+            guard let bytes = Base64URL.decode(text), bytes.count == 32 else {
+                throw ServerConfiguration.Invalid(description: "data_key must be 32 bytes in base64url")
+            }
+            dataKey = bytes
+        }
+        self.dependencies = ServiceDependencies(
+            store: store, accessTokens: issuer, settings: settings, metrics: metrics, dataKey: dataKey)
+        self.registry = try ProviderRegistry(
+            settings: configuration.providers, development: configuration.development ?? false, fetcher: fetcher)
+        self.signin = SigninService(dependencies: self.dependencies, providers: self.registry.providers)
+        self.tokens = TokenService(dependencies: self.dependencies)
+        self.bodyLimit = configuration.requestBodyLimit ?? 65_536
+        self.trustedProxies = try TrustedProxies(configuration.trustedProxies ?? [])
+        var clients: [String: String] = [:]
+        for client in configuration.introspectionClients ?? [] {
+            guard let secret = client.secret, !secret.isEmpty else {
+                throw ServerConfiguration.Invalid(description: "introspection client \(client.id) has no secret")
+            }
+            clients[client.id] = secret
+        }
+        self.introspectionClients = clients
+    }
+}
+
+/// The router with every route of the server, and the list of those routes.
+public func buildRouter(components: ServerComponents) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestIDMiddleware(metrics: components.dependencies.metrics))
+    var table = RouteTable(router: router)
+    let body = RequestBodyReader(limit: components.bodyLimit)
+    let metadata = RequestMetadataReader(trustedProxies: components.trustedProxies)
+    SigninController(service: components.signin, body: body, requestMetadata: metadata).register(on: &table)
+    TokenController(
+        service: components.tokens, body: body, requestMetadata: metadata,
+        introspectionClients: components.introspectionClients
+    ).register(on: &table)
+    OperationsController(
+        queries: components.dependencies.queries, metrics: components.dependencies.metrics,
+        publicKeys: try components.dependencies.accessTokens.publicKeys.json(), keyCaches: components.registry.keyCaches
+    ).register(on: &table)
+    return (router, table.routes)
+}
+
+/// The HTTP application: the router on `host:port`; `onServerRunning` hears the bound port.
+public func buildApplication(
+    components: ServerComponents, host: String, port: Int, logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    let (router, _) = try buildRouter(components: components)
+    return Application(
+        router: router, configuration: .init(address: .hostname(host, port: port), serverName: "authlog"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
+}

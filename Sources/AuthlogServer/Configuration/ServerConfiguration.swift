@@ -1,0 +1,143 @@
+/// The configuration of `authlog serve`, read from one JSON file (see `deploy/authlog.example.json` and
+/// docs/configuration.md). Every member is optional; secrets can come from the environment instead
+/// (``ServerConfiguration/applyingEnvironment(_:)``).
+public struct ServerConfiguration: Codable, Sendable {
+    /// Where to listen.
+    public var host: String?
+    public var port: Int?
+    /// authlog's own URL: the `iss` of its access tokens.
+    public var publicURL: String?
+    /// Turns on the `dev` provider (sign-in without a proof). Never in production.
+    public var development: Bool?
+    /// The largest request body, in bytes (default 65,536).
+    public var requestBodyLimit: Int?
+    /// Proxies whose `X-Forwarded-For` is believed, as addresses or CIDR blocks.
+    public var trustedProxies: [String]?
+    /// Access tokens (ES256 JWTs).
+    public var accessToken: AccessTokenSettings?
+    /// Refresh tokens.
+    public var refreshToken: RefreshTokenSettings?
+    /// Lifetime of nonces issued by `POST /v1/nonces`, in seconds (default 600).
+    public var nonceTTLSeconds: Int?
+    /// How long a provider call may take, in seconds (default 5).
+    public var providerTimeoutSeconds: Int?
+    /// 32 bytes, base64url: seals provider credentials at rest. Prefer `AUTHLOG_DATA_KEY`.
+    public var dataKey: String?
+    /// Callers allowed to use `/oauth/introspect` and `/oauth/revoke`.
+    public var introspectionClients: [ClientCredentials]?
+    /// The identity providers.
+    public var providers: ProviderSettings?
+
+    /// An empty configuration: every default.
+    public init() {}
+
+    /// Access-token settings.
+    public struct AccessTokenSettings: Codable, Sendable {
+        /// Lifetime in seconds (default 900).
+        public var ttlSeconds: Int?
+        /// The ES256 signing key (PKCS#8 PEM file). Prefer `AUTHLOG_ACCESS_TOKEN_KEY` for the PEM itself.
+        public var signingKeyFile: String?
+        /// The `aud` of access tokens (default `authlog`).
+        public var audience: String?
+    }
+
+    /// Refresh-token settings.
+    public struct RefreshTokenSettings: Codable, Sendable {
+        /// Absolute lifetime of a "remember me" token family, in seconds (default 30 days).
+        public var rememberMeTTLSeconds: Int?
+        /// Absolute lifetime when the app asked for no "remember me", in seconds (default 12 hours).
+        public var sessionTTLSeconds: Int?
+    }
+
+    /// A caller of the OAuth endpoints.
+    public struct ClientCredentials: Codable, Sendable {
+        public var id: String
+        /// Its secret; `AUTHLOG_CLIENT_SECRET_<ID>` overrides.
+        public var secret: String?
+    }
+
+    /// The providers; each is on when its member is present.
+    public struct ProviderSettings: Codable, Sendable {
+        public var apple: Apple?
+        public var google: Google?
+        public var gitlab: OIDC?
+        public var kakao: Kakao?
+        public var github: GitHub?
+        public var firebase: Firebase?
+        /// Generic OpenID Connect providers by name (`[a-z0-9_]`, not a built-in name).
+        public var oidc: [String: OIDC]?
+    }
+
+    /// Sign in with Apple.
+    public struct Apple: Codable, Sendable {
+        public var clientIDs: [String]
+        public var teamID: String?
+        public var keyID: String?
+        /// The Sign in with Apple key (PKCS#8 PEM file); `AUTHLOG_APPLE_PRIVATE_KEY` overrides with the PEM.
+        public var privateKeyFile: String?
+        public var privateKey: String?
+        public var issuer: String?
+        public var jwksURL: String?
+        public var tokenURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case clientIDs = "client_ids"
+            case teamID, keyID, privateKeyFile, privateKey, issuer, jwksURL, tokenURL
+        }
+    }
+
+    /// Google ID tokens.
+    public struct Google: Codable, Sendable {
+        public var clientIDs: [String]
+        public var hostedDomain: String?
+        public var jwksURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case clientIDs = "client_ids"
+            case hostedDomain, jwksURL
+        }
+    }
+
+    /// GitLab or another OpenID Connect provider.
+    public struct OIDC: Codable, Sendable {
+        /// The issuer (GitLab: `https://gitlab.com` or the instance's external URL).
+        public var issuer: String?
+        public var discoveryURL: String?
+        public var clientIDs: [String]
+        /// `AUTHLOG_<NAME>_CLIENT_SECRET` overrides.
+        public var clientSecret: String?
+
+        enum CodingKeys: String, CodingKey {
+            case clientIDs = "client_ids"
+            case issuer, discoveryURL, clientSecret
+        }
+    }
+
+    /// Kakao Login.
+    public struct Kakao: Codable, Sendable {
+        public var appID: String
+        public var appKeys: [String]
+        /// `AUTHLOG_KAKAO_CLIENT_SECRET` overrides.
+        public var clientSecret: String?
+        public var issuer: String?
+        public var jwksURL: String?
+        public var tokenURL: String?
+        public var tokenInfoURL: String?
+        public var userURL: String?
+    }
+
+    /// A GitHub OAuth app.
+    public struct GitHub: Codable, Sendable {
+        public var clientID: String
+        /// `AUTHLOG_GITHUB_CLIENT_SECRET` overrides.
+        public var clientSecret: String?
+        public var tokenURL: String?
+        public var apiURL: String?
+    }
+
+    /// Firebase Authentication.
+    public struct Firebase: Codable, Sendable {
+        public var projectID: String
+        public var jwksURL: String?
+    }
+}

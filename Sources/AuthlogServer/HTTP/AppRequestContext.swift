@@ -1,0 +1,18 @@
+public import Hummingbird
+import NIOCore
+public import AuthlogCore
+
+/// The request context of authlog's routes: Hummingbird's core storage, the peer address, and the
+/// request id assigned by ``RequestIDMiddleware``.
+public struct AppRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The connection's peer (the client, or a proxy in front of it).
+    public let peerAddress: IPAddress?
+    /// The request id (`X-Request-Id`), set by ``RequestIDMiddleware``.
+    public var requestID = ""
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.peerAddress = source.channel.remoteAddress?.ipAddress.flatMap { IPAddress($0) }
+    }
+}

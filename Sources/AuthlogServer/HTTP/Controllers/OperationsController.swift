@@ -1,0 +1,57 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogProviders
+import AuthlogStore
+import Hummingbird
+import NIOCore
+
+/// `/healthz`, `/readyz`, `/metrics` and `/.well-known/jwks.json`.
+struct OperationsController: Sendable {
+    let queries: SessionQueries
+    let metrics: ServerMetrics
+    let publicKeys: JSONValue
+    let keyCaches: [(provider: String, cache: JWKSCache)]
+
+    func register(on routes: inout RouteTable) {
+        routes.add(.get, "/healthz", use: self.health)
+        routes.add(.get, "/readyz", use: self.readiness)
+        routes.add(.get, "/metrics", use: self.prometheus)
+        routes.add(.get, "/.well-known/jwks.json", use: self.jwks)
+    }
+
+    @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Response {
+        JSONResponse.make(.object([("status", .string("ok"))]))
+    }
+
+    @Sendable func readiness(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard await self.queries.isReachable() else {
+            throw ServiceError(.serviceUnavailable, "database_unavailable", "PostgreSQL cannot be reached.")
+        }
+        return JSONResponse.make(.object([("status", .string("ready"))]))
+    }
+
+    @Sendable func prometheus(_ request: Request, context: AppRequestContext) async throws -> Response {
+        var extra = [
+            "# HELP authlog_jwks_fetches_total Requests for a provider's key set.",
+            "# TYPE authlog_jwks_fetches_total counter",
+        ]
+        var failures = [
+            "# HELP authlog_jwks_fetch_failures_total Failed requests for a provider's key set.",
+            "# TYPE authlog_jwks_fetch_failures_total counter",
+        ]
+        for (provider, cache) in self.keyCaches {
+            let statistics = await cache.statistics
+            extra.append("authlog_jwks_fetches_total{provider=\"\(provider)\"} \(statistics.fetches)")
+            failures.append("authlog_jwks_fetch_failures_total{provider=\"\(provider)\"} \(statistics.failures)")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            body: .init(byteBuffer: ByteBuffer(string: self.metrics.render(extraLines: extra + failures))))
+    }
+
+    @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(bytes: self.publicKeys.canonicalBytes)))
+    }
+}

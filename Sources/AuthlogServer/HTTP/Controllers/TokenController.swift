@@ -1,0 +1,98 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogProviders
+import Foundation
+import Hummingbird
+
+/// `POST /v1/token/refresh`, `POST /v1/logout` and RFC 7662 `POST /oauth/introspect`.
+struct TokenController: Sendable {
+    let service: TokenService
+    let body: RequestBodyReader
+    let requestMetadata: RequestMetadataReader
+    /// Introspection callers: id → secret.
+    let introspectionClients: [String: String]
+
+    func register(on routes: inout RouteTable) {
+        routes.add(.post, "/v1/token/refresh", use: self.refresh)
+        routes.add(.post, "/v1/logout", use: self.logout)
+        routes.add(.post, "/oauth/introspect", use: self.introspect)
+    }
+
+    @Sendable func refresh(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let document: JSONValue
+        let token: String
+        do throws(RequestBodyReader.Refusal) {
+            document = try await self.body.jsonObject(of: request)
+            guard let value = try document.optionalString("refresh_token"), !value.isEmpty else {
+                throw RequestBodyReader.Refusal.malformed("refresh_token is required.")
+            }
+            token = value
+        } catch {
+            throw error.answer
+        }
+        let answer = try await self.service.refresh(token, metadata: self.requestMetadata.metadata(of: request, context: context))
+        return JSONResponse.make(answer.json)
+    }
+
+    @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let bearer = Self.bearer(request) else {
+            throw ServiceError.invalidToken("Send the access token as Authorization: Bearer.")
+        }
+        let scope: LogoutScope
+        do throws(RequestBodyReader.Refusal) {
+            let document = try await self.body.jsonObject(of: request, allowEmpty: true)
+            let text = try document.optionalString("scope") ?? "this"
+            guard let parsed = LogoutScope(rawValue: text) else {
+                throw RequestBodyReader.Refusal.malformed("scope must be this or all.")
+            }
+            scope = parsed
+        } catch {
+            throw error.answer
+        }
+        try await self.service.logout(bearer: bearer, scope: scope, metadata: self.requestMetadata.metadata(of: request, context: context))
+        return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+    }
+
+    @Sendable func introspect(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard self.isAuthenticatedClient(request) else {
+            throw ServiceError(
+                .unauthorized, "invalid_client", "Introspection needs client credentials (HTTP Basic).",
+                headers: [.wwwAuthenticate: "Basic realm=\"authlog\""])
+        }
+        let fields: [(name: String, value: String)]
+        do throws(RequestBodyReader.Refusal) {
+            let bytes = try await self.body.bytes(of: request)
+            guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+                throw RequestBodyReader.Refusal.unsupportedMediaType
+            }
+            guard let decoded = FormEncoding.decode(String(decoding: bytes, as: UTF8.self)) else {
+                throw RequestBodyReader.Refusal.malformed("The form body is malformed.")
+            }
+            fields = decoded
+        } catch {
+            throw error.answer
+        }
+        guard let token = fields.first(where: { $0.name == "token" })?.value, !token.isEmpty else {
+            throw ServiceError.badRequest("token is required.")
+        }
+        return JSONResponse.make(try await self.service.introspect(token))
+    }
+
+    static func bearer(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    private func isAuthenticatedClient(_ request: Request) -> Bool {
+        guard let header = request.headers[.authorization], header.prefix(6).lowercased() == "basic ",
+            let decoded = Data(base64Encoded: String(header.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
+            let colon = decoded.firstIndex(of: ":")
+        else { return false }
+        let id = String(decoded[..<colon])
+        let secret = Array(decoded[decoded.index(after: colon)...].utf8)
+        guard let expected = self.introspectionClients[id] else { return false }
+        return ConstantTime.equals(secret, Array(expected.utf8))
+    }
+}

@@ -1,0 +1,73 @@
+import AuthlogCore
+import Hummingbird
+import NIOCore
+
+/// Reads request bodies under the configured limit, before any parsing: a `Content-Length` over the
+/// limit is refused without reading, and reading stops as soon as the limit is passed.
+struct RequestBodyReader: Sendable {
+    /// Why a body was refused; each maps to its answer.
+    enum Refusal: Error {
+        case tooLarge
+        case unsupportedMediaType
+        case malformed(String)
+
+        var reason: String {
+            switch self {
+            case .tooLarge: "request_too_large"
+            case .unsupportedMediaType: "unsupported_media_type"
+            case .malformed: "malformed_request"
+            }
+        }
+
+        var answer: ServiceError {
+            switch self {
+            case .tooLarge: ServiceError(.contentTooLarge, "request_too_large", "The request body is larger than allowed.")
+            case .unsupportedMediaType:
+                ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send the body as application/json.")
+            case .malformed(let why): ServiceError.badRequest(why)
+            }
+        }
+    }
+
+    let limit: Int
+
+    /// The raw body, at most `limit` bytes.
+    func bytes(of request: Request) async throws(Refusal) -> [UInt8] {
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > self.limit {
+            throw .tooLarge
+        }
+        do {
+            return Array(buffer: try await request.body.collect(upTo: self.limit))
+        } catch {
+            throw .tooLarge
+        }
+    }
+
+    /// The body as a JSON object; an empty body reads as `{}` when `allowEmpty`.
+    func jsonObject(of request: Request, allowEmpty: Bool = false) async throws(Refusal) -> JSONValue {
+        let bytes = try await self.bytes(of: request)
+        if bytes.isEmpty, allowEmpty { return .emptyObject }
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/json") else { throw .unsupportedMediaType }
+        let document: JSONValue
+        do {
+            document = try JSONParser(maximumDepth: 16).parse(bytes)
+        } catch {
+            throw .malformed("The body is not valid JSON (\(error)).")
+        }
+        guard document.isObject else { throw .malformed("The body must be a JSON object.") }
+        return document
+    }
+}
+
+extension JSONValue {
+    /// The string member `name`; `nil` when absent or null.
+    /// - Throws: ``RequestBodyReader/Refusal/malformed(_:)`` when present with another type.
+    func optionalString(_ name: String) throws(RequestBodyReader.Refusal) -> String? {
+        switch self[name] {
+        case nil, .null?: return nil
+        case .string(let value)?: return value
+        default: throw .malformed("\(name) must be a string.")
+        }
+    }
+}

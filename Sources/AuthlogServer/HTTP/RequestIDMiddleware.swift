@@ -1,0 +1,56 @@
+public import Hummingbird
+import AuthlogCore
+import Foundation
+import Logging
+
+/// Gives every request an id (in the `X-Request-Id` answer header and as `request_id` on every log line),
+/// turns any error into the JSON error answer, counts the request in the metrics and logs one line for it:
+/// method, route pattern, status and duration — never a query string, a header value or a body.
+public struct RequestIDMiddleware: RouterMiddleware {
+    public typealias Context = AppRequestContext
+
+    let metrics: ServerMetrics
+
+    public func handle(
+        _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        var context = context
+        context.requestID = UUID.version7().lowercased
+        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as ServiceError {
+            response = error.response()
+        } catch let error as any HTTPResponseError {
+            response = Self.answer(for: error.status)
+        } catch {
+            context.logger.error("request failed", metadata: ["error_type": .string("\(type(of: error))")])
+            response = ServiceError(.internalServerError, "internal_error", "Something went wrong on our side.").response()
+        }
+        response.headers[.init("X-Request-Id")!] = context.requestID
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let route = context.endpointPath ?? "unmatched"
+        self.metrics.recordRequest(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "route": .string(route),
+                "status": .stringConvertible(response.status.code), "duration_ms": .stringConvertible(Int(seconds * 1000)),
+            ])
+        return response
+    }
+
+    /// The JSON answer for a framework error (unknown route, wrong method, body too large).
+    static func answer(for status: HTTPResponse.Status) -> Response {
+        switch status {
+        case .notFound: ServiceError(.notFound, "not_found", "No such route.").response()
+        case .methodNotAllowed: ServiceError(.methodNotAllowed, "method_not_allowed", "The route exists with other methods.").response()
+        case .contentTooLarge: ServiceError(.contentTooLarge, "request_too_large", "The request body is too large.").response()
+        default:
+            ServiceError(status, status.code < 500 ? "invalid_request" : "internal_error", status.reasonPhrase).response()
+        }
+    }
+}

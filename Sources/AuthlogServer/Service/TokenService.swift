@@ -1,0 +1,198 @@
+public import AuthlogCore
+import AuthlogCrypto
+public import AuthlogStore
+import Foundation
+
+/// Refresh with exactly-once rotation, logout, and introspection of authlog's own tokens.
+///
+/// Rotation reads the token and its session stream's version from the projections, then appends
+/// `token.refreshed` expecting that version. Of concurrent refreshes with one token exactly one wins; the
+/// others lose the expected-version check, read again, find the token rotated and record
+/// `token.reuse_detected`, which revokes the family and ends the session (RFC 9700 §4.14).
+public struct TokenService: Sendable {
+    private let dependencies: ServiceDependencies
+
+    /// Creates the service.
+    public init(dependencies: ServiceDependencies) { self.dependencies = dependencies }
+
+    /// Rotates `refreshToken` and returns a new token pair.
+    /// - Throws: ``ServiceError`` 401 `invalid_grant` for unknown, expired, revoked or reused tokens (each
+    ///   recorded as an event), 503 when the database is down.
+    public func refresh(_ refreshToken: String, metadata: RequestMetadata) async throws(ServiceError) -> TokenResponse {
+        let hash = RefreshTokenSecret.hash(of: refreshToken)
+        for _ in 0..<self.dependencies.settings.maximumAttempts {
+            let record = try await self.dependencies.storeCall { try await self.dependencies.queries.refreshToken(hash: hash) }
+            let now = Timestamp.now()
+            guard let record else {
+                try await self.recordRefreshFailure(reason: "unknown_token", record: nil, metadata: metadata, at: now)
+                throw Self.invalidGrant("The refresh token is not known.")
+            }
+            var metadata = metadata
+            metadata.clientID = record.clientID
+            if record.state == "revoked" || record.sessionState != "active" {
+                try await self.recordRefreshFailure(reason: "revoked", record: record, metadata: metadata, at: now)
+                throw Self.invalidGrant("The refresh token was revoked or its session has ended.")
+            }
+            if record.state == "rotated" {
+                let event = try self.event(
+                    record: record, metadata: metadata, at: now, outcome: .failure, reason: "reuse",
+                    data: TokenReuseDetected(tokenID: record.tokenID, familyID: record.familyID))
+                guard try await self.append(event, expecting: record.sessionVersion) else { continue }
+                throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
+            }
+            if record.expiresAt <= now {
+                try await self.recordRefreshFailure(reason: "expired", record: record, metadata: metadata, at: now)
+                throw Self.invalidGrant("The refresh token has expired.")
+            }
+            let rotation = try self.rotation(of: record, metadata: metadata, at: now)
+            guard try await self.append(rotation.event, expecting: record.sessionVersion) else { continue }
+            return rotation.response
+        }
+        throw ServiceError(.conflict, "conflict", "The refresh collided with another one; try again.")
+    }
+
+    /// Ends the session of `bearer` (`this`) or every session of its user (`all`).
+    /// - Throws: ``ServiceError`` 401 `invalid_token` when the access token is not valid or its session has
+    ///   ended, 503 when the database is down.
+    public func logout(bearer: String, scope: LogoutScope, metadata: RequestMetadata) async throws(ServiceError) {
+        let (claims, session) = try await self.authenticate(bearer: bearer)
+        var metadata = metadata
+        metadata.clientID = session.clientID
+        let event = try self.sessionEvent(
+            userID: claims.userID, sessionID: claims.sessionID, provider: session.provider, metadata: metadata,
+            at: .now(), outcome: .success, reason: nil, data: SessionLoggedOut(scope: scope))
+        try await self.dependencies.storeCall { try await self.dependencies.store.append(event) }
+    }
+
+    /// The claims of a valid access token whose session is still active.
+    /// - Throws: ``ServiceError`` 401 `invalid_token`, 503 when the database is down.
+    public func authenticate(bearer: String) async throws(ServiceError) -> (AccessTokenClaims, SessionRecord) {
+        let claims: AccessTokenClaims
+        do {
+            claims = try self.dependencies.accessTokens.verify(bearer)
+        } catch {
+            throw ServiceError.invalidToken("The access token is not valid (\(error.reason)).")
+        }
+        let session = try await self.dependencies.storeCall { try await self.dependencies.queries.session(claims.sessionID) }
+        guard let session, session.state == "active", session.userID == claims.userID else {
+            throw ServiceError.invalidToken("The session of this access token has ended.")
+        }
+        return (claims, session)
+    }
+
+    /// RFC 7662 introspection: the claims of an active access or refresh token, else `{"active": false}`.
+    /// - Throws: ``ServiceError`` 503 when the database is down.
+    public func introspect(_ token: String) async throws(ServiceError) -> JSONValue {
+        if let (claims, _) = try? await self.authenticate(bearer: token) {
+            var members: [(name: String, value: JSONValue)] = [
+                ("active", .bool(true)), ("token_type", .string("access_token")),
+                ("sub", .string(claims.userID.lowercased)), ("sid", .string(claims.sessionID.lowercased)),
+                ("jti", .string(claims.tokenID.lowercased)), ("iss", .string(self.dependencies.accessTokens.issuer)),
+                ("aud", .string(self.dependencies.accessTokens.audience)), ("iat", .number(String(claims.issuedAt))),
+                ("exp", .number(String(claims.expiresAt))),
+            ]
+            if let clientID = claims.clientID { members.append(("client_id", .string(clientID))) }
+            return .object(members)
+        }
+        let record = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.refreshToken(hash: RefreshTokenSecret.hash(of: token))
+        }
+        guard let record, record.state == "active", record.sessionState == "active", record.expiresAt > .now() else {
+            return .object([("active", .bool(false))])
+        }
+        var members: [(name: String, value: JSONValue)] = [
+            ("active", .bool(true)), ("token_type", .string("refresh_token")), ("sub", .string(record.userID.lowercased)),
+            ("sid", .string(record.sessionID.lowercased)), ("exp", .number(String(record.expiresAt.microsecondsSinceEpoch / 1_000_000))),
+        ]
+        if let clientID = record.clientID { members.append(("client_id", .string(clientID))) }
+        return .object(members)
+    }
+
+    static func invalidGrant(_ description: String) -> ServiceError {
+        ServiceError(.unauthorized, "invalid_grant", description)
+    }
+
+    private func rotation(of record: RefreshTokenRecord, metadata: RequestMetadata, at now: Timestamp) throws(ServiceError)
+        -> (event: EventEnvelope, response: TokenResponse)
+    {
+        do {
+            let access = try self.dependencies.makeAccessToken(
+                userID: record.userID, sessionID: record.sessionID, clientID: record.clientID, now: now)
+            let refresh = try RefreshTokenSecret.make()
+            let newTokenID = UUID.version7(at: now)
+            let lifetime =
+                record.kind == .rememberMe
+                ? self.dependencies.settings.rememberMeLifetime : self.dependencies.settings.sessionLifetime
+            // The family's absolute lifetime does not grow with rotation.
+            let expiresAt = min(record.expiresAt, now.adding(seconds: lifetime))
+            let event = try self.event(
+                record: record, metadata: metadata, at: now, outcome: .success, reason: nil,
+                data: TokenRefreshed(
+                    oldTokenID: record.tokenID, newTokenID: newTokenID, newTokenHash: Hex.encode(refresh.hash),
+                    familyID: record.familyID, refreshTokenExpiresAt: expiresAt, accessTokenID: access.id,
+                    accessTokenExpiresAt: access.expiresAt, kind: record.kind))
+            let response = TokenResponse(
+                userID: record.userID, sessionID: record.sessionID, isNewUser: false, accessToken: access.token,
+                accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
+                refreshTokenExpiresAt: expiresAt)
+            return (event, response)
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError(.internalServerError, "internal_error", "The new tokens could not be made.")
+        }
+    }
+
+    private func recordRefreshFailure(
+        reason: String, record: RefreshTokenRecord?, metadata: RequestMetadata, at now: Timestamp
+    ) async throws(ServiceError) {
+        let payload = TokenRefreshFailed(reason: reason, tokenID: record?.tokenID)
+        let event: EventEnvelope
+        if let record {
+            event = try self.event(record: record, metadata: metadata, at: now, outcome: .failure, reason: reason, data: payload)
+        } else {
+            do {
+                event = try metadata.envelope(
+                    stream: StreamName(category: "signin", id: "unknown"), outcome: .failure, reason: reason, at: now,
+                    data: payload)
+            } catch {
+                throw ServiceError(.internalServerError, "internal_error", "The event could not be made.")
+            }
+        }
+        try await self.dependencies.storeCall { try await self.dependencies.store.append(event) }
+    }
+
+    /// Appends `event` if the session stream is still at `version`; `false` when another command got there first.
+    private func append(_ event: EventEnvelope, expecting version: Int32) async throws(ServiceError) -> Bool {
+        do {
+            try await self.dependencies.store.append(event, expecting: .exactly(version))
+            return true
+        } catch let error as StoreError where error.code == .wrongExpectedVersion {
+            return false
+        } catch {
+            throw ServiceError.databaseUnavailable
+        }
+    }
+
+    private func event<Payload: EventPayload>(
+        record: RefreshTokenRecord, metadata: RequestMetadata, at now: Timestamp, outcome: Outcome, reason: String?,
+        data: Payload
+    ) throws(ServiceError) -> EventEnvelope {
+        try self.sessionEvent(
+            userID: record.userID, sessionID: record.sessionID, provider: record.provider, metadata: metadata, at: now,
+            outcome: outcome, reason: reason, data: data)
+    }
+
+    private func sessionEvent<Payload: EventPayload>(
+        userID: UUID, sessionID: UUID, provider: String?, metadata: RequestMetadata, at now: Timestamp,
+        outcome: Outcome, reason: String?, data: Payload
+    ) throws(ServiceError) -> EventEnvelope {
+        do {
+            return try metadata.envelope(
+                stream: StreamName(category: "session", id: sessionID.lowercased), outcome: outcome, reason: reason,
+                provider: provider, userID: userID, sessionID: sessionID, at: now, data: data)
+        } catch {
+            throw ServiceError(.internalServerError, "internal_error", "The event could not be made.")
+        }
+    }
+}

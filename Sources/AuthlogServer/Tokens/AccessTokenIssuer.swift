@@ -1,0 +1,94 @@
+import AuthlogCore
+public import AuthlogCrypto
+public import Foundation
+
+/// The claims authlog puts in its access tokens (RFC 9068, `typ: at+jwt`).
+public struct AccessTokenClaims: Sendable, Equatable {
+    /// `jti`.
+    public var tokenID: UUID
+    /// `sub`: authlog's user id.
+    public var userID: UUID
+    /// `sid`: the session.
+    public var sessionID: UUID
+    /// `client_id`, when the app named itself.
+    public var clientID: String?
+    /// `iat` and `exp`, in seconds.
+    public var issuedAt: Int64
+    public var expiresAt: Int64
+}
+
+/// Signs and checks authlog's access tokens: ES256 JWTs with `typ: at+jwt`, authlog's `kid`, its `iss`
+/// and `aud`, published at `/.well-known/jwks.json`.
+public struct AccessTokenIssuer: Sendable {
+    /// The media type in the header; a refresh token or a provider's ID token never carries it.
+    public static let tokenType = "at+jwt"
+
+    private let signer: JWSSigner
+    private let verifier: JWSVerifier
+    /// `iss`.
+    public let issuer: String
+    /// `aud`.
+    public let audience: String
+    /// Lifetime in seconds.
+    public let lifetime: Int64
+    /// The public key set to publish.
+    public let publicKeys: JWKSet
+
+    /// Creates an issuer around an ES256 key; the `kid` is derived from the public key.
+    /// - Throws: ``CryptoError`` when the key is not ES256 or cannot be exported.
+    public init(key: PrivateKey, issuer: String, audience: String, lifetime: Int64) throws(CryptoError) {
+        guard key.algorithm == .es256 else { throw CryptoError(.keyMismatch, "access tokens are signed with ES256") }
+        let publicKey = try key.publicKey()
+        let kid = String(Base64URL.encode(SHA256.hash(Array(try key.publicKeyPEM().utf8))).prefix(16))
+        self.signer = JWSSigner(key: key, kid: kid)
+        self.publicKeys = JWKSet(keys: [JWK(key: publicKey, kid: kid)])
+        self.verifier = JWSVerifier(algorithm: .es256, keys: self.publicKeys)
+        self.issuer = issuer
+        self.audience = audience
+        self.lifetime = lifetime
+    }
+
+    /// Signs an access token for `claims`.
+    /// - Throws: ``CryptoError`` if signing fails.
+    public func sign(_ claims: AccessTokenClaims) throws(CryptoError) -> String {
+        var members: [(name: String, value: JSONValue)] = [
+            ("iss", .string(self.issuer)), ("sub", .string(claims.userID.lowercased)),
+            ("aud", .string(self.audience)), ("exp", .number(String(claims.expiresAt))),
+            ("iat", .number(String(claims.issuedAt))), ("jti", .string(claims.tokenID.lowercased)),
+            ("sid", .string(claims.sessionID.lowercased)),
+        ]
+        if let clientID = claims.clientID { members.append(("client_id", .string(clientID))) }
+        return try self.signer.sign(.object(members), type: Self.tokenType)
+    }
+
+    /// Checks signature, `typ`, `iss`, `aud` and `exp` (no leeway: authlog's own clock) and returns the claims.
+    /// - Throws: ``AccessTokenError`` naming what failed.
+    public func verify(_ token: String, now: Date = Date()) throws(AccessTokenError) -> AccessTokenClaims {
+        let verified: VerifiedJWS
+        do {
+            verified = try self.verifier.verify(token)
+        } catch {
+            throw AccessTokenError(reason: error.code.rawValue)
+        }
+        guard verified.header["typ"]?.stringValue == Self.tokenType else { throw AccessTokenError(reason: "wrong_type") }
+        let claims = verified.payload
+        guard claims["iss"]?.stringValue == self.issuer, claims["aud"]?.stringValue == self.audience else {
+            throw AccessTokenError(reason: "wrong_issuer_or_audience")
+        }
+        guard let exp = claims["exp"]?.integerValue, let iat = claims["iat"]?.integerValue,
+            let sub = claims["sub"]?.stringValue.flatMap(UUID.init(uuidString:)),
+            let sid = claims["sid"]?.stringValue.flatMap(UUID.init(uuidString:)),
+            let jti = claims["jti"]?.stringValue.flatMap(UUID.init(uuidString:))
+        else { throw AccessTokenError(reason: "malformed") }
+        guard Int64(now.timeIntervalSince1970) < exp else { throw AccessTokenError(reason: "expired") }
+        return AccessTokenClaims(
+            tokenID: jti, userID: sub, sessionID: sid, clientID: claims["client_id"]?.stringValue, issuedAt: iat,
+            expiresAt: exp)
+    }
+}
+
+/// Why an access token was refused.
+public struct AccessTokenError: Error, Sendable, Equatable {
+    /// A machine-readable reason (`expired`, `invalid_signature`, `wrong_type`, …).
+    public let reason: String
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import AuthlogCrypto
+import AuthlogProviders
+import AuthlogServer
+import AuthlogStore
+import Foundation
+import Hummingbird
+import Logging
+
+/// `authlog serve`: the HTTP sign-in service.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP sign-in service.",
+        discussion: """
+            Reads the JSON configuration file given with --config (see deploy/authlog.example.json and \
+            docs/configuration.md); secrets may come from the environment instead. SIGTERM or SIGINT stops \
+            the server gracefully: it finishes the requests in flight, whose events are committed first.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: "The port to listen on (overrides the configuration; 0 picks a free one).")
+    var port: Int?
+
+    @Option(name: .long, help: "The address to listen on (overrides the configuration; default 127.0.0.1).")
+    var host: String?
+
+    @Flag(name: .long, help: "Enable the development provider `dev`: sign-in without any proof. Never in production.")
+    var dev = false
+
+    func run() async throws {
+        let logger = {
+            var logger = Logger(label: "authlog")
+            logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            return logger
+        }()
+        var configuration: ServerConfiguration
+        do {
+            configuration = try self.config.map(ServerConfiguration.load(path:)) ?? ServerConfiguration()
+        } catch {
+            printError("\(error)")
+            throw ExitCode(2)
+        }
+        configuration = configuration.applyingEnvironment(ProcessInfo.processInfo.environment)
+        if self.dev { configuration.development = true }
+        if let port = self.port { configuration.port = port }
+        let conninfo = try await self.database.conninfo(migrating: false)
+        let pool = ConnectionPool(conninfo: conninfo, maximumConnections: 16)
+        let metrics = ServerMetrics()
+        let store = EventStore(pool: pool, batchObserver: { metrics.recordBatch(events: $0) })
+        let components: ServerComponents
+        do {
+            components = try ServerComponents(
+                configuration: configuration, store: store,
+                accessTokenKey: try Self.accessTokenKey(configuration, logger: logger), metrics: metrics,
+                fetcher: AsyncHTTPFetcher(timeout: .seconds(configuration.providerTimeoutSeconds ?? 5)))
+        } catch {
+            printError("\(error)")
+            throw ExitCode(2)
+        }
+        if configuration.development == true {
+            logger.warning(
+                "DEVELOPMENT MODE: the `dev` provider signs anyone in without a proof. Never run this in production.")
+        }
+        if components.registry.providers.isEmpty {
+            logger.warning("no identity provider is configured; every sign-in will be refused")
+        }
+        let host = self.host ?? configuration.host ?? "127.0.0.1"
+        let app = try buildApplication(
+            components: components, host: host, port: configuration.port ?? 8080, logger: logger,
+            onServerRunning: { port in
+                logger.info(
+                    "authlog is serving",
+                    metadata: [
+                        "address": .string("http://\(host):\(port)"),
+                        "providers": .string(components.signin.providerNames.joined(separator: ",")),
+                    ])
+            })
+        try await app.runService()
+        logger.info("authlog stopped")
+    }
+
+    /// The access-token signing key: `AUTHLOG_ACCESS_TOKEN_KEY` (PEM), else the configured file, else a
+    /// key made for this run only (tokens then do not survive a restart), with a warning.
+    static func accessTokenKey(_ configuration: ServerConfiguration, logger: Logger) throws -> PrivateKey {
+        if let pem = ProcessInfo.processInfo.environment["AUTHLOG_ACCESS_TOKEN_KEY"], !pem.isEmpty {
+            return try PrivateKey(pem: pem)
+        }
+        if let file = configuration.accessToken?.signingKeyFile {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ServerConfiguration.Invalid(description: "access_token.signing_key_file: cannot read \(file)")
+            }
+            return try PrivateKey(pem: String(decoding: data, as: UTF8.self))
+        }
+        logger.warning(
+            "no access_token.signing_key_file: using a key made for this run; access tokens end with the process")
+        return try PrivateKey.generate(for: .es256)
+    }
+}
