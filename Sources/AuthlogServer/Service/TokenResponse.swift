@@ -1,5 +1,5 @@
 public import Foundation
-import AuthlogCore
+public import AuthlogCore
 
 /// The answer to a sign-in or a refresh (api.md).
 public struct TokenResponse: Sendable {
