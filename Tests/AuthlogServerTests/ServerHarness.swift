@@ -1,0 +1,171 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogProviders
+import AuthlogServer
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+
+/// The client ids the fake providers' tokens are made for.
+enum Fixture {
+    static let appleClient = "com.example.app"
+    static let appleIssuer = "https://appleid.apple.com"
+    static let googleClient = "google-client.apps.example.com"
+    static let gitlabClient = "gitlab-application-id"
+    static let kakaoAppID = "123456"
+    static let kakaoAppKey = "kakao-native-app-key"
+    static let githubClient = "gh-client-id"
+    static let githubSecret = "gh-client-secret"
+    static let firebaseProject = "demo-project"
+    static let introspectionClient = (id: "resource-server", secret: "introspection-secret")
+    static let dataKey = Array(repeating: UInt8(7), count: 32)
+}
+
+/// One fake provider server per provider, each a real HTTP server on 127.0.0.1.
+struct FakeProviders {
+    let apple: FakeIdentityProvider
+    let google: FakeIdentityProvider
+    let gitlab: FakeIdentityProvider
+    let kakao: FakeIdentityProvider
+    let github: FakeIdentityProvider
+    let firebase: FakeIdentityProvider
+
+    static func start() async throws -> FakeProviders {
+        let providers = FakeProviders(
+            apple: try await .start(), google: try await .start(), gitlab: try await .start(), kakao: try await .start(),
+            github: try await .start(), firebase: try await .start())
+        providers.github.setGitHubClient(id: Fixture.githubClient, secret: Fixture.githubSecret)
+        return providers
+    }
+
+    func stop() async {
+        for provider in [self.apple, self.google, self.gitlab, self.kakao, self.github, self.firebase] {
+            await provider.stop()
+        }
+    }
+
+    /// A configuration with every provider pointed at its fake, the dev provider on and 127.0.0.1 trusted
+    /// as a proxy — written as the JSON file an operator would write, then decoded.
+    func configuration() throws -> ServerConfiguration {
+        let appleKey = try PrivateKey.generate(for: .es256).pemRepresentation()
+        let document: JSONValue = .members([
+            "development": .bool(true),
+            "trusted_proxies": .array([.string("127.0.0.1")]),
+            "data_key": .string(Base64URL.encode(Fixture.dataKey)),
+            "introspection_clients": .array([
+                .members(["id": .string(Fixture.introspectionClient.id), "secret": .string(Fixture.introspectionClient.secret)])
+            ]),
+            "providers": .members([
+                "apple": .members([
+                    "client_ids": .array([.string(Fixture.appleClient)]), "team_id": .string("TEAM123456"),
+                    "key_id": .string("KEY1234567"), "private_key": .string(appleKey),
+                    "jwks_url": .string(self.apple.baseURL + "/jwks"), "token_url": .string(self.apple.baseURL + "/token"),
+                ]),
+                "google": .members([
+                    "client_ids": .array([.string(Fixture.googleClient)]), "jwks_url": .string(self.google.baseURL + "/jwks"),
+                ]),
+                "gitlab": .members([
+                    "issuer": .string(self.gitlab.baseURL), "client_ids": .array([.string(Fixture.gitlabClient)]),
+                    "client_secret": .string("gl-secret"),
+                ]),
+                "kakao": .members([
+                    "app_id": .string(Fixture.kakaoAppID), "app_keys": .array([.string(Fixture.kakaoAppKey)]),
+                    "jwks_url": .string(self.kakao.baseURL + "/jwks"), "token_url": .string(self.kakao.baseURL + "/token"),
+                    "token_info_url": .string(self.kakao.baseURL + "/v1/user/access_token_info"),
+                    "user_url": .string(self.kakao.baseURL + "/v2/user/me"),
+                ]),
+                "github": .members([
+                    "client_id": .string(Fixture.githubClient), "client_secret": .string(Fixture.githubSecret),
+                    "token_url": .string(self.github.baseURL + "/login/oauth/access_token"),
+                    "api_url": .string(self.github.baseURL),
+                ]),
+                "firebase": .members([
+                    "project_id": .string(Fixture.firebaseProject), "jwks_url": .string(self.firebase.baseURL + "/jwks"),
+                ]),
+            ]),
+        ])
+        return try document.decode(ServerConfiguration.self)
+    }
+}
+
+/// authlog's server on a fresh test database, with fake providers, reached over real HTTP.
+struct ServerHarness {
+    let database: TestDatabase
+    let providers: FakeProviders
+    let runner: ServiceRunner
+    let client: HTTPTestClient
+    let routes: [RouteDescription]
+
+    static func start(adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> ServerHarness {
+        let database = try await TestDatabase.make()
+        let providers = try await FakeProviders.start()
+        var configuration = try providers.configuration()
+        adjust(&configuration)
+        let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 8)
+        let components = try ServerComponents(
+            configuration: configuration, store: EventStore(pool: pool),
+            accessTokenKey: try PrivateKey.generate(for: .es256), metrics: ServerMetrics(), fetcher: AsyncHTTPFetcher())
+        let (router, routes) = try buildRouter(components: components)
+        let runner = try await ServiceRunner.start(router: router)
+        return ServerHarness(
+            database: database, providers: providers, runner: runner, client: HTTPTestClient(baseURL: runner.baseURL),
+            routes: routes)
+    }
+
+    func stop() async {
+        await self.runner.stop()
+        await self.providers.stop()
+    }
+
+    /// Headers of a request from an app behind our proxy.
+    static let appHeaders = [("User-Agent", "ExampleApp/1.0 (iPhone)"), ("X-Forwarded-For", "203.0.113.7")]
+
+    func post(_ path: String, _ body: JSONValue, headers: [(String, String)] = ServerHarness.appHeaders) async throws
+        -> HTTPTestClient.Answer
+    {
+        try await self.client.post(path, body, headers: headers)
+    }
+
+    /// The stored events, in position order.
+    func events() async throws -> [StoredEvent] {
+        let rows = try await self.database.connect().query(
+            """
+            SELECT type, stream, provider, user_id, session_id, host(ip), user_agent, outcome, reason, request_id,
+                   client_id, data
+            FROM authlog.events ORDER BY position
+            """)
+        return try rows.rows.map { row in
+            StoredEvent(
+                type: try row.decode(String.self, at: 0), stream: try row.decode(String.self, at: 1),
+                provider: try row.decode(String?.self, at: 2), userID: try row.decode(UUID?.self, at: 3),
+                sessionID: try row.decode(UUID?.self, at: 4), ip: try row.decode(String?.self, at: 5),
+                userAgent: try row.decode(String?.self, at: 6), outcome: try row.decode(String.self, at: 7),
+                reason: try row.decode(String?.self, at: 8), requestID: try row.decode(String?.self, at: 9),
+                clientID: try row.decode(String?.self, at: 10), data: try row.decode(JSONValue.self, at: 11))
+        }
+    }
+
+    /// One integer from SQL.
+    func count(_ query: SQLQuery) async throws -> Int64 { try await self.database.scalar(query) }
+}
+
+/// One stored event's envelope columns.
+struct StoredEvent {
+    let type: String
+    let stream: String
+    let provider: String?
+    let userID: UUID?
+    let sessionID: UUID?
+    let ip: String?
+    let userAgent: String?
+    let outcome: String
+    let reason: String?
+    let requestID: String?
+    let clientID: String?
+    let data: JSONValue
+}
+
+extension HTTPTestClient.Answer {
+    /// A string member of the JSON body.
+    func string(_ name: String) -> String? { self.json[name]?.stringValue }
+}
