@@ -169,3 +169,8 @@ extension HTTPTestClient.Answer {
     /// A string member of the JSON body.
     func string(_ name: String) -> String? { self.json[name]?.stringValue }
 }
+
+extension JSONValue: ExpressibleByStringLiteral {
+    /// A JSON string, so test bodies read like JSON.
+    init(stringLiteral value: String) { self = .string(value) }
+}
