@@ -79,6 +79,12 @@ public final class FakeIdentityProvider: Sendable {
         set { self.state.withLock { $0.isDown = newValue } }
     }
 
+    /// The `Cache-Control` header of `/jwks` answers (`nil`: none).
+    public var cacheControl: String? {
+        get { self.state.withLock { $0.cacheControl } }
+        set { self.state.withLock { $0.cacheControl = newValue } }
+    }
+
     /// Replaces the key material under `kid` (a rotation that keeps the kid), or adds a key.
     /// - Throws: when the key cannot be made.
     @discardableResult

@@ -1,6 +1,6 @@
 import AuthlogCore
 public import AuthlogCrypto
-import Foundation
+public import Foundation
 
 /// Sign in with Apple (providers.md §1): RS256 identity tokens from `https://appleid.apple.com`, the
 /// nonce as hex SHA-256 of the raw nonce, optional authorization-code exchange with an ES256 client secret.
@@ -100,7 +100,8 @@ public struct AppleProvider: IdentityProvider {
     }
 
     /// The client secret JWT: ES256 with the team's key, valid for an hour.
-    func makeClientSecret(clientID: String, now: Date = Date()) throws(ProviderError) -> String {
+    /// - Throws: ``ProviderError`` when the code exchange is not configured.
+    public func makeClientSecret(clientID: String, now: Date = Date()) throws(ProviderError) -> String {
         guard let teamID = self.settings.teamID, let keyID = self.settings.keyID, let key = self.settings.privateKey
         else { throw ProviderError(.unsupportedProof, "the Apple code exchange is not configured") }
         let issuedAt = Int64(now.timeIntervalSince1970)
