@@ -66,6 +66,10 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning(
                 "DEVELOPMENT MODE: the `dev` provider signs anyone in without a proof. Never run this in production.")
         }
+        if configuration.dataKey == nil {
+            logger.warning(
+                "no data_key (AUTHLOG_DATA_KEY): personal data (names, emails) and provider refresh tokens are not kept")
+        }
         if components.registry.providers.isEmpty {
             logger.warning("no identity provider is configured; every sign-in will be refused")
         }

@@ -27,6 +27,14 @@ CREATE TABLE authlog.provider_credentials (
     PRIMARY KEY (provider, subject_hash)
 );
 
+-- Each user's personal-data key, wrapped (AES-256-GCM) under the service's data key. Personal data in
+-- events is sealed with it; deleting the row erases that data while the hash chain still verifies.
+CREATE TABLE authlog.user_keys (
+    user_id      uuid        PRIMARY KEY,
+    wrapped_key  bytea       NOT NULL,
+    created_at   timestamptz NOT NULL
+);
+
 GRANT SELECT, INSERT, UPDATE, DELETE ON
-    authlog.issued_nonces, authlog.consumed_nonces, authlog.provider_credentials
+    authlog.issued_nonces, authlog.consumed_nonces, authlog.provider_credentials, authlog.user_keys
     TO authlog_app;

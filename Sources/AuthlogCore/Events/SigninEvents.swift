@@ -50,11 +50,15 @@ public struct UserRegistered: EventPayload {
     public var provider: String
     /// Hex SHA-256 of the provider's subject.
     public var subjectHash: String
+    /// Personal display data (name, verified email) sealed with the user's own key (AES-256-GCM, base64url),
+    /// so that destroying that key erases it while the chain still verifies.
+    public var sealedProfile: String?
 
     /// Creates the payload.
-    public init(provider: String, subjectHash: String) {
+    public init(provider: String, subjectHash: String, sealedProfile: String? = nil) {
         self.provider = provider
         self.subjectHash = subjectHash
+        self.sealedProfile = sealedProfile
     }
 }
 

@@ -13,8 +13,10 @@ public struct ServiceDependencies: Sendable {
     public let accessTokens: AccessTokenIssuer
     public let settings: ServiceSettings
     public let metrics: ServerMetrics
-    /// Seals provider credentials at rest (AES-256-GCM); `nil` keeps none.
+    /// Seals provider credentials and wraps per-user keys (AES-256-GCM); `nil` keeps no personal data.
     public let dataKey: [UInt8]?
+    /// Seals personal data with per-user keys; `nil` without a data key.
+    let vault: PersonalDataVault?
 
     /// Creates the dependencies over one store.
     public init(
@@ -29,6 +31,7 @@ public struct ServiceDependencies: Sendable {
         self.settings = settings
         self.metrics = metrics
         self.dataKey = dataKey
+        self.vault = dataKey.map { PersonalDataVault(dataKey: $0, keys: UserKeyStore(pool: store.pool)) }
     }
 
     /// A new access token for a session, with its id and expiry.

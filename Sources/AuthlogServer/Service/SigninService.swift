@@ -128,9 +128,16 @@ public struct SigninService: Sendable {
             let newUserID =
                 lastConflict && attempt > 1
                 ? UUID.version7() : SubjectHash.registrationUserID(provider: identity.provider, subjectHash: subjectHash)
+            let userID = existing ?? newUserID
+            var sealedProfile: String?
+            if existing == nil, let vault = self.dependencies.vault {
+                sealedProfile = try await self.dependencies.storeCall {
+                    try await vault.sealProfile(displayName: identity.displayName, email: identity.verifiedEmail, for: userID)
+                }
+            }
             let plan = try self.plan(
                 identity: identity, subjectHash: subjectHash, method: method, rememberMe: rememberMe,
-                userID: existing ?? newUserID, isNewUser: existing == nil, metadata: metadata)
+                userID: userID, isNewUser: existing == nil, sealedProfile: sealedProfile, metadata: metadata)
             do {
                 try await self.dependencies.store.append(plan.command)
                 return plan.response
@@ -146,7 +153,7 @@ public struct SigninService: Sendable {
 
     private func plan(
         identity: VerifiedIdentity, subjectHash: String, method: String, rememberMe: Bool, userID: UUID, isNewUser: Bool,
-        metadata: RequestMetadata
+        sealedProfile: String?, metadata: RequestMetadata
     ) throws(ServiceError) -> (command: AppendCommand, response: TokenResponse) {
         let now = Timestamp.now()
         let sessionID = UUID.version7(at: now)
@@ -166,7 +173,8 @@ public struct SigninService: Sendable {
                 events.append(
                     try metadata.envelope(
                         stream: userStream, provider: identity.provider, userID: userID, at: now,
-                        data: UserRegistered(provider: identity.provider, subjectHash: subjectHash)))
+                        data: UserRegistered(
+                            provider: identity.provider, subjectHash: subjectHash, sealedProfile: sealedProfile)))
                 expectations[userStream] = .noStream
             }
             events.append(

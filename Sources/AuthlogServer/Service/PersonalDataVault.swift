@@ -1,0 +1,54 @@
+public import AuthlogCore
+import AuthlogCrypto
+public import AuthlogStore
+public import Foundation
+
+/// Seals personal data (display name, verified email) with a per-user key before it enters an event.
+///
+/// The user's key is random, wrapped under the service's data key and kept in `authlog.user_keys`;
+/// erasing a user deletes that row, after which the sealed fields cannot be read while the hash chain,
+/// computed over the ciphertext, still verifies (crypto-shredding).
+public struct PersonalDataVault: Sendable {
+    let dataKey: [UInt8]
+    let keys: UserKeyStore
+
+    /// Creates a vault with the service's 32-byte data key over the key table.
+    public init(dataKey: [UInt8], keys: UserKeyStore) {
+        self.dataKey = dataKey
+        self.keys = keys
+    }
+
+    /// The sealed profile of a new user, or `nil` when there is nothing personal to keep.
+    /// - Throws: ``StoreError`` or ``CryptoError``.
+    public func sealProfile(displayName: String?, email: String?, for userID: UUID) async throws -> String? {
+        var members: [(name: String, value: JSONValue)] = []
+        if let displayName { members.append(("display_name", .string(displayName))) }
+        if let email { members.append(("email", .string(email))) }
+        guard !members.isEmpty else { return nil }
+        let userKey = try await self.userKey(for: userID)
+        let sealed = try AESGCM.seal(
+            JSONValue.object(members).canonicalBytes, key: userKey, authenticating: Array(userID.lowercased.utf8))
+        return Base64URL.encode(sealed.combined)
+    }
+
+    /// Opens a sealed profile; `nil` when the user's key has been erased.
+    /// - Throws: ``StoreError`` or ``CryptoError`` when the data was tampered with.
+    public func openProfile(_ sealed: String, for userID: UUID) async throws -> JSONValue? {
+        guard let wrapped = try await self.keys.wrappedKey(for: userID), let bytes = Base64URL.decode(sealed) else {
+            return nil
+        }
+        let userKey = try AESGCM.open(try AESGCM.SealedBox(combined: wrapped), key: self.dataKey, authenticating: Self.wrapContext(userID))
+        let plaintext = try AESGCM.open(
+            try AESGCM.SealedBox(combined: bytes), key: userKey, authenticating: Array(userID.lowercased.utf8))
+        return try JSONParser().parse(plaintext)
+    }
+
+    private func userKey(for userID: UUID) async throws -> [UInt8] {
+        let fresh = try SecureRandom.bytes(count: 32)
+        let wrapped = try AESGCM.seal(fresh, key: self.dataKey, authenticating: Self.wrapContext(userID)).combined
+        let stored = try await self.keys.keepFirst(wrapped, for: userID, at: .now())
+        return try AESGCM.open(try AESGCM.SealedBox(combined: stored), key: self.dataKey, authenticating: Self.wrapContext(userID))
+    }
+
+    private static func wrapContext(_ userID: UUID) -> [UInt8] { Array("authlog.user_key.v1\u{0}\(userID.lowercased)".utf8) }
+}
