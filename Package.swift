@@ -123,6 +123,7 @@ let package = Package(
                 "AuthlogStore",
                 "AuthlogTesting",
                 "AuthlogServer",
+                "AuthlogProviders",
                 "AuthlogCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

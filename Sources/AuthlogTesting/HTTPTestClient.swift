@@ -24,6 +24,14 @@ public struct HTTPTestClient: Sendable {
     /// The server's base URL.
     public let baseURL: String
 
+    /// One client for the whole process, allowing 128 connections per host (AsyncHTTPClient's shared client
+    /// allows 8, which would serialise the concurrency tests and the benchmark). It lives as long as the process.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 128
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     /// Creates a client for `baseURL`.
     public init(baseURL: String) { self.baseURL = baseURL }
 
@@ -42,7 +50,7 @@ public struct HTTPTestClient: Sendable {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await Self.client.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 16 << 20)
         return Answer(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },

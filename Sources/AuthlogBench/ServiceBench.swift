@@ -1,0 +1,115 @@
+import ArgumentParser
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogProviders
+import AuthlogServer
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+
+/// `authlog-bench service`: sign-ins and refreshes per second through HTTP, with latencies.
+struct ServiceBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service",
+        abstract: "Measure sign-ins and refreshes per second over HTTP against baselines in the same run.",
+        discussion: """
+            Starts authlog's HTTP server in this process on a fresh database of the given cluster, and a fake Apple \
+            (a real HTTP server on 127.0.0.1 serving its JWKS). Sign-ins present Apple identity tokens signed before \
+            the clock starts; refreshes rotate each connection's own token chain. Baseline: GET /healthz on the same \
+            server and connections (the HTTP stack's ceiling here); goal: 1,000 refreshes per second per vCPU.
+            """)
+
+    @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
+    var databaseURL: String?
+
+    @Option(help: "Seconds each measurement runs.")
+    var seconds: Double = 5
+
+    @Option(help: "Concurrent connections.")
+    var connections: Int = 64
+
+    func run() async throws {
+        guard let cluster = self.databaseURL ?? ProcessInfo.processInfo.environment["AUTHLOG_TEST_DATABASE_URL"] else {
+            throw ValidationError("give --database-url or AUTHLOG_TEST_DATABASE_URL")
+        }
+        let duration = Duration.milliseconds(Int64(self.seconds * 1000))
+        let apple = try await FakeIdentityProvider.start()
+        let database = try await BenchDatabase.make(in: cluster)
+        let server = try await Self.startServer(database: database, apple: apple)
+        let client = HTTPTestClient(baseURL: server.baseURL)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        say("service benchmark: \(self.connections) connections, \(cores) vCPUs, server, fake Apple and PostgreSQL on this machine")
+
+        let health = try await LoadRun.run(connections: self.connections, for: duration) { _, _ in
+            try await client.send("GET", "/healthz").status == 200
+        }
+        say("baseline GET /healthz: \(health.summary)")
+
+        let tokens = try Self.appleTokens(apple: apple, count: Int(self.seconds * 4000) + 1000)
+        let ticket = Ticket()
+        let signins = try await LoadRun.run(connections: self.connections, for: duration) { _, _ in
+            let index = ticket.take()
+            guard index < tokens.count else { return false }
+            return try await client.post("/v1/signin/apple", tokens[index]).status == 200
+        }
+        say("sign-ins (Apple ID token, fake JWKS): \(signins.summary)")
+
+        var chains: [String] = []
+        for index in 0..<self.connections {
+            let answer = try await client.post("/v1/signin/dev", .members(["subject": .string("bench-\(index)")]))
+            guard let token = answer.json["refresh_token"]?.stringValue else { throw ValidationError("sign-in failed") }
+            chains.append(token)
+        }
+        let chainTokens = TokenChains(chains)
+        let refreshes = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
+            let answer = try await client.post(
+                "/v1/token/refresh", .members(["refresh_token": .string(chainTokens.token(worker))]))
+            guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
+            chainTokens.set(worker, next)
+            return true
+        }
+        say("refreshes: \(refreshes.summary)")
+        await server.stop()
+        await apple.stop()
+
+        let perCPU = refreshes.rate / Double(cores)
+        say("")
+        say(String(format: "sign-ins / healthz baseline: %.2f", signins.rate / health.rate))
+        say(String(format: "refreshes / healthz baseline: %.2f", refreshes.rate / health.rate))
+        say(
+            String(
+                format: "goal: >= 1,000 refreshes/s per vCPU: %.0f per vCPU (%.2fx the goal) %@", perCPU, perCPU / 1000,
+                perCPU >= 1000 ? "met" : "NOT met"))
+    }
+
+    static func startServer(database: BenchDatabase, apple: FakeIdentityProvider) async throws -> ServiceRunner {
+        let document: JSONValue = .members([
+            "development": .bool(true),
+            "providers": .members([
+                "apple": .members([
+                    "client_ids": .array([.string("com.example.bench")]), "jwks_url": .string(apple.baseURL + "/jwks"),
+                ])
+            ]),
+        ])
+        let configuration = try document.decode(ServerConfiguration.self)
+        let metrics = ServerMetrics()
+        let store = EventStore(
+            pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 16),
+            batchObserver: { metrics.recordBatch(events: $0) })
+        let components = try ServerComponents(
+            configuration: configuration, store: store, accessTokenKey: try PrivateKey.generate(for: .es256),
+            metrics: metrics, fetcher: AsyncHTTPFetcher())
+        return try await ServiceRunner.start(router: try buildRouter(components: components).router)
+    }
+
+    /// Sign-in bodies with fresh nonces for 2,000 distinct Apple users (most sign-ins are returning users).
+    static func appleTokens(apple: FakeIdentityProvider, count: Int) throws -> [JSONValue] {
+        try (0..<count).map { index in
+            let raw = "bench-nonce-\(index)-\(UUID().uuidString)"
+            let claims = FakeIdentityProvider.claims(
+                issuer: "https://appleid.apple.com", audience: .string("com.example.bench"), subject: "apple-\(index % 2000)",
+                nonce: Hex.encode(SHA256.hash(Array(raw.utf8))))
+            return .members(["id_token": .string(try apple.sign(claims)), "raw_nonce": .string(raw)])
+        }
+    }
+}
