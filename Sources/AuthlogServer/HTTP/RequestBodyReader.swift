@@ -32,30 +32,32 @@ struct RequestBodyReader: Sendable {
     let limit: Int
 
     /// The raw body, at most `limit` bytes.
-    func bytes(of request: Request) async throws(Refusal) -> [UInt8] {
+    /// - Throws: ``Refusal``.
+    func bytes(of request: Request) async throws -> [UInt8] {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > self.limit {
-            throw .tooLarge
+            throw Refusal.tooLarge
         }
         do {
             return Array(buffer: try await request.body.collect(upTo: self.limit))
         } catch {
-            throw .tooLarge
+            throw Refusal.tooLarge
         }
     }
 
     /// The body as a JSON object; an empty body reads as `{}` when `allowEmpty`.
-    func jsonObject(of request: Request, allowEmpty: Bool = false) async throws(Refusal) -> JSONValue {
+    /// - Throws: ``Refusal``.
+    func jsonObject(of request: Request, allowEmpty: Bool = false) async throws -> JSONValue {
         let bytes = try await self.bytes(of: request)
         if bytes.isEmpty, allowEmpty { return .emptyObject }
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json") else { throw .unsupportedMediaType }
+        guard contentType.hasPrefix("application/json") else { throw Refusal.unsupportedMediaType }
         let document: JSONValue
         do {
             document = try JSONParser(maximumDepth: 16).parse(bytes)
         } catch {
-            throw .malformed("The body is not valid JSON (\(error)).")
+            throw Refusal.malformed("The body is not valid JSON (\(error)).")
         }
-        guard document.isObject else { throw .malformed("The body must be a JSON object.") }
+        guard document.isObject else { throw Refusal.malformed("The body must be a JSON object.") }
         return document
     }
 }
@@ -63,11 +65,11 @@ struct RequestBodyReader: Sendable {
 extension JSONValue {
     /// The string member `name`; `nil` when absent or null.
     /// - Throws: ``RequestBodyReader/Refusal/malformed(_:)`` when present with another type.
-    func optionalString(_ name: String) throws(RequestBodyReader.Refusal) -> String? {
+    func optionalString(_ name: String) throws -> String? {
         switch self[name] {
         case nil, .null?: return nil
         case .string(let value)?: return value
-        default: throw .malformed("\(name) must be a string.")
+        default: throw RequestBodyReader.Refusal.malformed("\(name) must be a string.")
         }
     }
 }

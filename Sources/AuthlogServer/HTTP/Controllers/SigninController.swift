@@ -24,7 +24,7 @@ struct SigninController: Sendable {
         var metadata = self.requestMetadata.metadata(of: request, context: context)
         let proof: SigninProof
         let rememberMe: Bool
-        do throws(RequestBodyReader.Refusal) {
+        do {
             let document = try await self.body.jsonObject(of: request)
             metadata.clientID = try document.optionalString("client_id").map { String($0.prefix(200)) }
             proof = try Self.proof(from: document)
@@ -33,9 +33,9 @@ struct SigninController: Sendable {
             case .bool(let value)?: rememberMe = value
             default: throw RequestBodyReader.Refusal.malformed("remember_me must be a boolean.")
             }
-        } catch {
+        } catch let refusal as RequestBodyReader.Refusal {
             throw await self.service.refuseUnreadable(
-                provider: provider, reason: error.reason, metadata: metadata, answer: error.answer)
+                provider: provider, reason: refusal.reason, metadata: metadata, answer: refusal.answer)
         }
         let answer = try await self.service.signIn(provider: provider, proof: proof, rememberMe: rememberMe, metadata: metadata)
         return JSONResponse.make(answer.json)
@@ -43,13 +43,14 @@ struct SigninController: Sendable {
 
     /// The proof members of a sign-in body; Apple's `user` may come as an object or as JSON text
     /// (the web flow posts it as a string).
-    static func proof(from document: JSONValue) throws(RequestBodyReader.Refusal) -> SigninProof {
+    /// - Throws: ``RequestBodyReader/Refusal``.
+    static func proof(from document: JSONValue) throws -> SigninProof {
         var user: JSONValue?
         switch document["user"] {
         case nil, .null?: user = nil
         case .string(let text)?: user = try? JSONParser(maximumDepth: 4).parse(text)
         case let value? where value.isObject: user = value
-        default: throw .malformed("user must be an object.")
+        default: throw RequestBodyReader.Refusal.malformed("user must be an object.")
         }
         let proof = SigninProof(
             idToken: try document.optionalString("id_token"), rawNonce: try document.optionalString("raw_nonce"),

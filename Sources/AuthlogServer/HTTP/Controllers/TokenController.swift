@@ -21,14 +21,14 @@ struct TokenController: Sendable {
     @Sendable func refresh(_ request: Request, context: AppRequestContext) async throws -> Response {
         let document: JSONValue
         let token: String
-        do throws(RequestBodyReader.Refusal) {
+        do {
             document = try await self.body.jsonObject(of: request)
             guard let value = try document.optionalString("refresh_token"), !value.isEmpty else {
                 throw RequestBodyReader.Refusal.malformed("refresh_token is required.")
             }
             token = value
-        } catch {
-            throw error.answer
+        } catch let refusal as RequestBodyReader.Refusal {
+            throw refusal.answer
         }
         let answer = try await self.service.refresh(token, metadata: self.requestMetadata.metadata(of: request, context: context))
         return JSONResponse.make(answer.json)
@@ -39,15 +39,15 @@ struct TokenController: Sendable {
             throw ServiceError.invalidToken("Send the access token as Authorization: Bearer.")
         }
         let scope: LogoutScope
-        do throws(RequestBodyReader.Refusal) {
+        do {
             let document = try await self.body.jsonObject(of: request, allowEmpty: true)
             let text = try document.optionalString("scope") ?? "this"
             guard let parsed = LogoutScope(rawValue: text) else {
                 throw RequestBodyReader.Refusal.malformed("scope must be this or all.")
             }
             scope = parsed
-        } catch {
-            throw error.answer
+        } catch let refusal as RequestBodyReader.Refusal {
+            throw refusal.answer
         }
         try await self.service.logout(bearer: bearer, scope: scope, metadata: self.requestMetadata.metadata(of: request, context: context))
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
@@ -60,7 +60,7 @@ struct TokenController: Sendable {
                 headers: [.wwwAuthenticate: "Basic realm=\"authlog\""])
         }
         let fields: [(name: String, value: String)]
-        do throws(RequestBodyReader.Refusal) {
+        do {
             let bytes = try await self.body.bytes(of: request)
             guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
                 throw RequestBodyReader.Refusal.unsupportedMediaType
@@ -69,8 +69,8 @@ struct TokenController: Sendable {
                 throw RequestBodyReader.Refusal.malformed("The form body is malformed.")
             }
             fields = decoded
-        } catch {
-            throw error.answer
+        } catch let refusal as RequestBodyReader.Refusal {
+            throw refusal.answer
         }
         guard let token = fields.first(where: { $0.name == "token" })?.value, !token.isEmpty else {
             throw ServiceError.badRequest("token is required.")

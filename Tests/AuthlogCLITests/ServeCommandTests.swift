@@ -1,0 +1,59 @@
+import AuthlogCore
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `authlog serve` as its own OS process: start-up warning of the dev provider, and SIGTERM finishing
+/// the requests in flight.
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct ServeCommandTests {
+    /// Starts `authlog serve --dev --port 0` and returns it with its base URL, read from its log.
+    static func startServer(database: TestDatabase) throws -> (CLIProcess.Running, String, String) {
+        let server = try CLIProcess.start(["serve", "--dev", "--port", "0"], databaseURL: database.conninfo)
+        var log = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let chunk = server.stderr.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            log += String(decoding: chunk, as: UTF8.self)
+            if let range = log.range(of: "address=http://127.0.0.1:") {
+                let port = log[range.upperBound...].prefix { $0.isNumber }
+                return (server, "http://127.0.0.1:\(port)", log)
+            }
+        }
+        server.process.terminate()
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start: \(log)"])
+    }
+
+    @Test func sigtermFinishesTheRequestsInFlightAndExitsCleanly() async throws {
+        let database = try await TestDatabase.make()
+        let (server, baseURL, log) = try Self.startServer(database: database)
+        #expect(log.contains("DEVELOPMENT MODE"), "the dev provider is announced at start-up")
+        let client = HTTPTestClient(baseURL: baseURL)
+        let answers = await withTaskGroup(of: Int?.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try? await client.post("/v1/signin/dev", .object([("subject", .string("user-\(index)"))])).status
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(30))
+            kill(server.process.processIdentifier, SIGTERM)
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0)
+        let answered = answers.compactMap { $0 }
+        #expect(answered.allSatisfy { $0 == 200 }, "every request the server took was finished: \(answered)")
+        #expect(!answered.isEmpty)
+        let sessions = try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'signin.succeeded'")
+        #expect(sessions == Int64(answered.count), "each answered sign-in is committed, and only those")
+        let rest = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(rest.contains("authlog stopped"))
+        #expect(!rest.contains("alr_"), "no refresh token in the log")
+    }
+}
