@@ -19,6 +19,19 @@ final class TestClock: Sendable {
         JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(), now: { clock.now })
     }
 
+    /// A verifier over a fresh cache of `provider`, and valid claims for it.
+    static func verifierAndClaims(_ provider: FakeIdentityProvider, clock: TestClock)
+        -> (IDTokenVerifier, [(name: String, value: JSONValue)])
+    {
+        let verifier = IDTokenVerifier(
+            rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]),
+            keys: Self.cache(provider, clock: clock))
+        let claims = FakeIdentityProvider.claims(
+            issuer: "https://issuer.example", audience: .string("client"), subject: "s",
+            issuedAt: Int64(clock.now.timeIntervalSince1970))
+        return (verifier, claims)
+    }
+
     @Test func maxAgeIsHonouredWithinItsBounds() async throws {
         let provider = try await FakeIdentityProvider.start()
         let clock = TestClock()
@@ -71,13 +84,8 @@ final class TestClock: Sendable {
     @Test func manyUnknownKidsCauseOneRefetchPerCooldown() async throws {
         let provider = try await FakeIdentityProvider.start()
         let clock = TestClock()
-        let cache = Self.cache(provider, clock: clock)
-        let verifier = IDTokenVerifier(
-            rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]), keys: cache)
+        let (verifier, claims) = Self.verifierAndClaims(provider, clock: clock)
         let stranger = try PrivateKey.generate(for: .rs256)
-        let claims = FakeIdentityProvider.claims(
-            issuer: "https://issuer.example", audience: .string("client"), subject: "s",
-            issuedAt: Int64(clock.now.timeIntervalSince1970))
         let tokens = try (0..<100).map { try provider.sign(claims, kid: "random-\($0)", key: stranger) }
         let reasons = await withTaskGroup(of: ProviderError.Reason?.self) { group in
             for token in tokens {
@@ -103,12 +111,7 @@ final class TestClock: Sendable {
     @Test func rotatedMaterialUnderTheSameKidIsPickedUpWithOneRefetch() async throws {
         let provider = try await FakeIdentityProvider.start()
         let clock = TestClock()
-        let cache = Self.cache(provider, clock: clock)
-        let verifier = IDTokenVerifier(
-            rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]), keys: cache)
-        let claims = FakeIdentityProvider.claims(
-            issuer: "https://issuer.example", audience: .string("client"), subject: "s",
-            issuedAt: Int64(clock.now.timeIntervalSince1970))
+        let (verifier, claims) = Self.verifierAndClaims(provider, clock: clock)
         _ = try await verifier.verify(try provider.sign(claims), now: clock.now)
         let newKey = try provider.rotateKey(kid: provider.kid)
         let verified = try await verifier.verify(try provider.sign(claims, key: newKey), now: clock.now)

@@ -170,8 +170,7 @@ struct AttackMatrixTests {
 
     @Test(arguments: Self.cases)
     func hostileSigninIsRefusedWithItsReason(_ attack: Case) async throws {
-        let harness = try await ServerHarness.start()
-        do {
+        try await ServerHarness.run { harness in
             let answer = try await harness.post("/v1/signin/\(attack.provider)", try attack.body(ProofMaker(providers: harness.providers)))
             #expect(answer.status == attack.status, "\(String(decoding: answer.body, as: UTF8.self))")
             let expectedError = attack.status == 400 ? "invalid_request" : attack.reason
@@ -184,93 +183,89 @@ struct AttackMatrixTests {
             #expect(events.first?.outcome == "failure")
             #expect(try await harness.count("SELECT count(*) FROM authlog.sessions") == 0)
             #expect(try await harness.count("SELECT count(*) FROM authlog.users") == 0)
-        } catch {
-            await harness.stop()
-            throw error
         }
-        await harness.stop()
     }
 
     @Test func replayedNonceIsRefusedTheSecondTime() async throws {
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        let proofs = ProofMaker(providers: harness.providers)
-        let raw = ProofMaker.rawNonce()
-        let body = JSONValue.members(["id_token": .string(try proofs.appleIDToken(rawNonce: raw)), "raw_nonce": .string(raw)])
-        #expect(try await harness.post("/v1/signin/apple", body).status == 200)
-        let replay = try await harness.post("/v1/signin/apple", body)
-        #expect(replay.status == 401)
-        #expect(replay.string("error") == "nonce_replayed")
-        #expect(try await harness.events().last?.reason == "nonce_replayed")
+        try await ServerHarness.run { harness in
+            let proofs = ProofMaker(providers: harness.providers)
+            let raw = ProofMaker.rawNonce()
+            let body = JSONValue.members(["id_token": .string(try proofs.appleIDToken(rawNonce: raw)), "raw_nonce": .string(raw)])
+            #expect(try await harness.post("/v1/signin/apple", body).status == 200)
+            let replay = try await harness.post("/v1/signin/apple", body)
+            #expect(replay.status == 401)
+            #expect(replay.string("error") == "nonce_replayed")
+            #expect(try await harness.events().last?.reason == "nonce_replayed")
+        }
     }
 
     @Test func serverIssuedNonceIsSingleUse() async throws {
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        let issued = try await harness.client.send("POST", "/v1/nonces")
-        #expect(issued.status == 200)
-        let nonce = try #require(issued.string("nonce"))
-        #expect(issued.string("expires_at") != nil)
-        let proofs = ProofMaker(providers: harness.providers)
-        let first = JSONValue.members(["id_token": .string(try proofs.googleIDToken(nonce: nonce)), "raw_nonce": .string(nonce)])
-        #expect(try await harness.post("/v1/signin/google", first).status == 200)
-        // The same nonce in a new token (another flow) is still a replay.
-        let second = JSONValue.members([
-            "id_token": .string(try proofs.googleIDToken(subject: "other", nonce: nonce)), "raw_nonce": .string(nonce),
-        ])
-        #expect(try await harness.post("/v1/signin/google", second).string("error") == "nonce_replayed")
+        try await ServerHarness.run { harness in
+            let issued = try await harness.client.send("POST", "/v1/nonces")
+            #expect(issued.status == 200)
+            let nonce = try #require(issued.string("nonce"))
+            #expect(issued.string("expires_at") != nil)
+            let proofs = ProofMaker(providers: harness.providers)
+            let first = JSONValue.members(["id_token": .string(try proofs.googleIDToken(nonce: nonce)), "raw_nonce": .string(nonce)])
+            #expect(try await harness.post("/v1/signin/google", first).status == 200)
+            // The same nonce in a new token (another flow) is still a replay.
+            let second = JSONValue.members([
+                "id_token": .string(try proofs.googleIDToken(subject: "other", nonce: nonce)), "raw_nonce": .string(nonce),
+            ])
+            #expect(try await harness.post("/v1/signin/google", second).string("error") == "nonce_replayed")
+        }
     }
 
     @Test func unknownKidCausesExactlyOneRefetchThenRejection() async throws {
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        let proofs = ProofMaker(providers: harness.providers)
-        #expect(try await harness.post("/v1/signin/google", .members(["id_token": .string(try proofs.googleIDToken())])).status == 200)
-        #expect(harness.providers.google.jwksFetches == 1)
-        let stranger = try PrivateKey.generate(for: .rs256)
-        for attempt in 0..<5 {
-            let claims = FakeIdentityProvider.claims(
-                issuer: "https://accounts.google.com", audience: .string(Fixture.googleClient), subject: "x")
-            let token = try harness.providers.google.sign(claims, kid: "random-kid-\(attempt)", key: stranger)
-            let answer = try await harness.post("/v1/signin/google", .members(["id_token": .string(token)]))
-            #expect(answer.status == 401)
-            #expect(answer.string("error") == "unknown_kid")
+        try await ServerHarness.run { harness in
+            let proofs = ProofMaker(providers: harness.providers)
+            #expect(try await harness.post("/v1/signin/google", .members(["id_token": .string(try proofs.googleIDToken())])).status == 200)
+            #expect(harness.providers.google.jwksFetches == 1)
+            let stranger = try PrivateKey.generate(for: .rs256)
+            for attempt in 0..<5 {
+                let claims = FakeIdentityProvider.claims(
+                    issuer: "https://accounts.google.com", audience: .string(Fixture.googleClient), subject: "x")
+                let token = try harness.providers.google.sign(claims, kid: "random-kid-\(attempt)", key: stranger)
+                let answer = try await harness.post("/v1/signin/google", .members(["id_token": .string(token)]))
+                #expect(answer.status == 401)
+                #expect(answer.string("error") == "unknown_kid")
+            }
+            #expect(harness.providers.google.jwksFetches == 2, "one refetch for the first unknown kid, none within the cooldown")
+            let reasons = try await harness.events().compactMap(\.reason)
+            #expect(reasons == Array(repeating: "unknown_kid", count: 5))
         }
-        #expect(harness.providers.google.jwksFetches == 2, "one refetch for the first unknown kid, none within the cooldown")
-        let reasons = try await harness.events().compactMap(\.reason)
-        #expect(reasons == Array(repeating: "unknown_kid", count: 5))
     }
 
     @Test func oversizedBodyIsRefusedBeforeParsing() async throws {
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        let padding = String(repeating: "a", count: 70_000)
-        let answer = try await harness.client.send(
-            "POST", "/v1/signin/apple", body: Array("{\"id_token\":\"\(padding)\"}".utf8),
-            headers: [("Content-Type", "application/json")])
-        #expect(answer.status == 413)
-        #expect(answer.string("error") == "request_too_large")
-        let events = try await harness.events()
-        #expect(events.map(\.type) == ["signin.failed"])
-        #expect(events.first?.reason == "request_too_large")
+        try await ServerHarness.run { harness in
+            let padding = String(repeating: "a", count: 70_000)
+            let answer = try await harness.client.send(
+                "POST", "/v1/signin/apple", body: Array("{\"id_token\":\"\(padding)\"}".utf8),
+                headers: [("Content-Type", "application/json")])
+            #expect(answer.status == 413)
+            #expect(answer.string("error") == "request_too_large")
+            let events = try await harness.events()
+            #expect(events.map(\.type) == ["signin.failed"])
+            #expect(events.first?.reason == "request_too_large")
+        }
     }
 
     @Test func providerDownGives503AndNoPartialUserOrSession() async throws {
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        harness.providers.apple.isDown = true
-        let body = try ProofMaker(providers: harness.providers).validBody(for: "apple")
-        let answer = try await harness.post("/v1/signin/apple", body)
-        #expect(answer.status == 503)
-        #expect(answer.string("error") == "provider_unavailable")
-        #expect(try await harness.events().map(\.reason) == ["provider_unavailable"])
-        #expect(try await harness.count("SELECT count(*) FROM authlog.users") == 0)
-        #expect(try await harness.count("SELECT count(*) FROM authlog.sessions") == 0)
-        #expect(try await harness.count("SELECT count(*) FROM authlog.refresh_tokens") == 0)
-        // GitHub's API down is the same answer.
-        harness.providers.github.isDown = true
-        let github = try await harness.post("/v1/signin/github", .members(["authorization_code": .string("c")]))
-        #expect(github.status == 503)
-        #expect(github.string("error") == "provider_unavailable")
+        try await ServerHarness.run { harness in
+            harness.providers.apple.isDown = true
+            let body = try ProofMaker(providers: harness.providers).validBody(for: "apple")
+            let answer = try await harness.post("/v1/signin/apple", body)
+            #expect(answer.status == 503)
+            #expect(answer.string("error") == "provider_unavailable")
+            #expect(try await harness.events().map(\.reason) == ["provider_unavailable"])
+            #expect(try await harness.count("SELECT count(*) FROM authlog.users") == 0)
+            #expect(try await harness.count("SELECT count(*) FROM authlog.sessions") == 0)
+            #expect(try await harness.count("SELECT count(*) FROM authlog.refresh_tokens") == 0)
+            // GitHub's API down is the same answer.
+            harness.providers.github.isDown = true
+            let github = try await harness.post("/v1/signin/github", .members(["authorization_code": .string("c")]))
+            #expect(github.status == 503)
+            #expect(github.string("error") == "provider_unavailable")
+        }
     }
 }

@@ -28,22 +28,22 @@ struct OpenAPITests {
     }
 
     @Test func everyRegisteredRouteIsDocumentedAndViceVersa() async throws {
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        let registered = Set(harness.routes.map(\.description))
-        let documented = try Self.documentedRoutes()
-        #expect(documented.count >= 9)
-        #expect(registered.subtracting(documented).isEmpty, "registered but not in docs/openapi.yaml")
-        #expect(documented.subtracting(registered).isEmpty, "in docs/openapi.yaml but not registered")
-        // And the live server answers each documented route with something other than "no such route".
-        for route in documented {
-            let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
-            let answer = try await harness.client.send(parts[0], parts[1].replacingOccurrences(of: "{provider}", with: "dev"))
-            #expect(answer.string("error") != "not_found", "\(route)")
-            #expect(answer.header("X-Request-Id") != nil, "\(route)")
+        try await ServerHarness.run { harness in
+            let registered = Set(harness.routes.map(\.description))
+            let documented = try Self.documentedRoutes()
+            #expect(documented.count >= 9)
+            #expect(registered.subtracting(documented).isEmpty, "registered but not in docs/openapi.yaml")
+            #expect(documented.subtracting(registered).isEmpty, "in docs/openapi.yaml but not registered")
+            // And the live server answers each documented route with something other than "no such route".
+            for route in documented {
+                let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
+                let answer = try await harness.client.send(parts[0], parts[1].replacingOccurrences(of: "{provider}", with: "dev"))
+                #expect(answer.string("error") != "not_found", "\(route)")
+                #expect(answer.header("X-Request-Id") != nil, "\(route)")
+            }
+            let unknown = try await harness.client.send("GET", "/v1/nothing-here")
+            #expect(unknown.status == 404)
+            #expect(unknown.string("error") == "not_found")
         }
-        let unknown = try await harness.client.send("GET", "/v1/nothing-here")
-        #expect(unknown.status == 404)
-        #expect(unknown.string("error") == "not_found")
     }
 }

@@ -174,3 +174,19 @@ extension JSONValue: ExpressibleByStringLiteral {
     /// A JSON string, so test bodies read like JSON.
     init(stringLiteral value: String) { self = .string(value) }
 }
+
+extension ServerHarness {
+    /// Starts a harness, runs `body` with it and stops it, also when `body` fails.
+    static func run(
+        adjust: (inout ServerConfiguration) -> Void = { _ in }, _ body: (ServerHarness) async throws -> Void
+    ) async throws {
+        let harness = try await ServerHarness.start(adjust: adjust)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+}

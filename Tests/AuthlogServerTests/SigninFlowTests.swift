@@ -8,8 +8,7 @@ import Testing
 struct SigninFlowTests {
     @Test(arguments: ["apple", "google", "gitlab", "kakao", "github", "firebase", "dev"])
     func signInRefreshLogout(provider: String) async throws {
-        let harness = try await ServerHarness.start()
-        do {
+        try await ServerHarness.run { harness in
             let proofs = ProofMaker(providers: harness.providers)
             let signin = try await harness.post("/v1/signin/\(provider)", try proofs.validBody(for: provider))
             #expect(signin.status == 200, "\(String(decoding: signin.body, as: UTF8.self))")
@@ -52,53 +51,49 @@ struct SigninFlowTests {
             // No token, code or nonce is stored in clear.
             let stored = events.map(\.data.canonicalText).joined()
             #expect(!stored.contains(refreshToken) && !stored.contains(accessToken))
-        } catch {
-            await harness.stop()
-            throw error
         }
-        await harness.stop()
     }
 
     @Test func secondSignInOfAnIdentityFindsTheSameUser() async throws {
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        let first = try await harness.post("/v1/signin/dev", .members(["subject": .string("bob")]))
-        let second = try await harness.post("/v1/signin/dev", .members(["subject": .string("bob")]))
-        #expect(first.string("user_id") == second.string("user_id"))
-        #expect(second.json["is_new_user"]?.boolValue == false)
-        #expect(first.string("session_id") != second.string("session_id"))
-        #expect(try await harness.count("SELECT count(*) FROM authlog.users") == 1)
+        try await ServerHarness.run { harness in
+            let first = try await harness.post("/v1/signin/dev", .members(["subject": .string("bob")]))
+            let second = try await harness.post("/v1/signin/dev", .members(["subject": .string("bob")]))
+            #expect(first.string("user_id") == second.string("user_id"))
+            #expect(second.json["is_new_user"]?.boolValue == false)
+            #expect(first.string("session_id") != second.string("session_id"))
+            #expect(try await harness.count("SELECT count(*) FROM authlog.users") == 1)
+        }
     }
 
     @Test func concurrentFirstSignInsOfOneIdentityRegisterOneUser() async throws {
-        let harness = try await ServerHarness.start()
-        defer { Task { await harness.stop() } }
-        let answers = try await withThrowingTaskGroup(of: HTTPTestClient.Answer.self) { group in
-            for _ in 0..<12 {
-                group.addTask { try await harness.post("/v1/signin/dev", .members(["subject": .string("carol")])) }
+        try await ServerHarness.run { harness in
+            let answers = try await withThrowingTaskGroup(of: HTTPTestClient.Answer.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { try await harness.post("/v1/signin/dev", .members(["subject": .string("carol")])) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            #expect(answers.allSatisfy { $0.status == 200 })
+            #expect(Set(answers.compactMap { $0.string("user_id") }).count == 1)
+            #expect(answers.filter { $0.json["is_new_user"]?.boolValue == true }.count == 1)
+            #expect(try await harness.count("SELECT count(*) FROM authlog.events WHERE type = 'user.registered'") == 1)
         }
-        #expect(answers.allSatisfy { $0.status == 200 })
-        #expect(Set(answers.compactMap { $0.string("user_id") }).count == 1)
-        #expect(answers.filter { $0.json["is_new_user"]?.boolValue == true }.count == 1)
-        #expect(try await harness.count("SELECT count(*) FROM authlog.events WHERE type = 'user.registered'") == 1)
     }
 
     @Test func forwardedForFromAnUntrustedPeerIsIgnored() async throws {
-        let harness = try await ServerHarness.start { $0.trustedProxies = [] }
-        defer { Task { await harness.stop() } }
-        let answer = try await harness.post("/v1/signin/dev", .members(["subject": .string("dave")]))
-        #expect(answer.status == 200)
-        #expect(try await harness.events().allSatisfy { $0.ip == "127.0.0.1" })
+        try await ServerHarness.run(adjust: { $0.trustedProxies = [] }) { harness in
+            let answer = try await harness.post("/v1/signin/dev", .members(["subject": .string("dave")]))
+            #expect(answer.status == 200)
+            #expect(try await harness.events().allSatisfy { $0.ip == "127.0.0.1" })
+        }
     }
 
     @Test func devProviderIsOffUnlessEnabled() async throws {
-        let harness = try await ServerHarness.start { $0.development = false }
-        defer { Task { await harness.stop() } }
-        let answer = try await harness.post("/v1/signin/dev", .members(["subject": .string("eve")]))
-        #expect(answer.status == 404)
-        #expect(answer.string("error") == "unknown_provider")
-        #expect(try await harness.events().map(\.reason) == ["unknown_provider"])
+        try await ServerHarness.run(adjust: { $0.development = false }) { harness in
+            let answer = try await harness.post("/v1/signin/dev", .members(["subject": .string("eve")]))
+            #expect(answer.status == 404)
+            #expect(answer.string("error") == "unknown_provider")
+            #expect(try await harness.events().map(\.reason) == ["unknown_provider"])
+        }
     }
 }
