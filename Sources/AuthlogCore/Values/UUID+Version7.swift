@@ -23,6 +23,20 @@ extension UUID {
         return UUID(uuid: bytes)
     }
 
+    /// A UUID of `version` from the first 16 of `bytes` (random or hashed), with the version and the
+    /// RFC 9562 variant bits set.
+    public init(version: UInt8, bytes source: some Sequence<UInt8>) {
+        var bytes = Array(source.prefix(16))
+        bytes += Array(repeating: 0, count: 16 - bytes.count)
+        bytes[6] = (bytes[6] & 0x0F) | (version << 4)
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        self.init(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
+
     /// The lowercase canonical text form, as PostgreSQL prints a `uuid`.
     public var lowercased: String {
         let hex = Array("0123456789abcdef".utf8)
