@@ -18,11 +18,14 @@ public struct SigninProof: Sendable {
     public var user: JSONValue?
     /// The development provider's chosen subject.
     public var subject: String?
+    /// The app's client id, when it said (chooses the client id of a code exchange among the allowed ones).
+    public var clientID: String?
 
     /// Creates a proof.
     public init(
         idToken: String? = nil, rawNonce: String? = nil, authorizationCode: String? = nil, codeVerifier: String? = nil,
-        redirectURI: String? = nil, accessToken: String? = nil, user: JSONValue? = nil, subject: String? = nil
+        redirectURI: String? = nil, accessToken: String? = nil, user: JSONValue? = nil, subject: String? = nil,
+        clientID: String? = nil
     ) {
         self.idToken = idToken
         self.rawNonce = rawNonce
@@ -32,6 +35,13 @@ public struct SigninProof: Sendable {
         self.accessToken = accessToken
         self.user = user
         self.subject = subject
+        self.clientID = clientID
+    }
+
+    /// The client id a code exchange uses: the app's own when it is among `allowed`, else the first allowed.
+    func exchangeClientID(among allowed: Set<String>) -> String? {
+        if let clientID = self.clientID, allowed.contains(clientID) { return clientID }
+        return allowed.sorted().first
     }
 
     /// The kind of proof, as recorded in events: `id_token`, `authorization_code`, `access_token` or

@@ -41,7 +41,7 @@ public struct AppleProvider: IdentityProvider {
     public func verify(_ proof: SigninProof) async throws(ProviderError) -> VerifiedIdentity {
         var exchanged: (token: VerifiedIDToken, refreshToken: String?)?
         if let code = proof.authorizationCode {
-            exchanged = try await self.exchange(code: code, redirectURI: proof.redirectURI)
+            exchanged = try await self.exchange(code: code, proof: proof)
         }
         let token: VerifiedIDToken
         var nonce: (nonce: String?, check: String)
@@ -82,15 +82,15 @@ public struct AppleProvider: IdentityProvider {
         return parts.isEmpty ? nil : String(parts.joined(separator: " ").prefix(200))
     }
 
-    private func exchange(code: String, redirectURI: String?) async throws(ProviderError) -> (VerifiedIDToken, String?) {
-        guard let clientID = self.settings.clientIDs.sorted().first else {
+    private func exchange(code: String, proof: SigninProof) async throws(ProviderError) -> (VerifiedIDToken, String?) {
+        guard let clientID = proof.exchangeClientID(among: self.settings.clientIDs) else {
             throw ProviderError(.unsupportedProof, "no Apple client id is configured")
         }
         var fields: [(name: String, value: String)] = [
             ("client_id", clientID), ("client_secret", try self.makeClientSecret(clientID: clientID)), ("code", code),
             ("grant_type", "authorization_code"),
         ]
-        if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
+        if let redirectURI = proof.redirectURI { fields.append(("redirect_uri", redirectURI)) }
         let response = try await self.fetcher.fetch(.form(url: self.settings.tokenURL, fields: fields))
         let body = try response.successObject()
         guard let idToken = body["id_token"]?.stringValue else {

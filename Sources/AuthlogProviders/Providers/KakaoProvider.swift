@@ -86,7 +86,7 @@ public struct KakaoProvider: IdentityProvider {
     }
 
     private func exchange(code: String, proof: SigninProof) async throws(ProviderError) -> AuthlogCore.JSONValue {
-        guard let clientID = self.settings.appKeys.sorted().first else {
+        guard let clientID = proof.exchangeClientID(among: self.settings.appKeys) else {
             throw ProviderError(.unsupportedProof, "no Kakao app key is configured")
         }
         var fields: [(name: String, value: String)] = [

@@ -77,7 +77,7 @@ public struct OIDCProvider: IdentityProvider {
         guard let verifier = proof.codeVerifier, PKCE.isValidVerifier(verifier) else {
             throw ProviderError(.malformed, "an authorization code needs a PKCE code_verifier of 43–128 characters")
         }
-        guard let clientID = self.settings.clientIDs.sorted().first else {
+        guard let clientID = proof.exchangeClientID(among: self.settings.clientIDs) else {
             throw ProviderError(.unsupportedProof, "no client id is configured")
         }
         guard let endpoint = try await self.discovery.current().tokenEndpoint else {

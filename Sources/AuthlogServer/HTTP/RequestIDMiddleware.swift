@@ -29,7 +29,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
             context.logger.error("request failed", metadata: ["error_type": .string("\(type(of: error))")])
             response = ServiceError(.internalServerError, "internal_error", "Something went wrong on our side.").response()
         }
-        response.headers[.init("X-Request-Id")!] = context.requestID
+        response.headers[.requestID] = context.requestID
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let route = context.endpointPath ?? "unmatched"

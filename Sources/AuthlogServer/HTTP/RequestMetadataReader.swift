@@ -7,7 +7,7 @@ struct RequestMetadataReader: Sendable {
     let trustedProxies: TrustedProxies
 
     func metadata(of request: Request, context: AppRequestContext) -> RequestMetadata {
-        let forwardedFor = request.headers[values: .init("X-Forwarded-For")!]
+        let forwardedFor = request.headers[values: .forwardedFor]
         return RequestMetadata(
             ip: self.trustedProxies.clientAddress(peer: context.peerAddress, forwardedFor: forwardedFor),
             userAgent: request.headers[.userAgent], requestID: context.requestID)

@@ -27,7 +27,7 @@ struct SigninController: Sendable {
         do {
             let document = try await self.body.jsonObject(of: request)
             metadata.clientID = try document.optionalString("client_id").map { String($0.prefix(200)) }
-            proof = try Self.proof(from: document)
+            proof = try Self.proof(from: document, clientID: metadata.clientID)
             switch document["remember_me"] {
             case nil, .null?: rememberMe = true
             case .bool(let value)?: rememberMe = value
@@ -44,7 +44,7 @@ struct SigninController: Sendable {
     /// The proof members of a sign-in body; Apple's `user` may come as an object or as JSON text
     /// (the web flow posts it as a string).
     /// - Throws: ``RequestBodyReader/Refusal``.
-    static func proof(from document: JSONValue) throws -> SigninProof {
+    static func proof(from document: JSONValue, clientID: String?) throws -> SigninProof {
         var user: JSONValue?
         switch document["user"] {
         case nil, .null?: user = nil
@@ -58,7 +58,7 @@ struct SigninController: Sendable {
             codeVerifier: try document.optionalString("code_verifier"),
             redirectURI: try document.optionalString("redirect_uri"),
             accessToken: try document.optionalString("access_token"), user: user,
-            subject: try document.optionalString("subject"))
+            subject: try document.optionalString("subject"), clientID: clientID)
         return proof
     }
 }

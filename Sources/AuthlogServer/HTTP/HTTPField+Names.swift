@@ -1,0 +1,16 @@
+import HTTPTypes
+
+extension HTTPField.Name {
+    /// `X-Request-Id`: the request's id on every answer.
+    static let requestID = HTTPField.Name(knownValid: "X-Request-Id")
+    /// `X-Forwarded-For`: believed only from trusted proxies.
+    static let forwardedFor = HTTPField.Name(knownValid: "X-Forwarded-For")
+
+    /// A header name known at compile time to be valid (a token of letters, digits and hyphens).
+    private init(knownValid name: StaticString) {
+        guard let valid = HTTPField.Name(name.description) else {
+            preconditionFailure("\(name) is not a valid header name")
+        }
+        self = valid
+    }
+}
