@@ -8,6 +8,7 @@ import Foundation
 public actor Connection {
     private let executor: ThreadExecutor
     private var handle: OpaquePointer?  // <PGconn>, owned; freed in deinit
+    private var prepared = PreparedStatements()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         self.executor.asUnownedSerialExecutor()
@@ -60,8 +61,19 @@ public actor Connection {
     @discardableResult
     public func query(_ query: SQLQuery) throws -> QueryResult {
         guard let handle = self.handle else { throw StoreError(.connectionFailed, "the connection is closed") }
+        let count = Int32(query.binds.count)
+        var name: String?
+        switch self.prepared.plan(for: query.sql) {
+        case .unnamed: break
+        case .execute(let existing): name = existing
+        case .prepareThenExecute(let fresh):
+            _ = try self.consume(PQprepare(handle, fresh, query.sql, count, nil), handle: handle)
+            self.prepared.didPrepare(query.sql, as: fresh)
+            name = fresh
+        }
         let result: OpaquePointer? = Self.withCStrings(query.binds) { values in
-            PQexecParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0)
+            if let name { return PQexecPrepared(handle, name, count, values, nil, nil, 0) }
+            return PQexecParams(handle, query.sql, count, nil, values, nil, nil, 0)
         }
         return try self.consume(result, handle: handle)
     }
@@ -85,27 +97,47 @@ public actor Connection {
             throw StoreError(.connectionFailed, "cannot enter pipeline mode: \(Self.libpqMessage(handle))")
         }
         var firstError: StoreError?
-        var sent = 0
+        // One entry per result to read: a statement's, or a preparation's (name and text) to confirm.
+        var expected: [(name: String, sql: String)?] = []
         for query in queries {
+            let count = Int32(query.binds.count)
+            var name: String?
+            switch self.prepared.plan(for: query.sql) {
+            case .unnamed: break
+            case .execute(let existing): name = existing
+            case .prepareThenExecute(let fresh):
+                guard PQsendPrepare(handle, fresh, query.sql, count, nil) == 1 else {
+                    firstError = StoreError(.connectionFailed, "cannot send a statement: \(Self.libpqMessage(handle))")
+                    break
+                }
+                expected.append((fresh, query.sql))
+                name = fresh
+            }
+            if firstError != nil { break }
             let accepted = Self.withCStrings(query.binds) { values in
-                PQsendQueryParams(handle, query.sql, Int32(values.count), nil, values, nil, nil, 0)
+                if let name { return PQsendQueryPrepared(handle, name, count, values, nil, nil, 0) }
+                return PQsendQueryParams(handle, query.sql, count, nil, values, nil, nil, 0)
             }
             guard accepted == 1 else {
                 firstError = StoreError(.connectionFailed, "cannot send a statement: \(Self.libpqMessage(handle))")
                 break
             }
-            sent += 1
+            expected.append(nil)
         }
         if PQpipelineSync(handle) != 1, firstError == nil {
             firstError = StoreError(.connectionFailed, "cannot sync the pipeline: \(Self.libpqMessage(handle))")
         }
         var results: [QueryResult] = []
-        for _ in 0..<sent {
+        for preparation in expected {
             var rows = QueryResult(columns: [], cells: [], affectedRows: 0)
             while let result = PQgetResult(handle) {
                 switch PQresultStatus(result) {
                 case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
-                    rows = Self.copyRows(result)
+                    if let preparation {
+                        self.prepared.didPrepare(preparation.sql, as: preparation.name)
+                    } else {
+                        rows = Self.copyRows(result)
+                    }
                 case PGRES_PIPELINE_ABORTED:
                     break
                 default:
@@ -113,7 +145,7 @@ public actor Connection {
                 }
                 PQclear(result)
             }
-            results.append(rows)
+            if preparation == nil { results.append(rows) }
             if PQstatus(handle) != CONNECTION_OK { break }
         }
         while PQstatus(handle) == CONNECTION_OK, let result = PQgetResult(handle) {
