@@ -94,12 +94,16 @@ enum BatchWriter {
             streams.formUnion(command.events.map(\.stream.rawValue))
             streams.formUnion(command.expectedVersions.keys.map(\.rawValue))
         }
+        // One `max()` per stream, so each is a single step down the (stream, stream_version) index however
+        // long the stream is (a GROUP BY would read every version of every stream).
         return """
             SELECT event_id::text, position, stream_version FROM authlog.events
             WHERE event_id = ANY(\(ArrayLiteral(ids))::uuid[])
             UNION ALL
-            SELECT stream, NULL, max(stream_version) FROM authlog.events
-            WHERE stream = ANY(\(ArrayLiteral(Array(streams)))::text[]) GROUP BY stream
+            SELECT s.stream, NULL, v.version
+            FROM unnest(\(ArrayLiteral(Array(streams)))::text[]) AS s(stream)
+            CROSS JOIN LATERAL (SELECT max(e.stream_version) AS version FROM authlog.events e WHERE e.stream = s.stream) v
+            WHERE v.version IS NOT NULL
             """
     }
 
