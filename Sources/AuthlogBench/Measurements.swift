@@ -8,8 +8,19 @@ enum Measurements {
     static func sequencer(
         _ workload: Workload, appenders: Int, for duration: Duration, in database: BenchDatabase
     ) async throws -> Double {
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
+        let batches = Ticket()
+        let batchedEvents = Ticket()
+        let store = EventStore(
+            pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2),
+            batchObserver: { events in
+                _ = batches.take()
+                batchedEvents.add(events)
+            })
         let ticket = Ticket()
+        defer {
+            let count = max(batches.current, 1)
+            say("  \(appenders) appenders: \(batches.current) batches, \(batchedEvents.current / count) events per batch on average")
+        }
         return try await self.timed(workers: appenders, for: duration) { deadline in
             var events = 0
             while ContinuousClock.now < deadline {

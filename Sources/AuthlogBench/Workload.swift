@@ -29,4 +29,10 @@ final class Ticket: Sendable {
     private let next = Atomic<Int>(0)
 
     func take() -> Int { self.next.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    /// Adds `amount` (a counter's use).
+    func add(_ amount: Int) { self.next.wrappingAdd(amount, ordering: .relaxed) }
+
+    /// The current value.
+    var current: Int { self.next.load(ordering: .relaxed) }
 }
