@@ -55,6 +55,11 @@ struct StoreBench: AsyncParsableCommand {
         let baselineB = try await Measurements.plainInserts(
             workload, connections: 4, rowsPerInsert: 100, for: duration, in: try await BenchDatabase.make(in: cluster))
         say("baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s")
+        // The sequencer writes every batch on one backend under the head lock; this is what one backend can
+        // insert at all, without chain, projections or round trips between batches.
+        let oneWriter = try await Measurements.plainInserts(
+            workload, connections: 1, rowsPerInsert: 100, for: duration, in: try await BenchDatabase.make(in: cluster))
+        say("the same on 1 connection (one writer's ceiling): \(Self.rate(oneWriter)) events/s")
         say("")
         say("appenders  sequencer ev/s  baseline (a) ev/s  vs (a)  vs (b)")
         for (count, sequencer, baselineA) in table {
