@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthlogCore
 import AuthlogCrypto
 import AuthlogProviders
 import AuthlogServer
@@ -84,8 +85,24 @@ struct ServeCommand: AsyncParsableCommand {
                         "providers": .string(components.signin.providerNames.joined(separator: ",")),
                     ])
             })
+        let purging = Task { await Self.purgeNonces(NonceStore(pool: pool), logger: logger) }
+        defer { purging.cancel() }
         try await app.runService()
         logger.info("authlog stopped")
+    }
+
+    /// Every ten minutes, forgets nonces consumed more than a day ago (longer than any provider's identity
+    /// token lives, so a replay is still caught) and issued nonces that expired before then.
+    static func purgeNonces(_ nonces: NonceStore, logger: Logger) async {
+        while !Task.isCancelled {
+            do {
+                let purged = try await nonces.purge(before: Timestamp.now().adding(seconds: -86_400))
+                if purged > 0 { logger.debug("purged old nonces", metadata: ["count": .stringConvertible(purged)]) }
+            } catch {
+                logger.warning("could not purge old nonces", metadata: ["error": .string("\(error)")])
+            }
+            try? await Task.sleep(for: .seconds(600))
+        }
     }
 
     /// The access-token signing key: `AUTHLOG_ACCESS_TOKEN_KEY` (PEM), else the configured file, else a
