@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogServer
 import AuthlogTesting
 import Foundation
 import Testing
@@ -82,6 +83,22 @@ struct RefreshAndLogoutTests {
             #expect(events.first?.reason == "unknown_token")
             #expect(events.first?.stream == "signin-unknown")
             #expect(!(events.first?.data.canonicalText.contains("not-a-token") ?? true))
+        }
+    }
+
+    @Test func expiredRefreshTokenIsRefusedAndRecorded() async throws {
+        let oneSecond = try JSONValue.members(["remember_me_ttl_seconds": .number("1")])
+            .decode(ServerConfiguration.RefreshTokenSettings.self)
+        try await ServerHarness.run(adjust: { $0.refreshToken = oneSecond }) { harness in
+            let token = try #require(try await Self.signIn(harness).string("refresh_token"))
+            try await Task.sleep(for: .milliseconds(1100))
+            let answer = try await Self.refresh(harness, token)
+            #expect(answer.status == 401)
+            #expect(answer.string("error") == "invalid_grant")
+            let last = try #require(try await harness.events().last)
+            #expect(last.type == "token.refresh_failed")
+            #expect(last.reason == "expired")
+            #expect(last.stream.hasPrefix("session-"))
         }
     }
 
