@@ -62,14 +62,9 @@ public actor Connection {
     public func query(_ query: SQLQuery) throws -> QueryResult {
         guard let handle = self.handle else { throw StoreError(.connectionFailed, "the connection is closed") }
         let count = Int32(query.binds.count)
-        var name: String?
-        switch self.prepared.plan(for: query.sql) {
-        case .unnamed: break
-        case .execute(let existing): name = existing
-        case .prepareThenExecute(let fresh):
+        let name = try self.statementName(for: query.sql) { fresh in
             _ = try self.consume(PQprepare(handle, fresh, query.sql, count, nil), handle: handle)
             self.prepared.didPrepare(query.sql, as: fresh)
-            name = fresh
         }
         let result: OpaquePointer? = Self.withCStrings(query.binds) { values in
             if let name { return PQexecPrepared(handle, name, count, values, nil, nil, 0) }
@@ -101,19 +96,18 @@ public actor Connection {
         var expected: [(name: String, sql: String)?] = []
         for query in queries {
             let count = Int32(query.binds.count)
-            var name: String?
-            switch self.prepared.plan(for: query.sql) {
-            case .unnamed: break
-            case .execute(let existing): name = existing
-            case .prepareThenExecute(let fresh):
-                guard PQsendPrepare(handle, fresh, query.sql, count, nil) == 1 else {
-                    firstError = StoreError(.connectionFailed, "cannot send a statement: \(Self.libpqMessage(handle))")
-                    break
+            let name: String?
+            do {
+                name = try self.statementName(for: query.sql) { fresh in
+                    guard PQsendPrepare(handle, fresh, query.sql, count, nil) == 1 else {
+                        throw StoreError(.connectionFailed, "cannot send a statement: \(Self.libpqMessage(handle))")
+                    }
+                    expected.append((fresh, query.sql))
                 }
-                expected.append((fresh, query.sql))
-                name = fresh
+            } catch {
+                firstError = (error as? StoreError) ?? StoreError(.connectionFailed, "cannot send a statement")
+                break
             }
-            if firstError != nil { break }
             let accepted = Self.withCStrings(query.binds) { values in
                 if let name { return PQsendQueryPrepared(handle, name, count, values, nil, nil, 0) }
                 return PQsendQueryParams(handle, query.sql, count, nil, values, nil, nil, 0)
@@ -158,6 +152,18 @@ public actor Connection {
         }
         if let firstError { throw firstError }
         return results
+    }
+
+    /// The prepared statement to run `sql` as, after `prepare` has prepared it under a fresh name when
+    /// this is the text's second sighting; `nil` runs it as an unnamed statement.
+    private func statementName(for sql: String, prepare: (String) throws -> Void) rethrows -> String? {
+        switch self.prepared.plan(for: sql) {
+        case .unnamed: return nil
+        case .execute(let name): return name
+        case .prepareThenExecute(let name):
+            try prepare(name)
+            return name
+        }
     }
 
     /// Runs `body` inside BEGIN … COMMIT, rolling back if it throws.
