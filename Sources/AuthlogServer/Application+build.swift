@@ -7,12 +7,17 @@ public import Logging
 
 /// Everything the HTTP server needs, made once at start-up.
 public struct ServerComponents: Sendable {
+    /// Sign-in and nonces.
     public let signin: SigninService
+    /// Refresh, logout and introspection.
     public let tokens: TokenService
+    /// What the services share.
     public let dependencies: ServiceDependencies
+    /// The enabled providers.
     public let registry: ProviderRegistry
     /// The largest request body, in bytes.
     public let bodyLimit: Int
+    /// Peers whose `X-Forwarded-For` is believed.
     public let trustedProxies: TrustedProxies
     /// Introspection callers: id → secret.
     public let introspectionClients: [String: String]

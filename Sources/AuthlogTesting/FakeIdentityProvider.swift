@@ -20,10 +20,14 @@ import Synchronization
 public final class FakeIdentityProvider: Sendable {
     /// A user the provider knows by access token.
     public struct User: Sendable {
+        /// The provider's numeric user id.
         public var id: Int64
+        /// The app the user's access tokens were issued to.
         public var appID: String
+        /// The user's email, if any.
         public var email: String?
 
+        /// Creates a user.
         public init(id: Int64, appID: String, email: String? = nil) {
             self.id = id
             self.appID = appID

@@ -9,7 +9,9 @@ public struct HTTPTestClient: Sendable {
     /// One answer.
     public struct Answer: Sendable {
         public let status: Int
+        /// The answer's headers.
         public let headers: [(name: String, value: String)]
+        /// The answer's body.
         public let body: [UInt8]
 
         /// The body as JSON, or `null` when it is not JSON.

@@ -1,5 +1,6 @@
 /// A provider proof was verified and a session started (`signin.succeeded`, stream `session-<id>`).
 public struct SigninSucceeded: EventPayload {
+    /// The stored type name of this payload's events.
     public static let eventType = EventType.signinSucceeded
     /// `id_token`, `authorization_code`, `access_token` or `development`.
     public var method: String
@@ -30,6 +31,7 @@ public struct SigninSucceeded: EventPayload {
 
 /// A sign-in attempt failed verification (`signin.failed`, stream `signin-<provider>`).
 public struct SigninFailed: EventPayload {
+    /// The stored type name of this payload's events.
     public static let eventType = EventType.signinFailed
     /// The machine-readable reason, the same as the envelope's `reason`.
     public var reason: String
@@ -45,6 +47,7 @@ public struct SigninFailed: EventPayload {
 
 /// The first sign-in of an identity created a user (`user.registered`, stream `user-<id>`).
 public struct UserRegistered: EventPayload {
+    /// The stored type name of this payload's events.
     public static let eventType = EventType.userRegistered
     /// The provider of the identity.
     public var provider: String
@@ -64,6 +67,7 @@ public struct UserRegistered: EventPayload {
 
 /// A provider identity was attached to a user (`identity.linked`).
 public struct IdentityLinked: EventPayload {
+    /// The stored type name of this payload's events.
     public static let eventType = EventType.identityLinked
     /// The provider of the identity.
     public var provider: String
@@ -82,6 +86,7 @@ public struct IdentityLinked: EventPayload {
 
 /// A provider identity was removed from a user (`identity.unlinked`).
 public struct IdentityUnlinked: EventPayload {
+    /// The stored type name of this payload's events.
     public static let eventType = EventType.identityUnlinked
     /// The provider of the identity.
     public var provider: String

@@ -11,10 +11,15 @@ public import Foundation
 public actor JWKSCache {
     /// Timing rules.
     public struct Policy: Sendable {
+        /// The shortest time a key set is fresh, whatever `max-age` says (seconds).
         public var minimumAge: TimeInterval = 300
+        /// The longest time a key set is fresh, whatever `max-age` says (seconds).
         public var maximumAge: TimeInterval = 86_400
+        /// How long a key set is fresh without `Cache-Control: max-age` (seconds).
         public var defaultAge: TimeInterval = 3_600
+        /// How long a key set may still be served after the provider stopped answering (seconds).
         public var staleLimit: TimeInterval = 86_400
+        /// The least time between two refetches caused by unknown key ids (seconds).
         public var refetchCooldown: TimeInterval = 60
         /// Creates the default policy.
         public init() {}

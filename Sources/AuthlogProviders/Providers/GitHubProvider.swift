@@ -8,9 +8,13 @@ import Foundation
 public struct GitHubProvider: IdentityProvider {
     /// GitHub's endpoints and our OAuth app.
     public struct Settings: Sendable {
+        /// The token (code-exchange) endpoint.
         public var tokenURL = "https://github.com/login/oauth/access_token"
+        /// The REST API base URL.
         public var apiURL = "https://api.github.com"
+        /// The OAuth app's client id.
         public var clientID: String
+        /// The client secret; prefer the environment variable.
         public var clientSecret: String
 
         /// Creates settings.

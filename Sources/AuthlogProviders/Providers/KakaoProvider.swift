@@ -6,9 +6,13 @@ import AuthlogCrypto
 public struct KakaoProvider: IdentityProvider {
     /// Kakao's endpoints and our app's identifiers.
     public struct Settings: Sendable {
+        /// The issuer tokens must name exactly.
         public var issuer = "https://kauth.kakao.com"
+        /// The token (code-exchange) endpoint.
         public var tokenURL = "https://kauth.kakao.com/oauth/token"
+        /// The access-token information endpoint (`access_token_info`).
         public var tokenInfoURL = "https://kapi.kakao.com/v1/user/access_token_info"
+        /// The user endpoint (`/v2/user/me`).
         public var userURL = "https://kapi.kakao.com/v2/user/me"
         /// The numeric app id `access_token_info` must report.
         public var appID: String

@@ -5,9 +5,13 @@ import Foundation
 public actor OIDCDiscovery {
     /// The part of the metadata authlog uses.
     public struct Metadata: Sendable {
+        /// The issuer tokens must name exactly.
         public var issuer: String
+        /// Where the key set is published.
         public var jwksURI: String
+        /// The token endpoint, if announced.
         public var tokenEndpoint: String?
+        /// The userinfo endpoint, if announced.
         public var userinfoEndpoint: String?
     }
 

@@ -4,6 +4,7 @@
 public struct ServerConfiguration: Codable, Sendable {
     /// Where to listen.
     public var host: String?
+    /// The port to listen on.
     public var port: Int?
     /// authlog's own URL: the `iss` of its access tokens.
     public var publicURL: String?
@@ -51,6 +52,7 @@ public struct ServerConfiguration: Codable, Sendable {
 
     /// A caller of the OAuth endpoints.
     public struct ClientCredentials: Codable, Sendable {
+        /// The client id used with HTTP Basic.
         public var id: String
         /// Its secret; `AUTHLOG_CLIENT_SECRET_<ID>` overrides.
         public var secret: String?
@@ -58,11 +60,17 @@ public struct ServerConfiguration: Codable, Sendable {
 
     /// The providers; each is on when its member is present.
     public struct ProviderSettings: Codable, Sendable {
+        /// Sign in with Apple.
         public var apple: Apple?
+        /// Google ID tokens.
         public var google: Google?
+        /// GitLab (gitlab.com or self-managed).
         public var gitlab: OIDC?
+        /// Kakao Login.
         public var kakao: Kakao?
+        /// A GitHub OAuth app.
         public var github: GitHub?
+        /// Firebase Authentication.
         public var firebase: Firebase?
         /// Generic OpenID Connect providers by name (`[a-z0-9_]`, not a built-in name).
         public var oidc: [String: OIDC]?
@@ -70,14 +78,21 @@ public struct ServerConfiguration: Codable, Sendable {
 
     /// Sign in with Apple.
     public struct Apple: Codable, Sendable {
+        /// The client ids tokens may be issued to (bundle ids, Services ids, OAuth client ids).
         public var clientIDs: [String]
+        /// The Apple Developer Team ID (the client secret's `iss`).
         public var teamID: String?
+        /// The Key ID of the Sign in with Apple key (the client secret's `kid`).
         public var keyID: String?
         /// The Sign in with Apple key (PKCS#8 PEM file); `AUTHLOG_APPLE_PRIVATE_KEY` overrides with the PEM.
         public var privateKeyFile: String?
+        /// The Sign in with Apple key itself (PEM); `AUTHLOG_APPLE_PRIVATE_KEY` overrides.
         public var privateKey: String?
+        /// The issuer tokens must name exactly.
         public var issuer: String?
+        /// Where the provider publishes its keys.
         public var jwksURL: String?
+        /// The token (code-exchange) endpoint.
         public var tokenURL: String?
 
         enum CodingKeys: String, CodingKey {
@@ -88,8 +103,11 @@ public struct ServerConfiguration: Codable, Sendable {
 
     /// Google ID tokens.
     public struct Google: Codable, Sendable {
+        /// The client ids tokens may be issued to (bundle ids, Services ids, OAuth client ids).
         public var clientIDs: [String]
+        /// Only Google Workspace accounts of this domain may sign in.
         public var hostedDomain: String?
+        /// Where the provider publishes its keys.
         public var jwksURL: String?
 
         enum CodingKeys: String, CodingKey {
@@ -102,7 +120,9 @@ public struct ServerConfiguration: Codable, Sendable {
     public struct OIDC: Codable, Sendable {
         /// The issuer (GitLab: `https://gitlab.com` or the instance's external URL).
         public var issuer: String?
+        /// The discovery document; by default `<issuer>/.well-known/openid-configuration`.
         public var discoveryURL: String?
+        /// The client ids tokens may be issued to (bundle ids, Services ids, OAuth client ids).
         public var clientIDs: [String]
         /// `AUTHLOG_<NAME>_CLIENT_SECRET` overrides.
         public var clientSecret: String?
@@ -115,29 +135,41 @@ public struct ServerConfiguration: Codable, Sendable {
 
     /// Kakao Login.
     public struct Kakao: Codable, Sendable {
+        /// The numeric app id `access_token_info` must report.
         public var appID: String
+        /// The app keys (REST API, native, JavaScript) identity tokens may be issued to.
         public var appKeys: [String]
         /// `AUTHLOG_KAKAO_CLIENT_SECRET` overrides.
         public var clientSecret: String?
+        /// The issuer tokens must name exactly.
         public var issuer: String?
+        /// Where the provider publishes its keys.
         public var jwksURL: String?
+        /// The token (code-exchange) endpoint.
         public var tokenURL: String?
+        /// The access-token information endpoint (`access_token_info`).
         public var tokenInfoURL: String?
+        /// The user endpoint (`/v2/user/me`).
         public var userURL: String?
     }
 
     /// A GitHub OAuth app.
     public struct GitHub: Codable, Sendable {
+        /// The OAuth app's client id.
         public var clientID: String
         /// `AUTHLOG_GITHUB_CLIENT_SECRET` overrides.
         public var clientSecret: String?
+        /// The token (code-exchange) endpoint.
         public var tokenURL: String?
+        /// The REST API base URL.
         public var apiURL: String?
     }
 
     /// Firebase Authentication.
     public struct Firebase: Codable, Sendable {
+        /// The Firebase project id (`aud`, and part of `iss`).
         public var projectID: String
+        /// Where the provider publishes its keys.
         public var jwksURL: String?
     }
 }

@@ -6,12 +6,19 @@ import Foundation
 /// What the sign-in and token services share: the store, the request-time queries, the token issuer,
 /// the settings and the metrics.
 public struct ServiceDependencies: Sendable {
+    /// The event store.
     public let store: EventStore
+    /// Request-time reads of the projections.
     public let queries: SessionQueries
+    /// Single-use nonces.
     public let nonces: NonceStore
+    /// Sealed provider credentials.
     public let credentials: ProviderCredentialStore
+    /// Signs and checks access tokens.
     public let accessTokens: AccessTokenIssuer
+    /// Lifetimes and limits.
     public let settings: ServiceSettings
+    /// What `/metrics` reports.
     public let metrics: ServerMetrics
     /// Seals provider credentials and wraps per-user keys (AES-256-GCM); `nil` keeps no personal data.
     public let dataKey: [UInt8]?

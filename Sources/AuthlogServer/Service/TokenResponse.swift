@@ -3,12 +3,19 @@ public import AuthlogCore
 
 /// The answer to a sign-in or a refresh (api.md).
 public struct TokenResponse: Sendable {
+    /// authlog's user.
     public var userID: UUID
+    /// The session.
     public var sessionID: UUID
+    /// Whether this sign-in registered the user.
     public var isNewUser: Bool
+    /// The access token (ES256 JWT).
     public var accessToken: String
+    /// When the access token expires.
     public var accessTokenExpiresAt: Timestamp
+    /// The new refresh token.
     public var refreshToken: String
+    /// When the refresh token expires.
     public var refreshTokenExpiresAt: Timestamp
 
     /// The JSON body, with lowercase UUIDs and RFC 3339 UTC times.

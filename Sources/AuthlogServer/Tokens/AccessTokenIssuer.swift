@@ -14,6 +14,7 @@ public struct AccessTokenClaims: Sendable, Equatable {
     public var clientID: String?
     /// `iat` and `exp`, in seconds.
     public var issuedAt: Int64
+    /// `exp`, in seconds.
     public var expiresAt: Int64
 }
 
