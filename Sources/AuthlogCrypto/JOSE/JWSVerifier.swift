@@ -41,11 +41,13 @@ public struct JWSVerifier: Sendable {
         guard token.utf8.count <= self.maximumSize else {
             throw CryptoError(.tooLarge, "the token is larger than \(self.maximumSize) bytes")
         }
-        let segments = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        // One copy of the token's bytes; the segments are slices of it.
+        let bytes = Array(token.utf8)
+        let segments = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard segments.count == 3 else {
             throw CryptoError(.malformed, segments.count == 5 ? "encrypted tokens (JWE) are not accepted" : "a JWS has three segments")
         }
-        guard let headerBytes = Base64URL.decode(Substring(segments[0])) else {
+        guard let headerBytes = Base64URL.decode(bytes: segments[0]) else {
             throw CryptoError(.malformed, "the header is not base64url")
         }
         let header = try JOSEJSON.parse(headerBytes, what: "header")
@@ -65,13 +67,13 @@ public struct JWSVerifier: Sendable {
         if let declared = jwk.declaredAlgorithm, declared != self.algorithm {
             throw CryptoError(.keyMismatch, "the key is declared for \(declared.rawValue)")
         }
-        guard let signature = Base64URL.decode(Substring(segments[2])) else {
+        guard let signature = Base64URL.decode(bytes: segments[2]) else {
             throw CryptoError(.malformed, "the signature is not base64url")
         }
         guard !signature.isEmpty else { throw CryptoError(.invalidSignature, "the signature is empty") }
-        let signingInput = Array(token.utf8.prefix(segments[0].count + 1 + segments[1].count))
+        let signingInput = Array(bytes[..<segments[1].endIndex])
         try jwk.key.verify(signature, for: signingInput, algorithm: self.algorithm)
-        guard let payloadBytes = Base64URL.decode(Substring(segments[1])) else {
+        guard let payloadBytes = Base64URL.decode(bytes: segments[1]) else {
             throw CryptoError(.malformed, "the payload is not base64url")
         }
         let payload = try JOSEJSON.parse(payloadBytes, what: "payload")

@@ -35,7 +35,11 @@ public enum Base64URL {
 
     /// The bytes of strict unpadded base64url `text`, or `nil`.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        let input = Array(text.utf8)
+        self.decode(bytes: Array(text.utf8))
+    }
+
+    /// The bytes of strict unpadded base64url text given as its UTF-8 bytes, or `nil`.
+    public static func decode(bytes input: some Collection<UInt8>) -> [UInt8]? {
         guard input.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(input.count * 3 / 4)
