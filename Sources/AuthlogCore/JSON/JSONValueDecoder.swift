@@ -18,9 +18,7 @@ struct JSONValueDecoder: Decoder {
             throw DecodingError.typeMismatch(
                 [String: Any].self, .init(codingPath: self.codingPath, debugDescription: "expected an object"))
         }
-        var lookup: [String: JSONValue] = [:]
-        for member in members { lookup[member.name] = member.value }
-        return KeyedDecodingContainer(KeyedContainer<Key>(members: lookup, codingPath: self.codingPath))
+        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: self.codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -36,16 +34,23 @@ struct JSONValueDecoder: Decoder {
     }
 }
 
+/// Payloads have a handful of members, so a linear search of the parsed members (names are unique: the
+/// parser refuses duplicates) is cheaper than building a dictionary for every container.
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let members: [String: JSONValue]
+    let members: [(name: String, value: JSONValue)]
     let codingPath: [any CodingKey]
 
-    var allKeys: [Key] { self.members.keys.compactMap { Key(stringValue: camelCase(fromSnakeCase: $0)) } }
+    var allKeys: [Key] { self.members.compactMap { Key(stringValue: camelCase(fromSnakeCase: $0.name)) } }
 
-    func contains(_ key: Key) -> Bool { self.members[snakeCase(fromCamelCase: key.stringValue)] != nil }
+    private func member(_ key: Key) -> JSONValue? {
+        let name = snakeCase(fromCamelCase: key.stringValue)
+        return self.members.first { $0.name.utf8.elementsEqual(name.utf8) }?.value
+    }
+
+    func contains(_ key: Key) -> Bool { self.member(key) != nil }
 
     private func value(for key: Key) throws -> JSONValue {
-        guard let value = self.members[snakeCase(fromCamelCase: key.stringValue)] else {
+        guard let value = self.member(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: self.codingPath, debugDescription: "missing"))
         }
         return value
@@ -58,7 +63,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = self.members[snakeCase(fromCamelCase: key.stringValue)], !value.isNull else { return nil }
+        guard let value = self.member(key), !value.isNull else { return nil }
         return try JSONValueDecoder(value: value, codingPath: self.codingPath + [key]).decodeValue(type)
     }
 
