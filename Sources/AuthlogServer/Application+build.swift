@@ -36,7 +36,7 @@ public struct ServerComponents: Sendable {
         let port = configuration.port ?? 8080
         let issuer = try AccessTokenIssuer(
             key: accessTokenKey, issuer: configuration.publicURL ?? "http://localhost:\(port)",
-            audience: configuration.accessToken?.audience ?? "authlog", lifetime: settings.accessTokenLifetime)
+            audience: configuration.accessToken?.audience ?? "authlog")
         var dataKey: [UInt8]?
         if let text = configuration.dataKey {
             guard let bytes = Base64URL.decode(text), bytes.count == 32 else {

@@ -30,14 +30,12 @@ public struct AccessTokenIssuer: Sendable {
     public let issuer: String
     /// `aud`.
     public let audience: String
-    /// Lifetime in seconds.
-    public let lifetime: Int64
     /// The public key set to publish.
     public let publicKeys: JWKSet
 
     /// Creates an issuer around an ES256 key; the `kid` is derived from the public key.
     /// - Throws: ``CryptoError`` when the key is not ES256 or cannot be exported.
-    public init(key: PrivateKey, issuer: String, audience: String, lifetime: Int64) throws(CryptoError) {
+    public init(key: PrivateKey, issuer: String, audience: String) throws(CryptoError) {
         guard key.algorithm == .es256 else { throw CryptoError(.keyMismatch, "access tokens are signed with ES256") }
         let publicKey = try key.publicKey()
         let kid = String(Base64URL.encode(SHA256.hash(Array(try key.publicKeyPEM().utf8))).prefix(16))
@@ -46,7 +44,6 @@ public struct AccessTokenIssuer: Sendable {
         self.verifier = JWSVerifier(algorithm: .es256, keys: self.publicKeys)
         self.issuer = issuer
         self.audience = audience
-        self.lifetime = lifetime
     }
 
     /// Signs an access token for `claims`.

@@ -20,17 +20,4 @@ public struct ProviderCredentialStore: Sendable {
                 """)
         }
     }
-
-    /// The sealed credential of an identity, if one is stored.
-    /// - Throws: ``StoreError``.
-    public func sealed(provider: String, subjectHash: String) async throws -> [UInt8]? {
-        try await self.pool.withConnection { connection in
-            try await connection.query(
-                """
-                SELECT sealed_token FROM authlog.provider_credentials
-                WHERE provider = \(provider) AND subject_hash = \(subjectHash)
-                """
-            ).first?.decode(ByteaValue.self, at: 0).bytes
-        }
-    }
 }

@@ -27,7 +27,7 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var sessionVersion: Int32
 }
 
-/// A session as the projections know it, with its stream version.
+/// A session as the projections know it.
 public struct SessionRecord: Sendable, Equatable {
     /// The session.
     public var sessionID: UUID
@@ -43,6 +43,4 @@ public struct SessionRecord: Sendable, Equatable {
     public var startedAt: Timestamp
     /// Why it ended, once it has.
     public var endReason: String?
-    /// The session stream's current version.
-    public var version: Int32
 }

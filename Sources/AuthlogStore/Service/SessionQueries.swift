@@ -52,40 +52,24 @@ public struct SessionQueries: Sendable {
     /// One session, if it exists.
     /// - Throws: ``StoreError``.
     public func session(_ sessionID: UUID) async throws -> SessionRecord? {
-        try await self.pool.withConnection { connection in
+        let row = try await self.pool.withConnection { connection in
             try await connection.query(
                 """
-                SELECT s.session_id, s.user_id, s.provider, s.client_id, s.state, s.started_at, s.end_reason,
-                       (SELECT max(e.stream_version) FROM authlog.events e WHERE e.stream = 'session-' || s.session_id::text)
-                FROM authlog.sessions s WHERE s.session_id = \(sessionID)
+                SELECT session_id, user_id, provider, client_id, state, started_at, end_reason
+                FROM authlog.sessions WHERE session_id = \(sessionID)
                 """
-            ).first.map(Self.sessionRecord)
+            ).first
         }
-    }
-
-    /// The user's sessions, newest first.
-    /// - Throws: ``StoreError``.
-    public func sessions(ofUser userID: UUID) async throws -> [SessionRecord] {
-        try await self.pool.withConnection { connection in
-            try await connection.query(
-                """
-                SELECT s.session_id, s.user_id, s.provider, s.client_id, s.state, s.started_at, s.end_reason, 0
-                FROM authlog.sessions s WHERE s.user_id = \(userID) ORDER BY s.started_at DESC
-                """
-            ).rows.map(Self.sessionRecord)
-        }
+        guard let row else { return nil }
+        return SessionRecord(
+            sessionID: try row.decode(UUID.self, at: 0), userID: try row.decode(UUID.self, at: 1),
+            provider: try row.decode(String.self, at: 2), clientID: try row.decode(String?.self, at: 3),
+            state: try row.decode(String.self, at: 4), startedAt: try row.decode(Timestamp.self, at: 5),
+            endReason: try row.decode(String?.self, at: 6))
     }
 
     /// Whether the database answers.
     public func isReachable() async -> Bool {
         (try? await self.pool.withConnection { try await $0.query("SELECT 1").rows.count == 1 }) ?? false
-    }
-
-    private static func sessionRecord(_ row: QueryRow) throws -> SessionRecord {
-        SessionRecord(
-            sessionID: try row.decode(UUID.self, at: 0), userID: try row.decode(UUID.self, at: 1),
-            provider: try row.decode(String.self, at: 2), clientID: try row.decode(String?.self, at: 3),
-            state: try row.decode(String.self, at: 4), startedAt: try row.decode(Timestamp.self, at: 5),
-            endReason: try row.decode(String?.self, at: 6), version: try row.decode(Int32?.self, at: 7) ?? 0)
     }
 }
