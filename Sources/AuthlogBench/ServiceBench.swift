@@ -92,13 +92,9 @@ struct ServiceBench: AsyncParsableCommand {
             ]),
         ])
         let configuration = try document.decode(ServerConfiguration.self)
-        let metrics = ServerMetrics()
-        let store = EventStore(
-            pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 16),
-            batchObserver: { metrics.recordBatch(events: $0) })
         let components = try ServerComponents(
-            configuration: configuration, store: store, accessTokenKey: try PrivateKey.generate(for: .es256),
-            metrics: metrics, fetcher: AsyncHTTPFetcher())
+            configuration: configuration, pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 16),
+            accessTokenKey: try PrivateKey.generate(for: .es256), fetcher: AsyncHTTPFetcher())
         return try await ServiceRunner.start(router: try buildRouter(components: components).router)
     }
 

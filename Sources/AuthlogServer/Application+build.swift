@@ -22,11 +22,11 @@ public struct ServerComponents: Sendable {
     /// Introspection callers: id → secret.
     public let introspectionClients: [String: String]
 
-    /// Builds the components from a configuration.
+    /// Builds the components from a configuration, over an event store on `pool` whose batch sizes the
+    /// metrics record.
     /// - Throws: ``ServerConfiguration/Invalid`` for a bad setting; ``CryptoError`` for an unusable key.
     public init(
-        configuration: ServerConfiguration, store: EventStore, accessTokenKey: PrivateKey, metrics: ServerMetrics,
-        fetcher: any HTTPFetching
+        configuration: ServerConfiguration, pool: ConnectionPool, accessTokenKey: PrivateKey, fetcher: any HTTPFetching
     ) throws {
         var settings = ServiceSettings()
         settings.accessTokenLifetime = Int64(configuration.accessToken?.ttlSeconds ?? 900)
@@ -44,6 +44,8 @@ public struct ServerComponents: Sendable {
             }
             dataKey = bytes
         }
+        let metrics = ServerMetrics()
+        let store = EventStore(pool: pool, batchObserver: { metrics.recordBatch(events: $0) })
         self.dependencies = ServiceDependencies(
             store: store, accessTokens: issuer, settings: settings, metrics: metrics, dataKey: dataKey)
         self.registry = try ProviderRegistry(
@@ -77,7 +79,7 @@ public func buildRouter(components: ServerComponents) throws -> (router: Router<
     ).register(on: &table)
     OperationsController(
         queries: components.dependencies.queries, metrics: components.dependencies.metrics,
-        publicKeys: try components.dependencies.accessTokens.publicKeys.json(), keyCaches: components.registry.keyCaches
+        publicKeys: try components.dependencies.accessTokens.publicKeys.json(), providers: components.registry.providers
     ).register(on: &table)
     return (router, table.routes)
 }

@@ -51,13 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let port = self.port { configuration.port = port }
         let conninfo = try await self.database.conninfo(migrating: false)
         let pool = ConnectionPool(conninfo: conninfo, maximumConnections: 16)
-        let metrics = ServerMetrics()
-        let store = EventStore(pool: pool, batchObserver: { metrics.recordBatch(events: $0) })
         let components: ServerComponents
         do {
             components = try ServerComponents(
-                configuration: configuration, store: store,
-                accessTokenKey: try Self.accessTokenKey(configuration, logger: logger), metrics: metrics,
+                configuration: configuration, pool: pool,
+                accessTokenKey: try Self.accessTokenKey(configuration, logger: logger),
                 fetcher: AsyncHTTPFetcher(timeout: .seconds(configuration.providerTimeoutSeconds ?? 5)))
         } catch {
             printError("\(error)")

@@ -103,8 +103,8 @@ struct ServerHarness {
         adjust(&configuration)
         let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 8)
         let components = try ServerComponents(
-            configuration: configuration, store: EventStore(pool: pool),
-            accessTokenKey: try PrivateKey.generate(for: .es256), metrics: ServerMetrics(), fetcher: AsyncHTTPFetcher())
+            configuration: configuration, pool: pool, accessTokenKey: try PrivateKey.generate(for: .es256),
+            fetcher: AsyncHTTPFetcher())
         let (router, routes) = try buildRouter(components: components)
         let runner = try await ServiceRunner.start(router: router)
         return ServerHarness(

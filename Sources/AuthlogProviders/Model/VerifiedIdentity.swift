@@ -49,4 +49,11 @@ public protocol IdentityProvider: Sendable {
     /// Checks `proof` and returns the identity it proves.
     /// - Throws: ``ProviderError`` with the `signin.failed` reason.
     func verify(_ proof: SigninProof) async throws(ProviderError) -> VerifiedIdentity
+    /// The provider's key cache, once it has one (for `/metrics`); `nil` for providers without keys.
+    var keyCache: JWKSCache? { get async }
+}
+
+extension IdentityProvider {
+    /// No key cache.
+    public var keyCache: JWKSCache? { nil }
 }

@@ -38,6 +38,8 @@ public struct AppleProvider: IdentityProvider {
             rules: IDTokenRules(issuers: [settings.issuer], audiences: settings.clientIDs, maximumAge: 600), keys: keys)
     }
 
+    public var keyCache: JWKSCache? { self.verifier.keys }
+
     public func verify(_ proof: SigninProof) async throws(ProviderError) -> VerifiedIdentity {
         var exchanged: (token: VerifiedIDToken, refreshToken: String?)?
         if let code = proof.authorizationCode {

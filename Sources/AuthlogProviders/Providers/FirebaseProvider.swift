@@ -15,6 +15,8 @@ public struct FirebaseProvider: IdentityProvider {
             keys: keys)
     }
 
+    public var keyCache: JWKSCache? { self.verifier.keys }
+
     public func verify(_ proof: SigninProof) async throws(ProviderError) -> VerifiedIdentity {
         guard let idToken = proof.idToken else {
             throw ProviderError(.unsupportedProof, "Firebase sign-in needs an id_token")

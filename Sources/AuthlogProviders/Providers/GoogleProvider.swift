@@ -17,6 +17,8 @@ public struct GoogleProvider: IdentityProvider {
         self.verifier = IDTokenVerifier(rules: IDTokenRules(issuers: Self.issuers, audiences: clientIDs), keys: keys)
     }
 
+    public var keyCache: JWKSCache? { self.verifier.keys }
+
     public func verify(_ proof: SigninProof) async throws(ProviderError) -> VerifiedIdentity {
         guard let idToken = proof.idToken else {
             throw ProviderError(.unsupportedProof, "Google sign-in needs an id_token")

@@ -43,6 +43,8 @@ public struct KakaoProvider: IdentityProvider {
             rules: IDTokenRules(issuers: [settings.issuer], audiences: settings.appKeys), keys: keys)
     }
 
+    public var keyCache: JWKSCache? { self.verifier.keys }
+
     public func verify(_ proof: SigninProof) async throws(ProviderError) -> VerifiedIdentity {
         if let idToken = proof.idToken { return try await self.verifyIDToken(idToken, rawNonce: proof.rawNonce) }
         if let accessToken = proof.accessToken { return try await self.verifyAccessToken(accessToken) }

@@ -49,6 +49,9 @@ public actor OIDCDiscovery {
         }
     }
 
+    /// The key cache, if ``keyCache()`` has made it.
+    public var existingKeyCache: JWKSCache? { self.keys }
+
     /// The provider's key cache at its discovered `jwks_uri`, made once.
     public func keyCache() async throws(ProviderError) -> JWKSCache {
         if let keys = self.keys { return keys }

@@ -45,8 +45,10 @@ public struct OIDCProvider: IdentityProvider {
         self.discovery = OIDCDiscovery(url: settings.discoveryURL, expectedIssuer: settings.issuer, fetcher: fetcher)
     }
 
-    /// The provider's key cache (for metrics).
-    public func keyCache() async -> JWKSCache? { try? await self.discovery.keyCache() }
+    /// The key cache at the discovered `jwks_uri`, once discovery has run (asking never fetches).
+    public var keyCache: JWKSCache? {
+        get async { await self.discovery.existingKeyCache }
+    }
 
     public func verify(_ proof: SigninProof) async throws(ProviderError) -> VerifiedIdentity {
         let verifier = IDTokenVerifier(

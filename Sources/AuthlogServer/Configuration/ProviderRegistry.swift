@@ -2,12 +2,10 @@ public import AuthlogProviders
 import AuthlogCrypto
 import Foundation
 
-/// The identity providers a configuration enables, with their key caches (for `/metrics`).
+/// The identity providers a configuration enables.
 public struct ProviderRegistry: Sendable {
     /// The enabled providers.
     public let providers: [any IdentityProvider]
-    /// Each provider's key cache, where it has a fixed key URL.
-    public let keyCaches: [(provider: String, cache: JWKSCache)]
 
     /// Names the built-in providers use; a generic OIDC provider must pick another.
     static let builtInNames: Set<String> = ["apple", "google", "gitlab", "kakao", "github", "firebase", "dev", "unknown"]
@@ -18,12 +16,7 @@ public struct ProviderRegistry: Sendable {
         settings: ServerConfiguration.ProviderSettings?, development: Bool, fetcher: any HTTPFetching
     ) throws(ServerConfiguration.Invalid) {
         var providers: [any IdentityProvider] = []
-        var caches: [(String, JWKSCache)] = []
-        func cache(_ name: String, _ url: String) -> JWKSCache {
-            let cache = JWKSCache(url: url, fetcher: fetcher)
-            caches.append((name, cache))
-            return cache
-        }
+        func cache(_ url: String) -> JWKSCache { JWKSCache(url: url, fetcher: fetcher) }
         if let apple = settings?.apple {
             var options = AppleProvider.Settings(clientIDs: Set(apple.clientIDs))
             options.issuer = apple.issuer ?? options.issuer
@@ -33,14 +26,14 @@ public struct ProviderRegistry: Sendable {
             options.privateKey = try Self.privateKey(pem: apple.privateKey, file: apple.privateKeyFile, what: "apple")
             providers.append(
                 AppleProvider(
-                    settings: options, keys: cache("apple", apple.jwksURL ?? "https://appleid.apple.com/auth/keys"),
+                    settings: options, keys: cache(apple.jwksURL ?? "https://appleid.apple.com/auth/keys"),
                     fetcher: fetcher))
         }
         if let google = settings?.google {
             providers.append(
                 GoogleProvider(
                     clientIDs: Set(google.clientIDs), hostedDomain: google.hostedDomain,
-                    keys: cache("google", google.jwksURL ?? "https://www.googleapis.com/oauth2/v3/certs")))
+                    keys: cache(google.jwksURL ?? "https://www.googleapis.com/oauth2/v3/certs")))
         }
         if let gitlab = settings?.gitlab {
             let issuer = gitlab.issuer ?? "https://gitlab.com"
@@ -62,7 +55,7 @@ public struct ProviderRegistry: Sendable {
             providers.append(
                 KakaoProvider(
                     settings: options,
-                    keys: cache("kakao", kakao.jwksURL ?? "https://kauth.kakao.com/.well-known/jwks.json"),
+                    keys: cache(kakao.jwksURL ?? "https://kauth.kakao.com/.well-known/jwks.json"),
                     fetcher: fetcher))
         }
         if let github = settings?.github {
@@ -78,7 +71,7 @@ public struct ProviderRegistry: Sendable {
             let url =
                 firebase.jwksURL
                 ?? "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
-            providers.append(FirebaseProvider(projectID: firebase.projectID, keys: cache("firebase", url)))
+            providers.append(FirebaseProvider(projectID: firebase.projectID, keys: cache(url)))
         }
         for (name, oidc) in (settings?.oidc ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard !Self.builtInNames.contains(name), !name.isEmpty,
@@ -100,7 +93,6 @@ public struct ProviderRegistry: Sendable {
         }
         if development { providers.append(DevelopmentProvider()) }
         self.providers = providers
-        self.keyCaches = caches
     }
 
     private static func privateKey(pem: String?, file: String?, what: String) throws(ServerConfiguration.Invalid)

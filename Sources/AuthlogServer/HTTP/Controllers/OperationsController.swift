@@ -10,7 +10,7 @@ struct OperationsController: Sendable {
     let queries: SessionQueries
     let metrics: ServerMetrics
     let publicKeys: JSONValue
-    let keyCaches: [(provider: String, cache: JWKSCache)]
+    let providers: [any IdentityProvider]
 
     func register(on routes: inout RouteTable) {
         routes.add(.get, "/healthz", use: self.health)
@@ -39,8 +39,10 @@ struct OperationsController: Sendable {
             "# HELP authlog_jwks_fetch_failures_total Failed requests for a provider's key set.",
             "# TYPE authlog_jwks_fetch_failures_total counter",
         ]
-        for (provider, cache) in self.keyCaches {
+        for provider in self.providers {
+            guard let cache = await provider.keyCache else { continue }
             let statistics = await cache.statistics
+            let provider = provider.name
             extra.append("authlog_jwks_fetches_total{provider=\"\(provider)\"} \(statistics.fetches)")
             failures.append("authlog_jwks_fetch_failures_total{provider=\"\(provider)\"} \(statistics.failures)")
         }
