@@ -20,6 +20,13 @@ extension EventEnvelope {
     /// (PostgreSQL text cannot hold it).
     /// - Throws: ``EventValidationError`` naming the first problem.
     public func validate() throws(EventValidationError) {
+        _ = try self.validatedPayload()
+    }
+
+    /// Validates as ``validate()`` does and returns the decoded payload, so that a caller that needs it
+    /// (the append path's reducer) does not decode `data` a second time.
+    /// - Throws: ``EventValidationError`` naming the first problem.
+    public func validatedPayload() throws(EventValidationError) -> any EventPayload {
         guard self.type.streamCategories.contains(self.stream.category) else {
             let allowed = self.type.streamCategories.sorted().joined(separator: " or ")
             throw EventValidationError(field: "stream", problem: "must be in category \(allowed) for \(self.type.rawValue)")
@@ -57,6 +64,7 @@ extension EventEnvelope {
             throw EventValidationError(field: "data", problem: "does not fit \(self.type.rawValue): \(Self.describe(error))")
         }
         try payload.checkContents()
+        return payload
     }
 
     private func has(_ field: EnvelopeField) -> Bool {

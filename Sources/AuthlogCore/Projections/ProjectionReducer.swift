@@ -2,9 +2,13 @@
 ///
 /// The live write path and `authlog rebuild` both call it, so a rebuild replays exactly the same logic.
 public enum ProjectionReducer {
-    /// The changes `event` makes to the projections, in the order they apply.
+    /// The changes `event` makes to the projections, in the order they apply. `decoded` is the event's
+    /// payload when the caller has decoded it already (validation does); otherwise `data` is decoded here.
     /// - Throws: `DecodingError` when the event's `data` does not fit its type (validated events never do).
-    public static func changes(for envelope: EventEnvelope) throws -> [ProjectionChange] {
+    public static func changes(for envelope: EventEnvelope, decoded: (any EventPayload)? = nil) throws
+        -> [ProjectionChange]
+    {
+        let event = DecodedEvent(envelope: envelope, decoded: decoded)
         let at = envelope.occurredAt
         switch envelope.type {
         case .signinSucceeded:
@@ -18,34 +22,35 @@ public enum ProjectionReducer {
             guard let provider = envelope.provider else { return [] }
             return [.countSignin(day: at.dayNumber, provider: provider, outcome: .failure)]
         case .userRegistered:
-            let payload = try envelope.payload(as: UserRegistered.self)
+            let payload = try event.payload(as: UserRegistered.self)
             guard let userID = envelope.userID else { return [] }
             return [
                 .insertUser(userID: userID, createdAt: at, provider: payload.provider),
                 .linkIdentity(provider: payload.provider, subjectHash: payload.subjectHash, userID: userID, at: at),
             ]
         case .identityLinked:
-            let payload = try envelope.payload(as: IdentityLinked.self)
+            let payload = try event.payload(as: IdentityLinked.self)
             guard let userID = envelope.userID else { return [] }
             return [.linkIdentity(provider: payload.provider, subjectHash: payload.subjectHash, userID: userID, at: at)]
         case .identityUnlinked:
-            let payload = try envelope.payload(as: IdentityUnlinked.self)
+            let payload = try event.payload(as: IdentityUnlinked.self)
             return [.unlinkIdentity(provider: payload.provider, subjectHash: payload.subjectHash)]
         case .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked:
-            return try self.tokenChanges(for: envelope)
+            return try self.tokenChanges(for: event)
         case .tokenRefreshFailed, .providerEmailChanged, .auditCheckpointSigned, .auditAccessed:
             return []
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired, .providerConsentRevoked, .accountDeleted:
-            return try self.endingChanges(for: envelope)
+            return try self.endingChanges(for: event)
         }
     }
 
-    private static func tokenChanges(for envelope: EventEnvelope) throws -> [ProjectionChange] {
+    private static func tokenChanges(for event: DecodedEvent) throws -> [ProjectionChange] {
+        let envelope = event.envelope
         let at = envelope.occurredAt
         guard let sessionID = envelope.sessionID, let userID = envelope.userID else { return [] }
         switch envelope.type {
         case .tokenIssued:
-            let payload = try envelope.payload(as: TokenIssued.self)
+            let payload = try event.payload(as: TokenIssued.self)
             var changes: [ProjectionChange] = []
             if let tokenID = payload.refreshTokenID, let hashText = payload.refreshTokenHash,
                 let hash = Hex.decode(hashText), let familyID = payload.familyID,
@@ -61,7 +66,7 @@ public enum ProjectionReducer {
             changes.append(.touchSession(sessionID: sessionID, at: at))
             return changes
         case .tokenRefreshed:
-            let payload = try envelope.payload(as: TokenRefreshed.self)
+            let payload = try event.payload(as: TokenRefreshed.self)
             guard let hash = Hex.decode(payload.newTokenHash) else { return [] }
             return [
                 .rotateRefreshToken(tokenID: payload.oldTokenID, sessionID: sessionID, at: at),
@@ -74,25 +79,26 @@ public enum ProjectionReducer {
                 .touchSession(sessionID: sessionID, at: at),
             ]
         case .tokenReuseDetected:
-            let payload = try envelope.payload(as: TokenReuseDetected.self)
+            let payload = try event.payload(as: TokenReuseDetected.self)
             return [
                 .revokeFamily(familyID: payload.familyID, sessionID: sessionID, reason: "reuse", at: at),
                 .endSession(sessionID: sessionID, state: .revoked, reason: "reuse", at: at),
             ]
         case .tokenRevoked:
-            let payload = try envelope.payload(as: TokenRevoked.self)
+            let payload = try event.payload(as: TokenRevoked.self)
             return [.revokeToken(tokenID: payload.tokenID, sessionID: sessionID, reason: payload.reason, at: at)]
         default:
             return []
         }
     }
 
-    private static func endingChanges(for envelope: EventEnvelope) throws -> [ProjectionChange] {
+    private static func endingChanges(for event: DecodedEvent) throws -> [ProjectionChange] {
+        let envelope = event.envelope
         let at = envelope.occurredAt
         guard let userID = envelope.userID else { return [] }
         switch envelope.type {
         case .sessionLoggedOut:
-            let payload = try envelope.payload(as: SessionLoggedOut.self)
+            let payload = try event.payload(as: SessionLoggedOut.self)
             guard let sessionID = envelope.sessionID else { return [] }
             if payload.scope == .all {
                 return [
@@ -105,14 +111,14 @@ public enum ProjectionReducer {
                 .revokeSessionTokens(sessionID: sessionID, reason: "logout", at: at),
             ]
         case .sessionRevoked:
-            let payload = try envelope.payload(as: SessionRevoked.self)
+            let payload = try event.payload(as: SessionRevoked.self)
             guard let sessionID = envelope.sessionID else { return [] }
             return [
                 .endSession(sessionID: sessionID, state: .revoked, reason: payload.reason, at: at),
                 .revokeSessionTokens(sessionID: sessionID, reason: payload.reason, at: at),
             ]
         case .sessionExpired:
-            let payload = try envelope.payload(as: SessionExpired.self)
+            let payload = try event.payload(as: SessionExpired.self)
             guard let sessionID = envelope.sessionID else { return [] }
             return [
                 .endSession(sessionID: sessionID, state: .expired, reason: payload.limit, at: at),
@@ -135,5 +141,16 @@ public enum ProjectionReducer {
         default:
             return []
         }
+    }
+}
+
+/// An event with its payload, decoded at most once.
+private struct DecodedEvent {
+    let envelope: EventEnvelope
+    let decoded: (any EventPayload)?
+
+    func payload<Payload: EventPayload>(as type: Payload.Type) throws -> Payload {
+        if let payload = self.decoded as? Payload { return payload }
+        return try self.envelope.payload(as: type)
     }
 }

@@ -55,8 +55,8 @@ public final class EventStore: Sendable {
         prepared.projectionChanges = []
         for (index, event) in command.events.enumerated() {
             do {
-                try event.validate()
-                prepared.projectionChanges.append(try ScopedChange.changes(of: event))
+                let payload = try event.validatedPayload()
+                prepared.projectionChanges.append(try ScopedChange.changes(of: event, decoded: payload))
             } catch {
                 throw StoreError(.invalidEvent, "event \(index + 1): \(error)", eventIndex: index)
             }

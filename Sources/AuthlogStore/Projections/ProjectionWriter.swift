@@ -8,9 +8,9 @@ struct ScopedChange {
     let userID: UUID?
     let sessionID: UUID?
 
-    /// The changes one event causes, in order.
-    static func changes(of event: EventEnvelope) throws -> [ScopedChange] {
-        try ProjectionReducer.changes(for: event).map {
+    /// The changes one event causes, in order; `decoded` is its payload when already decoded.
+    static func changes(of event: EventEnvelope, decoded: (any EventPayload)? = nil) throws -> [ScopedChange] {
+        try ProjectionReducer.changes(for: event, decoded: decoded).map {
             ScopedChange(change: $0, userID: event.userID, sessionID: event.sessionID)
         }
     }
