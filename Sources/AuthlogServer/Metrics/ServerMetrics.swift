@@ -50,29 +50,39 @@ public final class ServerMetrics: Sendable {
         self.state.withLock { $0.batches.observe(Double(events)) }
     }
 
-    /// The Prometheus text exposition; `extraLines` are appended (gauges gathered at scrape time).
+    /// The Prometheus text exposition; `extraLines` are appended (counters gathered at scrape time).
     public func render(extraLines: [String] = []) -> String {
         let state = self.state.withLock { $0 }
-        var lines: [String] = []
-        lines.append("# HELP authlog_http_requests_total HTTP requests answered, by route and status.")
-        lines.append("# TYPE authlog_http_requests_total counter")
-        for (key, count) in state.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
-            lines.append(
-                "authlog_http_requests_total{method=\"\(key.method)\",route=\"\(Self.escape(key.route))\",status=\"\(key.status)\"} \(count)")
-        }
-        lines.append("# HELP authlog_http_request_duration_seconds Time to answer a request.")
-        lines.append("# TYPE authlog_http_request_duration_seconds histogram")
-        lines += state.latency.lines(name: "authlog_http_request_duration_seconds")
-        lines.append("# HELP authlog_signins_total Sign-in attempts, by provider and outcome.")
-        lines.append("# TYPE authlog_signins_total counter")
-        for (key, count) in state.signins.sorted(by: { ($0.key.provider, $0.key.outcome) < ($1.key.provider, $1.key.outcome) }) {
-            lines.append(
-                "authlog_signins_total{provider=\"\(Self.escape(key.provider))\",outcome=\"\(key.outcome)\"} \(count)")
-        }
-        lines.append("# HELP authlog_sequencer_batch_events Events per sequencer batch.")
-        lines.append("# TYPE authlog_sequencer_batch_events histogram")
-        lines += state.batches.lines(name: "authlog_sequencer_batch_events")
+        let requests = state.requests.sorted { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }
+        let signins = state.signins.sorted { ($0.key.provider, $0.key.outcome) < ($1.key.provider, $1.key.outcome) }
+        let lines =
+            Self.counter(
+                "authlog_http_requests_total", help: "HTTP requests answered, by route and status.",
+                samples: requests.map {
+                    ([("method", $0.key.method), ("route", $0.key.route), ("status", String($0.key.status))], $0.value)
+                })
+            + Self.histogram(
+                "authlog_http_request_duration_seconds", help: "Time to answer a request.", state.latency)
+            + Self.counter(
+                "authlog_signins_total", help: "Sign-in attempts, by provider and outcome.",
+                samples: signins.map { ([("provider", $0.key.provider), ("outcome", $0.key.outcome)], $0.value) })
+            + Self.histogram("authlog_sequencer_batch_events", help: "Events per sequencer batch.", state.batches)
         return (lines + extraLines).joined(separator: "\n") + "\n"
+    }
+
+    /// The lines of one counter family: HELP, TYPE and one sample per label set (values escaped).
+    public static func counter(
+        _ name: String, help: String, samples: [(labels: [(String, String)], value: Int)]
+    ) -> [String] {
+        ["# HELP \(name) \(help)", "# TYPE \(name) counter"]
+            + samples.map { sample in
+                let labels = sample.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",")
+                return "\(name){\(labels)} \(sample.value)"
+            }
+    }
+
+    private static func histogram(_ name: String, help: String, _ histogram: Histogram) -> [String] {
+        ["# HELP \(name) \(help)", "# TYPE \(name) histogram"] + histogram.lines(name: name)
     }
 
     /// A label value with `\`, `"` and newlines escaped.

@@ -31,24 +31,23 @@ struct OperationsController: Sendable {
     }
 
     @Sendable func prometheus(_ request: Request, context: AppRequestContext) async throws -> Response {
-        var extra = [
-            "# HELP authlog_jwks_fetches_total Requests for a provider's key set.",
-            "# TYPE authlog_jwks_fetches_total counter",
-        ]
-        var failures = [
-            "# HELP authlog_jwks_fetch_failures_total Failed requests for a provider's key set.",
-            "# TYPE authlog_jwks_fetch_failures_total counter",
-        ]
+        var fetches: [(labels: [(String, String)], value: Int)] = []
+        var failures: [(labels: [(String, String)], value: Int)] = []
         for provider in self.providers {
             guard let cache = await provider.keyCache else { continue }
             let statistics = await cache.statistics
-            let provider = provider.name
-            extra.append("authlog_jwks_fetches_total{provider=\"\(provider)\"} \(statistics.fetches)")
-            failures.append("authlog_jwks_fetch_failures_total{provider=\"\(provider)\"} \(statistics.failures)")
+            fetches.append(([("provider", provider.name)], statistics.fetches))
+            failures.append(([("provider", provider.name)], statistics.failures))
         }
+        let keyLines =
+            ServerMetrics.counter(
+                "authlog_jwks_fetches_total", help: "Requests for a provider's key set.", samples: fetches)
+            + ServerMetrics.counter(
+                "authlog_jwks_fetch_failures_total", help: "Failed requests for a provider's key set.",
+                samples: failures)
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-            body: .init(byteBuffer: ByteBuffer(string: self.metrics.render(extraLines: extra + failures))))
+            body: .init(byteBuffer: ByteBuffer(string: self.metrics.render(extraLines: keyLines))))
     }
 
     @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
