@@ -62,6 +62,6 @@ struct CryptoBench: AsyncParsableCommand {
             count += 20
         }
         let elapsed = clock.now - start
-        return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return Double(count) / elapsed.inSeconds
     }
 }

@@ -1,3 +1,4 @@
+import AuthlogCore
 import Foundation
 import Synchronization
 
@@ -16,7 +17,7 @@ struct LoadRun {
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        duration.inSeconds * 1000
     }
 
     /// Runs `request` on `connections` workers until `duration` passes; each call returns whether it succeeded.
@@ -45,8 +46,7 @@ struct LoadRun {
             }
             return try await group.reduce(into: [(latencies: [Duration], ok: Int, failed: Int)]()) { $0.append($1) }
         }
-        let elapsed = clock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (clock.now - start).inSeconds
         let latencies = results.flatMap(\.latencies).sorted()
         let successes = results.reduce(0) { $0 + $1.ok }
         func percentile(_ fraction: Double) -> Duration {

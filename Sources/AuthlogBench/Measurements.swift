@@ -101,8 +101,7 @@ enum Measurements {
             for _ in 0..<workers { group.addTask { try await body(deadline) } }
             return try await group.reduce(0, +)
         }
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - start).inSeconds
         return Double(total) / seconds
     }
 }

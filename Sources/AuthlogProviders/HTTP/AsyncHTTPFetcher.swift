@@ -1,3 +1,4 @@
+import AuthlogCore
 internal import AsyncHTTPClient
 internal import NIOCore
 internal import NIOHTTP1
@@ -23,7 +24,8 @@ public struct AsyncHTTPFetcher: HTTPFetching {
         for header in request.headers { outbound.headers.replaceOrAdd(name: header.name, value: header.value) }
         if let body = request.body { outbound.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            let response = try await HTTPClient.shared.execute(outbound, timeout: .nanoseconds(self.timeout.nanoseconds))
+            let response = try await HTTPClient.shared.execute(
+                outbound, timeout: .nanoseconds(Int64(self.timeout.inSeconds * 1e9)))
             let body = try await response.body.collect(upTo: self.maximumResponseSize)
             return OutboundResponse(
                 status: Int(response.status.code),
@@ -34,13 +36,5 @@ public struct AsyncHTTPFetcher: HTTPFetching {
         } catch {
             throw ProviderError(.providerUnavailable, "the provider could not be reached: \(type(of: error))")
         }
-    }
-}
-
-extension Duration {
-    /// The whole duration in nanoseconds, saturating.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = self.components
-        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000
     }
 }

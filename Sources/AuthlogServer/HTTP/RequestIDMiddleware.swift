@@ -30,8 +30,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
             response = ServiceError(.internalServerError, "internal_error", "Something went wrong on our side.").response()
         }
         response.headers[.requestID] = context.requestID
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - started).inSeconds
         let route = context.endpointPath ?? "unmatched"
         self.metrics.recordRequest(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
         context.logger.info(
