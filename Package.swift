@@ -97,7 +97,6 @@ let package = Package(
                 "AuthlogProviders",
                 "AuthlogServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
@@ -126,7 +125,6 @@ let package = Package(
                 "AuthlogProviders",
                 "AuthlogCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
@@ -156,7 +154,6 @@ let package = Package(
             dependencies: [
                 "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),

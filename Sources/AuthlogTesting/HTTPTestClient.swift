@@ -1,10 +1,7 @@
 public import AuthlogCore
-import AsyncHTTPClient
-import Foundation
-import NIOCore
-import NIOHTTP1
+import AuthlogProviders
 
-/// A small HTTP client for tests and the benchmark (AsyncHTTPClient's shared client underneath).
+/// A small HTTP client for tests and the benchmark, on authlog's own outbound fetcher.
 public struct HTTPTestClient: Sendable {
     /// One answer.
     public struct Answer: Sendable {
@@ -26,13 +23,7 @@ public struct HTTPTestClient: Sendable {
     /// The server's base URL.
     public let baseURL: String
 
-    /// One client for the whole process, allowing 128 connections per host (AsyncHTTPClient's shared client
-    /// allows 8, which would serialise the concurrency tests and the benchmark). It lives as long as the process.
-    static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 128
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    private static let fetcher = AsyncHTTPFetcher(timeout: .seconds(30), maximumResponseSize: 16 << 20)
 
     /// Creates a client for `baseURL`.
     public init(baseURL: String) { self.baseURL = baseURL }
@@ -43,20 +34,15 @@ public struct HTTPTestClient: Sendable {
         _ method: String, _ path: String, json: JSONValue? = nil, body: [UInt8]? = nil,
         headers: [(String, String)] = []
     ) async throws -> Answer {
-        var request = HTTPClientRequest(url: self.baseURL + path)
-        request.method = HTTPMethod(rawValue: method)
+        var request = OutboundRequest(method: method, url: self.baseURL + path, headers: headers.map { ($0.0, $0.1) })
         if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: json.canonicalBytes))
-        } else if let body {
-            request.body = .bytes(ByteBuffer(bytes: body))
+            request.headers.append(("Content-Type", "application/json"))
+            request.body = json.canonicalBytes
+        } else {
+            request.body = body
         }
-        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-        let response = try await Self.client.execute(request, timeout: .seconds(30))
-        let bytes = try await response.body.collect(upTo: 16 << 20)
-        return Answer(
-            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: Array(buffer: bytes))
+        let response = try await Self.fetcher.fetch(request)
+        return Answer(status: response.status, headers: response.headers, body: response.body)
     }
 
     /// `POST path` with a JSON body.

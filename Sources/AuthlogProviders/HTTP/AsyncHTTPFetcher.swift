@@ -3,13 +3,21 @@ internal import AsyncHTTPClient
 internal import NIOCore
 internal import NIOHTTP1
 
-/// Outbound HTTP through AsyncHTTPClient's shared client, with a per-request timeout and a cap on
+/// Outbound HTTP through one process-wide AsyncHTTPClient, with a per-request timeout and a cap on
 /// the size of an answer.
 public struct AsyncHTTPFetcher: HTTPFetching {
     /// How long one request may take, connection included.
     public var timeout: Duration
     /// The largest answer read, in bytes.
     public var maximumResponseSize: Int
+
+    /// The process's client: up to 128 connections per host (AsyncHTTPClient's shared client allows 8,
+    /// which would queue concurrent sign-ins behind one provider's API). It lives as long as the process.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 128
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     /// Creates a fetcher.
     public init(timeout: Duration = .seconds(5), maximumResponseSize: Int = 1 << 20) {
@@ -24,7 +32,7 @@ public struct AsyncHTTPFetcher: HTTPFetching {
         for header in request.headers { outbound.headers.replaceOrAdd(name: header.name, value: header.value) }
         if let body = request.body { outbound.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            let response = try await HTTPClient.shared.execute(
+            let response = try await Self.client.execute(
                 outbound, timeout: .nanoseconds(Int64(self.timeout.inSeconds * 1e9)))
             let body = try await response.body.collect(upTo: self.maximumResponseSize)
             return OutboundResponse(
