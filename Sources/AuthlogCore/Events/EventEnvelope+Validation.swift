@@ -16,8 +16,9 @@ public struct EventValidationError: Error, Equatable, Sendable, CustomStringConv
 
 extension EventEnvelope {
     /// Checks the envelope against the catalogue: stream category, required columns, fixed outcome,
-    /// entity ids that match the stream, a `data` object of the type's shape, and no U+0000 anywhere
-    /// (PostgreSQL text cannot hold it).
+    /// entity ids that match the stream, a `data` object of the type's shape, and no U+0000 in `data`
+    /// (PostgreSQL cannot hold it). The free-text columns need no check: the envelope keeps them in their
+    /// ``EnvelopeText`` normal form.
     /// - Throws: ``EventValidationError`` naming the first problem.
     public func validate() throws(EventValidationError) {
         _ = try self.validatedPayload()
@@ -43,17 +44,6 @@ extension EventEnvelope {
         try self.validateStreamEntity()
         if let version = self.streamVersion, version < 1 {
             throw EventValidationError(field: "stream_version", problem: "must be 1 or more")
-        }
-        for (name, value) in [
-            ("reason", self.reason), ("provider", self.provider), ("client_id", self.clientID),
-            ("user_agent", self.userAgent), ("request_id", self.requestID),
-        ] {
-            if let value, value.utf8.contains(0) {
-                throw EventValidationError(field: name, problem: "contains U+0000")
-            }
-            if let value, value.isEmpty {
-                throw EventValidationError(field: name, problem: "is empty; leave it out instead")
-            }
         }
         guard self.data.isObject else { throw EventValidationError(field: "data", problem: "must be a JSON object") }
         guard !self.data.containsNUL else { throw EventValidationError(field: "data", problem: "contains U+0000") }

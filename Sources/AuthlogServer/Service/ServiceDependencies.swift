@@ -55,15 +55,14 @@ public struct ServiceDependencies: Sendable {
         return (token, id, Timestamp(microsecondsSinceEpoch: expiresAt * 1_000_000))
     }
 
-    /// Runs a store call; an unreachable database becomes 503 (the action is not done: fail closed).
+    /// Runs a store call; an unreachable database becomes 503 (the action is not done: fail closed), any
+    /// other failure 500 (``ServiceError/failure(_:)``).
     @discardableResult
     func storeCall<T: Sendable>(_ body: () async throws -> T) async throws(ServiceError) -> T {
         do {
             return try await body()
-        } catch let error as ServiceError {
-            throw error
         } catch {
-            throw ServiceError.databaseUnavailable
+            throw ServiceError.failure(error)
         }
     }
 }

@@ -1,5 +1,6 @@
 public import Hummingbird
 import AuthlogCore
+import AuthlogStore
 
 /// An answer that is not a success: `{"error": code, "error_description": sentence}` with its status
 /// (api.md). This is the only place where failures become HTTP.
@@ -11,6 +12,8 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
     public let errorDescription: String
     /// Extra headers (`WWW-Authenticate`, `Retry-After`).
     public var headers: HTTPFields
+    /// For the server's log only, never the answer: the kind of failure behind a 500.
+    public var logDetail: String?
 
     /// Creates an error answer.
     public init(_ status: HTTPResponse.Status, _ code: String, _ errorDescription: String, headers: HTTPFields = [:]) {
@@ -41,8 +44,30 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
         ServiceError(.unauthorized, "invalid_token", description, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
     }
 
+    /// The answer for a failure below the service (the store, a connection): 503 `database_unavailable`
+    /// only when PostgreSQL cannot be reached or is shutting down, since a 503 means exactly that; any
+    /// other failure is our own and a 500 `internal_error`, with its kind kept for the log.
+    static func failure(_ error: any Error) -> ServiceError {
+        if let error = error as? ServiceError { return error }
+        if let error = error as? StoreError, error.meansDatabaseUnreachable { return .databaseUnavailable }
+        var answer = ServiceError(.internalServerError, "internal_error", "Something went wrong on our side; nothing was done.")
+        answer.logDetail = (error as? StoreError).map { "\($0.code) \($0.sqlState ?? "")" } ?? "\(type(of: error))"
+        return answer
+    }
+
     /// 503 when PostgreSQL cannot be reached; the action is not performed (fail closed).
     static let databaseUnavailable = ServiceError(
         .serviceUnavailable, "database_unavailable", "The audit log cannot be written right now; nothing was done.",
         headers: [.retryAfter: "5"])
+}
+
+extension StoreError {
+    /// Whether this failure means PostgreSQL cannot be reached: the connection failed or broke, the server
+    /// is shutting down or starting (SQLSTATE 57P01–57P03), refuses connections or is out of resources
+    /// (class 08, class 53).
+    var meansDatabaseUnreachable: Bool {
+        if self.code == .connectionFailed { return true }
+        guard self.code == .server, let state = self.sqlState else { return false }
+        return state.hasPrefix("08") || state.hasPrefix("53") || ["57P01", "57P02", "57P03"].contains(state)
+    }
 }

@@ -57,16 +57,23 @@ public struct SigninService: Sendable {
             throw await self.refuse(
                 provider: providerName, reason: error.reason.rawValue, method: proof.method, metadata: metadata,
                 answer: Self.answer(for: error))
-        } catch let error as ServiceError {
-            throw error
         } catch {
-            throw ServiceError.databaseUnavailable
+            let answer = ServiceError.failure(error)
+            throw await self.refuse(
+                provider: providerName, reason: answer.code, method: proof.method, metadata: metadata, answer: answer)
         }
         var metadata = metadata
         metadata.clientID = identity.clientID ?? metadata.clientID
-        let response = try await self.startSession(for: identity, method: proof.method, rememberMe: rememberMe, metadata: metadata)
-        self.dependencies.metrics.recordSignin(provider: providerName, outcome: "success")
-        return response
+        do {
+            let response = try await self.startSession(
+                for: identity, method: proof.method, rememberMe: rememberMe, metadata: metadata)
+            self.dependencies.metrics.recordSignin(provider: providerName, outcome: "success")
+            return response
+        } catch {
+            // A verified proof whose session could not be started is still an attempt: it is recorded.
+            throw await self.refuse(
+                provider: providerName, reason: error.code, method: proof.method, metadata: metadata, answer: error)
+        }
     }
 
     /// Records a sign-in refused before its proof could be read (oversized or malformed body) and returns
@@ -109,7 +116,7 @@ public struct SigninService: Sendable {
             try await self.dependencies.store.append(event)
             return answer
         } catch {
-            return ServiceError.databaseUnavailable
+            return ServiceError.failure(error)
         }
     }
 
@@ -145,7 +152,7 @@ public struct SigninService: Sendable {
                 lastConflict = true
                 continue
             } catch {
-                throw ServiceError.databaseUnavailable
+                throw ServiceError.failure(error)
             }
         }
         throw ServiceError(.conflict, "conflict", "The sign-in collided with another one; try again.")
@@ -182,7 +189,8 @@ public struct SigninService: Sendable {
                     stream: sessionStream, provider: identity.provider, userID: userID, sessionID: sessionID, at: now,
                     data: SigninSucceeded(
                         method: method, subjectHash: subjectHash, authTime: identity.authTime,
-                        nonceCheck: identity.nonceCheck, isNewUser: isNewUser, upstreamProvider: identity.upstreamProvider)))
+                        nonceCheck: identity.nonceCheck, isNewUser: isNewUser,
+                        upstreamProvider: EnvelopeText.normalized(identity.upstreamProvider, limit: EnvelopeText.Limit.code))))
             events.append(
                 try metadata.envelope(
                     stream: sessionStream, provider: identity.provider, userID: userID, sessionID: sessionID, at: now,

@@ -44,9 +44,15 @@ public struct TokenService: Sendable {
                 try await self.recordRefreshFailure(reason: "expired", record: record, metadata: metadata, at: now)
                 throw Self.invalidGrant("The refresh token has expired.")
             }
-            let rotation = try self.rotation(of: record, metadata: metadata, at: now)
-            guard try await self.append(rotation.event, expecting: record.sessionVersion) else { continue }
-            return rotation.response
+            do {
+                let rotation = try self.rotation(of: record, metadata: metadata, at: now)
+                guard try await self.append(rotation.event, expecting: record.sessionVersion) else { continue }
+                return rotation.response
+            } catch {
+                // A rotation that failed on our side is still an attempt: it is recorded where the store lets us.
+                try await self.recordRefreshFailure(reason: error.code, record: record, metadata: metadata, at: now)
+                throw error
+            }
         }
         throw ServiceError(.conflict, "conflict", "The refresh collided with another one; try again.")
     }
@@ -170,7 +176,7 @@ public struct TokenService: Sendable {
         } catch let error as StoreError where error.code == .wrongExpectedVersion {
             return false
         } catch {
-            throw ServiceError.databaseUnavailable
+            throw ServiceError.failure(error)
         }
     }
 

@@ -47,7 +47,8 @@ public struct EventReader: Sendable {
             userID: try row.decode(UUID?.self, at: 10), sessionID: try row.decode(UUID?.self, at: 11),
             clientID: try row.decode(String?.self, at: 12), ip: try row.decode(IPAddress?.self, at: 13),
             userAgent: try row.decode(String?.self, at: 14), requestID: try row.decode(String?.self, at: 15),
-            data: try row.decode(JSONValue.self, at: 16), schemaVersion: try row.decode(Int16.self, at: 17))
+            data: try row.decode(JSONValue.self, at: 16), schemaVersion: try row.decode(Int16.self, at: 17),
+            normalizing: false)
         return RecordedEvent(
             position: position, envelope: envelope, recordedAt: try row.decode(Timestamp.self, at: 6),
             prevHash: try row.decode(ByteaValue.self, at: 18).bytes, hash: try row.decode(ByteaValue.self, at: 19).bytes)
