@@ -35,8 +35,7 @@ struct ServeCommandTests {
         let (server, baseURL, log) = try Self.startServer(database: database)
         #expect(log.contains("DEVELOPMENT MODE"), "the dev provider is announced at start-up")
         let client = HTTPTestClient(baseURL: baseURL)
-        // One request first, so the client and a connection exist and the burst below is really in flight
-        // when SIGTERM arrives (on a loaded machine, opening them took longer than the 30 ms below).
+        // One request first, so the client and a connection exist before the burst.
         #expect(try await client.send("GET", "/healthz").status == 200)
         let answers = await withTaskGroup(of: Int?.self) { group in
             for index in 0..<40 {
@@ -44,7 +43,14 @@ struct ServeCommandTests {
                     try? await client.post("/v1/signin/dev", .object([("subject", .string("user-\(index)"))])).status
                 }
             }
-            try? await Task.sleep(for: .milliseconds(30))
+            // SIGTERM once the server has finished one of them, so that the burst has really reached it: no
+            // guess of how long that takes on a loaded machine.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline,
+                (try? await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'signin.succeeded'")) ?? 0 == 0
+            {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
             kill(server.process.processIdentifier, SIGTERM)
             return await group.reduce(into: []) { $0.append($1) }
         }
