@@ -250,13 +250,14 @@ struct AttackMatrixTests {
         }
     }
 
-    @Test func providerDownGives503AndNoPartialUserOrSession() async throws {
+    @Test func providerDownGives502AndNoPartialUserOrSession() async throws {
         try await ServerHarness.run { harness in
             harness.providers.apple.isDown = true
             let body = try ProofMaker(providers: harness.providers).validBody(for: "apple")
             let answer = try await harness.post("/v1/signin/apple", body)
-            #expect(answer.status == 503)
+            #expect(answer.status == 502)
             #expect(answer.string("error") == "provider_unavailable")
+            #expect(answer.header("Retry-After") == "5")
             #expect(try await harness.events().map(\.reason) == ["provider_unavailable"])
             #expect(try await harness.count("SELECT count(*) FROM authlog.users") == 0)
             #expect(try await harness.count("SELECT count(*) FROM authlog.sessions") == 0)
@@ -264,7 +265,7 @@ struct AttackMatrixTests {
             // GitHub's API down is the same answer.
             harness.providers.github.isDown = true
             let github = try await harness.post("/v1/signin/github", .members(["authorization_code": .string("c")]))
-            #expect(github.status == 503)
+            #expect(github.status == 502)
             #expect(github.string("error") == "provider_unavailable")
         }
     }

@@ -40,7 +40,7 @@ public struct SigninService: Sendable {
 
     /// Signs in with `proof` at provider `providerName`.
     /// - Throws: ``ServiceError``: 404 unknown provider, 401 with the reason code for a refused proof,
-    ///   503 when the provider or the database is down. A `signin.failed` event is recorded for each refusal.
+    ///   502 when the provider cannot be reached, 503 when the database is down. A `signin.failed` event is recorded for each refusal.
     public func signIn(
         provider providerName: String, proof: SigninProof, rememberMe: Bool, metadata: RequestMetadata
     ) async throws(ServiceError) -> TokenResponse {
@@ -85,11 +85,12 @@ public struct SigninService: Sendable {
         return await self.refuse(provider: name, reason: reason, method: nil, metadata: metadata, answer: answer)
     }
 
-    /// The HTTP answer for a refused proof: 503 when the provider is down, 401 otherwise.
+    /// The HTTP answer for a refused proof: 502 when the provider cannot be reached (a 503 means only that
+    /// our database is down), 401 otherwise.
     static func answer(for error: ProviderError) -> ServiceError {
         if error.reason == .providerUnavailable {
             return ServiceError(
-                .serviceUnavailable, error.reason.rawValue, "The identity provider cannot be reached; try again.",
+                .badGateway, error.reason.rawValue, "The identity provider cannot be reached; try again.",
                 headers: [.retryAfter: "5"])
         }
         return ServiceError(.unauthorized, error.reason.rawValue, "The sign-in proof was refused: \(error.message).")
