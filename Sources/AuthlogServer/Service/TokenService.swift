@@ -57,6 +57,17 @@ public struct TokenService: Sendable {
         throw ServiceError(.conflict, "conflict", "The refresh collided with another one; try again.")
     }
 
+    /// Records a refresh refused before its token could be read (oversized or malformed body, no
+    /// `refresh_token`) as `token.refresh_failed` and returns the answer to give.
+    public func refuseUnreadable(reason: String, metadata: RequestMetadata, answer: ServiceError) async -> ServiceError {
+        do {
+            try await self.recordRefreshFailure(reason: reason, record: nil, metadata: metadata, at: .now())
+            return answer
+        } catch {
+            return error
+        }
+    }
+
     /// Ends the session of `bearer` (`this`) or every session of its user (`all`).
     /// - Throws: ``ServiceError`` 401 `invalid_token` when the access token is not valid or its session has
     ///   ended, 503 when the database is down.
