@@ -34,12 +34,15 @@ struct ServeProcess {
             let text = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
             if let range = text.range(of: "address=http://127.0.0.1:") {
                 let port = text[range.upperBound...].prefix { $0.isNumber }
-                if !port.isEmpty { return ServeProcess(process: process, baseURL: "http://127.0.0.1:\(port)", logFile: logFile) }
+                if !port.isEmpty {
+                    return ServeProcess(process: process, baseURL: "http://127.0.0.1:\(port)", logFile: logFile)
+                }
             }
             try await Task.sleep(for: .milliseconds(20))
         }
         process.terminate()
-        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start; see \(logFile)"])
+        throw CocoaError(
+            .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start; see \(logFile)"])
     }
 
     /// Kills the server with SIGKILL and waits for it to be gone.
@@ -114,7 +117,8 @@ enum LoadDriver {
             if let current = token, round % 3 != 0 {
                 token = await self.refresh(current, on: client, ledger: ledger).token
             } else {
-                token = await self.signin(subject: "load-\(index)-\(round % 7)", on: client, ledger: ledger).token ?? token
+                let subject = "load-\(index)-\(round % 7)"
+                token = await self.signin(subject: subject, on: client, ledger: ledger).token ?? token
             }
         }
     }
@@ -200,13 +204,15 @@ struct LedgerCheck {
         check.missingIssuedTokens = try await self.count(
             connection,
             """
-            SELECT count(*) FROM (SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(ArrayLiteral(issued))::text[]) t
+            SELECT count(*) FROM (
+                SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(ArrayLiteral(issued))::text[]) t
             EXCEPT SELECT data->>'refresh_token_hash' FROM authlog.events WHERE type = 'token.issued') AS missing
             """)
         check.missingRefreshes = try await self.count(
             connection,
             """
-            SELECT count(*) FROM (SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(ArrayLiteral(refreshed))::text[]) t
+            SELECT count(*) FROM (
+                SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(ArrayLiteral(refreshed))::text[]) t
             EXCEPT SELECT data->>'new_token_hash' FROM authlog.events WHERE type = 'token.refreshed') AS missing
             """)
         let row = try await connection.query(

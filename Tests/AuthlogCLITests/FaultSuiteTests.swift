@@ -34,7 +34,9 @@ struct FaultSuiteTests {
     }
 
     /// Asserts what the database holds against what the clients were told, and that `authlog verify` passes.
-    private static func expectNothingLost(_ ledger: LoadLedger, conninfo: String, label: String) async throws -> LedgerCheck {
+    private static func expectNothingLost(
+        _ ledger: LoadLedger, conninfo: String, label: String
+    ) async throws -> LedgerCheck {
         let check = try await LedgerCheck.make(ledger: ledger, conninfo: conninfo)
         let verify = try CLIProcess.run(["verify"], databaseURL: conninfo)
         let answers = await ledger.answers
@@ -57,7 +59,8 @@ struct FaultSuiteTests {
     /// Asserts one answer given while PostgreSQL was down: 503 `database_unavailable` JSON with
     /// Retry-After, in under five seconds.
     private static func expectUnavailable(_ answer: LoadLedger.Answer?, _ what: String) {
-        #expect(answer?.status == 503, "\(what) while PostgreSQL is down: \(answer?.status.map(String.init) ?? "no answer")")
+        let status = answer?.status.map(String.init) ?? "no answer"
+        #expect(answer?.status == 503, "\(what) while PostgreSQL is down: \(status)")
         #expect(answer?.errorCode == "database_unavailable", "\(what): the JSON error code")
         #expect(answer?.retryAfter != nil, "\(what): Retry-After")
         #expect((answer?.seconds ?? 99) < 5, "\(what) answered within 5 s, not \(answer?.seconds ?? 99)")
@@ -87,7 +90,8 @@ struct FaultSuiteTests {
         var random = SeededRandom(seed: 8)
         var kills = 0
         for cycle in 0..<10 {
-            let server = try await ServeProcess.start(conninfo: database.conninfo, logFile: "\(folder)/serve-\(cycle).log")
+            let server = try await ServeProcess.start(
+                conninfo: database.conninfo, logFile: "\(folder)/serve-\(cycle).log")
             let before = await Self.acknowledged(ledger)
             await target.point(at: HTTPTestClient(baseURL: server.baseURL))
             // The load is flowing through this server before the kill comes, at a random-ish moment.
@@ -128,7 +132,8 @@ struct FaultSuiteTests {
             try await Task.sleep(for: .milliseconds(300))
             // The first request after recovery, whatever it is, must not get a connection the restart broke.
             let (answer, next) = await Self.probe(route, on: client, ledger: ledger, token: token)
-            #expect(answer.status == 200, "the first request after the restart (\(route)) succeeds: \(answer.status ?? 0)")
+            #expect(
+                answer.status == 200, "the first request after the restart (\(route)) succeeds: \(answer.status ?? 0)")
             if route == "signin" { token = next }
         }
         _ = try await Self.expectNothingLost(ledger, conninfo: cluster.conninfo, label: "idle restarts")
@@ -173,12 +178,15 @@ struct FaultSuiteTests {
         await load.value
 
         let answers = await ledger.answers
-        let whileDown = answers.filter { $0.startedAt > downAt && $0.startedAt.addingTimeInterval($0.seconds) < resumingAt }
+        let whileDown = answers.filter {
+            $0.startedAt > downAt && $0.startedAt.addingTimeInterval($0.seconds) < resumingAt
+        }
         let afterRecovery = answers.filter { $0.startedAt > upAt }
         print(
             "PostgreSQL stopped under load: \(whileDown.count) requests while down "
                 + "(\(whileDown.filter { $0.status == 503 }.count) × 503, slowest "
-                + "\(String(format: "%.2f", whileDown.map(\.seconds).max() ?? 0)) s), \(afterRecovery.count) after recovery "
+                + "\(String(format: "%.2f", whileDown.map(\.seconds).max() ?? 0)) s), "
+                + "\(afterRecovery.count) after recovery "
                 + "(\(afterRecovery.filter { $0.status == 200 }.count) × 200)")
         #expect(!whileDown.isEmpty)
         for answer in whileDown { Self.expectUnavailable(answer, "load \(answer.route)") }

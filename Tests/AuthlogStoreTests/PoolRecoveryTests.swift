@@ -14,11 +14,17 @@ struct PoolRecoveryTests {
         var backends: Set<Int64> = []
         for _ in 0..<count {
             let connection = try await pool.acquire()
-            backends.insert(try #require(try await connection.query("SELECT pg_backend_pid()").first).decode(Int64.self, at: 0))
+            let row = try #require(try await connection.query("SELECT pg_backend_pid()").first)
+            backends.insert(try row.decode(Int64.self, at: 0))
             connections.append(connection)
         }
         for connection in connections { await pool.release(connection) }
         return backends
+    }
+
+    /// The server process that answers a query on a connection from `pool`.
+    private func backend(of pool: ConnectionPool) async throws -> Int64? {
+        try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").first?.decode(Int64.self, at: 0) }
     }
 
     @Test func theFirstQueryAfterARestartSucceeds() async throws {
@@ -29,7 +35,7 @@ struct PoolRecoveryTests {
         #expect(before.count == 6)
         try await cluster.restart()
         // Every connection in the pool was idle when the server went away; the first query must not get one.
-        let first = try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").first?.decode(Int64.self, at: 0) }
+        let first = try await self.backend(of: pool)
         #expect(first.map { !before.contains($0) } == true, "the first query ran on a new connection")
         // And every stale one is gone: six at once all succeed, none on a backend from before the restart.
         let after = try await self.fillIdle(pool, count: 6)
@@ -57,10 +63,10 @@ struct PoolRecoveryTests {
         let before = try await self.fillIdle(pool, count: 1)
         // A message the server sends while the connection is idle (a notification from another session)
         // makes its socket readable; it is read and the connection kept.
-        try await pool.withConnection { try await $0.execute("LISTEN authlog_test") }
+        _ = try await pool.withConnection { try await $0.execute("LISTEN authlog_test") }
         try await Connection.connect(cluster.conninfo).execute("NOTIFY authlog_test")
         try await Task.sleep(for: .milliseconds(200))
-        let again = try await pool.withConnection { try await $0.query("SELECT pg_backend_pid()").first?.decode(Int64.self, at: 0) }
+        let again = try await self.backend(of: pool)
         #expect(again.map { before.contains($0) } == true, "the healthy idle connection was reused")
     }
 }

@@ -57,7 +57,10 @@ struct PrivilegeTests {
             #expect(error?.message.contains("must be owner") == true)
         }
         let enabled = try await database.scalar(
-            "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'authlog.events'::regclass AND NOT tgisinternal AND tgenabled = 'O'")
+            """
+            SELECT count(*) FROM pg_trigger
+            WHERE tgrelid = 'authlog.events'::regclass AND NOT tgisinternal AND tgenabled = 'O'
+            """)
         #expect(enabled == 2, "both append-only triggers are still enabled")
     }
 
@@ -75,7 +78,11 @@ struct PrivilegeTests {
                 + "the roles authlog_app and authlog_reader (or create them first with deploy/roles.sql)")
         #expect(try await cluster.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = 'authlog'") == 0)
 
-        try await admin.execute("REVOKE CREATE ON DATABASE authlog FROM migrator; CREATE ROLE authlog_app NOLOGIN; CREATE ROLE authlog_reader NOLOGIN")
+        try await admin.execute(
+            """
+            REVOKE CREATE ON DATABASE authlog FROM migrator;
+            CREATE ROLE authlog_app NOLOGIN; CREATE ROLE authlog_reader NOLOGIN
+            """)
         let noCreate = await #expect(throws: StoreError.self) { try await Migrator().migrate(on: migrator) }
         #expect(
             noCreate?.message == "authlog migrate needs the CREATE privilege on database authlog to create the schemas "
@@ -91,12 +98,19 @@ struct PrivilegeTests {
         try await admin.execute(SQLQuery(unsafeSQL: try String(contentsOf: script, encoding: .utf8)))
         try await admin.execute("CREATE ROLE alice LOGIN; GRANT authlog_owner TO alice")
         // The owner role has no CREATEROLE: the script created the group roles, so migrate needs none.
-        #expect(try await cluster.scalar("SELECT count(*) FROM pg_roles WHERE rolname = 'authlog_owner' AND NOT rolcreaterole AND NOT rolcanlogin") == 1)
+        let ownerIsPlain = try await cluster.scalar(
+            "SELECT count(*) FROM pg_roles WHERE rolname = 'authlog_owner' AND NOT rolcreaterole AND NOT rolcanlogin")
+        #expect(ownerIsPlain == 1)
         let owner = cluster.conninfo + " user=alice options='-c role=authlog_owner'"
         try await Migrator().migrate(on: try await Connection.connect(owner))
         #expect(try await cluster.scalar(
             "SELECT count(*) FROM pg_tables WHERE schemaname = 'authlog' AND tableowner <> 'authlog_owner'") == 0)
-        #expect(try await cluster.scalar("SELECT count(*) FROM pg_namespace WHERE nspname IN ('authlog', 'dashboard') AND nspowner = 'authlog_owner'::regrole") == 2)
+        let ownedSchemas = try await cluster.scalar(
+            """
+            SELECT count(*) FROM pg_namespace
+            WHERE nspname IN ('authlog', 'dashboard') AND nspowner = 'authlog_owner'::regrole
+            """)
+        #expect(ownedSchemas == 2)
 
         let service = try await Connection.connect(cluster.conninfo + " user=authlog_service")
         let refused = await #expect(throws: StoreError.self) {
@@ -115,7 +129,9 @@ struct PrivilegeTests {
             UPDATE authlog.events SET reason = 'edited'; ALTER TABLE authlog.events ENABLE TRIGGER USER; COMMIT
             """)
         let report = try await ChainVerifier(pageSize: 100).verify(on: admin)
-        #expect(report == .broken(position: 1, reason: "hash does not match the event's contents"), "verify catches the owner's edit")
+        #expect(
+            report == .broken(position: 1, reason: "hash does not match the event's contents"),
+            "verify catches the owner's edit")
 
         let dashboards = try await Connection.connect(cluster.conninfo + " user=authlog_dashboards")
         try await dashboards.query("SELECT * FROM dashboard.signins_by_provider")

@@ -70,8 +70,10 @@ public actor Connection {
             }
             if descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return false }
             guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return false }
-            // Parse what arrived (notices, NOTIFY, parameter changes) so it does not linger in the buffer.
+            // Parse what arrived (notices, notifications, parameter changes) so it does not pile up; nobody
+            // here listens for notifications, so they are dropped.
             while PQisBusy(handle) == 0, let result = PQgetResult(handle) { PQclear(result) }
+            while let notification = PQnotifies(handle) { PQfreemem(notification) }
         }
         return PQstatus(handle) == CONNECTION_OK
     }

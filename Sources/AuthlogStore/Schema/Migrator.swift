@@ -70,7 +70,8 @@ public struct Migrator: Sendable {
     }
 
     private func applyPending(on connection: Connection) async throws -> [Migration] {
-        let pending = Set(self.migrations.map(\.version)).subtracting(try await self.appliedVersions(on: connection).keys)
+        let recorded = try await self.appliedVersions(on: connection)
+        let pending = Set(self.migrations.map(\.version)).subtracting(recorded.keys)
         if !pending.isEmpty {
             try await MigrationPrivileges.check(on: connection, creatingRoles: pending.contains(1))
         }
