@@ -61,7 +61,8 @@ func reportingStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as StoreError {
-        printError(error.description)
+        // A missing privilege is already one sentence that names it; the code would only repeat it.
+        printError(error.code == .insufficientPrivilege ? error.message : error.description)
         let unreachable = error.code == .connectionFailed || error.code == .embeddedDatabase
         throw ExitCode(unreachable ? 3 : 1)
     }

@@ -43,6 +43,101 @@ struct PrivilegeTests {
         #expect(try await positions(in: database) == [1])
     }
 
+    @Test func theAppRoleCannotDisableTheTrigger() async throws {
+        let database = try await TestDatabase.make()
+        let role = try await self.loginRole(in: "authlog_app", on: database)
+        let app = try await Connection.connect(database.conninfo(asUser: role))
+        for statement in [
+            "ALTER TABLE authlog.events DISABLE TRIGGER events_append_only_rows",
+            "ALTER TABLE authlog.events DISABLE TRIGGER USER", "ALTER TABLE authlog.events DISABLE TRIGGER ALL",
+            "DROP TRIGGER events_append_only_rows ON authlog.events",
+        ] {
+            let error = await #expect(throws: StoreError.self) { try await app.execute(SQLQuery(unsafeSQL: statement)) }
+            #expect(error?.sqlState == "42501", "\(statement) must be refused: it needs ownership of the table")
+            #expect(error?.message.contains("must be owner") == true)
+        }
+        let enabled = try await database.scalar(
+            """
+            SELECT count(*) FROM pg_trigger
+            WHERE tgrelid = 'authlog.events'::regclass AND NOT tgisinternal AND tgenabled = 'O'
+            """)
+        #expect(enabled == 2, "both append-only triggers are still enabled")
+    }
+
+    @Test func migrateWithoutCreateRoleNamesThePrivilege() async throws {
+        // Roles are cluster-wide, and the shared cluster has authlog_app already: a fresh cluster has none.
+        let cluster = try await PrivateCluster.start(migrated: false)
+        defer { cluster.remove() }
+        let admin = try await Connection.connect(cluster.conninfo)
+        try await admin.execute("CREATE ROLE migrator LOGIN; GRANT CREATE ON DATABASE authlog TO migrator")
+        let migrator = try await Connection.connect(cluster.conninfo + " user=migrator")
+        let error = await #expect(throws: StoreError.self) { try await Migrator().migrate(on: migrator) }
+        #expect(error?.code == .insufficientPrivilege)
+        #expect(
+            error?.description == "insufficient_privilege: authlog migrate needs the CREATEROLE privilege to create "
+                + "the roles authlog_app and authlog_reader (or create them first with deploy/roles.sql)")
+        #expect(try await cluster.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = 'authlog'") == 0)
+
+        try await admin.execute(
+            """
+            REVOKE CREATE ON DATABASE authlog FROM migrator;
+            CREATE ROLE authlog_app NOLOGIN; CREATE ROLE authlog_reader NOLOGIN
+            """)
+        let noCreate = await #expect(throws: StoreError.self) { try await Migrator().migrate(on: migrator) }
+        #expect(
+            noCreate?.message == "authlog migrate needs the CREATE privilege on database authlog to create the schemas "
+                + "authlog and dashboard (GRANT CREATE ON DATABASE authlog TO migrator)")
+    }
+
+    @Test func theRecommendedRolesSeparateOwnerServiceAndReader() async throws {
+        let cluster = try await PrivateCluster.start(migrated: false)
+        defer { cluster.remove() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../deploy/roles.sql")
+        let admin = try await Connection.connect(cluster.conninfo)
+        try await admin.execute(SQLQuery(unsafeSQL: try String(contentsOf: script, encoding: .utf8)))
+        try await admin.execute("CREATE ROLE alice LOGIN; GRANT authlog_owner TO alice")
+        // The owner role has no CREATEROLE: the script created the group roles, so migrate needs none.
+        let ownerIsPlain = try await cluster.scalar(
+            "SELECT count(*) FROM pg_roles WHERE rolname = 'authlog_owner' AND NOT rolcreaterole AND NOT rolcanlogin")
+        #expect(ownerIsPlain == 1)
+        let owner = cluster.conninfo + " user=alice options='-c role=authlog_owner'"
+        try await Migrator().migrate(on: try await Connection.connect(owner))
+        #expect(try await cluster.scalar(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'authlog' AND tableowner <> 'authlog_owner'") == 0)
+        let ownedSchemas = try await cluster.scalar(
+            """
+            SELECT count(*) FROM pg_namespace
+            WHERE nspname IN ('authlog', 'dashboard') AND nspowner = 'authlog_owner'::regrole
+            """)
+        #expect(ownedSchemas == 2)
+
+        let service = try await Connection.connect(cluster.conninfo + " user=authlog_service")
+        let refused = await #expect(throws: StoreError.self) {
+            try await service.execute("ALTER TABLE authlog.events DISABLE TRIGGER USER")
+        }
+        #expect(refused?.sqlState == "42501")
+        let store = EventStore(pool: ConnectionPool(conninfo: cluster.conninfo + " user=authlog_service"))
+        try await store.append(failedSignin())
+
+        // What the documentation warns about: the owner can disable the trigger and edit history, and
+        // verification is what catches it.
+        let tamperer = try await Connection.connect(owner)
+        try await tamperer.execute(
+            """
+            BEGIN; ALTER TABLE authlog.events DISABLE TRIGGER USER;
+            UPDATE authlog.events SET reason = 'edited'; ALTER TABLE authlog.events ENABLE TRIGGER USER; COMMIT
+            """)
+        let report = try await ChainVerifier(pageSize: 100).verify(on: admin)
+        #expect(
+            report == .broken(position: 1, reason: "hash does not match the event's contents"),
+            "verify catches the owner's edit")
+
+        let dashboards = try await Connection.connect(cluster.conninfo + " user=authlog_dashboards")
+        try await dashboards.query("SELECT * FROM dashboard.signins_by_provider")
+        await #expect(throws: StoreError.self) { try await dashboards.query("SELECT * FROM authlog.events") }
+    }
+
     @Test func theReaderRoleSeesDashboardViewsOnly() async throws {
         let database = try await TestDatabase.make()
         let role = try await self.loginRole(in: "authlog_reader", on: database)

@@ -62,17 +62,22 @@ CREATE TRIGGER chain_head_no_delete
     BEFORE DELETE OR TRUNCATE ON authlog.chain_head
     FOR EACH STATEMENT EXECUTE FUNCTION authlog.reject_event_change();
 
--- Roles are cluster-wide; several databases of one cluster may migrate at once.
+-- Roles are cluster-wide; several databases of one cluster may migrate at once. A role that exists already
+-- (deploy/roles.sql creates both) is not created again, so the owner needs CREATEROLE only when one is missing.
 DO $$
 BEGIN
-    BEGIN
-        CREATE ROLE authlog_app NOLOGIN;
-    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-    END;
-    BEGIN
-        CREATE ROLE authlog_reader NOLOGIN;
-    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-    END;
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'authlog_app') THEN
+        BEGIN
+            CREATE ROLE authlog_app NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END;
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'authlog_reader') THEN
+        BEGIN
+            CREATE ROLE authlog_reader NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END;
+    END IF;
 END
 $$;
 

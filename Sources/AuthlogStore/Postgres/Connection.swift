@@ -49,6 +49,35 @@ public actor Connection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
+    /// Whether an idle connection is still usable, found without blocking: the socket is polled, and whatever
+    /// the server sent meanwhile is read. A server that restarted or ended the session has sent its FATAL
+    /// message and closed the socket, which marks the connection broken here instead of failing the next
+    /// statement. Pending notices and parameter changes are consumed; a connection that is merely quiet
+    /// counts as usable.
+    public func checkIdleLiveness() -> Bool {
+        guard let handle = self.handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return false }
+        // Each round reads what is there; a dying server's last message and its end-of-file may arrive
+        // in separate reads. The bound only guards against a server that never stops talking.
+        for _ in 0..<16 {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 0)
+            if ready == 0 { return true }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return false }
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return false }
+            // Parse what arrived (notices, notifications, parameter changes) so it does not pile up; nobody
+            // here listens for notifications, so they are dropped.
+            while PQisBusy(handle) == 0, let result = PQgetResult(handle) { PQclear(result) }
+            while let notification = PQnotifies(handle) { PQfreemem(notification) }
+        }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
     /// Whether a transaction is open (or failed and awaiting ROLLBACK).
     public var isInTransaction: Bool {
         guard let handle = self.handle else { return false }
@@ -204,7 +233,13 @@ public actor Connection {
             return StoreError(.connectionFailed, "the connection to PostgreSQL broke: \(Self.libpqMessage(handle))")
         }
         let primary = Self.field(result, "M") ?? "unknown server error"
-        return StoreError(.server, primary, sqlState: Self.field(result, "C"), detail: Self.field(result, "D"))
+        let sqlState = Self.field(result, "C")
+        // Class 08 (connection exception) and 57P (the server shutting down or ending the session) mean the
+        // connection is gone even when libpq has not read the end of the stream yet.
+        if let sqlState, sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") {
+            return StoreError(.connectionFailed, "the connection to PostgreSQL broke: \(primary)", sqlState: sqlState)
+        }
+        return StoreError(.server, primary, sqlState: sqlState, detail: Self.field(result, "D"))
     }
 
     private static func copyRows(_ result: OpaquePointer) -> QueryResult {

@@ -1,7 +1,10 @@
 /// A small pool of ``Connection``s to one database.
 ///
-/// Connections are opened on demand up to ``maximumConnections``; a connection that broke (for example
-/// because the server restarted) is dropped when it is returned, and the next request opens a new one.
+/// Connections are opened on demand up to ``maximumConnections``. An idle connection is checked without
+/// blocking before it is handed out (``Connection/checkIdleLiveness()``); when one is found broken (the
+/// server restarted or ended the session), every idle connection is checked and the broken ones are
+/// closed, so the first request after PostgreSQL comes back gets a working connection. A connection that
+/// breaks while in use is dropped when it is returned.
 public actor ConnectionPool {
     /// How connections are opened.
     public nonisolated let conninfo: String
@@ -24,7 +27,10 @@ public actor ConnectionPool {
     public func acquire() async throws -> Connection {
         while true {
             if let connection = self.idle.popLast() {
-                return connection
+                if await connection.checkIdleLiveness() { return connection }
+                self.openCount -= 1
+                await self.closeBrokenIdleConnections()
+                continue
             }
             if self.openCount < self.maximumConnections {
                 self.openCount += 1
@@ -48,6 +54,24 @@ public actor ConnectionPool {
             self.openCount -= 1
         }
         self.wakeOne()
+    }
+
+    /// Checks every idle connection and closes the broken ones: when one broke while idle, the others
+    /// usually broke with it (a restarted server ends every session at once).
+    private func closeBrokenIdleConnections() async {
+        let candidates = self.idle
+        self.idle.removeAll()
+        var kept: [Connection] = []
+        for connection in candidates {
+            if await connection.checkIdleLiveness() {
+                kept.append(connection)
+            } else {
+                self.openCount -= 1
+            }
+        }
+        // Connections released while this ran were appended meanwhile; keep them too.
+        self.idle.append(contentsOf: kept)
+        for _ in 0..<(candidates.count - kept.count) { self.wakeOne() }
     }
 
     private func wakeOne() {

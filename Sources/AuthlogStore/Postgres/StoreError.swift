@@ -20,6 +20,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         public static let decoding = Code("decoding_failed")
         /// The schema is not in a state this program can work with (for example a changed migration).
         public static let schema = Code("schema_error")
+        /// The role lacks a privilege the operation needs; the message names it.
+        public static let insufficientPrivilege = Code("insufficient_privilege")
         /// The embedded PostgreSQL cluster could not be prepared.
         public static let embeddedDatabase = Code("embedded_database")
 

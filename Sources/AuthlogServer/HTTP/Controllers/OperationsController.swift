@@ -25,7 +25,9 @@ struct OperationsController: Sendable {
 
     @Sendable func readiness(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard await self.queries.isReachable() else {
-            throw ServiceError(.serviceUnavailable, "database_unavailable", "PostgreSQL cannot be reached.")
+            throw ServiceError(
+                .serviceUnavailable, "database_unavailable", "PostgreSQL cannot be reached.",
+                headers: [.retryAfter: "5"])
         }
         return JSONResponse.make(.object([("status", .string("ready"))]))
     }
