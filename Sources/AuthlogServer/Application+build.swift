@@ -3,6 +3,7 @@ public import AuthlogCrypto
 public import AuthlogProviders
 public import AuthlogStore
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 
 /// Everything the HTTP server needs, made once at start-up.
@@ -17,6 +18,8 @@ public struct ServerComponents: Sendable {
     public let registry: ProviderRegistry
     /// The largest request body, in bytes.
     public let bodyLimit: Int
+    /// Read and idle timeouts and the cap on open connections.
+    public let connectionLimits: ConnectionLimits
     /// Peers whose `X-Forwarded-For` is believed.
     public let trustedProxies: TrustedProxies
     /// Introspection callers: id → secret.
@@ -28,11 +31,28 @@ public struct ServerComponents: Sendable {
     public init(
         configuration: ServerConfiguration, pool: ConnectionPool, accessTokenKey: PrivateKey, fetcher: any HTTPFetching
     ) throws {
+        // Every number is range-checked here, so that no later arithmetic on it can overflow.
+        func checked(_ value: Int?, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+            guard let value else { return fallback }
+            guard range.contains(value) else {
+                throw ServerConfiguration.Invalid(description: "\(name) must be \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+        let year = 366 * 86_400
         var settings = ServiceSettings()
-        settings.accessTokenLifetime = Int64(configuration.accessToken?.ttlSeconds ?? 900)
-        settings.rememberMeLifetime = Int64(configuration.refreshToken?.rememberMeTTLSeconds ?? 30 * 86_400)
-        settings.sessionLifetime = Int64(configuration.refreshToken?.sessionTTLSeconds ?? 12 * 3_600)
-        settings.nonceLifetime = Int64(configuration.nonceTTLSeconds ?? 600)
+        settings.accessTokenLifetime = Int64(
+            try checked(configuration.accessToken?.ttlSeconds, "access_token.ttl_seconds", default: 900, in: 1...86_400))
+        settings.rememberMeLifetime = Int64(
+            try checked(
+                configuration.refreshToken?.rememberMeTTLSeconds, "refresh_token.remember_me_ttl_seconds",
+                default: 30 * 86_400, in: 1...(10 * year)))
+        settings.sessionLifetime = Int64(
+            try checked(
+                configuration.refreshToken?.sessionTTLSeconds, "refresh_token.session_ttl_seconds", default: 12 * 3_600,
+                in: 1...(10 * year)))
+        settings.nonceLifetime = Int64(
+            try checked(configuration.nonceTTLSeconds, "nonce_ttl_seconds", default: 600, in: 1...86_400))
         let port = configuration.port ?? 8080
         let issuer = try AccessTokenIssuer(
             key: accessTokenKey, issuer: configuration.publicURL ?? "http://localhost:\(port)",
@@ -52,7 +72,9 @@ public struct ServerComponents: Sendable {
             settings: configuration.providers, development: configuration.development ?? false, fetcher: fetcher)
         self.signin = SigninService(dependencies: self.dependencies, providers: self.registry.providers)
         self.tokens = TokenService(dependencies: self.dependencies)
-        self.bodyLimit = configuration.requestBodyLimit ?? 65_536
+        self.bodyLimit = try checked(
+            configuration.requestBodyLimit, "request_body_limit", default: 65_536, in: 1...(16 << 20))
+        self.connectionLimits = try ConnectionLimits(configuration.connections)
         self.trustedProxies = try TrustedProxies(configuration.trustedProxies ?? [])
         var clients: [String: String] = [:]
         for client in configuration.introspectionClients ?? [] {
@@ -84,13 +106,22 @@ public func buildRouter(components: ServerComponents) throws -> (router: Router<
     return (router, table.routes)
 }
 
-/// The HTTP application: the router on `host:port`; `onServerRunning` hears the bound port.
+/// The HTTP application: the router on `host:port`, each connection watched by a ``ConnectionGuard`` and
+/// at most ``ConnectionLimits/maximumConnections`` open at once; `onServerRunning` hears the bound port.
 public func buildApplication(
     components: ServerComponents, host: String, port: Int, logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let (router, _) = try buildRouter(components: components)
+    let limits = components.connectionLimits
+    let metrics = components.dependencies.metrics
     return Application(
-        router: router, configuration: .init(address: .hostname(host, port: port), serverName: "authlog"),
+        router: router,
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, logger: logger, metrics: metrics)])),
+        configuration: .init(
+            address: .hostname(host, port: port), serverName: "authlog",
+            availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
 }

@@ -14,6 +14,8 @@ public struct ServerConfiguration: Codable, Sendable {
     public var requestBodyLimit: Int?
     /// Proxies whose `X-Forwarded-For` is believed, as addresses or CIDR blocks.
     public var trustedProxies: [String]?
+    /// Read and idle timeouts and the cap on open connections (``ConnectionLimits`` holds the defaults).
+    public var connections: ConnectionSettings?
     /// Access tokens (ES256 JWTs).
     public var accessToken: AccessTokenSettings?
     /// Refresh tokens.
@@ -40,6 +42,18 @@ public struct ServerConfiguration: Codable, Sendable {
         public var signingKeyFile: String?
         /// The `aud` of access tokens (default `authlog`).
         public var audience: String?
+    }
+
+    /// How long the server waits for a client, and how many clients it holds at once.
+    public struct ConnectionSettings: Codable, Sendable {
+        /// Seconds from a connection's start to its first request's complete headers.
+        public var headerTimeoutSeconds: Int?
+        /// Seconds from a request's headers to the end of its body.
+        public var bodyTimeoutSeconds: Int?
+        /// Seconds a kept-alive connection may wait for its next request.
+        public var idleTimeoutSeconds: Int?
+        /// The most connections open at once; more wait in the listen backlog.
+        public var maximumConnections: Int?
     }
 
     /// Refresh-token settings.

@@ -1,6 +1,7 @@
 import AuthlogCore
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 
 /// Reads request bodies under the configured limit, before any parsing: a `Content-Length` over the
 /// limit is refused without reading, and reading stops as soon as the limit is passed.
@@ -8,12 +9,15 @@ struct RequestBodyReader: Sendable {
     /// Why a body was refused; each maps to its answer.
     enum Refusal: Error {
         case tooLarge
-        case unsupportedMediaType
+        case timedOut
+        /// The body's media type is not the one the route takes (named in the answer).
+        case unsupportedMediaType(expected: String)
         case malformed(String)
 
         var reason: String {
             switch self {
             case .tooLarge: "request_too_large"
+            case .timedOut: "request_timeout"
             case .unsupportedMediaType: "unsupported_media_type"
             case .malformed: "malformed_request"
             }
@@ -22,8 +26,12 @@ struct RequestBodyReader: Sendable {
         var answer: ServiceError {
             switch self {
             case .tooLarge: ServiceError(.contentTooLarge, "request_too_large", "The request body is larger than allowed.")
-            case .unsupportedMediaType:
-                ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send the body as application/json.")
+            case .timedOut:
+                ServiceError(
+                    .requestTimeout, "request_timeout", "The request body did not arrive in time.",
+                    headers: [.connection: "close"])
+            case .unsupportedMediaType(let expected):
+                ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send the body as \(expected).")
             case .malformed(let why): ServiceError.badRequest(why)
             }
         }
@@ -39,6 +47,10 @@ struct RequestBodyReader: Sendable {
         }
         do {
             return Array(buffer: try await request.body.collect(upTo: self.limit))
+        } catch is RequestBodyTimedOut {
+            throw Refusal.timedOut
+        } catch let error as HTTPParserError {
+            throw Refusal.malformed("The request body is not valid HTTP/1.1 framing (\(error)).")
         } catch {
             throw Refusal.tooLarge
         }
@@ -50,7 +62,9 @@ struct RequestBodyReader: Sendable {
         let bytes = try await self.bytes(of: request)
         if bytes.isEmpty, allowEmpty { return .emptyObject }
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json") else { throw Refusal.unsupportedMediaType }
+        guard contentType.hasPrefix("application/json") else {
+            throw Refusal.unsupportedMediaType(expected: "application/json")
+        }
         let document: JSONValue
         do {
             document = try JSONParser(maximumDepth: 16).parse(bytes)

@@ -29,11 +29,16 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
 
     /// The JSON answer.
     func response() -> Response {
-        let body = JSONValue.object([("error", .string(self.code)), ("error_description", .string(self.errorDescription))])
         var headers = self.headers
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
-        return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.canonicalBytes)))
+        return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: self.jsonBody)))
+    }
+
+    /// The answer's body: `{"error": code, "error_description": sentence}`.
+    var jsonBody: [UInt8] {
+        JSONValue.object([("error", .string(self.code)), ("error_description", .string(self.errorDescription))])
+            .canonicalBytes
     }
 
     /// 400 `invalid_request`.

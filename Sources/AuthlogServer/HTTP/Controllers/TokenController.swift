@@ -28,7 +28,9 @@ struct TokenController: Sendable {
             }
             token = value
         } catch let refusal as RequestBodyReader.Refusal {
-            throw refusal.answer
+            throw await self.service.refuseUnreadable(
+                reason: refusal.reason, metadata: self.requestMetadata.metadata(of: request, context: context),
+                answer: refusal.answer)
         }
         let answer = try await self.service.refresh(token, metadata: self.requestMetadata.metadata(of: request, context: context))
         return JSONResponse.make(answer.json)
@@ -63,7 +65,7 @@ struct TokenController: Sendable {
         do {
             let bytes = try await self.body.bytes(of: request)
             guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
-                throw RequestBodyReader.Refusal.unsupportedMediaType
+                throw RequestBodyReader.Refusal.unsupportedMediaType(expected: "application/x-www-form-urlencoded")
             }
             guard let decoded = FormEncoding.decode(String(decoding: bytes, as: UTF8.self)) else {
                 throw RequestBodyReader.Refusal.malformed("The form body is malformed.")

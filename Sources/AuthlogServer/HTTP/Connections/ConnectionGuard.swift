@@ -1,0 +1,242 @@
+import AuthlogCore
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// Thrown into a request's body when the body did not arrive within the body timeout; the route answers
+/// 408 `request_timeout` (and records a sign-in or refresh so refused).
+struct RequestBodyTimedOut: Error {}
+
+/// Watches one HTTP/1 connection between the HTTP codec and the application, so that no client can hold
+/// it, or what it allocated, longer than the ``ConnectionLimits`` allow, and so that nothing is answered
+/// bare from below the router:
+/// - headers must be complete within the header timeout (else a JSON 408 and close), a body within the body
+///   timeout (else the route's body read fails and it answers 408), and a kept-alive connection closes after
+///   the idle timeout;
+/// - an answer given before its request's body was read (413, or a route that ignores bodies) closes the
+///   connection: the rest is read and dropped for a short linger, so the client sees the answer and not a
+///   reset, and the connection's buffers are never pinned by an unread body — likewise when the application
+///   half-closes after `Connection: close`;
+/// - a request the HTTP parser refuses, or one no route can take (`CONNECT`, a target that is not a path), is
+///   answered here with the JSON error shape, an `X-Request-Id`, a log line and the metrics.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private enum Phase {
+        /// Waiting for a request's headers (the first request's, or the next on a kept-alive connection).
+        case awaitingHead
+        /// Headers read; the body is arriving.
+        case readingBody
+        /// The whole request is in; its answer is being made.
+        case awaitingAnswer
+        /// Output closed; whatever arrives is dropped until the connection closes.
+        case lingering
+    }
+
+    private let limits: ConnectionLimits
+    private let logger: Logger
+    private let metrics: ServerMetrics
+    private var phase = Phase.awaitingHead
+    private var requestsSeen = 0
+    private var isWatching = false
+    private var timer: Scheduled<Void>?
+
+    init(limits: ConnectionLimits, logger: Logger, metrics: ServerMetrics) {
+        self.limits = limits
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    // MARK: Inbound
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { self.startWatching(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.startWatching(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.cancelTimer()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.cancelTimer()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = self.unwrapInboundIn(data)
+        switch (self.phase, part) {
+        case (.lingering, _):
+            context.read()
+        case (.awaitingHead, .head(let head)):
+            self.cancelTimer()
+            self.requestsSeen += 1
+            if head.method == .connect || head.path?.hasPrefix("/") != true {
+                let isConnect = head.method == .connect
+                self.answerBelowRouter(
+                    context: context, status: isConnect ? .methodNotAllowed : .badRequest,
+                    code: isConnect ? "method_not_allowed" : "invalid_request",
+                    description: isConnect ? "CONNECT is not served here." : "The request target must be a path.",
+                    method: head.method.rawValue)
+                return
+            }
+            self.phase = .readingBody
+            self.schedule(context: context, after: self.limits.bodyTimeout) { $0.bodyTimedOut(context: context) }
+            context.fireChannelRead(data)
+        case (.readingBody, .end):
+            self.cancelTimer()
+            self.phase = .awaitingAnswer
+            context.fireChannelRead(data)
+        default:
+            context.fireChannelRead(data)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parseError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        switch self.phase {
+        case .lingering:
+            return
+        case .awaitingHead:
+            self.cancelTimer()
+            let isHeaderOverflow: Bool
+            if case .headerOverflow = parseError { isHeaderOverflow = true } else { isHeaderOverflow = false }
+            self.answerBelowRouter(
+                context: context, status: isHeaderOverflow ? .requestHeaderFieldsTooLarge : .badRequest,
+                code: isHeaderOverflow ? "request_header_fields_too_large" : "invalid_request",
+                description: isHeaderOverflow ? "The request headers are too large." : "The request is not valid HTTP/1.1.",
+                method: "-")
+        case .readingBody:
+            // The route reading the body answers (400); the connection closes after that answer.
+            context.fireErrorCaught(error)
+        case .awaitingAnswer:
+            // Garbage after a complete request: the answer in progress is given, then the connection closes.
+            break
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if self.phase == .lingering, let event = event as? ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    // MARK: Outbound
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch (self.phase, self.unwrapOutboundIn(data)) {
+        case (.lingering, _):
+            // Nothing more is said on a closing connection (a framework's bare 400 after ours, say).
+            promise?.succeed(())
+        case (.readingBody, .end), (.awaitingHead, .end):
+            // Answered before the request's body was read: close rather than read an unbounded rest.
+            context.writeAndFlush(data, promise: promise)
+            self.startLingering(context: context)
+        case (.awaitingAnswer, .end):
+            context.write(data, promise: promise)
+            self.phase = .awaitingHead
+            self.schedule(context: context, after: self.limits.idleTimeout) { _ in context.close(promise: nil) }
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .output else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        // The application is done with a `Connection: close` exchange: close it, not just its output.
+        self.startLingering(context: context)
+        promise?.succeed(())
+    }
+
+    // MARK: Timers and closing
+
+    private func startWatching(context: ChannelHandlerContext) {
+        guard !self.isWatching else { return }
+        self.isWatching = true
+        self.schedule(context: context, after: self.limits.headerTimeout) { $0.headersTimedOut(context: context) }
+    }
+
+    private func headersTimedOut(context: ChannelHandlerContext) {
+        guard self.phase == .awaitingHead else { return }
+        self.answerBelowRouter(
+            context: context, status: .requestTimeout, code: "request_timeout",
+            description: "The request headers did not arrive in time.", method: "-")
+    }
+
+    private func bodyTimedOut(context: ChannelHandlerContext) {
+        guard self.phase == .readingBody else { return }
+        context.fireErrorCaught(RequestBodyTimedOut())
+        // The route answers 408 and the connection closes after it; if no answer comes, it closes anyway.
+        self.schedule(context: context, after: self.limits.lingerTimeout) { _ in context.close(promise: nil) }
+    }
+
+    /// Closes the output now and the whole connection after the linger, dropping what arrives meanwhile.
+    private func startLingering(context: ChannelHandlerContext) {
+        guard self.phase != .lingering else { return }
+        self.phase = .lingering
+        context.flush()
+        let closed = context.eventLoop.makePromise(of: Void.self)
+        closed.futureResult.assumeIsolated().whenFailure { _ in context.close(promise: nil) }
+        context.close(mode: .output, promise: closed)
+        self.schedule(context: context, after: self.limits.lingerTimeout) { _ in context.close(promise: nil) }
+        context.read()
+    }
+
+    /// Answers with the JSON error shape from here, where no route runs, logs it and closes.
+    private func answerBelowRouter(
+        context: ChannelHandlerContext, status: HTTPResponse.Status, code: String, description: String, method: String
+    ) {
+        let requestID = UUID.version7().lowercased
+        let body = ServiceError(status, code, description).jsonBody
+        var fields: HTTPFields = [
+            .contentType: "application/json", .cacheControl: "no-store", .connection: "close",
+            .contentLength: String(body.count),
+        ]
+        fields[.requestID] = requestID
+        context.write(self.wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
+        context.write(self.wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
+        context.write(self.wrapOutboundOut(.end(nil)), promise: nil)
+        self.metrics.recordRequest(method: method, route: "unrouted", status: status.code, seconds: 0)
+        self.logger.info(
+            "request",
+            metadata: [
+                "request_id": .string(requestID), "method": .string(method), "route": .string("unrouted"),
+                "status": .stringConvertible(status.code), "error": .string(code),
+            ])
+        self.startLingering(context: context)
+    }
+
+    private func schedule(
+        context: ChannelHandlerContext, after delay: Duration, _ action: @escaping (ConnectionGuard) -> Void
+    ) {
+        self.cancelTimer()
+        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        self.timer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) { [self] in
+            self.timer = nil
+            action(self)
+        }
+    }
+
+    private func cancelTimer() {
+        self.timer?.cancel()
+        self.timer = nil
+    }
+}
