@@ -47,7 +47,10 @@ public enum RawHTTPClient {
 }
 
 /// One open TCP connection to 127.0.0.1, for tests that send slowly or leave things unread.
-public final class RawConnection {
+///
+/// `@unchecked Sendable`: a test hands a connection from thread to thread (open it on one, read on another)
+/// but never uses one from two threads at once; the descriptor and buffer are touched by one caller at a time.
+public final class RawConnection: @unchecked Sendable {
     private var descriptor: Int32
     private var buffered: [UInt8] = []
 
@@ -70,6 +73,9 @@ public final class RawConnection {
             Glibc.close(descriptor)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .ECONNREFUSED)
         }
+        // A write never blocks forever, whatever the server does with what it is sent.
+        var sendTimeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
         self.descriptor = descriptor
     }
 

@@ -8,6 +8,10 @@ import Foundation
 import Hummingbird
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `authlog serve`: the HTTP sign-in service.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -85,6 +89,8 @@ struct ServeCommand: AsyncParsableCommand {
             })
         let purging = Task { await Self.purgeNonces(NonceStore(pool: pool), logger: logger) }
         defer { purging.cancel() }
+        let trimming = Task { await Self.returnFreedMemory() }
+        defer { trimming.cancel() }
         try await app.runService()
         logger.info("authlog stopped")
     }
@@ -101,6 +107,22 @@ struct ServeCommand: AsyncParsableCommand {
             }
             try? await Task.sleep(for: .seconds(600))
         }
+    }
+
+    /// Every ten seconds, hands memory that was freed back to the system. A burst of clients (bodies being
+    /// read and dropped, say) raises the heap for a moment; glibc keeps freed pages in its arenas, so without
+    /// this the process would stay at its peak size long after the burst.
+    static func returnFreedMemory() async {
+        #if canImport(Glibc)
+        // glibc's malloc_trim(3), looked up at run time: Swift's Glibc module does not import <malloc.h>.
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        let mallocTrim = unsafeBitCast(symbol, to: MallocTrim.self)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(10))
+            _ = mallocTrim(0)
+        }
+        #endif
     }
 
     /// The access-token signing key: `AUTHLOG_ACCESS_TOKEN_KEY` (PEM), else the configured file, else a
