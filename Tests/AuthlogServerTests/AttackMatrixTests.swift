@@ -100,6 +100,21 @@ struct AttackMatrixTests {
         Case(name: "expired beyond the leeway", provider: "apple", status: 401, reason: "expired") { proofs in
             try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("exp", with: .number(String(now - leeway - 1))))
         },
+        // Before, these overflowed in the claim checks and killed the process with the request unanswered.
+        Case(name: "exp at Int64.max", provider: "apple", status: 401, reason: "invalid_claim") { proofs in
+            try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("exp", with: .number(String(Int64.max))))
+        },
+        Case(name: "nbf at Int64.min", provider: "google", status: 401, reason: "invalid_claim") { proofs in
+            .members(["id_token": .string(try proofs.googleIDToken(adjust: replace("nbf", with: .number(String(Int64.min)))))])
+        },
+        Case(name: "iat far in the past", provider: "apple", status: 401, reason: "invalid_claim") { proofs in
+            try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("iat", with: .number("-10000000000000")))
+        },
+        Case(name: "auth_time near Int64.max", provider: "google", status: 401, reason: "invalid_claim") { proofs in
+            .members([
+                "id_token": .string(try proofs.googleIDToken(adjust: replace("auth_time", with: .number(String(Int64.max - 30)))))
+            ])
+        },
         Case(name: "not yet valid beyond the leeway", provider: "google", status: 401, reason: "not_yet_valid") { proofs in
             .members([
                 "id_token": .string(try proofs.googleIDToken(adjust: replace("nbf", with: .number(String(now + leeway + 30)))))

@@ -1,10 +1,11 @@
 extension Timestamp {
     /// Parses ISO 8601 / RFC 3339: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.fraction]]` with `Z`, `±HH:MM`,
     /// `±HHMM` or `±HH` (a time without an offset is taken as UTC). A space may stand for `T`.
-    /// Fractions beyond microseconds are truncated. Returns `nil` for anything else.
+    /// Fractions beyond microseconds are truncated. Years run from 0001 to 9999 (year 0000, which
+    /// PostgreSQL cannot store, is refused). Returns `nil` for anything else.
     public init?(iso8601 text: String) {
         var scanner = DigitScanner(Array(text.utf8))
-        guard let year = scanner.number(digits: 4), scanner.skip("-"),
+        guard let year = scanner.number(digits: 4), year >= 1, scanner.skip("-"),
             let month = scanner.number(digits: 2), scanner.skip("-"),
             let day = scanner.number(digits: 2),
             let civil = CivilDate(year: year, month: month, day: day)

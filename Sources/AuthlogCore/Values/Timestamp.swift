@@ -13,18 +13,26 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         self.microsecondsSinceEpoch = microsecondsSinceEpoch
     }
 
-    /// Creates a timestamp from a `Date`, truncated to the microsecond.
+    /// Creates a timestamp from a `Date`, truncated to the microsecond (and held within Int64's range).
     public init(_ date: Date) {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded(.down)
-        self.microsecondsSinceEpoch = Int64(micros)
+        guard micros.isFinite else {
+            self.microsecondsSinceEpoch = micros > 0 ? .max : .min
+            return
+        }
+        self.microsecondsSinceEpoch = Int64(max(min(micros, 9.2e18), -9.2e18))
     }
 
     /// The current time.
     public static func now() -> Timestamp { Timestamp(Date()) }
 
-    /// This instant moved by `seconds`.
+    /// This instant moved by `seconds`, saturating at the ends of the representable range instead of
+    /// overflowing (no value, however hostile, can trap here).
     public func adding(seconds: Int64) -> Timestamp {
-        Timestamp(microsecondsSinceEpoch: self.microsecondsSinceEpoch + seconds * 1_000_000)
+        let (micros, overflowed) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        let (sum, sumOverflowed) = self.microsecondsSinceEpoch.addingReportingOverflow(micros)
+        guard !overflowed, !sumOverflowed else { return Timestamp(microsecondsSinceEpoch: seconds < 0 ? .min : .max) }
+        return Timestamp(microsecondsSinceEpoch: sum)
     }
 
     /// The UTC calendar day, as days since the Unix epoch.

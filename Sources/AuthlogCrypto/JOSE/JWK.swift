@@ -92,13 +92,17 @@ public struct JWKSet: Sendable {
         return .object([("keys", .array(keys))])
     }
 
-    /// The key a token with header `kid` must be verified with.
+    /// The key a token with header `kid` must be verified with. Without a `kid`, the one key of the set usable
+    /// with `algorithm` (or the only key, when no algorithm is given).
     /// - Throws: ``CryptoError`` `.missingKid` when several keys exist and none is named, `.unknownKid`
     ///   when none matches, or the reason a matching key was refused.
-    public func key(for kid: String?) throws(CryptoError) -> JWK {
+    public func key(for kid: String?, algorithm: SignatureAlgorithm? = nil) throws(CryptoError) -> JWK {
         guard let kid else {
-            guard self.keys.count + self.refused.count == 1, let only = self.keys.first else {
+            // OpenID Connect Core §10.1: a token may omit kid when the set holds one key it can be checked with.
+            let usable = self.keys.filter { algorithm == nil || $0.key.algorithm == algorithm }
+            guard usable.count == 1, let only = usable.first else {
                 if self.keys.isEmpty, let reason = self.refused.first?.error { throw reason }
+                if usable.isEmpty, let first = self.keys.first { return first }
                 throw CryptoError(.missingKid, "the key set has several keys and the token names none")
             }
             return only

@@ -60,7 +60,7 @@ public struct JWSVerifier: Sendable {
             throw CryptoError(.forbiddenHeader, "the header carries \(name)")
         }
         if let kid = header["kid"], kid.stringValue == nil { throw CryptoError(.malformed, "kid must be a string") }
-        let jwk = try self.keys.key(for: header["kid"]?.stringValue)
+        let jwk = try self.keys.key(for: header["kid"]?.stringValue, algorithm: self.algorithm)
         guard jwk.key.algorithm == self.algorithm else {
             throw CryptoError(.keyMismatch, "the key is not a \(self.algorithm.keyType) key")
         }

@@ -36,11 +36,10 @@ public struct IDTokenVerifier: Sendable {
     /// Verifies `token` at time `now`.
     /// - Throws: ``ProviderError`` naming the first check that failed.
     public func verify(_ token: String, now: Date = Date()) async throws(ProviderError) -> VerifiedIDToken {
+        // A token without kid is checked with the set's one key of the pinned algorithm (OIDC Core §10.1);
+        // with several, JWSVerifier refuses it (`missing_kid` → malformed).
         let verified = try await self.verifySignature(token)
-        guard verified.header["kid"]?.stringValue != nil else {
-            throw ProviderError(.malformed, "the token's header names no kid")
-        }
-        return try self.checkClaims(verified.payload, now: Int64(now.timeIntervalSince1970))
+        return try self.checkClaims(verified.payload, now: Timestamp(now).microsecondsSinceEpoch / 1_000_000)
     }
 
     private func verifySignature(_ token: String) async throws(ProviderError) -> VerifiedJWS {
@@ -75,24 +74,37 @@ public struct IDTokenVerifier: Sendable {
         return ProviderError(reason, error.message)
     }
 
-    private func checkClaims(_ claims: JSONValue, now: Int64) throws(ProviderError) -> VerifiedIDToken {
-        let leeway = self.rules.leeway
-        guard let exp = claims["exp"]?.integerValue else { throw ProviderError(.invalidClaim, "exp must be an integer") }
+    /// The NumericDate claims are accepted only from 1970 to 9999 (0…253,402,300,799 s), and leeway and
+    /// maximum age are clamped to a day and ten years, so no comparison below can overflow, whatever a
+    /// signed token carries.
+    static let numericDateRange: ClosedRange<Int64> = 0...253_402_300_799
+
+    /// A NumericDate claim (RFC 7519 §2); `nil` when absent.
+    /// - Throws: ``ProviderError`` `.invalidClaim` when it is not a whole number in ``numericDateRange``.
+    static func numericDate(_ claims: JSONValue, _ name: String) throws(ProviderError) -> Int64? {
+        guard let value = claims[name] else { return nil }
+        guard let seconds = value.integerValue else { throw ProviderError(.invalidClaim, "\(name) must be an integer") }
+        guard Self.numericDateRange.contains(seconds) else {
+            throw ProviderError(.invalidClaim, "\(name) is outside the years 1970 to 9999")
+        }
+        return seconds
+    }
+
+    private func checkClaims(_ claims: JSONValue, now unclampedNow: Int64) throws(ProviderError) -> VerifiedIDToken {
+        let now = min(max(unclampedNow, Self.numericDateRange.lowerBound), Self.numericDateRange.upperBound)
+        let leeway = min(max(self.rules.leeway, 0), 86_400)
+        guard let exp = try Self.numericDate(claims, "exp") else { throw ProviderError(.invalidClaim, "exp must be an integer") }
         guard now < exp + leeway else { throw ProviderError(.expired, "the token has expired") }
-        if let nbfValue = claims["nbf"] {
-            guard let nbf = nbfValue.integerValue else { throw ProviderError(.invalidClaim, "nbf must be an integer") }
+        if let nbf = try Self.numericDate(claims, "nbf") {
             guard now >= nbf - leeway else { throw ProviderError(.notYetValid, "the token is not valid yet") }
         }
-        guard let iat = claims["iat"]?.integerValue else { throw ProviderError(.invalidClaim, "iat must be an integer") }
+        guard let iat = try Self.numericDate(claims, "iat") else { throw ProviderError(.invalidClaim, "iat must be an integer") }
         guard iat <= now + leeway else { throw ProviderError(.issuedInFuture, "the token was issued in the future") }
-        if let maximumAge = self.rules.maximumAge, now - iat > maximumAge + leeway {
+        if let maximumAge = self.rules.maximumAge.map({ min(max($0, 0), 10 * 366 * 86_400) }), now - iat > maximumAge + leeway {
             throw ProviderError(.tooOld, "the token is older than \(maximumAge) seconds")
         }
         var authTime: Timestamp?
-        if let authTimeValue = claims["auth_time"] {
-            guard let seconds = authTimeValue.integerValue else {
-                throw ProviderError(.invalidClaim, "auth_time must be an integer")
-            }
+        if let seconds = try Self.numericDate(claims, "auth_time") {
             guard seconds <= now + leeway else { throw ProviderError(.invalidClaim, "auth_time lies in the future") }
             authTime = Timestamp(microsecondsSinceEpoch: seconds * 1_000_000)
         }

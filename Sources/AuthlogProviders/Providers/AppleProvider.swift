@@ -106,7 +106,7 @@ public struct AppleProvider: IdentityProvider {
     public func makeClientSecret(clientID: String, now: Date = Date()) throws(ProviderError) -> String {
         guard let teamID = self.settings.teamID, let keyID = self.settings.keyID, let key = self.settings.privateKey
         else { throw ProviderError(.unsupportedProof, "the Apple code exchange is not configured") }
-        let issuedAt = Int64(now.timeIntervalSince1970)
+        let issuedAt = Timestamp(now).microsecondsSinceEpoch / 1_000_000
         let claims = JSONValue.object([
             ("iss", .string(teamID)), ("iat", .number(String(issuedAt))), ("exp", .number(String(issuedAt + 3600))),
             ("aud", .string(self.settings.issuer)), ("sub", .string(clientID)),

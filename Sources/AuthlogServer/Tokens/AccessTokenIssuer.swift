@@ -78,7 +78,7 @@ public struct AccessTokenIssuer: Sendable {
             let sid = claims["sid"]?.stringValue.flatMap(UUID.init(uuidString:)),
             let jti = claims["jti"]?.stringValue.flatMap(UUID.init(uuidString:))
         else { throw AccessTokenError(reason: "malformed") }
-        guard Int64(now.timeIntervalSince1970) < exp else { throw AccessTokenError(reason: "expired") }
+        guard Timestamp(now).microsecondsSinceEpoch / 1_000_000 < exp else { throw AccessTokenError(reason: "expired") }
         return AccessTokenClaims(
             tokenID: jti, userID: sub, sessionID: sid, clientID: claims["client_id"]?.stringValue, issuedAt: iat,
             expiresAt: exp)
