@@ -11,10 +11,13 @@ struct AppendEventsCommand: AsyncParsableCommand {
         discussion: """
             One event per line with the envelope's field names (type, stream, occurred_at, outcome, …; see \
             docs/events.md). event_id and stream_version are made when absent; an event_id already stored is \
-            not stored again. Every line is checked first: if any is bad, each bad line is reported with its \
-            number and nothing is stored. With --batch-size N the events are committed N at a time and each \
-            commit is acknowledged on standard output as one JSON line; without it they are committed in one \
-            transaction.
+            not stored again. An event's data may hold at most 64 KiB of JSON, and a line at most 256 KiB. \
+            Every line is checked first: if any is bad, each bad line is reported with its number and nothing \
+            is stored. Without --batch-size all events are committed in one transaction: all or nothing. With \
+            --batch-size N they are committed N at a time and each commit is acknowledged on standard output as \
+            one JSON line; if the database then refuses a batch (a wrong expected stream version, say), the \
+            batches acknowledged before it stay committed and nothing from that batch on is stored. Give every \
+            event an event_id to make such a run safe to repeat: stored events are not stored twice.
             """)
 
     @Option(help: "Events per transaction (0: all in one transaction).")
@@ -82,6 +85,9 @@ struct Acknowledgement: Encodable {
 
 /// The events of a JSON-lines input, each with its line number, and the lines that were refused.
 struct IngestFile {
+    /// The longest line read: four times the data limit leaves room for the envelope and for escapes.
+    static let lineLimit = 4 * EventEnvelope.ingestDataLimit
+
     var events: [(line: Int, event: EventEnvelope)] = []
     var errors: [String] = []
 
@@ -92,6 +98,10 @@ struct IngestFile {
             lineNumber += 1
             let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
             if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            guard trimmed.count <= Self.lineLimit else {
+                file.errors.append("line \(lineNumber): is \(trimmed.count) bytes; a line may have at most \(Self.lineLimit)")
+                continue
+            }
             do {
                 let json = try JSONParser().parse(trimmed)
                 file.events.append((lineNumber, try EventEnvelope(ingesting: json)))

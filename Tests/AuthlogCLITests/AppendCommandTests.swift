@@ -118,4 +118,40 @@ struct AppendCommandTests {
         #expect(second.stdout.contains("\"already_stored\":\(count)"))
         #expect(try await database.scalar("SELECT count(*) FROM authlog.events") == count)
     }
+
+    @Test func yearZeroOversizedDataAndOverlongLinesAreRefusedByLine() async throws {
+        let database = try await TestDatabase.make()
+        let good = #"{"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","reason":"expired","provider":"apple","data":{"reason":"expired"}}"#
+        let yearZero = good.replacingOccurrences(of: "2026-11-01", with: "0000-01-01")
+        let bigData = good.replacingOccurrences(
+            of: #"{"reason":"expired"}"#, with: #"{"reason":"expired","note":""# + String(repeating: "x", count: 70_000) + #""}"#)
+        let overlong = good.replacingOccurrences(
+            of: #"{"reason":"expired"}"#, with: #"{"reason":"expired","note":""# + String(repeating: "y", count: 300_000) + #""}"#)
+        let output = try CLIProcess.run(
+            ["append"], input: [good, yearZero, bigData, overlong].joined(separator: "\n"), databaseURL: database.conninfo)
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("line 2: occurred_at must be an ISO 8601 timestamp"))
+        #expect(output.stderr.contains("line 3: data is 700"), "\(output.stderr.prefix(500))")
+        #expect(output.stderr.contains("at most 65536 bytes of JSON are accepted"))
+        #expect(output.stderr.contains("line 4: is 300"))
+        #expect(output.stderr.contains("3 bad line(s); nothing was stored"))
+        #expect(try await database.scalar("SELECT count(*) FROM authlog.events") == 0)
+    }
+
+    /// With --batch-size, a batch the database refuses leaves the batches acknowledged before it committed
+    /// (as documented), and nothing from it on.
+    @Test func aRefusedBatchKeepsTheEarlierBatchesAndNothingAfter() async throws {
+        let database = try await TestDatabase.make()
+        let line = { (second: Int, version: String) in
+            #"{"type":"signin.failed","stream":"signin-apple",\#(version)"occurred_at":"2026-11-01T10:00:0\#(second)Z","reason":"expired","provider":"apple","data":{"reason":"expired"}}"#
+        }
+        let input = [line(1, ""), line(2, ""), line(3, #""stream_version":9,"#), line(4, ""), line(5, "")]
+        let output = try CLIProcess.run(
+            ["append", "--batch-size", "2"], input: input.joined(separator: "\n"), databaseURL: database.conninfo)
+        #expect(output.status == 1)
+        #expect(output.stdout.split(separator: "\n").count == 1, "one batch was acknowledged")
+        #expect(output.stderr.contains("line 3: wrong_expected_version"))
+        #expect(output.stderr.contains("the events from line 3 on were not stored"))
+        #expect(try await database.scalar("SELECT count(*) FROM authlog.events") == 2)
+    }
 }

@@ -1,6 +1,11 @@
 import Foundation
 
 extension EventEnvelope {
+    /// The largest `data` an ingested event may carry: 64 KiB of canonical JSON. authlog's own events stay far
+    /// below it (a few hundred bytes); a bigger one would make every later `verify`, export and rebuild pay
+    /// for it (one 50 MB event once made every `verify` take 41 s).
+    public static let ingestDataLimit = 65_536
+
     /// The members an ingested event may have, with the envelope's column names.
     public static let ingestFields: Set<String> = [
         "event_id", "stream", "stream_version", "type", "occurred_at", "outcome", "reason", "provider", "user_id",
@@ -10,7 +15,8 @@ extension EventEnvelope {
     /// Builds and validates an event sent by another system (`authlog append`, `POST /v1/events`).
     ///
     /// `type`, `stream` and `occurred_at` are required; `outcome` too unless the type fixes it; `event_id`
-    /// is made (UUIDv7) and `stream_version` assigned when absent. Unknown members are refused, and so
+    /// is made (UUIDv7) and `stream_version` assigned when absent; `data` may hold at most
+    /// ``ingestDataLimit`` bytes of canonical JSON. Unknown members are refused, and so
     /// are the columns authlog fills itself (`position`, `recorded_at`, `hash`, `prev_hash`).
     /// - Throws: ``EventValidationError`` naming the first problem.
     public init(ingesting json: JSONValue) throws(EventValidationError) {
@@ -50,6 +56,11 @@ extension EventEnvelope {
             ip = parsed
         }
         let data = json["data"] ?? .emptyObject
+        let dataSize = data.canonicalBytes.count
+        guard dataSize <= Self.ingestDataLimit else {
+            throw EventValidationError(
+                field: "data", problem: "is \(dataSize) bytes; at most \(Self.ingestDataLimit) bytes of JSON are accepted")
+        }
         self.init(
             eventID: try reader.uuid("event_id") ?? .version7(at: occurredAt), stream: stream,
             streamVersion: try reader.integer("stream_version", in: 1...Int(Int32.max)).map { Int32($0) }, type: type,
