@@ -124,4 +124,29 @@ struct ConnectionFaultTests {
         try await Task.sleep(for: .seconds(1))
         #expect(Self.descriptorCount(server.process.processIdentifier) <= descriptorsBefore + 4)
     }
+
+    /// What no route can take is answered from below the router in the JSON error shape, with a request id;
+    /// before, a parse error got a bare 400 and CONNECT a bare 404.
+    @Test func answersBelowTheRouterAreJSONWithARequestID() async throws {
+        let database = try await TestDatabase.make()
+        let server = try FuzzedServer.start(database: database)
+        defer { server.stop() }
+        let requests: [(String, Int, String)] = [
+            ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u{0}b\r\n\r\n", 400, "invalid_request"),
+            ("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 405, "method_not_allowed"),
+            ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 90_000))\r\n\r\n", 431,
+             "request_header_fields_too_large"),
+            ("POST /v1/nonces HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 9\r\n\r\nhello", 400, "invalid_request"),
+        ]
+        for (request, status, code) in requests {
+            let answer = try await Self.onThread {
+                try? RawHTTPClient.exchange(port: server.port, request: Array(request.utf8), timeout: .seconds(10))
+            }
+            #expect(answer?.status == status, "\(request.prefix(30))")
+            #expect(answer?.json?["error"]?.stringValue == code)
+            #expect(answer?.json?["error_description"]?.stringValue != nil)
+            #expect(answer?.header("Content-Type") == "application/json")
+            #expect(answer?.header("X-Request-Id")?.isEmpty == false)
+        }
+    }
 }

@@ -43,6 +43,11 @@ struct IngestValidationTests {
          "hash is set by authlog"),
         (#"{"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","provider":"apple","reason":"x","colour":"red","data":{"reason":"x"}}"#,
          "colour is not an envelope field"),
+        // Found by the fuzz suite: a member with an empty name was refused with an empty field name.
+        (#"{"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","provider":"apple","reason":"x","":1,"data":{"reason":"x"}}"#,
+         #""" is not an envelope field"#),
+        (#"{"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","provider":"apple","reason":"x","a\u0000b":1,"data":{"reason":"x"}}"#,
+         #"a\u{0}b is not an envelope field"#),
         (#"{"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","provider":"apple","reason":"x","stream_version":0,"data":{"reason":"x"}}"#,
          "stream_version must be a whole number from 1 to 2147483647"),
         (#"{"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","provider":"apple","reason":"x","data":{"reason":"a\u0000b"}}"#,

@@ -25,7 +25,9 @@ extension EventEnvelope {
         }
         for member in members where !Self.ingestFields.contains(member.name) {
             let reserved = ["position", "recorded_at", "hash", "prev_hash"].contains(member.name)
-            throw EventValidationError(field: member.name, problem: reserved ? "is set by authlog" : "is not an envelope field")
+            // The name is the sender's: shown escaped and cut, and quoted when blank, so the error always names it.
+            let shown = EnvelopeText.normalized(member.name, limit: 64) ?? "\"\(member.name)\""
+            throw EventValidationError(field: shown, problem: reserved ? "is set by authlog" : "is not an envelope field")
         }
         let reader = IngestReader(json: json)
         guard let type = EventType(rawValue: try reader.requiredString("type")) else {

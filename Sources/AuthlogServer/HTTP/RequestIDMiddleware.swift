@@ -19,10 +19,12 @@ public struct RequestIDMiddleware: RouterMiddleware {
         context.requestID = UUID.version7().lowercased
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
         var response: Response
+        var errorDetail: String?
         do {
             response = try await next(request, context)
         } catch let error as ServiceError {
             response = error.response()
+            errorDetail = error.logDetail
         } catch let error as any HTTPResponseError {
             response = Self.answer(for: error.status)
         } catch {
@@ -33,12 +35,12 @@ public struct RequestIDMiddleware: RouterMiddleware {
         let seconds = (ContinuousClock.now - started).inSeconds
         let route = context.endpointPath ?? "unmatched"
         self.metrics.recordRequest(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
-        context.logger.info(
-            "request",
-            metadata: [
-                "method": .string(request.method.rawValue), "route": .string(route),
-                "status": .stringConvertible(response.status.code), "duration_ms": .stringConvertible(Int(seconds * 1000)),
-            ])
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method.rawValue), "route": .string(route),
+            "status": .stringConvertible(response.status.code), "duration_ms": .stringConvertible(Int(seconds * 1000)),
+        ]
+        if let errorDetail { metadata["error_detail"] = .string(errorDetail) }
+        context.logger.info("request", metadata: metadata)
         return response
     }
 

@@ -206,14 +206,24 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     ) {
         let requestID = UUID.version7().lowercased
         let body = ServiceError(status, code, description).jsonBody
-        var fields: HTTPFields = [
-            .contentType: "application/json", .cacheControl: "no-store", .connection: "close",
-            .contentLength: String(body.count),
-        ]
-        fields[.requestID] = requestID
-        context.write(self.wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
-        context.write(self.wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
-        context.write(self.wrapOutboundOut(.end(nil)), promise: nil)
+        // Written as bytes below NIO's response encoder, which would drop the body of an answer to CONNECT and
+        // cannot be trusted with its state after a parse error.
+        let head =
+            "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: application/json\r\n"
+            + "Cache-Control: no-store\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
+            + "X-Request-Id: \(requestID)\r\n\r\n"
+        if let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) {
+            encoder.writeAndFlush(NIOAny(ByteBuffer(bytes: Array(head.utf8) + body)), promise: nil)
+        } else {
+            var fields: HTTPFields = [
+                .contentType: "application/json", .cacheControl: "no-store", .connection: "close",
+                .contentLength: String(body.count),
+            ]
+            fields[.requestID] = requestID
+            context.write(self.wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
+            context.write(self.wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
+            context.write(self.wrapOutboundOut(.end(nil)), promise: nil)
+        }
         self.metrics.recordRequest(method: method, route: "unrouted", status: status.code, seconds: 0)
         self.logger.info(
             "request",
