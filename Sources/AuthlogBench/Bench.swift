@@ -11,7 +11,8 @@ struct Bench: AsyncParsableCommand {
         commandName: "authlog-bench",
         abstract: "Measure authlog against baselines run in the same process run.",
         subcommands: [StoreBench.self, CryptoBench.self, ServiceBench.self],
-        defaultSubcommand: StoreBench.self)
+        defaultSubcommand: StoreBench.self
+    )
 }
 
 /// `authlog-bench store`: the event store's throughput.
@@ -23,7 +24,8 @@ struct StoreBench: AsyncParsableCommand {
             Needs a PostgreSQL cluster it may create databases in (superuser conninfo, key=value form), taken from \
             --database-url, else AUTHLOG_TEST_DATABASE_URL. `bash .ci/bench` builds in release mode, starts a private \
             cluster and runs this.
-            """)
+            """
+    )
 
     @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
     var databaseURL: String?
@@ -46,19 +48,37 @@ struct StoreBench: AsyncParsableCommand {
             let database = try await BenchDatabase.make(in: cluster)
             let sequencer = try await Measurements.sequencer(workload, appenders: count, for: duration, in: database)
             let baselineA = try await Measurements.plainInserts(
-                workload, connections: count, rowsPerInsert: 1, for: duration, in: try await BenchDatabase.make(in: cluster))
+                workload,
+                connections: count,
+                rowsPerInsert: 1,
+                for: duration,
+                in: try await BenchDatabase.make(in: cluster)
+            )
             table.append((count, sequencer, baselineA))
             say(
                 "appenders \(count): sequencer \(Self.rate(sequencer)) events/s, "
-                    + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s")
+                    + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s"
+            )
         }
         let baselineB = try await Measurements.plainInserts(
-            workload, connections: 4, rowsPerInsert: 100, for: duration, in: try await BenchDatabase.make(in: cluster))
-        say("baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s")
+            workload,
+            connections: 4,
+            rowsPerInsert: 100,
+            for: duration,
+            in: try await BenchDatabase.make(in: cluster)
+        )
+        say(
+            "baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s"
+        )
         // The sequencer writes every batch on one backend under the head lock; this is what one backend can
         // insert at all, without chain, projections or round trips between batches.
         let oneWriter = try await Measurements.plainInserts(
-            workload, connections: 1, rowsPerInsert: 100, for: duration, in: try await BenchDatabase.make(in: cluster))
+            workload,
+            connections: 1,
+            rowsPerInsert: 100,
+            for: duration,
+            in: try await BenchDatabase.make(in: cluster)
+        )
         say("the same on 1 connection (one writer's ceiling): \(Self.rate(oneWriter)) events/s")
         say("")
         say("appenders  sequencer ev/s  baseline (a) ev/s  vs (a)  vs (b)")
@@ -66,7 +86,8 @@ struct StoreBench: AsyncParsableCommand {
             say(
                 Self.pad(String(count), 9) + Self.pad(Self.rate(sequencer), 16) + Self.pad(Self.rate(baselineA), 19)
                     + Self.pad(String(format: "%.2fx", sequencer / baselineA), 8)
-                    + Self.pad(String(format: "%.0f%%", 100 * sequencer / baselineB), 8))
+                    + Self.pad(String(format: "%.0f%%", 100 * sequencer / baselineB), 8)
+            )
         }
         if let at32 = table.first(where: { $0.0 == 32 }) {
             let againstA = at32.1 / at32.2
@@ -75,7 +96,12 @@ struct StoreBench: AsyncParsableCommand {
             say(
                 String(
                     format: "goal at 32 appenders: >= 3x baseline (a): %.2fx %@; >= 60%% of baseline (b): %.0f%% %@",
-                    againstA, againstA >= 3 ? "met" : "NOT met", 100 * againstB, againstB >= 0.6 ? "met" : "NOT met"))
+                    againstA,
+                    againstA >= 3 ? "met" : "NOT met",
+                    100 * againstB,
+                    againstB >= 0.6 ? "met" : "NOT met"
+                )
+            )
         }
     }
 

@@ -7,7 +7,8 @@ import Foundation
 struct CryptoBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crypto",
-        abstract: "Measure JWS verification and signing against raw OpenSSL EVP calls in the same run.")
+        abstract: "Measure JWS verification and signing against raw OpenSSL EVP calls in the same run."
+    )
 
     @Option(help: "Seconds each measurement runs.")
     var seconds: Double = 2
@@ -26,7 +27,8 @@ struct CryptoBench: AsyncParsableCommand {
             let publicKey = try key.publicKey()
             let token = try JWSSigner(key: key, kid: "k1").sign(claims, type: "JWT")
             let verifier = JWSVerifier(algorithm: algorithm, keys: JWKSet(keys: [JWK(key: publicKey, kid: "k1")]))
-            let signingInput = Array(token.utf8.prefix { $0 != UInt8(ascii: ".") }) + [UInt8(ascii: ".")]
+            let signingInput =
+                Array(token.utf8.prefix { $0 != UInt8(ascii: ".") }) + [UInt8(ascii: ".")]
                 + Array(token.split(separator: ".")[1].utf8)
             let signature = Base64URL.decode(token.split(separator: ".")[2]) ?? []
             let jose = try self.rate { _ = try verifier.verify(token) }
@@ -41,13 +43,21 @@ struct CryptoBench: AsyncParsableCommand {
             }
         }
         say("")
-        say(String(format: "goal: RS256 JOSE verification at 70%% of raw OpenSSL or more: %.0f%% %@", 100 * rs256Ratio, rs256Ratio >= 0.7 ? "met" : "NOT met"))
+        say(
+            String(
+                format: "goal: RS256 JOSE verification at 70%% of raw OpenSSL or more: %.0f%% %@",
+                100 * rs256Ratio,
+                rs256Ratio >= 0.7 ? "met" : "NOT met"
+            )
+        )
     }
 
     private func report(_ name: String, _ jose: Double, _ raw: Double) {
         say(
             StoreBench.pad(name, -26) + StoreBench.pad(String(format: "%.0f", jose), 11)
-                + StoreBench.pad(String(format: "%.0f", raw), 16) + StoreBench.pad(String(format: "%.0f%%", 100 * jose / raw), 13))
+                + StoreBench.pad(String(format: "%.0f", raw), 16)
+                + StoreBench.pad(String(format: "%.0f%%", 100 * jose / raw), 13)
+        )
     }
 
     /// Operations per second of `body`, run for ``seconds`` after a short warm-up.

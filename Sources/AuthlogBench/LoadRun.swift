@@ -12,8 +12,13 @@ struct LoadRun {
 
     var summary: String {
         String(
-            format: "%.0f/s (%d ok, %d failed), p50 %.2f ms, p99 %.2f ms", self.rate, self.successes, self.failures,
-            Self.milliseconds(self.p50), Self.milliseconds(self.p99))
+            format: "%.0f/s (%d ok, %d failed), p50 %.2f ms, p99 %.2f ms",
+            self.rate,
+            self.successes,
+            self.failures,
+            Self.milliseconds(self.p50),
+            Self.milliseconds(self.p99)
+        )
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
@@ -22,7 +27,8 @@ struct LoadRun {
 
     /// Runs `request` on `connections` workers until `duration` passes; each call returns whether it succeeded.
     static func run(
-        connections: Int, for duration: Duration,
+        connections: Int,
+        for duration: Duration,
         request: @escaping @Sendable (_ worker: Int, _ iteration: Int) async throws -> Bool
     ) async throws -> LoadRun {
         let clock = ContinuousClock()
@@ -53,8 +59,12 @@ struct LoadRun {
             latencies.isEmpty ? .zero : latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))]
         }
         return LoadRun(
-            rate: Double(successes) / seconds, successes: successes, failures: results.reduce(0) { $0 + $1.failed },
-            p50: percentile(0.5), p99: percentile(0.99))
+            rate: Double(successes) / seconds,
+            successes: successes,
+            failures: results.reduce(0) { $0 + $1.failed },
+            p50: percentile(0.5),
+            p99: percentile(0.99)
+        )
     }
 }
 

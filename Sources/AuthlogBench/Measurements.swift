@@ -6,7 +6,10 @@ import Foundation
 enum Measurements {
     /// `appenders` tasks append one user action per command through one EventStore (the sequencer).
     static func sequencer(
-        _ workload: Workload, appenders: Int, for duration: Duration, in database: BenchDatabase
+        _ workload: Workload,
+        appenders: Int,
+        for duration: Duration,
+        in database: BenchDatabase
     ) async throws -> Double {
         let batches = Ticket()
         let batchedEvents = Ticket()
@@ -15,11 +18,14 @@ enum Measurements {
             batchObserver: { events in
                 _ = batches.take()
                 batchedEvents.add(events)
-            })
+            }
+        )
         let ticket = Ticket()
         defer {
             let count = max(batches.current, 1)
-            say("  \(appenders) appenders: \(batches.current) batches, \(batchedEvents.current / count) events per batch on average")
+            say(
+                "  \(appenders) appenders: \(batches.current) batches, \(batchedEvents.current / count) events per batch on average"
+            )
         }
         return try await self.timed(workers: appenders, for: duration) { deadline in
             var events = 0
@@ -37,7 +43,11 @@ enum Measurements {
     /// no chain, no projections, the database's own limit. Both write a table like `authlog.events` (same
     /// columns and indexes) with an identity key.
     static func plainInserts(
-        _ workload: Workload, connections: Int, rowsPerInsert: Int, for duration: Duration, in database: BenchDatabase
+        _ workload: Workload,
+        connections: Int,
+        rowsPerInsert: Int,
+        for duration: Duration,
+        in database: BenchDatabase
     ) async throws -> Double {
         try await self.createBaselineTable(in: database)
         let events = workload.events
@@ -64,7 +74,8 @@ enum Measurements {
             CREATE UNIQUE INDEX ON public.audit_rows (event_id);
             CREATE INDEX ON public.audit_rows (type, occurred_at) INCLUDE (provider, outcome, user_id);
             CREATE INDEX ON public.audit_rows (user_id, position) WHERE user_id IS NOT NULL
-            """)
+            """
+        )
     }
 
     private static let zeroHash = ByteaValue([UInt8](repeating: 0, count: 32))
@@ -75,7 +86,8 @@ enum Measurements {
                 INSERT INTO public.audit_rows (event_id, stream, stream_version, type, occurred_at, recorded_at, outcome,
                     reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data, schema_version,
                     prev_hash, hash) VALUES
-                """)
+                """
+        )
         let now = Timestamp.now()
         for (index, event) in events.enumerated() {
             let values = [
@@ -93,7 +105,9 @@ enum Measurements {
 
     /// Runs `workers` copies of `body` until the deadline and returns the events they wrote per second.
     private static func timed(
-        workers: Int, for duration: Duration, _ body: @escaping @Sendable (ContinuousClock.Instant) async throws -> Int
+        workers: Int,
+        for duration: Duration,
+        _ body: @escaping @Sendable (ContinuousClock.Instant) async throws -> Int
     ) async throws -> Double {
         let start = ContinuousClock.now
         let deadline = start + duration

@@ -17,7 +17,8 @@ struct ServiceBench: AsyncParsableCommand {
             (a real HTTP server on 127.0.0.1 serving its JWKS). Sign-ins present Apple identity tokens signed before \
             the clock starts; refreshes rotate each connection's own token chain. Baseline: GET /healthz on the same \
             server and connections (the HTTP stack's ceiling here); goal: 1,000 refreshes per second per vCPU.
-            """)
+            """
+    )
 
     @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
     var databaseURL: String?
@@ -38,7 +39,9 @@ struct ServiceBench: AsyncParsableCommand {
         let server = try await Self.startServer(database: database, apple: apple)
         let client = HTTPTestClient(baseURL: server.baseURL)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        say("service benchmark: \(self.connections) connections, \(cores) vCPUs, server, fake Apple and PostgreSQL on this machine")
+        say(
+            "service benchmark: \(self.connections) connections, \(cores) vCPUs, server, fake Apple and PostgreSQL on this machine"
+        )
 
         let health = try await LoadRun.run(connections: self.connections, for: duration) { _, _ in
             try await client.send("GET", "/healthz").status == 200
@@ -63,7 +66,9 @@ struct ServiceBench: AsyncParsableCommand {
         let chainTokens = TokenChains(chains)
         let refreshes = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
             let answer = try await client.post(
-                "/v1/token/refresh", .members(["refresh_token": .string(chainTokens.token(worker))]))
+                "/v1/token/refresh",
+                .members(["refresh_token": .string(chainTokens.token(worker))])
+            )
             guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
             chainTokens.set(worker, next)
             return true
@@ -78,8 +83,12 @@ struct ServiceBench: AsyncParsableCommand {
         say(String(format: "refreshes / healthz baseline: %.2f", refreshes.rate / health.rate))
         say(
             String(
-                format: "goal: >= 1,000 refreshes/s per vCPU: %.0f per vCPU (%.2fx the goal) %@", perCPU, perCPU / 1000,
-                perCPU >= 1000 ? "met" : "NOT met"))
+                format: "goal: >= 1,000 refreshes/s per vCPU: %.0f per vCPU (%.2fx the goal) %@",
+                perCPU,
+                perCPU / 1000,
+                perCPU >= 1000 ? "met" : "NOT met"
+            )
+        )
     }
 
     static func startServer(database: BenchDatabase, apple: FakeIdentityProvider) async throws -> ServiceRunner {
@@ -93,8 +102,11 @@ struct ServiceBench: AsyncParsableCommand {
         ])
         let configuration = try document.decode(ServerConfiguration.self)
         let components = try ServerComponents(
-            configuration: configuration, pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 16),
-            accessTokenKey: try PrivateKey.generate(for: .es256), fetcher: AsyncHTTPFetcher())
+            configuration: configuration,
+            pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 16),
+            accessTokenKey: try PrivateKey.generate(for: .es256),
+            fetcher: AsyncHTTPFetcher()
+        )
         return try await ServiceRunner.start(router: try buildRouter(components: components).router)
     }
 
@@ -103,8 +115,11 @@ struct ServiceBench: AsyncParsableCommand {
         try (0..<count).map { index in
             let raw = "bench-nonce-\(index)-\(UUID().uuidString)"
             let claims = FakeIdentityProvider.claims(
-                issuer: "https://appleid.apple.com", audience: .string("com.example.bench"), subject: "apple-\(index % 2000)",
-                nonce: Hex.encode(SHA256.hash(Array(raw.utf8))))
+                issuer: "https://appleid.apple.com",
+                audience: .string("com.example.bench"),
+                subject: "apple-\(index % 2000)",
+                nonce: Hex.encode(SHA256.hash(Array(raw.utf8)))
+            )
             return .members(["id_token": .string(try apple.sign(claims)), "raw_nonce": .string(raw)])
         }
     }

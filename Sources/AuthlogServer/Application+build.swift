@@ -29,34 +29,51 @@ public struct ServerComponents: Sendable {
     /// metrics record.
     /// - Throws: ``ServerConfiguration/Invalid`` for a bad setting; ``CryptoError`` for an unusable key.
     public init(
-        configuration: ServerConfiguration, pool: ConnectionPool, accessTokenKey: PrivateKey, fetcher: any HTTPFetching
+        configuration: ServerConfiguration,
+        pool: ConnectionPool,
+        accessTokenKey: PrivateKey,
+        fetcher: any HTTPFetching
     ) throws {
         // Every number is range-checked here, so that no later arithmetic on it can overflow.
         func checked(_ value: Int?, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
             guard let value else { return fallback }
             guard range.contains(value) else {
-                throw ServerConfiguration.Invalid(description: "\(name) must be \(range.lowerBound) to \(range.upperBound)")
+                throw ServerConfiguration.Invalid(
+                    description: "\(name) must be \(range.lowerBound) to \(range.upperBound)"
+                )
             }
             return value
         }
         let year = 366 * 86_400
         var settings = ServiceSettings()
         settings.accessTokenLifetime = Int64(
-            try checked(configuration.accessToken?.ttlSeconds, "access_token.ttl_seconds", default: 900, in: 1...86_400))
+            try checked(configuration.accessToken?.ttlSeconds, "access_token.ttl_seconds", default: 900, in: 1...86_400)
+        )
         settings.rememberMeLifetime = Int64(
             try checked(
-                configuration.refreshToken?.rememberMeTTLSeconds, "refresh_token.remember_me_ttl_seconds",
-                default: 30 * 86_400, in: 1...(10 * year)))
+                configuration.refreshToken?.rememberMeTTLSeconds,
+                "refresh_token.remember_me_ttl_seconds",
+                default: 30 * 86_400,
+                in: 1...(10 * year)
+            )
+        )
         settings.sessionLifetime = Int64(
             try checked(
-                configuration.refreshToken?.sessionTTLSeconds, "refresh_token.session_ttl_seconds", default: 12 * 3_600,
-                in: 1...(10 * year)))
+                configuration.refreshToken?.sessionTTLSeconds,
+                "refresh_token.session_ttl_seconds",
+                default: 12 * 3_600,
+                in: 1...(10 * year)
+            )
+        )
         settings.nonceLifetime = Int64(
-            try checked(configuration.nonceTTLSeconds, "nonce_ttl_seconds", default: 600, in: 1...86_400))
+            try checked(configuration.nonceTTLSeconds, "nonce_ttl_seconds", default: 600, in: 1...86_400)
+        )
         let port = configuration.port ?? 8080
         let issuer = try AccessTokenIssuer(
-            key: accessTokenKey, issuer: configuration.publicURL ?? "http://localhost:\(port)",
-            audience: configuration.accessToken?.audience ?? "authlog")
+            key: accessTokenKey,
+            issuer: configuration.publicURL ?? "http://localhost:\(port)",
+            audience: configuration.accessToken?.audience ?? "authlog"
+        )
         var dataKey: [UInt8]?
         if let text = configuration.dataKey {
             guard let bytes = Base64URL.decode(text), bytes.count == 32 else {
@@ -67,13 +84,25 @@ public struct ServerComponents: Sendable {
         let metrics = ServerMetrics()
         let store = EventStore(pool: pool, batchObserver: { metrics.recordBatch(events: $0) })
         self.dependencies = ServiceDependencies(
-            store: store, accessTokens: issuer, settings: settings, metrics: metrics, dataKey: dataKey)
+            store: store,
+            accessTokens: issuer,
+            settings: settings,
+            metrics: metrics,
+            dataKey: dataKey
+        )
         self.registry = try ProviderRegistry(
-            settings: configuration.providers, development: configuration.development ?? false, fetcher: fetcher)
+            settings: configuration.providers,
+            development: configuration.development ?? false,
+            fetcher: fetcher
+        )
         self.signin = SigninService(dependencies: self.dependencies, providers: self.registry.providers)
         self.tokens = TokenService(dependencies: self.dependencies)
         self.bodyLimit = try checked(
-            configuration.requestBodyLimit, "request_body_limit", default: 65_536, in: 1...(16 << 20))
+            configuration.requestBodyLimit,
+            "request_body_limit",
+            default: 65_536,
+            in: 1...(16 << 20)
+        )
         self.connectionLimits = try ConnectionLimits(configuration.connections)
         self.trustedProxies = try TrustedProxies(configuration.trustedProxies ?? [])
         var clients: [String: String] = [:]
@@ -88,7 +117,9 @@ public struct ServerComponents: Sendable {
 }
 
 /// The router with every route of the server, and the list of those routes.
-public func buildRouter(components: ServerComponents) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
+public func buildRouter(
+    components: ServerComponents
+) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware(metrics: components.dependencies.metrics))
     var table = RouteTable(router: router)
@@ -96,12 +127,16 @@ public func buildRouter(components: ServerComponents) throws -> (router: Router<
     let metadata = RequestMetadataReader(trustedProxies: components.trustedProxies)
     SigninController(service: components.signin, body: body, requestMetadata: metadata).register(on: &table)
     TokenController(
-        service: components.tokens, body: body, requestMetadata: metadata,
+        service: components.tokens,
+        body: body,
+        requestMetadata: metadata,
         introspectionClients: components.introspectionClients
     ).register(on: &table)
     OperationsController(
-        queries: components.dependencies.queries, metrics: components.dependencies.metrics,
-        publicKeys: try components.dependencies.accessTokens.publicKeys.json(), providers: components.registry.providers
+        queries: components.dependencies.queries,
+        metrics: components.dependencies.metrics,
+        publicKeys: try components.dependencies.accessTokens.publicKeys.json(),
+        providers: components.registry.providers
     ).register(on: &table)
     return (router, table.routes)
 }
@@ -109,7 +144,10 @@ public func buildRouter(components: ServerComponents) throws -> (router: Router<
 /// The HTTP application: the router on `host:port`, each connection watched by a ``ConnectionGuard`` and
 /// at most ``ConnectionLimits/maximumConnections`` open at once; `onServerRunning` hears the bound port.
 public func buildApplication(
-    components: ServerComponents, host: String, port: Int, logger: Logger,
+    components: ServerComponents,
+    host: String,
+    port: Int,
+    logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let (router, _) = try buildRouter(components: components)
@@ -119,9 +157,14 @@ public func buildApplication(
         router: router,
         server: .http1(
             configuration: .init(
-                additionalChannelHandlers: [ConnectionGuard(limits: limits, logger: logger, metrics: metrics)])),
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, logger: logger, metrics: metrics)])
+        ),
         configuration: .init(
-            address: .hostname(host, port: port), serverName: "authlog",
-            availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
+            address: .hostname(host, port: port),
+            serverName: "authlog",
+            availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)
+        ),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+        logger: logger
+    )
 }

@@ -107,7 +107,9 @@ public final class FakeIdentityProvider: Sendable {
     /// Signs `claims` with this provider's key (or `key`), header `alg` RS256 and `kid`.
     /// - Throws: when signing fails.
     public func sign(
-        _ claims: [(name: String, value: JSONValue)], kid: String? = nil, key: PrivateKey? = nil,
+        _ claims: [(name: String, value: JSONValue)],
+        kid: String? = nil,
+        key: PrivateKey? = nil,
         extraHeader: [(name: String, value: JSONValue)] = []
     ) throws -> String {
         let kid = kid ?? self.kid
@@ -134,8 +136,13 @@ public final class FakeIdentityProvider: Sendable {
 
     /// Standard claims for an ID token from this provider, valid now.
     public static func claims(
-        issuer: String, audience: JSONValue, subject: String, nonce: String? = nil, issuedAt: Int64? = nil,
-        lifetime: Int64 = 600, extra: [(name: String, value: JSONValue)] = []
+        issuer: String,
+        audience: JSONValue,
+        subject: String,
+        nonce: String? = nil,
+        issuedAt: Int64? = nil,
+        lifetime: Int64 = 600,
+        extra: [(name: String, value: JSONValue)] = []
     ) -> [(name: String, value: JSONValue)] {
         let now = issuedAt ?? Int64(Date().timeIntervalSince1970)
         var claims: [(name: String, value: JSONValue)] = [
@@ -165,11 +172,13 @@ public final class FakeIdentityProvider: Sendable {
                 .object([
                     ("issuer", .string(self.baseURL)), ("jwks_uri", .string(self.baseURL + "/jwks")),
                     ("token_endpoint", .string(self.baseURL + "/token")),
-                ]))
+                ])
+            )
         }
         router.post("/token") { request, _ in
             let fields = try await Self.form(request)
-            guard let code = fields["code"], let claims = self.state.withLock({ $0.codes.removeValue(forKey: code) }) else {
+            guard let code = fields["code"], let claims = self.state.withLock({ $0.codes.removeValue(forKey: code) })
+            else {
                 return Self.json(.object([("error", .string("invalid_grant"))]), status: .badRequest)
             }
             return Self.json(
@@ -177,7 +186,8 @@ public final class FakeIdentityProvider: Sendable {
                     ("access_token", .string("fake-access")), ("token_type", .string("bearer")),
                     ("expires_in", .number("3600")), ("refresh_token", .string("fake-provider-refresh-\(code)")),
                     ("id_token", .string(try self.sign(claims))),
-                ]))
+                ])
+            )
         }
         router.post("/login/oauth/access_token") { request, _ in
             let fields = try await Self.form(request)
@@ -198,7 +208,8 @@ public final class FakeIdentityProvider: Sendable {
                         ("email", .string(user.email ?? "u\(user.id)@example.com")), ("primary", .bool(true)),
                         ("verified", .bool(true)),
                     ])
-                ]))
+                ])
+            )
         }
         router.post("/applications/{client_id}/token") { request, context in
             let clientID = context.parameters.get("client_id") ?? ""
@@ -215,23 +226,36 @@ public final class FakeIdentityProvider: Sendable {
                 .object([
                     ("app", .object([("client_id", .string(user.appID))])),
                     ("user", .object([("id", .number(String(user.id)))])),
-                ]))
+                ])
+            )
         }
         router.get("/v1/user/access_token_info") { request, _ in
-            guard let user = self.user(request) else { return Self.json(.object([("code", .number("-401"))]), status: .unauthorized) }
+            guard let user = self.user(request) else {
+                return Self.json(.object([("code", .number("-401"))]), status: .unauthorized)
+            }
             return Self.json(
-                .object([("id", .number(String(user.id))), ("app_id", .number(user.appID)), ("expires_in", .number("3600"))]))
+                .object([
+                    ("id", .number(String(user.id))), ("app_id", .number(user.appID)), ("expires_in", .number("3600")),
+                ])
+            )
         }
         router.get("/v2/user/me") { request, _ in
-            guard let user = self.user(request) else { return Self.json(.object([("code", .number("-401"))]), status: .unauthorized) }
+            guard let user = self.user(request) else {
+                return Self.json(.object([("code", .number("-401"))]), status: .unauthorized)
+            }
             return Self.json(
                 .object([
                     ("id", .number(String(user.id))),
-                    ("kakao_account", .object([
-                        ("email", .string(user.email ?? "k\(user.id)@example.com")), ("is_email_valid", .bool(true)),
-                        ("is_email_verified", .bool(true)),
-                    ])),
-                ]))
+                    (
+                        "kakao_account",
+                        .object([
+                            ("email", .string(user.email ?? "k\(user.id)@example.com")),
+                            ("is_email_valid", .bool(true)),
+                            ("is_email_verified", .bool(true)),
+                        ])
+                    ),
+                ])
+            )
         }
         return router
     }
@@ -249,15 +273,19 @@ public final class FakeIdentityProvider: Sendable {
 
     private static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: value.canonicalBytes)))
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: value.canonicalBytes))
+        )
     }
 
     private struct DownMiddleware: RouterMiddleware {
         let provider: FakeIdentityProvider
 
         func handle(
-            _ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response
+            _ request: Request,
+            context: BasicRequestContext,
+            next: (Request, BasicRequestContext) async throws -> Response
         ) async throws -> Response {
             if self.provider.isDown { return FakeIdentityProvider.json(.object([]), status: .serviceUnavailable) }
             return try await next(request, context)

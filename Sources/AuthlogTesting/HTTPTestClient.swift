@@ -31,7 +31,10 @@ public struct HTTPTestClient: Sendable {
     /// Sends a request; `json` is sent as `application/json`.
     /// - Throws: when the server cannot be reached.
     public func send(
-        _ method: String, _ path: String, json: JSONValue? = nil, body: [UInt8]? = nil,
+        _ method: String,
+        _ path: String,
+        json: JSONValue? = nil,
+        body: [UInt8]? = nil,
         headers: [(String, String)] = []
     ) async throws -> Answer {
         var request = OutboundRequest(method: method, url: self.baseURL + path, headers: headers.map { ($0.0, $0.1) })

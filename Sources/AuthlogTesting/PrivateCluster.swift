@@ -21,7 +21,10 @@ public struct PrivateCluster: Sendable {
         let folder = "/tmp/authlog-pg-" + UUID().uuidString.lowercased().prefix(8)
         // The server may run as another user (`postgres`), who must be able to reach the cluster below.
         try FileManager.default.createDirectory(
-            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            atPath: folder,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755]
+        )
         let conninfo = try await EmbeddedPostgres(directory: folder + "/.authlog").start()
         let cluster = PrivateCluster(folder: folder, conninfo: conninfo)
         if migrated {

@@ -145,7 +145,12 @@ public final class RawConnection: @unchecked Sendable {
         while true {
             let remaining = deadline - ContinuousClock.now
             if remaining <= .zero { return .timedOut }
-            let milliseconds = Int32(clamping: max(1, remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = Int32(
+                clamping: max(
+                    1,
+                    remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000
+                )
+            )
             var descriptor = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, milliseconds)
             if ready < 0, errno == EINTR { continue }
@@ -179,7 +184,8 @@ public final class RawConnection: @unchecked Sendable {
             self.buffered.removeFirst(bodyStart + length)
             return RawHTTPAnswer(status: status, headers: headers, body: body)
         }
-        if headers.contains(where: { $0.name.lowercased() == "transfer-encoding" && $0.value.lowercased() == "chunked" }) {
+        if headers.contains(where: { $0.name.lowercased() == "transfer-encoding" && $0.value.lowercased() == "chunked" }
+        ) {
             guard let (body, used) = Self.dechunk(self.buffered[bodyStart...]) else { return nil }
             self.buffered.removeFirst(bodyStart + used)
             return RawHTTPAnswer(status: status, headers: headers, body: body)
@@ -197,8 +203,11 @@ public final class RawConnection: @unchecked Sendable {
         var index = bytes.startIndex
         while true {
             guard let lineEnd = bytes[index...].firstRange(of: [13, 10]) else { return nil }
-            let sizeText = String(decoding: bytes[index..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else { return nil }
+            let sizeText =
+                String(decoding: bytes[index..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
+                return nil
+            }
             let dataStart = lineEnd.upperBound
             guard bytes.endIndex - dataStart >= size + 2 else { return nil }
             if size == 0 { return (body, dataStart + 2 - bytes.startIndex) }

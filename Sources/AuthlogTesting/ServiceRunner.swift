@@ -1,6 +1,6 @@
 public import Hummingbird
-import ServiceLifecycle
 import Logging
+import ServiceLifecycle
 
 /// Runs a Hummingbird application on 127.0.0.1 with a port the system picks, for tests and benchmarks,
 /// and stops it gracefully.
@@ -24,8 +24,11 @@ public final class ServiceRunner: Sendable {
         var logger = Logger(label: "test-server")
         logger.logLevel = .warning
         let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
         let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()

@@ -33,7 +33,9 @@ public struct TrafficGenerator: Sendable {
     /// Creates a generator whose first event happens at `start`. `existingUsers` users count as registered
     /// before the first event (their registrations are not generated), as in a service already in use.
     public init(
-        seed: UInt64, start: Timestamp = Timestamp(iso8601: "2026-10-01T00:00:00Z") ?? .now(), existingUsers: Int = 0
+        seed: UInt64,
+        start: Timestamp = Timestamp(iso8601: "2026-10-01T00:00:00Z") ?? .now(),
+        existingUsers: Int = 0
     ) {
         self.random = SeededRandom(seed: seed)
         self.clock = start
@@ -46,7 +48,9 @@ public struct TrafficGenerator: Sendable {
     /// The events of one more user action (one to three events, in order).
     public mutating func nextAction() -> [EventEnvelope] {
         self.clock = Timestamp(
-            microsecondsSinceEpoch: self.clock.microsecondsSinceEpoch + Int64.random(in: 1_000...1_800_000_000, using: &self.random))
+            microsecondsSinceEpoch: self.clock.microsecondsSinceEpoch
+                + Int64.random(in: 1_000...1_800_000_000, using: &self.random)
+        )
         let roll = Int.random(in: 0..<100, using: &self.random)
         switch roll {
         case 0..<15: return self.register()
@@ -91,8 +95,12 @@ public struct TrafficGenerator: Sendable {
         self.users.append(user)
         let subject = self.hashHex()
         let registered = self.make(
-            UserRegistered(provider: provider, subjectHash: subject), stream: StreamName(category: "user", id: user.id.lowercased),
-            provider: provider, userID: user.id, sessionID: nil)
+            UserRegistered(provider: provider, subjectHash: subject),
+            stream: StreamName(category: "user", id: user.id.lowercased),
+            provider: provider,
+            userID: user.id,
+            sessionID: nil
+        )
         return [registered] + self.startSession(for: self.users.count - 1, subject: subject, isNew: true)
     }
 
@@ -104,7 +112,13 @@ public struct TrafficGenerator: Sendable {
     private mutating func startSession(for index: Int, subject: String, isNew: Bool) -> [EventEnvelope] {
         let user = self.users[index]
         let session = Session(
-            id: self.uuid(), userID: user.id, provider: user.provider, tokenID: self.uuid(), rotated: [], familyID: self.uuid())
+            id: self.uuid(),
+            userID: user.id,
+            provider: user.provider,
+            tokenID: self.uuid(),
+            rotated: [],
+            familyID: self.uuid()
+        )
         self.sessions[session.id] = session
         self.activeIndex[session.id] = self.activeSessions.count
         self.activeSessions.append(session.id)
@@ -112,13 +126,25 @@ public struct TrafficGenerator: Sendable {
         let stream = StreamName(category: "session", id: session.id.lowercased)
         let succeeded = self.make(
             SigninSucceeded(method: "id_token", subjectHash: subject, nonceCheck: "matched", isNewUser: isNew),
-            stream: stream, provider: user.provider, userID: user.id, sessionID: session.id)
+            stream: stream,
+            provider: user.provider,
+            userID: user.id,
+            sessionID: session.id
+        )
         let issued = self.make(
             TokenIssued(
-                accessTokenID: self.uuid(), accessTokenExpiresAt: self.clock.adding(seconds: 900),
-                refreshTokenID: session.tokenID, refreshTokenHash: self.hashHex(), familyID: session.familyID,
-                refreshTokenExpiresAt: self.clock.adding(seconds: 30 * 86_400)),
-            stream: stream, provider: user.provider, userID: user.id, sessionID: session.id)
+                accessTokenID: self.uuid(),
+                accessTokenExpiresAt: self.clock.adding(seconds: 900),
+                refreshTokenID: session.tokenID,
+                refreshTokenHash: self.hashHex(),
+                familyID: session.familyID,
+                refreshTokenExpiresAt: self.clock.adding(seconds: 30 * 86_400)
+            ),
+            stream: stream,
+            provider: user.provider,
+            userID: user.id,
+            sessionID: session.id
+        )
         return [succeeded, issued]
     }
 
@@ -128,8 +154,14 @@ public struct TrafficGenerator: Sendable {
         let reason = reasons[Int.random(in: 0..<reasons.count, using: &self.random)]
         return [
             self.make(
-                SigninFailed(reason: reason, method: "id_token"), stream: StreamName(category: "signin", id: provider),
-                outcome: .failure, reason: reason, provider: provider, userID: nil, sessionID: nil)
+                SigninFailed(reason: reason, method: "id_token"),
+                stream: StreamName(category: "signin", id: provider),
+                outcome: .failure,
+                reason: reason,
+                provider: provider,
+                userID: nil,
+                sessionID: nil
+            )
         ]
     }
 
@@ -143,11 +175,19 @@ public struct TrafficGenerator: Sendable {
         let newTokenID = self.uuid()
         let event = self.make(
             TokenRefreshed(
-                oldTokenID: session.tokenID, newTokenID: newTokenID, newTokenHash: self.hashHex(), familyID: session.familyID,
-                refreshTokenExpiresAt: self.clock.adding(seconds: 30 * 86_400), accessTokenID: self.uuid(),
-                accessTokenExpiresAt: self.clock.adding(seconds: 900)),
-            stream: StreamName(category: "session", id: session.id.lowercased), provider: session.provider,
-            userID: session.userID, sessionID: session.id)
+                oldTokenID: session.tokenID,
+                newTokenID: newTokenID,
+                newTokenHash: self.hashHex(),
+                familyID: session.familyID,
+                refreshTokenExpiresAt: self.clock.adding(seconds: 30 * 86_400),
+                accessTokenID: self.uuid(),
+                accessTokenExpiresAt: self.clock.adding(seconds: 900)
+            ),
+            stream: StreamName(category: "session", id: session.id.lowercased),
+            provider: session.provider,
+            userID: session.userID,
+            sessionID: session.id
+        )
         session.rotated.append(session.tokenID)
         session.tokenID = newTokenID
         self.sessions[session.id] = session
@@ -160,8 +200,13 @@ public struct TrafficGenerator: Sendable {
         return [
             self.make(
                 TokenReuseDetected(tokenID: old, familyID: session.familyID),
-                stream: StreamName(category: "session", id: session.id.lowercased), outcome: .failure,
-                reason: "refresh_token_reused", provider: session.provider, userID: session.userID, sessionID: session.id)
+                stream: StreamName(category: "session", id: session.id.lowercased),
+                outcome: .failure,
+                reason: "refresh_token_reused",
+                provider: session.provider,
+                userID: session.userID,
+                sessionID: session.id
+            )
         ]
     }
 
@@ -175,8 +220,12 @@ public struct TrafficGenerator: Sendable {
         }
         return [
             self.make(
-                SessionLoggedOut(scope: scope), stream: StreamName(category: "session", id: session.id.lowercased),
-                provider: session.provider, userID: session.userID, sessionID: session.id)
+                SessionLoggedOut(scope: scope),
+                stream: StreamName(category: "session", id: session.id.lowercased),
+                provider: session.provider,
+                userID: session.userID,
+                sessionID: session.id
+            )
         ]
     }
 
@@ -196,8 +245,13 @@ public struct TrafficGenerator: Sendable {
         self.end(session.id)
         return [
             self.make(
-                payload, stream: StreamName(category: "session", id: session.id.lowercased), reason: reason,
-                provider: session.provider, userID: session.userID, sessionID: session.id)
+                payload,
+                stream: StreamName(category: "session", id: session.id.lowercased),
+                reason: reason,
+                provider: session.provider,
+                userID: session.userID,
+                sessionID: session.id
+            )
         ]
     }
 
@@ -207,8 +261,12 @@ public struct TrafficGenerator: Sendable {
         return [
             self.make(
                 ProviderConsentRevoked(source: "apple_notification", providerEventID: self.uuid().lowercased),
-                stream: StreamName(category: "user", id: user.id.lowercased), reason: "consent-revoked",
-                provider: user.provider, userID: user.id, sessionID: nil)
+                stream: StreamName(category: "user", id: user.id.lowercased),
+                reason: "consent-revoked",
+                provider: user.provider,
+                userID: user.id,
+                sessionID: nil
+            )
         ]
     }
 
@@ -220,16 +278,26 @@ public struct TrafficGenerator: Sendable {
         return [
             self.make(
                 AccountDeleted(providerRevocations: [user.provider: "revoked"]),
-                stream: StreamName(category: "user", id: user.id.lowercased), reason: "user_request",
-                provider: user.provider, userID: user.id, sessionID: nil)
+                stream: StreamName(category: "user", id: user.id.lowercased),
+                reason: "user_request",
+                provider: user.provider,
+                userID: user.id,
+                sessionID: nil
+            )
         ]
     }
 
     private mutating func failRefresh() -> [EventEnvelope] {
         [
             self.make(
-                TokenRefreshFailed(reason: "unknown_token"), stream: StreamName(category: "signin", id: "unknown"),
-                outcome: .failure, reason: "unknown_token", provider: nil, userID: nil, sessionID: nil)
+                TokenRefreshFailed(reason: "unknown_token"),
+                stream: StreamName(category: "signin", id: "unknown"),
+                outcome: .failure,
+                reason: "unknown_token",
+                provider: nil,
+                userID: nil,
+                sessionID: nil
+            )
         ]
     }
 
@@ -243,13 +311,29 @@ public struct TrafficGenerator: Sendable {
     }
 
     private mutating func make<Payload: EventPayload>(
-        _ payload: Payload, stream: StreamName, outcome: Outcome? = nil, reason: String? = nil, provider: String?,
-        userID: UUID?, sessionID: UUID?
+        _ payload: Payload,
+        stream: StreamName,
+        outcome: Outcome? = nil,
+        reason: String? = nil,
+        provider: String?,
+        userID: UUID?,
+        sessionID: UUID?
     ) -> EventEnvelope {
         let envelope = try? EventEnvelope(
-            payload, eventID: self.uuid(), stream: stream, occurredAt: self.clock, outcome: outcome, reason: reason,
-            provider: provider, userID: userID, sessionID: sessionID, clientID: "com.example.app", ip: self.ip(),
-            userAgent: "ExampleApp/1.0 (iPhone; iOS 18.1)", requestID: "req-\(Int.random(in: 0...999_999, using: &self.random))")
+            payload,
+            eventID: self.uuid(),
+            stream: stream,
+            occurredAt: self.clock,
+            outcome: outcome,
+            reason: reason,
+            provider: provider,
+            userID: userID,
+            sessionID: sessionID,
+            clientID: "com.example.app",
+            ip: self.ip(),
+            userAgent: "ExampleApp/1.0 (iPhone; iOS 18.1)",
+            requestID: "req-\(Int.random(in: 0...999_999, using: &self.random))"
+        )
         guard let envelope else { preconditionFailure("generated payloads always encode") }
         return envelope
     }

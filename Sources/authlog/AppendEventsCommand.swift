@@ -18,7 +18,8 @@ struct AppendEventsCommand: AsyncParsableCommand {
             one JSON line; if the database then refuses a batch (a wrong expected stream version, say), the \
             batches acknowledged before it stay committed and nothing from that batch on is stored. Give every \
             event an event_id to make such a run safe to repeat: stored events are not stored twice.
-            """)
+            """
+    )
 
     @Option(help: "Events per transaction (0: all in one transaction).")
     var batchSize = 0
@@ -56,10 +57,13 @@ struct AppendEventsCommand: AsyncParsableCommand {
                 throw ExitCode(error.code == .connectionFailed ? 3 : 1)
             }
             let acknowledgement = Acknowledgement(
-                firstLine: chunk[0].line, lastLine: chunk[chunk.count - 1].line,
-                firstPosition: result.events.map(\.position).min() ?? 0, lastPosition: result.lastPosition,
+                firstLine: chunk[0].line,
+                lastLine: chunk[chunk.count - 1].line,
+                firstPosition: result.events.map(\.position).min() ?? 0,
+                lastPosition: result.lastPosition,
                 stored: result.events.filter { !$0.wasAlreadyStored }.count,
-                alreadyStored: result.events.filter(\.wasAlreadyStored).count)
+                alreadyStored: result.events.filter(\.wasAlreadyStored).count
+            )
             FileHandle.standardOutput.write(Data((acknowledgement.jsonLine + "\n").utf8))
             start += size
         }
@@ -99,7 +103,9 @@ struct IngestFile {
             let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
             if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             guard trimmed.count <= Self.lineLimit else {
-                file.errors.append("line \(lineNumber): is \(trimmed.count) bytes; a line may have at most \(Self.lineLimit)")
+                file.errors.append(
+                    "line \(lineNumber): is \(trimmed.count) bytes; a line may have at most \(Self.lineLimit)"
+                )
                 continue
             }
             do {

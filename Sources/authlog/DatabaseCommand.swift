@@ -7,16 +7,22 @@ struct DatabaseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract: "Manage the embedded PostgreSQL cluster under .authlog/.",
-        subcommands: [Stop.self, Start.self])
+        subcommands: [Stop.self, Start.self]
+    )
 
     /// `authlog db start`.
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Start (or reuse) the embedded cluster, migrate it and print its conninfo.")
+            abstract: "Start (or reuse) the embedded cluster, migrate it and print its conninfo."
+        )
 
         func run() async throws {
             let directory = FileManager.default.currentDirectoryPath + "/.authlog"
-            print(try await reportingStoreErrors { try await DatabaseOptions.startEmbedded(in: directory, migrating: true) })
+            print(
+                try await reportingStoreErrors {
+                    try await DatabaseOptions.startEmbedded(in: directory, migrating: true)
+                }
+            )
         }
     }
 

@@ -9,7 +9,9 @@ struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp(
             "PostgreSQL URL or conninfo.",
             discussion: "Default: AUTHLOG_DATABASE_URL, else libpq's PG* variables, else the embedded cluster.",
-            valueName: "url"))
+            valueName: "url"
+        )
+    )
     var databaseURL: String?
 
     /// Opens a connection to a database whose schema is current: the embedded cluster is started and

@@ -5,7 +5,8 @@ import AuthlogStore
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Create or upgrade the database schema; running it again changes nothing.")
+        abstract: "Create or upgrade the database schema; running it again changes nothing."
+    )
 
     @OptionGroup var database: DatabaseOptions
 

@@ -5,7 +5,8 @@ import AuthlogStore
 struct RebuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rebuild",
-        abstract: "Replay all events into fresh projections; --check only compares them with the live ones.")
+        abstract: "Replay all events into fresh projections; --check only compares them with the live ones."
+    )
 
     @Flag(help: "Compare the rebuilt projections with the live ones and exit 1 when they differ.")
     var check = false
@@ -34,7 +35,9 @@ struct RebuildCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
         } else {
-            print(differences.isEmpty ? "projections rebuilt; they already matched" : "projections rebuilt and repaired")
+            print(
+                differences.isEmpty ? "projections rebuilt; they already matched" : "projections rebuilt and repaired"
+            )
         }
     }
 }

@@ -11,7 +11,8 @@ struct ReportCommand: AsyncParsableCommand {
         discussion: """
             The range is --since (inclusive) to --until (exclusive), each a date (2026-11-01, midnight UTC) or an \
             ISO 8601 timestamp. Each report run is itself recorded as an audit.accessed event.
-            """)
+            """
+    )
 
     /// The reports this build answers.
     enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -38,8 +39,12 @@ struct ReportCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
-        if let since, Timestamp(iso8601: since) == nil { throw ValidationError("--since must be a date or ISO 8601 time") }
-        if let until, Timestamp(iso8601: until) == nil { throw ValidationError("--until must be a date or ISO 8601 time") }
+        if let since, Timestamp(iso8601: since) == nil {
+            throw ValidationError("--since must be a date or ISO 8601 time")
+        }
+        if let until, Timestamp(iso8601: until) == nil {
+            throw ValidationError("--until must be a date or ISO 8601 time")
+        }
     }
 
     func run() async throws {
@@ -51,7 +56,9 @@ struct ReportCommand: AsyncParsableCommand {
         }
         let conninfo = try await self.database.conninfo()
         let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
-        let report = try await reportingStoreErrors { try await SigninReport.make(since: since, until: until, on: connection) }
+        let report = try await reportingStoreErrors {
+            try await SigninReport.make(since: since, until: until, on: connection)
+        }
         try await self.recordAccess(conninfo: conninfo, since: since, until: until)
         print(ReportFormatter.render(report, as: self.format), terminator: "")
     }
@@ -61,7 +68,8 @@ struct ReportCommand: AsyncParsableCommand {
         let actor = ProcessInfo.processInfo.environment["USER"] ?? "uid:\(getuid())"
         let event = try EventEnvelope(
             AuditAccessed(actor: "os:" + actor, query: "report \(self.kind.rawValue) since=\(since) until=\(until)"),
-            stream: StreamName(category: "audit", id: "access"))
+            stream: StreamName(category: "audit", id: "access")
+        )
         let store = EventStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
         try await reportingStoreErrors { _ = try await store.append(event) }
     }

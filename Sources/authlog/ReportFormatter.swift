@@ -38,7 +38,8 @@ enum ReportFormatter {
     static func csv(_ report: SigninReport) -> String {
         var output = Self.header.joined(separator: ",") + "\n"
         for row in report.rows {
-            output += Self.cells(row).enumerated().map { $0 == 0 ? Self.csvField($1) : $1 }.joined(separator: ",") + "\n"
+            output +=
+                Self.cells(row).enumerated().map { $0 == 0 ? Self.csvField($1) : $1 }.joined(separator: ",") + "\n"
         }
         return output
     }

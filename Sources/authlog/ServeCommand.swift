@@ -21,7 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
             Reads the JSON configuration file given with --config (see deploy/authlog.example.json and \
             docs/configuration.md); secrets may come from the environment instead. SIGTERM or SIGINT stops \
             the server gracefully: it finishes the requests in flight, whose events are committed first.
-            """)
+            """
+    )
 
     @OptionGroup var database: DatabaseOptions
 
@@ -40,7 +41,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = {
             var logger = Logger(label: "authlog")
-            logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            logger.logLevel =
+                ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             return logger
         }()
         var configuration: ServerConfiguration
@@ -58,35 +60,44 @@ struct ServeCommand: AsyncParsableCommand {
         let components: ServerComponents
         do {
             components = try ServerComponents(
-                configuration: configuration, pool: pool,
+                configuration: configuration,
+                pool: pool,
                 accessTokenKey: try Self.accessTokenKey(configuration, logger: logger),
-                fetcher: AsyncHTTPFetcher(timeout: .seconds(configuration.providerTimeoutSeconds ?? 5)))
+                fetcher: AsyncHTTPFetcher(timeout: .seconds(configuration.providerTimeoutSeconds ?? 5))
+            )
         } catch {
             printError("\(error)")
             throw ExitCode(2)
         }
         if configuration.development == true {
             logger.warning(
-                "DEVELOPMENT MODE: the `dev` provider signs anyone in without a proof. Never run this in production.")
+                "DEVELOPMENT MODE: the `dev` provider signs anyone in without a proof. Never run this in production."
+            )
         }
         if configuration.dataKey == nil {
             logger.warning(
-                "no data_key (AUTHLOG_DATA_KEY): personal data (names, emails) and provider refresh tokens are not kept")
+                "no data_key (AUTHLOG_DATA_KEY): personal data (names, emails) and provider refresh tokens are not kept"
+            )
         }
         if components.registry.providers.isEmpty {
             logger.warning("no identity provider is configured; every sign-in will be refused")
         }
         let host = self.host ?? configuration.host ?? "127.0.0.1"
         let app = try buildApplication(
-            components: components, host: host, port: configuration.port ?? 8080, logger: logger,
+            components: components,
+            host: host,
+            port: configuration.port ?? 8080,
+            logger: logger,
             onServerRunning: { port in
                 logger.info(
                     "authlog is serving",
                     metadata: [
                         "address": .string("http://\(host):\(port)"),
                         "providers": .string(components.signin.providerNames.joined(separator: ",")),
-                    ])
-            })
+                    ]
+                )
+            }
+        )
         let purging = Task { await Self.purgeNonces(NonceStore(pool: pool), logger: logger) }
         defer { purging.cancel() }
         let trimming = Task { await Self.returnFreedMemory() }
@@ -138,7 +149,8 @@ struct ServeCommand: AsyncParsableCommand {
             return try PrivateKey(pem: String(decoding: data, as: UTF8.self))
         }
         logger.warning(
-            "no access_token.signing_key_file: using a key made for this run; access tokens end with the process")
+            "no access_token.signing_key_file: using a key made for this run; access tokens end with the process"
+        )
         return try PrivateKey.generate(for: .es256)
     }
 }

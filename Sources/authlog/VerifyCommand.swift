@@ -6,7 +6,8 @@ import AuthlogStore
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check the hash chain; exit 1 and name the first bad position when it is broken.")
+        abstract: "Check the hash chain; exit 1 and name the first bad position when it is broken."
+    )
 
     @OptionGroup var database: DatabaseOptions
 

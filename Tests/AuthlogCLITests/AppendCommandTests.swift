@@ -28,10 +28,13 @@ struct AppendCommandTests {
             let output = String(decoding: process.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.process.waitUntilExit()
             #expect(process.process.terminationStatus == 0)
-            acknowledgedRanges.append(try output.split(separator: "\n").map { line in
-                let json = try JSONParser().parse(String(line))
-                return Int64(json["last_position"].flatMap { if case .number(let n) = $0 { n } else { nil } } ?? "") ?? 0
-            })
+            acknowledgedRanges.append(
+                try output.split(separator: "\n").map { line in
+                    let json = try JSONParser().parse(String(line))
+                    return Int64(json["last_position"].flatMap { if case .number(let n) = $0 { n } else { nil } } ?? "")
+                        ?? 0
+                }
+            )
         }
         let firstLast = try #require(acknowledgedRanges.first?.last)
         let secondFirst = try #require(acknowledgedRanges.last?.first)
@@ -63,11 +66,12 @@ struct AppendCommandTests {
         acknowledged.append(reader.readDataToEndOfFile())
         let lines = String(decoding: acknowledged, as: UTF8.self).split(separator: "\n")
         let complete = lines.filter { $0.hasSuffix("}") }
-        let acknowledgedLast = try complete.map { line -> Int64 in
-            let json = try JSONParser().parse(String(line))
-            guard case .number(let text)? = json["last_position"], let value = Int64(text) else { return 0 }
-            return value
-        }.max() ?? 0
+        let acknowledgedLast =
+            try complete.map { line -> Int64 in
+                let json = try JSONParser().parse(String(line))
+                guard case .number(let text)? = json["last_position"], let value = Int64(text) else { return 0 }
+                return value
+            }.max() ?? 0
         #expect(acknowledgedLast >= 800)
         let stored = try await database.scalar("SELECT coalesce(max(position), 0) FROM authlog.events")
         let count = try await database.scalar("SELECT count(*) FROM authlog.events")
@@ -84,9 +88,15 @@ struct AppendCommandTests {
         var lines = jsonLines(traffic.events(count: 5)).split(separator: "\n").map(String.init)
         lines.insert("{\"type\": \"signin.failed\", \"stream\": \"signin-apple\"", at: 2)
         lines.insert(
-            "{\"type\": \"signin.teleported\", \"stream\": \"signin-apple\", \"occurred_at\": \"2026-11-01T00:00:00Z\"}", at: 4)
+            "{\"type\": \"signin.teleported\", \"stream\": \"signin-apple\", \"occurred_at\": \"2026-11-01T00:00:00Z\"}",
+            at: 4
+        )
         lines.insert("", at: 5)
-        let output = try CLIProcess.run(["append"], input: lines.joined(separator: "\n"), databaseURL: database.conninfo)
+        let output = try CLIProcess.run(
+            ["append"],
+            input: lines.joined(separator: "\n"),
+            databaseURL: database.conninfo
+        )
         #expect(output.status == 1)
         #expect(output.stderr.contains("line 3: malformed JSON"))
         #expect(output.stderr.contains("line 5: type is not in the event catalogue"))
@@ -121,14 +131,22 @@ struct AppendCommandTests {
 
     @Test func yearZeroOversizedDataAndOverlongLinesAreRefusedByLine() async throws {
         let database = try await TestDatabase.make()
-        let good = #"{"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","reason":"expired","provider":"apple","data":{"reason":"expired"}}"#
+        let good =
+            #"{"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","reason":"expired","provider":"apple","data":{"reason":"expired"}}"#
         let yearZero = good.replacingOccurrences(of: "2026-11-01", with: "0000-01-01")
         let bigData = good.replacingOccurrences(
-            of: #"{"reason":"expired"}"#, with: #"{"reason":"expired","note":""# + String(repeating: "x", count: 70_000) + #""}"#)
+            of: #"{"reason":"expired"}"#,
+            with: #"{"reason":"expired","note":""# + String(repeating: "x", count: 70_000) + #""}"#
+        )
         let overlong = good.replacingOccurrences(
-            of: #"{"reason":"expired"}"#, with: #"{"reason":"expired","note":""# + String(repeating: "y", count: 300_000) + #""}"#)
+            of: #"{"reason":"expired"}"#,
+            with: #"{"reason":"expired","note":""# + String(repeating: "y", count: 300_000) + #""}"#
+        )
         let output = try CLIProcess.run(
-            ["append"], input: [good, yearZero, bigData, overlong].joined(separator: "\n"), databaseURL: database.conninfo)
+            ["append"],
+            input: [good, yearZero, bigData, overlong].joined(separator: "\n"),
+            databaseURL: database.conninfo
+        )
         #expect(output.status == 1)
         #expect(output.stderr.contains("line 2: occurred_at must be an ISO 8601 timestamp"))
         #expect(output.stderr.contains("line 3: data is 700"), "\(output.stderr.prefix(500))")
@@ -147,7 +165,10 @@ struct AppendCommandTests {
         }
         let input = [line(1, ""), line(2, ""), line(3, #""stream_version":9,"#), line(4, ""), line(5, "")]
         let output = try CLIProcess.run(
-            ["append", "--batch-size", "2"], input: input.joined(separator: "\n"), databaseURL: database.conninfo)
+            ["append", "--batch-size", "2"],
+            input: input.joined(separator: "\n"),
+            databaseURL: database.conninfo
+        )
         #expect(output.status == 1)
         #expect(output.stdout.split(separator: "\n").count == 1, "one batch was acknowledged")
         #expect(output.stderr.contains("line 3: wrong_expected_version"))

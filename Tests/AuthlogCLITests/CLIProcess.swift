@@ -32,8 +32,10 @@ struct CLIProcess {
         let stderr = process.stderr.fileHandleForReading.readDataToEndOfFile()
         process.process.waitUntilExit()
         return Output(
-            status: process.process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+            status: process.process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self)
+        )
     }
 
     /// A running `authlog` with its pipes.

@@ -39,8 +39,12 @@ struct ConnectionFaultTests {
         // Warm up: the pool, the first sign-in's code paths.
         for path in ["/v1/nonces", "/v1/signin/dev"] {
             _ = try RawHTTPClient.exchange(
-                port: port, request: Array("POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8),
-                timeout: .seconds(10))
+                port: port,
+                request: Array(
+                    "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8
+                ),
+                timeout: .seconds(10)
+            )
         }
         try await Task.sleep(for: .seconds(3))
         let descriptorsBefore = Self.descriptorCount(pid)
@@ -53,7 +57,8 @@ struct ConnectionFaultTests {
             for index in 0..<200 {
                 let path = index.isMultiple(of: 2) ? "/v1/nonces" : "/v1/signin/dev"
                 guard let connection = try? RawConnection(port: port) else { continue }
-                let head = "POST \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n"
+                let head =
+                    "POST \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n"
                 try? connection.write(Array(head.utf8) + megabyte)
                 statuses.append((try? connection.readAnswer(timeout: .seconds(10)))??.status ?? 0)
                 connections.append(connection)
@@ -63,7 +68,9 @@ struct ConnectionFaultTests {
         #expect(statuses.count == 200)
         #expect(statuses.filter { $0 == 200 }.count == 100, "the nonces were issued")
         #expect(statuses.filter { $0 == 413 }.count == 100, "the sign-ins were refused as too large")
-        let closedByServer = await Self.onThread { connections.filter { $0.isClosedByPeer(within: .seconds(15)) }.count }
+        let closedByServer = await Self.onThread {
+            connections.filter { $0.isClosedByPeer(within: .seconds(15)) }.count
+        }
         #expect(closedByServer == 200, "the server closed every connection itself")
         // The server closes each one fully once its short linger is over.
         let deadline = ContinuousClock.now + .seconds(20)
@@ -79,18 +86,22 @@ struct ConnectionFaultTests {
         for connection in connections { connection.close() }
         print(
             "200 unread-body requests: descriptors \(descriptorsBefore) → \(descriptorsAfter), "
-                + "RSS \(memoryBefore / 1024) MB → \(memoryAfter / 1024) MB")
+                + "RSS \(memoryBefore / 1024) MB → \(memoryAfter / 1024) MB"
+        )
         #expect(descriptorsAfter <= descriptorsBefore + 4)
         #expect(memoryAfter <= memoryBefore + 40 * 1024, "RSS grew by \((memoryAfter - memoryBefore) / 1024) MB")
         let refused = try await database.scalar(
-            "SELECT count(*) FROM authlog.events WHERE type = 'signin.failed' AND reason = 'request_too_large'")
+            "SELECT count(*) FROM authlog.events WHERE type = 'signin.failed' AND reason = 'request_too_large'"
+        )
         #expect(refused == 100, "every refused sign-in is recorded")
     }
 
     @Test func slowHeadersAreCutOffWhileOtherClientsAreServedPromptly() async throws {
         let database = try await TestDatabase.make()
         let server = try FuzzedServer.start(
-            database: database, configuration: .members(["connections": .members(["header_timeout_seconds": .number("3")])]))
+            database: database,
+            configuration: .members(["connections": .members(["header_timeout_seconds": .number("3")])])
+        )
         defer { server.stop() }
         let port = server.port
         let descriptorsBefore = Self.descriptorCount(server.process.processIdentifier)
@@ -113,11 +124,17 @@ struct ConnectionFaultTests {
         }
         latencies.sort()
         let p99 = latencies[Int(Double(latencies.count) * 0.99) - 1]
-        print("/healthz with 200 slow connections open: p50 \(latencies[latencies.count / 2] * 1000) ms, p99 \(p99 * 1000) ms")
+        print(
+            "/healthz with 200 slow connections open: p50 \(latencies[latencies.count / 2] * 1000) ms, p99 \(p99 * 1000) ms"
+        )
         #expect(p99 < 0.1)
         let answers = await Self.onThread { slow.map { (try? $0.readAnswer(timeout: .seconds(15))) ?? nil } }
         #expect(answers.allSatisfy { $0?.status == 408 }, "each slow client is told why")
-        #expect(answers.allSatisfy { $0?.json?["error"]?.stringValue == "request_timeout" && $0?.header("X-Request-Id") != nil })
+        #expect(
+            answers.allSatisfy {
+                $0?.json?["error"]?.stringValue == "request_timeout" && $0?.header("X-Request-Id") != nil
+            }
+        )
         let closed = await Self.onThread { slow.filter { $0.isClosedByPeer(within: .seconds(10)) }.count }
         #expect(closed == 200)
         for connection in slow { connection.close() }
@@ -134,9 +151,14 @@ struct ConnectionFaultTests {
         let requests: [(String, Int, String)] = [
             ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u{0}b\r\n\r\n", 400, "invalid_request"),
             ("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 405, "method_not_allowed"),
-            ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 90_000))\r\n\r\n", 431,
-             "request_header_fields_too_large"),
-            ("POST /v1/nonces HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 9\r\n\r\nhello", 400, "invalid_request"),
+            (
+                "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 90_000))\r\n\r\n", 431,
+                "request_header_fields_too_large"
+            ),
+            (
+                "POST /v1/nonces HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 9\r\n\r\nhello", 400,
+                "invalid_request"
+            ),
         ]
         for (request, status, code) in requests {
             let answer = try await Self.onThread {

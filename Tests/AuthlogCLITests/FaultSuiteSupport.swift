@@ -42,7 +42,9 @@ struct ServeProcess {
         }
         process.terminate()
         throw CocoaError(
-            .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start; see \(logFile)"])
+            .fileReadUnknown,
+            userInfo: [NSLocalizedDescriptionKey: "the server did not start; see \(logFile)"]
+        )
     }
 
     /// Kills the server with SIGKILL and waits for it to be gone.
@@ -125,7 +127,9 @@ enum LoadDriver {
 
     /// One sign-in; returns its outcome and, when it was acknowledged, its refresh token.
     static func signin(
-        subject: String, on client: HTTPTestClient, ledger: LoadLedger
+        subject: String,
+        on client: HTTPTestClient,
+        ledger: LoadLedger
     ) async -> (outcome: LoadLedger.Answer, token: String?) {
         let (answer, outcome) = await self.send(client, ledger: ledger, route: "signin") {
             try await client.post("/v1/signin/dev", .object([("subject", .string(subject))]))
@@ -140,7 +144,9 @@ enum LoadDriver {
     /// One refresh; returns its outcome and, when it was acknowledged, the new refresh token (after an unknown
     /// outcome the old one is dropped: presenting it again could be a reuse).
     static func refresh(
-        _ token: String, on client: HTTPTestClient, ledger: LoadLedger
+        _ token: String,
+        on client: HTTPTestClient,
+        ledger: LoadLedger
     ) async -> (outcome: LoadLedger.Answer, token: String?) {
         let (answer, outcome) = await self.send(client, ledger: ledger, route: "refresh") {
             try await client.post("/v1/token/refresh", .object([("refresh_token", .string(token))]))
@@ -159,7 +165,9 @@ enum LoadDriver {
 
     /// Sends one request and records its outcome.
     static func send(
-        _ client: HTTPTestClient, ledger: LoadLedger, route: String,
+        _ client: HTTPTestClient,
+        ledger: LoadLedger,
+        route: String,
         _ request: () async throws -> HTTPTestClient.Answer
     ) async -> (HTTPTestClient.Answer?, LoadLedger.Answer) {
         let startedAt = Date()
@@ -167,8 +175,13 @@ enum LoadDriver {
         var errorCode: String?
         if case .string(let code)? = answer?.json["error"] { errorCode = code }
         let outcome = LoadLedger.Answer(
-            route: route, status: answer?.status, startedAt: startedAt, seconds: Date().timeIntervalSince(startedAt),
-            errorCode: errorCode, retryAfter: answer?.header("Retry-After"))
+            route: route,
+            status: answer?.status,
+            startedAt: startedAt,
+            seconds: Date().timeIntervalSince(startedAt),
+            errorCode: errorCode,
+            retryAfter: answer?.header("Retry-After")
+        )
         await ledger.record(outcome)
         return (answer, outcome)
     }
@@ -200,21 +213,24 @@ struct LedgerCheck {
             """
             SELECT count(*) FROM (SELECT unnest(\(ArrayLiteral(sessions))::uuid[])
             EXCEPT SELECT session_id FROM authlog.events WHERE type = 'signin.succeeded') AS missing
-            """)
+            """
+        )
         check.missingIssuedTokens = try await self.count(
             connection,
             """
             SELECT count(*) FROM (
                 SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(ArrayLiteral(issued))::text[]) t
             EXCEPT SELECT data->>'refresh_token_hash' FROM authlog.events WHERE type = 'token.issued') AS missing
-            """)
+            """
+        )
         check.missingRefreshes = try await self.count(
             connection,
             """
             SELECT count(*) FROM (
                 SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(ArrayLiteral(refreshed))::text[]) t
             EXCEPT SELECT data->>'new_token_hash' FROM authlog.events WHERE type = 'token.refreshed') AS missing
-            """)
+            """
+        )
         let row = try await connection.query(
             "SELECT count(*), coalesce(min(position), 0), coalesce(max(position), 0) FROM authlog.events"
         ).first

@@ -20,7 +20,10 @@ struct FaultSuiteTests {
 
     /// Waits until the clients have had `count` more acknowledgements than `before`, or `seconds` passed.
     private static func waitForAcknowledgements(
-        _ ledger: LoadLedger, beyond before: Int, count: Int, seconds: Double = 30
+        _ ledger: LoadLedger,
+        beyond before: Int,
+        count: Int,
+        seconds: Double = 30
     ) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -35,7 +38,9 @@ struct FaultSuiteTests {
 
     /// Asserts what the database holds against what the clients were told, and that `authlog verify` passes.
     private static func expectNothingLost(
-        _ ledger: LoadLedger, conninfo: String, label: String
+        _ ledger: LoadLedger,
+        conninfo: String,
+        label: String
     ) async throws -> LedgerCheck {
         let check = try await LedgerCheck.make(ledger: ledger, conninfo: conninfo)
         let verify = try CLIProcess.run(["verify"], databaseURL: conninfo)
@@ -44,7 +49,8 @@ struct FaultSuiteTests {
             "\(label): sign-ins acknowledged \(check.acknowledgedSignins), refreshes acknowledged "
                 + "\(check.acknowledgedRefreshes), requests \(answers.count), events \(check.events) "
                 + "(positions \(check.minimumPosition)…\(check.maximumPosition)), lost \(check.lost), "
-                + "verify exit \(verify.status)")
+                + "verify exit \(verify.status)"
+        )
         #expect(check.acknowledgedSignins > 0)
         #expect(check.missingSignins == 0, "every acknowledged sign-in is stored as signin.succeeded")
         #expect(check.missingIssuedTokens == 0, "every acknowledged sign-in's refresh token is stored as token.issued")
@@ -68,7 +74,10 @@ struct FaultSuiteTests {
 
     /// One probe request, recorded in `ledger`; returns its outcome and the refresh token it got, if any.
     private static func probe(
-        _ route: String, on client: HTTPTestClient, ledger: LoadLedger, token: String? = nil
+        _ route: String,
+        on client: HTTPTestClient,
+        ledger: LoadLedger,
+        token: String? = nil
     ) async -> (LoadLedger.Answer, String?) {
         switch route {
         case "signin":
@@ -91,7 +100,9 @@ struct FaultSuiteTests {
         var kills = 0
         for cycle in 0..<10 {
             let server = try await ServeProcess.start(
-                conninfo: database.conninfo, logFile: "\(folder)/serve-\(cycle).log")
+                conninfo: database.conninfo,
+                logFile: "\(folder)/serve-\(cycle).log"
+            )
             let before = await Self.acknowledged(ledger)
             await target.point(at: HTTPTestClient(baseURL: server.baseURL))
             // The load is flowing through this server before the kill comes, at a random-ish moment.
@@ -133,7 +144,9 @@ struct FaultSuiteTests {
             // The first request after recovery, whatever it is, must not get a connection the restart broke.
             let (answer, next) = await Self.probe(route, on: client, ledger: ledger, token: token)
             #expect(
-                answer.status == 200, "the first request after the restart (\(route)) succeeds: \(answer.status ?? 0)")
+                answer.status == 200,
+                "the first request after the restart (\(route)) succeeds: \(answer.status ?? 0)"
+            )
             if route == "signin" { token = next }
         }
         _ = try await Self.expectNothingLost(ledger, conninfo: cluster.conninfo, label: "idle restarts")
@@ -160,7 +173,9 @@ struct FaultSuiteTests {
         for round in 0..<3 {
             Self.expectUnavailable(await Self.probe("signin", on: client, ledger: ledger).0, "sign-in \(round)")
             Self.expectUnavailable(
-                await Self.probe("refresh", on: client, ledger: ledger, token: token).0, "refresh \(round)")
+                await Self.probe("refresh", on: client, ledger: ledger, token: token).0,
+                "refresh \(round)"
+            )
             Self.expectUnavailable(await Self.probe("readyz", on: client, ledger: ledger).0, "/readyz \(round)")
             try await Task.sleep(for: .milliseconds(300))
         }
@@ -187,7 +202,8 @@ struct FaultSuiteTests {
                 + "(\(whileDown.filter { $0.status == 503 }.count) × 503, slowest "
                 + "\(String(format: "%.2f", whileDown.map(\.seconds).max() ?? 0)) s), "
                 + "\(afterRecovery.count) after recovery "
-                + "(\(afterRecovery.filter { $0.status == 200 }.count) × 200)")
+                + "(\(afterRecovery.filter { $0.status == 200 }.count) × 200)"
+        )
         #expect(!whileDown.isEmpty)
         for answer in whileDown { Self.expectUnavailable(answer, "load \(answer.route)") }
         #expect(!afterRecovery.isEmpty)

@@ -44,14 +44,21 @@ struct HTTPFuzzGenerator {
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self.random) }
     mutating func chance(_ percent: Int) -> Bool { self.int(0...99) < percent }
     mutating func pick<T>(_ values: [T]) -> T { values[self.int(0...(values.count - 1))] }
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self.random) } }
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self.random) }
+    }
 
     /// The next request.
     mutating func next(index: Int) -> HTTPFuzzCase {
         let route = self.pick(Self.routes)
         let (bodyLabel, body) = self.body(index: index)
         var fuzzCase = HTTPFuzzCase(
-            label: bodyLabel, method: route.method, path: route.path, headers: self.headers(), body: body)
+            label: bodyLabel,
+            method: route.method,
+            path: route.path,
+            headers: self.headers(),
+            body: body
+        )
         if self.chance(12) { self.breakFraming(&fuzzCase) }
         // A control character in a header value is refused by the HTTP parser: no route sees the request.
         if fuzzCase.headers.contains(where: { $0.1.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }) {
@@ -68,28 +75,53 @@ struct HTTPFuzzGenerator {
             return ("truncated JSON", Array(valid.prefix(self.int(0...(valid.count - 1)))))
         case 2: return ("10,000-deep arrays", Array(String(repeating: "[", count: 10_000).utf8))
         case 3:
-            return ("10,000-deep objects", Array((String(repeating: #"{"a":"#, count: 10_000) + "1" + String(repeating: "}", count: 10_000)).utf8))
+            return (
+                "10,000-deep objects",
+                Array((String(repeating: #"{"a":"#, count: 10_000) + "1" + String(repeating: "}", count: 10_000)).utf8)
+            )
         case 4:
-            return ("wrong types", Array(self.pick([
-                #"{"subject":5}"#, #"{"id_token":[]}"#, #"{"refresh_token":{}}"#, #"{"remember_me":"yes","subject":"x"}"#,
-                #"{"scope":7}"#, #"{"user":12,"subject":"x"}"#, #"[]"#, #""text""#, "null", "1e99999",
-            ]).utf8))
+            return (
+                "wrong types",
+                Array(
+                    self.pick([
+                        #"{"subject":5}"#, #"{"id_token":[]}"#, #"{"refresh_token":{}}"#,
+                        #"{"remember_me":"yes","subject":"x"}"#,
+                        #"{"scope":7}"#, #"{"user":12,"subject":"x"}"#, #"[]"#, #""text""#, "null", "1e99999",
+                    ]).utf8
+                )
+            )
         case 5:
-            return ("lone surrogates", Array(self.pick([
-                #"{"subject":"\ud800"}"#, #"{"subject":"a\udfffb"}"#, #"{"id_token":"\ud83d"}"#,
-                #"{"refresh_token":"\udc00\ud800"}"#, #"{"client_id":"\ud800","subject":"s"}"#,
-            ]).utf8))
+            return (
+                "lone surrogates",
+                Array(
+                    self.pick([
+                        #"{"subject":"\ud800"}"#, #"{"subject":"a\udfffb"}"#, #"{"id_token":"\ud83d"}"#,
+                        #"{"refresh_token":"\udc00\ud800"}"#, #"{"client_id":"\ud800","subject":"s"}"#,
+                    ]).utf8
+                )
+            )
         case 6:
-            return ("NUL bytes", Array(self.pick([
-                #"{"subject":"a\u0000b"}"#, "{\"subject\":\"a\u{0}b\"}", #"{"client_id":"\u0000","subject":"z"}"#,
-                "{\"sub\u{0}ject\":\"x\"}", #"{"refresh_token":"alr_\u0000"}"#,
-            ]).utf8))
+            return (
+                "NUL bytes",
+                Array(
+                    self.pick([
+                        #"{"subject":"a\u0000b"}"#, "{\"subject\":\"a\u{0}b\"}",
+                        #"{"client_id":"\u0000","subject":"z"}"#,
+                        "{\"sub\u{0}ject\":\"x\"}", #"{"refresh_token":"alr_\u0000"}"#,
+                    ]).utf8
+                )
+            )
         case 7:
             return ("JWT-shaped garbage", Array(#"{"id_token":"\#(self.jwtGarbage())","raw_nonce":"n"}"#.utf8))
         case 8: return ("oversized", Array(repeating: UInt8(ascii: "a"), count: 70_000 + self.int(0...5_000)))
         case 9: return ("empty", [])
-        case 10: return ("huge numbers", Array(#"{"subject":"n","remember_me":1e308,"x":-99999999999999999999999}"#.utf8))
-        case 11: return ("duplicate members", Array(#"{"subject":"a","subject":"b","refresh_token":"x","refresh_token":"y"}"#.utf8))
+        case 10:
+            return ("huge numbers", Array(#"{"subject":"n","remember_me":1e308,"x":-99999999999999999999999}"#.utf8))
+        case 11:
+            return (
+                "duplicate members",
+                Array(#"{"subject":"a","subject":"b","refresh_token":"x","refresh_token":"y"}"#.utf8)
+            )
         case 12: return ("garbage refresh token", Array(#"{"refresh_token":"\#(self.jwtGarbage())"}"#.utf8))
         case 13: return ("form body", Array("token=\(self.jwtGarbage())&token_type_hint=%ZZ&=&&".utf8))
         default:
@@ -110,17 +142,29 @@ struct HTTPFuzzGenerator {
         switch self.int(0...4) {
         case 0: headers.append(("Content-Type", "application/json"))
         case 1: headers.append(("Content-Type", "application/x-www-form-urlencoded"))
-        case 2: headers.append(("Content-Type", self.pick(["text/plain", "", "application/json; charset=utf-16", "*/*"])))
+        case 2:
+            headers.append(("Content-Type", self.pick(["text/plain", "", "application/json; charset=utf-16", "*/*"])))
         default: break
         }
         if self.chance(40) {
-            headers.append(("Authorization", self.pick([
-                "Bearer", "Bearer ", "Bearer " + self.jwtGarbage(), "Basic !!!", "Basic " + Data("a:".utf8).base64EncodedString(),
-                "Basic cmVzb3VyY2Utc2VydmVyOg==", "Digest x", String(repeating: "B", count: 6_000), "bearer \u{7F}",
-            ])))
+            headers.append(
+                (
+                    "Authorization",
+                    self.pick([
+                        "Bearer", "Bearer ", "Bearer " + self.jwtGarbage(), "Basic !!!",
+                        "Basic " + Data("a:".utf8).base64EncodedString(),
+                        "Basic cmVzb3VyY2Utc2VydmVyOg==", "Digest x", String(repeating: "B", count: 6_000),
+                        "bearer \u{7F}",
+                    ])
+                )
+            )
         }
-        if self.chance(30) { headers.append(("User-Agent", self.pick(["", " ", String(repeating: "ua", count: 3_000), "🙂\u{7F}"]))) }
-        if self.chance(15) { headers.append(("X-Forwarded-For", self.pick(["", "not-an-ip", "::1, 999.1.1.1", "1.2.3.4, , ,"]))) }
+        if self.chance(30) {
+            headers.append(("User-Agent", self.pick(["", " ", String(repeating: "ua", count: 3_000), "🙂\u{7F}"])))
+        }
+        if self.chance(15) {
+            headers.append(("X-Forwarded-For", self.pick(["", "not-an-ip", "::1, 999.1.1.1", "1.2.3.4, , ,"])))
+        }
         if self.chance(10) { headers.append(("X-Empty", "")) }
         if self.chance(5) { headers.append(("X-Long", String(repeating: "x", count: 7_000))) }
         return headers
@@ -135,7 +179,8 @@ struct HTTPFuzzGenerator {
         case 1:
             fuzzCase.label += ", header without a colon"
             fuzzCase.rawOverride = Array(
-                "POST \(fuzzCase.path) HTTP/1.1\r\nHost: x\r\nNoColonHere\r\nContent-Length: 0\r\n\r\n".utf8)
+                "POST \(fuzzCase.path) HTTP/1.1\r\nHost: x\r\nNoColonHere\r\nContent-Length: 0\r\n\r\n".utf8
+            )
         case 2:
             fuzzCase.label += ", broken method"
             fuzzCase.method = self.pick(["GE T", "\u{1}POST", "POST\u{0}"])
@@ -152,13 +197,19 @@ struct HTTPFuzzGenerator {
             fuzzCase.label += ", garbage chunked body"
             fuzzCase.headers.append(("Transfer-Encoding", "chunked"))
             fuzzCase.rawOverride = Array(
-                "POST \(fuzzCase.path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n".utf8)
+                "POST \(fuzzCase.path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"
+                    .utf8
+            )
         case 7:
             fuzzCase.label += ", odd HTTP version"
-            fuzzCase.rawOverride = Array("GET /healthz HTTP/\(self.pick(["3.0", "0.9", "1.x", "11"]))\r\nHost: x\r\n\r\n".utf8)
+            fuzzCase.rawOverride = Array(
+                "GET /healthz HTTP/\(self.pick(["3.0", "0.9", "1.x", "11"]))\r\nHost: x\r\n\r\n".utf8
+            )
         default:
             fuzzCase.label += ", bad path"
-            fuzzCase.path = self.pick(["*", "/v1/signin/\u{7F}", "//..//", "/%", "http://evil.example/v1/nonces", "/v1/signin/a b"])
+            fuzzCase.path = self.pick([
+                "*", "/v1/signin/\u{7F}", "//..//", "/%", "http://evil.example/v1/nonces", "/v1/signin/a b",
+            ])
         }
     }
 }

@@ -24,7 +24,8 @@ struct HTTPFuzzTests {
     }
 
     static var seed: UInt64 {
-        ProcessInfo.processInfo.environment["AUTHLOG_FUZZ_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        ProcessInfo.processInfo.environment["AUTHLOG_FUZZ_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
     }
 
     /// What one exchange showed.
@@ -46,20 +47,24 @@ struct HTTPFuzzTests {
         #expect(problems.isEmpty, "\(problems.count) bad answers, first: \(problems.prefix(10)) (seed \(seed))")
         #expect(kill(server.process.processIdentifier, 0) == 0, "the server is still running")
         let health = try RawHTTPClient.exchange(
-            port: server.port, request: Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
-            timeout: .seconds(5))
+            port: server.port,
+            request: Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+            timeout: .seconds(5)
+        )
         #expect(health?.status == 200)
 
         let attempts = outcomes.compactMap(\.signinRequestID)
         let rows = try await database.connect().query(
-            "SELECT request_id FROM authlog.events WHERE type IN ('signin.failed', 'signin.succeeded')")
+            "SELECT request_id FROM authlog.events WHERE type IN ('signin.failed', 'signin.succeeded')"
+        )
         let recorded = Set(try rows.rows.map { try $0.decode(String.self, at: 0) })
         let missing = attempts.filter { !recorded.contains($0) }
         #expect(missing.isEmpty, "\(missing.count) of \(attempts.count) sign-in attempts were not recorded")
         let seconds = (ContinuousClock.now - started).inSeconds
         print(
             "HTTP fuzz: \(count) requests in \(String(format: "%.1f", seconds)) s, \(problems.count) bad answers,"
-                + " \(attempts.count) sign-in attempts, \(attempts.count - missing.count) recorded")
+                + " \(attempts.count) sign-in attempts, \(attempts.count - missing.count) recorded"
+        )
     }
 
     /// Bodies shorter than their `Content-Length` on every route that reads one: each is answered 408 within
@@ -67,16 +72,29 @@ struct HTTPFuzzTests {
     @Test func shortBodiesAreAnsweredWhenTheBodyTimeoutPasses() async throws {
         let database = try await TestDatabase.make()
         let server = try FuzzedServer.start(
-            database: database, configuration: .members(["connections": .members(["body_timeout_seconds": .number("2")])]))
+            database: database,
+            configuration: .members(["connections": .members(["body_timeout_seconds": .number("2")])])
+        )
         defer { server.stop() }
         let paths = ["/v1/signin/dev", "/v1/signin/apple", "/v1/token/refresh", "/v1/logout", "/oauth/introspect"]
-        let answers = await withCheckedContinuation { (continuation: CheckedContinuation<[(String, RawHTTPAnswer?)], Never>) in
+        let answers = await withCheckedContinuation {
+            (continuation: CheckedContinuation<[(String, RawHTTPAnswer?)], Never>) in
             Thread.detachNewThread {
                 var answers: [(String, RawHTTPAnswer?)] = []
                 for path in paths {
-                    let request = "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    let request =
+                        "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                         + "Authorization: Bearer x\r\nContent-Length: 500\r\n\r\n{\"subject\": \"slo"
-                    answers.append((path, try? RawHTTPClient.exchange(port: server.port, request: Array(request.utf8), timeout: .seconds(10))))
+                    answers.append(
+                        (
+                            path,
+                            try? RawHTTPClient.exchange(
+                                port: server.port,
+                                request: Array(request.utf8),
+                                timeout: .seconds(10)
+                            )
+                        )
+                    )
                 }
                 continuation.resume(returning: answers)
             }
@@ -87,12 +105,17 @@ struct HTTPFuzzTests {
             #expect(answer?.json?["error"]?.stringValue != nil, "\(path)")
         }
         let refused = try await database.connect().query(
-            "SELECT provider, reason FROM authlog.events WHERE type = 'signin.failed' ORDER BY position")
-        let reasons = try refused.rows.map { "\(try $0.decode(String.self, at: 0))/\(try $0.decode(String.self, at: 1))" }
+            "SELECT provider, reason FROM authlog.events WHERE type = 'signin.failed' ORDER BY position"
+        )
+        let reasons = try refused.rows.map {
+            "\(try $0.decode(String.self, at: 0))/\(try $0.decode(String.self, at: 1))"
+        }
         #expect(reasons == ["dev/request_timeout", "unknown/request_timeout"])
         #expect(
             try await database.scalar(
-                "SELECT count(*) FROM authlog.events WHERE type = 'token.refresh_failed' AND reason = 'request_timeout'") == 1)
+                "SELECT count(*) FROM authlog.events WHERE type = 'token.refresh_failed' AND reason = 'request_timeout'"
+            ) == 1
+        )
     }
 
     /// Sends `count` generated requests one after another (on a thread of their own: the sockets block).
@@ -116,7 +139,8 @@ struct HTTPFuzzTests {
         let name = "#\(index) \(fuzzCase.method) \(fuzzCase.path) (\(fuzzCase.label))"
         let answer: RawHTTPAnswer
         do {
-            guard let received = try RawHTTPClient.exchange(port: port, request: fuzzCase.bytes, timeout: .seconds(5)) else {
+            guard let received = try RawHTTPClient.exchange(port: port, request: fuzzCase.bytes, timeout: .seconds(5))
+            else {
                 return Outcome(problem: "\(name): closed without an answer")
             }
             answer = received
@@ -128,7 +152,9 @@ struct HTTPFuzzTests {
             return Outcome(problem: "\(name): status \(answer.status) without X-Request-Id")
         }
         if answer.status >= 400 {
-            guard let json = answer.json, json["error"]?.stringValue != nil, json["error_description"]?.stringValue != nil else {
+            guard let json = answer.json, json["error"]?.stringValue != nil,
+                json["error_description"]?.stringValue != nil
+            else {
                 return Outcome(problem: "\(name): status \(answer.status) without the JSON error shape")
             }
         } else if answer.status == 200, !fuzzCase.path.hasPrefix("/metrics"), answer.json == nil {

@@ -11,17 +11,20 @@ struct MigrateCommandTests {
         let cluster = try await PrivateCluster.start(migrated: false)
         defer { cluster.remove() }
         try await Connection.connect(cluster.conninfo).execute(
-            "CREATE ROLE migrator LOGIN; GRANT CREATE ON DATABASE authlog TO migrator")
+            "CREATE ROLE migrator LOGIN; GRANT CREATE ON DATABASE authlog TO migrator"
+        )
         let run = try CLIProcess.run(["migrate"], databaseURL: cluster.conninfo + " user=migrator")
         #expect(run.status == 1)
         #expect(
             run.stderr == "authlog: authlog migrate needs the CREATEROLE privilege to create the roles authlog_app and "
-                + "authlog_reader (or create them first with deploy/roles.sql)\n")
+                + "authlog_reader (or create them first with deploy/roles.sql)\n"
+        )
         #expect(!run.stderr.contains("SQLSTATE"))
 
         // Once the roles exist (deploy/roles.sql creates them), the same role migrates without CREATEROLE.
         try await Connection.connect(cluster.conninfo).execute(
-            "CREATE ROLE authlog_app NOLOGIN; CREATE ROLE authlog_reader NOLOGIN")
+            "CREATE ROLE authlog_app NOLOGIN; CREATE ROLE authlog_reader NOLOGIN"
+        )
         let again = try CLIProcess.run(["migrate"], databaseURL: cluster.conninfo + " user=migrator")
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("applied 0001_create_events"))

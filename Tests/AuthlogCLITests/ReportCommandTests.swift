@@ -8,7 +8,9 @@ import Testing
 struct ReportCommandTests {
     /// Counts computed straight from the events with SQL written here, independently of SigninReport.
     private func expected(
-        _ database: TestDatabase, since: String, until: String
+        _ database: TestDatabase,
+        since: String,
+        until: String
     ) async throws -> [String: (succeeded: Int64, failed: Int64, users: Int64)] {
         let rows = try await database.connect().query(
             """
@@ -21,7 +23,8 @@ struct ReportCommandTests {
             FROM authlog.events e
             WHERE type LIKE 'signin.%' AND occurred_at >= \(since)::timestamptz AND occurred_at < \(until)::timestamptz
             GROUP BY provider
-            """)
+            """
+        )
         var result: [String: (Int64, Int64, Int64)] = [:]
         for row in rows.rows {
             result[try row.decode(String.self, at: 0)] = (
@@ -64,11 +67,18 @@ struct ReportCommandTests {
             let csv = try CLIProcess.run(arguments + ["--format", "csv"], databaseURL: database.conninfo)
             let csvLines = csv.stdout.split(separator: "\n")
             #expect(csvLines.first == "provider,succeeded,failed,unique_users")
-            #expect(Set(csvLines.dropFirst()) == Set(expected.map { "\($0.key),\($0.value.succeeded),\($0.value.failed),\($0.value.users)" }))
+            #expect(
+                Set(csvLines.dropFirst())
+                    == Set(expected.map { "\($0.key),\($0.value.succeeded),\($0.value.failed),\($0.value.users)" })
+            )
 
             let table = try CLIProcess.run(arguments, databaseURL: database.conninfo)
             let tableLines = table.stdout.split(separator: "\n").map(String.init)
-            #expect(tableLines[1].split(separator: " ", omittingEmptySubsequences: true) == ["provider", "succeeded", "failed", "unique_users"])
+            #expect(
+                tableLines[1].split(separator: " ", omittingEmptySubsequences: true) == [
+                    "provider", "succeeded", "failed", "unique_users",
+                ]
+            )
             let widths = Set(tableLines.dropFirst().map(\.count))
             #expect(widths.count == 1, "every table line has the same width: \(tableLines)")
             let total = try #require(tableLines.last).split(separator: " ", omittingEmptySubsequences: true)
@@ -77,8 +87,10 @@ struct ReportCommandTests {
             #expect(total.dropFirst(2).first.map(String.init) == String(expected.values.map(\.failed).reduce(0, +)))
             for (provider, counts) in expected {
                 let line = try #require(tableLines.first { $0.hasPrefix(provider + " ") })
-                #expect(line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-                    == [provider, String(counts.succeeded), String(counts.failed), String(counts.users)])
+                #expect(
+                    line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                        == [provider, String(counts.succeeded), String(counts.failed), String(counts.users)]
+                )
             }
         }
         #expect(nonEmptyRanges >= 3)

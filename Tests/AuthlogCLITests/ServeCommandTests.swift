@@ -14,7 +14,10 @@ import Glibc
 struct ServeCommandTests {
     /// Starts `authlog serve --dev --port 0` (with `configuration` as its `--config` file when given) and
     /// returns it with its base URL, read from its log.
-    static func startServer(database: TestDatabase, configuration: JSONValue? = nil) throws -> (CLIProcess.Running, String, String) {
+    static func startServer(
+        database: TestDatabase,
+        configuration: JSONValue? = nil
+    ) throws -> (CLIProcess.Running, String, String) {
         var arguments = ["serve", "--dev", "--port", "0"]
         if let configuration {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-\(UUID()).json").path
@@ -54,7 +57,8 @@ struct ServeCommandTests {
             // guess of how long that takes on a loaded machine.
             let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline,
-                (try? await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'signin.succeeded'")) ?? 0 == 0
+                (try? await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'signin.succeeded'")) ?? 0
+                    == 0
             {
                 try? await Task.sleep(for: .milliseconds(5))
             }

@@ -17,7 +17,8 @@ struct VerifyAndRebuildCommandTests {
             BEGIN; ALTER TABLE authlog.events DISABLE TRIGGER USER;
             UPDATE authlog.events SET occurred_at = occurred_at + interval '1 second' WHERE position = 42;
             ALTER TABLE authlog.events ENABLE TRIGGER USER; COMMIT
-            """)
+            """
+        )
         let output = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(output.status == 1)
         #expect(output.stdout == "chain broken at position 42: hash does not match the event's contents\n")
@@ -31,7 +32,9 @@ struct VerifyAndRebuildCommandTests {
         let clean = try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
         #expect(clean.status == 0)
         #expect(clean.stdout == "projections match the events\n")
-        try await database.connect().execute("UPDATE authlog.signins_daily SET signins = signins + 1 WHERE provider = 'apple'")
+        try await database.connect().execute(
+            "UPDATE authlog.signins_daily SET signins = signins + 1 WHERE provider = 'apple'"
+        )
         let dirty = try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
         #expect(dirty.status == 1)
         #expect(dirty.stdout.hasPrefix("signins_daily: "))

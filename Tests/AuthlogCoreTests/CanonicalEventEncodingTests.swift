@@ -5,10 +5,15 @@ import Testing
 struct CanonicalEventEncodingTests {
     private func event() throws -> EventEnvelope {
         try EventEnvelope(
-            SigninFailed(reason: "expired"), eventID: UUID(uuidString: "0193A1B2-0000-7000-8000-000000000001") ?? UUID(),
-            stream: StreamName(category: "signin", id: "apple"), streamVersion: 3,
-            occurredAt: Timestamp(microsecondsSinceEpoch: 1_700_000_000_000_001), reason: "expired", provider: "apple",
-            ip: IPAddress("192.0.2.7"))
+            SigninFailed(reason: "expired"),
+            eventID: UUID(uuidString: "0193A1B2-0000-7000-8000-000000000001") ?? UUID(),
+            stream: StreamName(category: "signin", id: "apple"),
+            streamVersion: 3,
+            occurredAt: Timestamp(microsecondsSinceEpoch: 1_700_000_000_000_001),
+            reason: "expired",
+            provider: "apple",
+            ip: IPAddress("192.0.2.7")
+        )
     }
 
     /// Reads the documented layout back: the tag, then presence byte, big-endian length and bytes per field.
@@ -30,7 +35,10 @@ struct CanonicalEventEncodingTests {
 
     @Test func theLayoutIsTaggedLengthPrefixedAndInTheDocumentedOrder() throws {
         let bytes = CanonicalEventEncoding.bytes(
-            position: 12, envelope: try self.event(), recordedAt: Timestamp(microsecondsSinceEpoch: 5))
+            position: 12,
+            envelope: try self.event(),
+            recordedAt: Timestamp(microsecondsSinceEpoch: 5)
+        )
         #expect(Array(bytes.prefix(16)) == Array("authlog.event.v1".utf8))
         let text: [String?] = Self.fields(of: bytes).enumerated().map { index, field in
             guard let field else { return nil }
@@ -40,12 +48,17 @@ struct CanonicalEventEncodingTests {
             text == [
                 "12", "0193a1b2-0000-7000-8000-000000000001", "signin-apple", "3", "signin.failed", "1700000000000001",
                 "5", "failure", "expired", "apple", nil, nil, nil, "192.0.2.7", nil, nil, #"{"reason":"expired"}"#, "1",
-            ])
+            ]
+        )
     }
 
     @Test func everyFieldChangesTheBytes() throws {
         let base = try self.event()
-        let reference = CanonicalEventEncoding.bytes(position: 1, envelope: base, recordedAt: Timestamp(microsecondsSinceEpoch: 0))
+        let reference = CanonicalEventEncoding.bytes(
+            position: 1,
+            envelope: base,
+            recordedAt: Timestamp(microsecondsSinceEpoch: 0)
+        )
         var variants: [EventEnvelope] = []
         var changed = base
         changed.reason = "expired "
@@ -63,10 +76,22 @@ struct CanonicalEventEncodingTests {
         changed.data = .object([("reason", .string("expired")), ("x", .null)])
         variants.append(changed)
         for variant in variants {
-            #expect(CanonicalEventEncoding.bytes(position: 1, envelope: variant, recordedAt: Timestamp(microsecondsSinceEpoch: 0)) != reference)
+            #expect(
+                CanonicalEventEncoding.bytes(
+                    position: 1,
+                    envelope: variant,
+                    recordedAt: Timestamp(microsecondsSinceEpoch: 0)
+                ) != reference
+            )
         }
-        #expect(CanonicalEventEncoding.bytes(position: 2, envelope: base, recordedAt: Timestamp(microsecondsSinceEpoch: 0)) != reference)
-        #expect(CanonicalEventEncoding.bytes(position: 1, envelope: base, recordedAt: Timestamp(microsecondsSinceEpoch: 1)) != reference)
+        #expect(
+            CanonicalEventEncoding.bytes(position: 2, envelope: base, recordedAt: Timestamp(microsecondsSinceEpoch: 0))
+                != reference
+        )
+        #expect(
+            CanonicalEventEncoding.bytes(position: 1, envelope: base, recordedAt: Timestamp(microsecondsSinceEpoch: 1))
+                != reference
+        )
     }
 
     @Test func anAbsentFieldDiffersFromAnEmptyOne() throws {
@@ -75,13 +100,28 @@ struct CanonicalEventEncodingTests {
         // New envelopes never hold an empty value (blank becomes nil); a row read back from the store is taken
         // as it is, so the encoding itself must still tell the two apart.
         let empty = EventEnvelope(
-            eventID: absent.eventID, stream: absent.stream, streamVersion: absent.streamVersion, type: absent.type,
-            occurredAt: absent.occurredAt, outcome: absent.outcome, reason: absent.reason, provider: absent.provider,
-            userID: absent.userID, sessionID: absent.sessionID, clientID: "", ip: absent.ip, userAgent: absent.userAgent,
-            requestID: absent.requestID, data: absent.data, schemaVersion: absent.schemaVersion, normalizing: false)
+            eventID: absent.eventID,
+            stream: absent.stream,
+            streamVersion: absent.streamVersion,
+            type: absent.type,
+            occurredAt: absent.occurredAt,
+            outcome: absent.outcome,
+            reason: absent.reason,
+            provider: absent.provider,
+            userID: absent.userID,
+            sessionID: absent.sessionID,
+            clientID: "",
+            ip: absent.ip,
+            userAgent: absent.userAgent,
+            requestID: absent.requestID,
+            data: absent.data,
+            schemaVersion: absent.schemaVersion,
+            normalizing: false
+        )
         let time = Timestamp(microsecondsSinceEpoch: 0)
         #expect(
             CanonicalEventEncoding.bytes(position: 1, envelope: absent, recordedAt: time)
-                != CanonicalEventEncoding.bytes(position: 1, envelope: empty, recordedAt: time))
+                != CanonicalEventEncoding.bytes(position: 1, envelope: empty, recordedAt: time)
+        )
     }
 }

@@ -26,9 +26,16 @@ struct EnvelopeTextTests {
 
     @Test func theEnvelopeKeepsEveryTextColumnNormalised() throws {
         var envelope = EventEnvelope(
-            stream: StreamName(category: "signin", id: "apple"), type: .signinFailed, outcome: .failure,
-            reason: "bad", provider: "apple", clientID: "", userAgent: "  ", requestID: "r\u{0}",
-            data: .object([("reason", .string("bad"))]))
+            stream: StreamName(category: "signin", id: "apple"),
+            type: .signinFailed,
+            outcome: .failure,
+            reason: "bad",
+            provider: "apple",
+            clientID: "",
+            userAgent: "  ",
+            requestID: "r\u{0}",
+            data: .object([("reason", .string("bad"))])
+        )
         #expect(envelope.clientID == nil)
         #expect(envelope.userAgent == nil)
         #expect(envelope.requestID == "r\\u{0}")

@@ -12,21 +12,55 @@ struct PayloadCodingTests {
 
     @Test func everyPayloadSurvivesEncodingAndDecoding() throws {
         let id = UUID()
-        #expect(try self.roundTrip(SigninSucceeded(method: "id_token", subjectHash: "ab", authTime: Self.time, nonceCheck: "matched", isNewUser: true, upstreamProvider: "apple.com")) == SigninSucceeded(method: "id_token", subjectHash: "ab", authTime: Self.time, nonceCheck: "matched", isNewUser: true, upstreamProvider: "apple.com"))
+        #expect(
+            try self.roundTrip(
+                SigninSucceeded(
+                    method: "id_token",
+                    subjectHash: "ab",
+                    authTime: Self.time,
+                    nonceCheck: "matched",
+                    isNewUser: true,
+                    upstreamProvider: "apple.com"
+                )
+            )
+                == SigninSucceeded(
+                    method: "id_token",
+                    subjectHash: "ab",
+                    authTime: Self.time,
+                    nonceCheck: "matched",
+                    isNewUser: true,
+                    upstreamProvider: "apple.com"
+                )
+        )
         let issued = TokenIssued(
-            accessTokenID: id, accessTokenExpiresAt: Self.time, refreshTokenID: UUID(), refreshTokenHash: String(repeating: "a", count: 64),
-            familyID: UUID(), refreshTokenExpiresAt: Self.time, kind: .session)
+            accessTokenID: id,
+            accessTokenExpiresAt: Self.time,
+            refreshTokenID: UUID(),
+            refreshTokenHash: String(repeating: "a", count: 64),
+            familyID: UUID(),
+            refreshTokenExpiresAt: Self.time,
+            kind: .session
+        )
         #expect(try self.roundTrip(issued) == issued)
         let refreshed = TokenRefreshed(
-            oldTokenID: UUID(), newTokenID: UUID(), newTokenHash: "ff", familyID: UUID(), refreshTokenExpiresAt: Self.time,
-            accessTokenID: UUID(), accessTokenExpiresAt: Self.time)
+            oldTokenID: UUID(),
+            newTokenID: UUID(),
+            newTokenHash: "ff",
+            familyID: UUID(),
+            refreshTokenExpiresAt: Self.time,
+            accessTokenID: UUID(),
+            accessTokenExpiresAt: Self.time
+        )
         #expect(try self.roundTrip(refreshed) == refreshed)
         let deleted = AccountDeleted(providerRevocations: ["apple": "revoked", "kakao": "failed"])
         #expect(try self.roundTrip(deleted) == deleted)
         let checkpoint = AuditCheckpointSigned(checkpointPosition: 42, headHash: "00", keyID: "k1", signature: "sig")
         #expect(try self.roundTrip(checkpoint) == checkpoint)
         #expect(try self.roundTrip(SessionLoggedOut(scope: .all)) == SessionLoggedOut(scope: .all))
-        #expect(try self.roundTrip(ProviderConsentRevoked(source: "kakao_unlink", providerEventID: "e1")) == ProviderConsentRevoked(source: "kakao_unlink", providerEventID: "e1"))
+        #expect(
+            try self.roundTrip(ProviderConsentRevoked(source: "kakao_unlink", providerEventID: "e1"))
+                == ProviderConsentRevoked(source: "kakao_unlink", providerEventID: "e1")
+        )
     }
 
     @Test func membersAreStoredInSnakeCase() throws {
@@ -47,8 +81,11 @@ struct PayloadCodingTests {
             try JSONValue.object([("scope", .string("everything"))]).decode(SessionLoggedOut.self)
         }
         #expect(throws: DecodingError.self) {
-            try JSONValue.object([("checkpoint_position", .number("1.5")), ("head_hash", .string("")), ("key_id", .string("")), ("signature", .string(""))])
-                .decode(AuditCheckpointSigned.self)
+            try JSONValue.object([
+                ("checkpoint_position", .number("1.5")), ("head_hash", .string("")), ("key_id", .string("")),
+                ("signature", .string("")),
+            ])
+            .decode(AuditCheckpointSigned.self)
         }
     }
 }

@@ -11,51 +11,96 @@ struct ProjectionReducerTests {
 
     @Test func aSigninStartsASessionAndCountsTheDay() throws {
         let event = try EventEnvelope(
-            SigninSucceeded(method: "id_token", subjectHash: "s", isNewUser: false), stream: self.session,
-            occurredAt: self.at, provider: "kakao", userID: self.userID, sessionID: self.sessionID, clientID: "app")
+            SigninSucceeded(method: "id_token", subjectHash: "s", isNewUser: false),
+            stream: self.session,
+            occurredAt: self.at,
+            provider: "kakao",
+            userID: self.userID,
+            sessionID: self.sessionID,
+            clientID: "app"
+        )
         #expect(
             try ProjectionReducer.changes(for: event) == [
-                .startSession(sessionID: self.sessionID, userID: self.userID, provider: "kakao", clientID: "app", at: self.at),
+                .startSession(
+                    sessionID: self.sessionID,
+                    userID: self.userID,
+                    provider: "kakao",
+                    clientID: "app",
+                    at: self.at
+                ),
                 .countSignin(day: self.at.dayNumber, provider: "kakao", outcome: .success),
-            ])
+            ]
+        )
     }
 
     @Test func logoutOfAllSessionsEndsEverySessionAndToken() throws {
         let event = try EventEnvelope(
-            SessionLoggedOut(scope: .all), stream: self.session, occurredAt: self.at, userID: self.userID,
-            sessionID: self.sessionID)
+            SessionLoggedOut(scope: .all),
+            stream: self.session,
+            occurredAt: self.at,
+            userID: self.userID,
+            sessionID: self.sessionID
+        )
         #expect(
             try ProjectionReducer.changes(for: event) == [
-                .endUserSessions(userID: self.userID, provider: nil, state: .loggedOut, reason: "logout_all", at: self.at),
+                .endUserSessions(
+                    userID: self.userID,
+                    provider: nil,
+                    state: .loggedOut,
+                    reason: "logout_all",
+                    at: self.at
+                ),
                 .revokeUserTokens(userID: self.userID, provider: nil, reason: "logout", at: self.at),
-            ])
+            ]
+        )
     }
 
     @Test func reuseRevokesTheFamilyAndTheSession() throws {
         let family = UUID()
         let token = UUID()
         let event = try EventEnvelope(
-            TokenReuseDetected(tokenID: token, familyID: family), stream: self.session, occurredAt: self.at,
-            reason: "refresh_token_reused", userID: self.userID, sessionID: self.sessionID)
+            TokenReuseDetected(tokenID: token, familyID: family),
+            stream: self.session,
+            occurredAt: self.at,
+            reason: "refresh_token_reused",
+            userID: self.userID,
+            sessionID: self.sessionID
+        )
         #expect(event.outcome == .failure)
         #expect(
             try ProjectionReducer.changes(for: event) == [
                 .revokeFamily(familyID: family, sessionID: self.sessionID, reason: "reuse", at: self.at),
                 .endSession(sessionID: self.sessionID, state: .revoked, reason: "reuse", at: self.at),
-            ])
+            ]
+        )
     }
 
     @Test func consentWithdrawalEndsOnlyThatProvidersSessions() throws {
         let event = try EventEnvelope(
-            ProviderConsentRevoked(source: "apple_notification"), stream: StreamName(category: "user", id: self.userID.lowercased),
-            occurredAt: self.at, provider: "apple", userID: self.userID)
+            ProviderConsentRevoked(source: "apple_notification"),
+            stream: StreamName(category: "user", id: self.userID.lowercased),
+            occurredAt: self.at,
+            provider: "apple",
+            userID: self.userID
+        )
         let changes = try ProjectionReducer.changes(for: event)
-        #expect(changes.first == .endUserSessions(
-            userID: self.userID, provider: "apple", state: .revoked, reason: "provider_consent_revoked", at: self.at))
+        #expect(
+            changes.first
+                == .endUserSessions(
+                    userID: self.userID,
+                    provider: "apple",
+                    state: .revoked,
+                    reason: "provider_consent_revoked",
+                    at: self.at
+                )
+        )
     }
 
     @Test func auditEventsChangeNoProjection() throws {
-        let event = try EventEnvelope(AuditAccessed(actor: "os:root", query: "report"), stream: StreamName(category: "audit", id: "access"))
+        let event = try EventEnvelope(
+            AuditAccessed(actor: "os:root", query: "report"),
+            stream: StreamName(category: "audit", id: "access")
+        )
         #expect(try ProjectionReducer.changes(for: event).isEmpty)
     }
 }

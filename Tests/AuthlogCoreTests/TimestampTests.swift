@@ -18,7 +18,9 @@ struct TimestampTests {
         #expect(Timestamp(iso8601: text)?.microsecondsSinceEpoch == micros)
     }
 
-    @Test(arguments: ["2026-02-29", "2026-13-01", "2026-11-21T24:00:00Z", "2026-11-21T10:00:00+25:00", "yesterday", "2026-11-21T10"])
+    @Test(arguments: [
+        "2026-02-29", "2026-13-01", "2026-11-21T24:00:00Z", "2026-11-21T10:00:00+25:00", "yesterday", "2026-11-21T10",
+    ])
     func refusesInvalidTimes(text: String) {
         #expect(Timestamp(iso8601: text) == nil)
     }

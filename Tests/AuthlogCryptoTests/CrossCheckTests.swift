@@ -22,21 +22,29 @@ struct CrossCheckTests {
     func tokensSignedHereVerifyInJoserfc(algorithm: SignatureAlgorithm) throws {
         let key = try PrivateKey.generate(for: algorithm)
         let token = try JWSSigner(key: key, kid: "authlog").sign(
-            .object([("sub", .string("signed-by-authlog")), ("iat", .number("1795266374"))]), type: "JWT")
-        let request = JSONValue.object([("jwk", try JWK(key: key.publicKey(), kid: "authlog").json()), ("token", .string(token))])
+            .object([("sub", .string("signed-by-authlog")), ("iat", .number("1795266374"))]),
+            type: "JWT"
+        )
+        let request = JSONValue.object([
+            ("jwk", try JWK(key: key.publicKey(), kid: "authlog").json()), ("token", .string(token)),
+        ])
         let output = try CrossCheck.run(["verify", algorithm.rawValue], input: request.canonicalText)
         #expect(output.status == 0, "joserfc refused: \(output.stderr)")
         #expect(try JSONParser().parse(output.stdout)["sub"] == .string("signed-by-authlog"))
 
         let parts = token.split(separator: ".").map(String.init)
         let forged = parts[0] + "." + Base64URL.encode(Array(#"{"sub":"someone-else"}"#.utf8)) + "." + parts[2]
-        let tampered = JSONValue.object([("jwk", try JWK(key: key.publicKey(), kid: "authlog").json()), ("token", .string(forged))])
+        let tampered = JSONValue.object([
+            ("jwk", try JWK(key: key.publicKey(), kid: "authlog").json()), ("token", .string(forged)),
+        ])
         #expect(try CrossCheck.run(["verify", algorithm.rawValue], input: tampered.canonicalText).status == 1)
     }
 }
 
 enum CrossCheck {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/crosscheck.py").path
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Python/crosscheck.py"
+    ).path
 
     /// Whether python3 with joserfc is here; under `CI=true` the suite runs regardless and fails without it.
     static var isAvailable: Bool {
@@ -69,7 +77,9 @@ enum CrossCheck {
         let err = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Output(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self))
+            status: process.terminationStatus,
+            stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self)
+        )
     }
 }

@@ -12,14 +12,18 @@ struct JWSAttackTests {
     private func rsa() throws -> PrivateKey { try #require(Self.rsaKey) }
 
     private func verifier(_ algorithm: SignatureAlgorithm = .rs256, keys: [JWK]? = nil) throws -> JWSVerifier {
-        JWSVerifier(algorithm: algorithm, keys: JWKSet(keys: try keys ?? [JWK(key: try self.rsa().publicKey(), kid: "k1")]))
+        JWSVerifier(
+            algorithm: algorithm,
+            keys: JWKSet(keys: try keys ?? [JWK(key: try self.rsa().publicKey(), kid: "k1")])
+        )
     }
 
     private func segment(_ json: String) -> String { Base64URL.encode(Array(json.utf8)) }
 
     /// A token with a hand-made header, signed by `key` over exactly what it carries.
     private func forge(header: String, payload: String? = nil, key: PrivateKey) throws -> String {
-        let input = self.segment(header) + "." + (payload.map(self.segment) ?? Base64URL.encode(self.claims.canonicalBytes))
+        let input =
+            self.segment(header) + "." + (payload.map(self.segment) ?? Base64URL.encode(self.claims.canonicalBytes))
         return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
     }
 
@@ -41,12 +45,14 @@ struct JWSAttackTests {
     }
 
     @Test func algNoneWithoutSignatureIsRefused() throws {
-        let token = self.segment(#"{"alg":"none","kid":"k1"}"#) + "." + Base64URL.encode(self.claims.canonicalBytes) + "."
+        let token =
+            self.segment(#"{"alg":"none","kid":"k1"}"#) + "." + Base64URL.encode(self.claims.canonicalBytes) + "."
         try self.expectRejection(token, .unsupportedAlg)
     }
 
     @Test func anEmptySignatureIsRefused() throws {
-        let token = self.segment(#"{"alg":"RS256","kid":"k1"}"#) + "." + Base64URL.encode(self.claims.canonicalBytes) + "."
+        let token =
+            self.segment(#"{"alg":"RS256","kid":"k1"}"#) + "." + Base64URL.encode(self.claims.canonicalBytes) + "."
         try self.expectRejection(token, .invalidSignature)
     }
 
@@ -60,37 +66,60 @@ struct JWSAttackTests {
     @Test func anotherAlgorithmThanThePinnedOneIsRefused() throws {
         let es = try #require(Self.ecKey)
         try self.expectRejection(try JWSSigner(key: es, kid: "k1").sign(self.claims), .unsupportedAlg)
-        try self.expectRejection(try self.forge(header: #"{"alg":"PS256","kid":"k1"}"#, key: self.rsa()), .unsupportedAlg)
+        try self.expectRejection(
+            try self.forge(header: #"{"alg":"PS256","kid":"k1"}"#, key: self.rsa()),
+            .unsupportedAlg
+        )
         // An ES256 verifier given an RSA key never uses it.
         let mismatched = try self.verifier(.es256)
-        try self.expectRejection(try JWSSigner(key: es, kid: "k1").sign(self.claims), .keyMismatch, verifier: mismatched)
+        try self.expectRejection(
+            try JWSSigner(key: es, kid: "k1").sign(self.claims),
+            .keyMismatch,
+            verifier: mismatched
+        )
     }
 
     @Test(arguments: ["jwk", "jku", "x5u", "x5c"])
     func embeddedOrRemoteKeysAreRefused(member: String) throws {
-        let value = member == "x5c" ? #"["MIIB"]"# : (member == "jwk" ? #"{"kty":"RSA","n":"AQAB","e":"AQAB"}"# : #""https://evil.example/keys""#)
+        let value =
+            member == "x5c"
+            ? #"["MIIB"]"#
+            : (member == "jwk" ? #"{"kty":"RSA","n":"AQAB","e":"AQAB"}"# : #""https://evil.example/keys""#)
         let token = try self.forge(header: #"{"alg":"RS256","kid":"k1","\#(member)":\#(value)}"#, key: self.rsa())
         try self.expectRejection(token, .forbiddenHeader)
     }
 
     @Test func aDuplicateAlgIsRefused() throws {
-        try self.expectRejection(try self.forge(header: #"{"alg":"none","alg":"RS256","kid":"k1"}"#, key: self.rsa()), .duplicateMember)
+        try self.expectRejection(
+            try self.forge(header: #"{"alg":"none","alg":"RS256","kid":"k1"}"#, key: self.rsa()),
+            .duplicateMember
+        )
     }
 
     @Test func aDuplicateSubInTheSignedPayloadIsRefused() throws {
-        let token = try self.forge(header: #"{"alg":"RS256","kid":"k1"}"#, payload: #"{"sub":"victim","sub":"attacker"}"#, key: self.rsa())
+        let token = try self.forge(
+            header: #"{"alg":"RS256","kid":"k1"}"#,
+            payload: #"{"sub":"victim","sub":"attacker"}"#,
+            key: self.rsa()
+        )
         try self.expectRejection(token, .duplicateMember)
     }
 
     @Test(arguments: [#"["x"]"#, "[]"])
     func critIsRefused(value: String) throws {
-        try self.expectRejection(try self.forge(header: #"{"alg":"RS256","kid":"k1","crit":\#(value)}"#, key: self.rsa()), .forbiddenHeader)
+        try self.expectRejection(
+            try self.forge(header: #"{"alg":"RS256","kid":"k1","crit":\#(value)}"#, key: self.rsa()),
+            .forbiddenHeader
+        )
     }
 
     @Test func anOversizedTokenIsRefusedBeforeParsing() throws {
         let huge = String(repeating: "A", count: 1 << 20)
         try self.expectRejection(huge + "." + huge + "." + huge, .tooLarge)
-        let padded = try self.forge(header: #"{"alg":"RS256","kid":"k1","pad":"\#(String(repeating: "x", count: 9000))"}"#, key: self.rsa())
+        let padded = try self.forge(
+            header: #"{"alg":"RS256","kid":"k1","pad":"\#(String(repeating: "x", count: 9000))"}"#,
+            key: self.rsa()
+        )
         try self.expectRejection(padded, .tooLarge)
     }
 
@@ -106,7 +135,11 @@ struct JWSAttackTests {
         let input = self.segment(#"{"alg":"ES256","kid":"e1"}"#) + "." + Base64URL.encode(self.claims.canonicalBytes)
         let good = try es.sign(Array(input.utf8))
         #expect(throws: Never.self) { try verifier.verify(input + "." + Base64URL.encode(good)) }
-        try self.expectRejection(input + "." + Base64URL.encode([UInt8](repeating: 0, count: 64)), .invalidSignature, verifier: verifier)
+        try self.expectRejection(
+            input + "." + Base64URL.encode([UInt8](repeating: 0, count: 64)),
+            .invalidSignature,
+            verifier: verifier
+        )
         let der = [0x30, 0x44, 0x02, 0x20] + good.prefix(32) + [0x02, 0x20] + good.suffix(32)
         try self.expectRejection(input + "." + Base64URL.encode(der), .invalidSignature, verifier: verifier)
         try self.expectRejection(input + "." + Base64URL.encode(good.prefix(63)), .invalidSignature, verifier: verifier)
@@ -120,7 +153,8 @@ struct JWSAttackTests {
     }
 
     /// The public modulus of a 1024-bit RSA key (made once with Python's `cryptography`).
-    static let weakModulus = "oU1w_W5tJG5TTsLq92HJxZt8-qe8ZzosIeLhA7yzdyailzDOqL2cuelQSq1yTsxgOEPIH-inmTM101pENy-k3Gd2DlKAYzLH51OeRjZeg3jtgZjdDJG36w2_9ur3sz9rJBr8FqJqSn2hSYvMxKoF_bwFRAwHjryZLuTCUc2LMu8"
+    static let weakModulus =
+        "oU1w_W5tJG5TTsLq92HJxZt8-qe8ZzosIeLhA7yzdyailzDOqL2cuelQSq1yTsxgOEPIH-inmTM101pENy-k3Gd2DlKAYzLH51OeRjZeg3jtgZjdDJG36w2_9ur3sz9rJBr8FqJqSn2hSYvMxKoF_bwFRAwHjryZLuTCUc2LMu8"
 
     @Test func a1024BitRSAKeyIsWeak() throws {
         let document = #"{"keys":[{"kty":"RSA","kid":"weak","alg":"RS256","e":"AQAB","n":"\#(Self.weakModulus)"}]}"#
@@ -143,9 +177,21 @@ struct JWSAttackTests {
         let other = try PrivateKey.generate(for: .rs256)
         let keys = [try JWK(key: self.rsa().publicKey(), kid: "k1"), try JWK(key: other.publicKey(), kid: "k2")]
         let verifier = try self.verifier(keys: keys)
-        try self.expectRejection(try JWSSigner(key: self.rsa(), kid: nil).sign(self.claims), .missingKid, verifier: verifier)
-        try self.expectRejection(try JWSSigner(key: self.rsa(), kid: "k9").sign(self.claims), .unknownKid, verifier: verifier)
-        try self.expectRejection(try JWSSigner(key: self.rsa(), kid: "k2").sign(self.claims), .invalidSignature, verifier: verifier)
+        try self.expectRejection(
+            try JWSSigner(key: self.rsa(), kid: nil).sign(self.claims),
+            .missingKid,
+            verifier: verifier
+        )
+        try self.expectRejection(
+            try JWSSigner(key: self.rsa(), kid: "k9").sign(self.claims),
+            .unknownKid,
+            verifier: verifier
+        )
+        try self.expectRejection(
+            try JWSSigner(key: self.rsa(), kid: "k2").sign(self.claims),
+            .invalidSignature,
+            verifier: verifier
+        )
         #expect(throws: Never.self) { try verifier.verify(try JWSSigner(key: other, kid: "k2").sign(self.claims)) }
     }
 }

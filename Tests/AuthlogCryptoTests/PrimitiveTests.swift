@@ -3,7 +3,9 @@ import AuthlogCrypto
 import Testing
 
 struct Base64URLTests {
-    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("\u{FB}\u{FF}", "w7vDvw")])
+    @Test(arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("\u{FB}\u{FF}", "w7vDvw"),
+    ])
     func encodesWithoutPadding(plain: String, encoded: String) {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
         #expect(Base64URL.decode(encoded) == Array(plain.utf8))
@@ -22,11 +24,19 @@ struct SymmetricTests {
         #expect(box.nonce.count == 12)
         #expect(try AESGCM.open(box, key: key, authenticating: Array("user-1".utf8)) == Array("jane@example.com".utf8))
         #expect(throws: CryptoError.self) { try AESGCM.open(box, key: key, authenticating: Array("user-2".utf8)) }
-        #expect(throws: CryptoError.self) { try AESGCM.open(box, key: try SecureRandom.bytes(count: 32), authenticating: Array("user-1".utf8)) }
+        #expect(throws: CryptoError.self) {
+            try AESGCM.open(box, key: try SecureRandom.bytes(count: 32), authenticating: Array("user-1".utf8))
+        }
         var tampered = box
         tampered.ciphertext[0] ^= 1
         #expect(throws: CryptoError.self) { try AESGCM.open(tampered, key: key, authenticating: Array("user-1".utf8)) }
-        #expect(try AESGCM.open(try AESGCM.SealedBox(combined: box.combined), key: key, authenticating: Array("user-1".utf8)).count == 16)
+        #expect(
+            try AESGCM.open(
+                try AESGCM.SealedBox(combined: box.combined),
+                key: key,
+                authenticating: Array("user-1".utf8)
+            ).count == 16
+        )
         #expect(try AESGCM.seal([], key: key).ciphertext.isEmpty)
     }
 
@@ -97,7 +107,12 @@ struct KeyTests {
 
     @Test func aJWKSKeepsUnusableKeysAsideAndAnswersTheirReason() throws {
         let good = try JWK(key: PrivateKey.generate(for: .rs256).publicKey(), kid: "good").json()
-        let document = JSONValue.object([("keys", .array([good, .object([("kty", .string("oct")), ("kid", .string("sym")), ("k", .string("AAAA"))])]))])
+        let document = JSONValue.object([
+            (
+                "keys",
+                .array([good, .object([("kty", .string("oct")), ("kid", .string("sym")), ("k", .string("AAAA"))])])
+            )
+        ])
         let set = try JWKSet(jsonBytes: document.canonicalBytes)
         #expect(set.keys.map(\.kid) == ["good"])
         #expect(throws: CryptoError.self) { try set.key(for: "sym") }

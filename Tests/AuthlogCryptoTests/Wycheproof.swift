@@ -42,8 +42,13 @@ enum Wycheproof {
                 cases.append(
                     Case(
                         id: Int(test["tcId"].flatMap { if case .number(let n) = $0 { n } else { nil } } ?? "") ?? 0,
-                        comment: test["comment"]?.stringValue ?? "", flags: flags,
-                        result: test["result"]?.stringValue ?? "", fields: test, group: group))
+                        comment: test["comment"]?.stringValue ?? "",
+                        flags: flags,
+                        result: test["result"]?.stringValue ?? "",
+                        fields: test,
+                        group: group
+                    )
+                )
             }
         }
         return cases

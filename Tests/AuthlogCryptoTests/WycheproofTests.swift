@@ -8,7 +8,8 @@ struct WycheproofTests {
         #expect(cases.count == 262)
         var keyCache: [String: PublicKey] = [:]
         for test in cases {
-            guard let point = test.group["publicKey"], let wx = point["wx"]?.stringValue, let wy = point["wy"]?.stringValue,
+            guard let point = test.group["publicKey"], let wx = point["wx"]?.stringValue,
+                let wy = point["wy"]?.stringValue,
                 let xBytes = Hex.decode(wx), let yBytes = Hex.decode(wy)
             else {
                 Issue.record("tc \(test.id): group without a key")
@@ -23,7 +24,12 @@ struct WycheproofTests {
             if let cached = keyCache[x + wy] {
                 key = cached
             } else {
-                key = try JWK(json: .object([("kty", .string("EC")), ("crv", .string("P-256")), ("x", .string(x)), ("y", .string(coordinate(yBytes)))])).key
+                key = try JWK(
+                    json: .object([
+                        ("kty", .string("EC")), ("crv", .string("P-256")), ("x", .string(x)),
+                        ("y", .string(coordinate(yBytes))),
+                    ])
+                ).key
                 keyCache[x + wy] = key
             }
             let accepted = (try? key.verify(test.bytes("sig"), for: test.bytes("msg"), algorithm: .es256)) != nil
@@ -43,10 +49,12 @@ struct WycheproofTests {
                 Issue.record("tc \(test.id): group without a key")
                 continue
             }
-            let key = try JWK(json: .object([
-                ("kty", .string("RSA")), ("n", .string(Base64URL.encode(n.drop { $0 == 0 }))),
-                ("e", .string(Base64URL.encode(e.drop { $0 == 0 }))),
-            ])).key
+            let key = try JWK(
+                json: .object([
+                    ("kty", .string("RSA")), ("n", .string(Base64URL.encode(n.drop { $0 == 0 }))),
+                    ("e", .string(Base64URL.encode(e.drop { $0 == 0 }))),
+                ])
+            ).key
             let accepted = (try? key.verify(test.bytes("sig"), for: test.bytes("msg"), algorithm: .rs256)) != nil
             switch test.result {
             case "valid": #expect(accepted, "tc \(test.id) \(test.comment)")
@@ -69,7 +77,8 @@ struct WycheproofTests {
                 Issue.record("tc \(test.id): group without a JWK")
                 continue
             }
-            let key = try JWK(json: .object([("kty", .string("OKP")), ("crv", .string("Ed25519")), ("x", .string(x))])).key
+            let key = try JWK(json: .object([("kty", .string("OKP")), ("crv", .string("Ed25519")), ("x", .string(x))]))
+                .key
             let accepted = (try? key.verify(test.bytes("sig"), for: test.bytes("msg"), algorithm: .edDSA)) != nil
             #expect(accepted == (test.result == "valid"), "tc \(test.id) \(test.comment) \(test.flags)")
         }
@@ -104,7 +113,12 @@ struct WycheproofTests {
                 #expect(opened == nil, "tc \(test.id): nonces over 128 bytes are refused")
             } else if test.result == "valid" {
                 #expect(opened == test.bytes("msg"), "tc \(test.id) \(test.comment)")
-                let sealed = try? AESGCM.seal(test.bytes("msg"), key: test.bytes("key"), nonce: test.bytes("iv"), authenticating: test.bytes("aad"))
+                let sealed = try? AESGCM.seal(
+                    test.bytes("msg"),
+                    key: test.bytes("key"),
+                    nonce: test.bytes("iv"),
+                    authenticating: test.bytes("aad")
+                )
                 #expect(sealed == box, "tc \(test.id): sealing reproduces the vector")
             } else {
                 #expect(opened == nil, "tc \(test.id) \(test.comment) \(test.flags)")

@@ -10,17 +10,30 @@ import Testing
     static let now: Int64 = 1_800_000_000
 
     static func verify(
-        _ provider: FakeIdentityProvider, _ adjust: (inout [(name: String, value: JSONValue)]) -> Void,
+        _ provider: FakeIdentityProvider,
+        _ adjust: (inout [(name: String, value: JSONValue)]) -> Void,
         maximumAge: Int64? = nil
     ) async -> ProviderError.Reason? {
         let verifier = IDTokenVerifier(
-            rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client", "web"], maximumAge: maximumAge),
-            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()))
+            rules: IDTokenRules(
+                issuers: ["https://issuer.example"],
+                audiences: ["client", "web"],
+                maximumAge: maximumAge
+            ),
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher())
+        )
         var claims = FakeIdentityProvider.claims(
-            issuer: "https://issuer.example", audience: .string("client"), subject: "s", issuedAt: Self.now)
+            issuer: "https://issuer.example",
+            audience: .string("client"),
+            subject: "s",
+            issuedAt: Self.now
+        )
         adjust(&claims)
         do {
-            _ = try await verifier.verify(try provider.sign(claims), now: Date(timeIntervalSince1970: TimeInterval(Self.now)))
+            _ = try await verifier.verify(
+                try provider.sign(claims),
+                now: Date(timeIntervalSince1970: TimeInterval(Self.now))
+            )
             return nil
         } catch let error as ProviderError {
             return error.reason
@@ -49,17 +62,21 @@ import Testing
         #expect(await Self.verify(provider, Self.set("exp", .string(String(n + 600)))) == .invalidClaim)
         #expect(await Self.verify(provider, Self.set("iat", .number("1800000000.5"))) == .invalidClaim)
         #expect(await Self.verify(provider, Self.set("iss", .string("https://issuer.example/"))) == .issuerMismatch)
-        #expect(await Self.verify(provider, Self.set("aud", .array([.string("client"), .string("web")]))) == .azpMissing)
+        #expect(
+            await Self.verify(provider, Self.set("aud", .array([.string("client"), .string("web")]))) == .azpMissing
+        )
         #expect(
             await Self.verify(provider) {
                 Self.set("aud", .array([.string("client"), .string("web")]))(&$0)
                 $0.append(("azp", .string("elsewhere")))
-            } == .azpMismatch)
+            } == .azpMismatch
+        )
         #expect(
             await Self.verify(provider) {
                 Self.set("aud", .array([.string("client"), .string("web")]))(&$0)
                 $0.append(("azp", .string("web")))
-            } == nil)
+            } == nil
+        )
         #expect(await Self.verify(provider, Self.set("sub", .string(""))) == .invalidClaim)
         await provider.stop()
     }
@@ -67,13 +84,19 @@ import Testing
     @Test func appleBooleanClaimsMayBeStringsButNothingElse() async throws {
         let provider = try await FakeIdentityProvider.start()
         let apple = AppleProvider(
-            settings: .init(clientIDs: ["app"]), keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()),
-            fetcher: AsyncHTTPFetcher())
+            settings: .init(clientIDs: ["app"]),
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()),
+            fetcher: AsyncHTTPFetcher()
+        )
         func signIn(_ extra: [(name: String, value: JSONValue)]) async -> ProviderError.Reason? {
             let raw = "raw-nonce"
             let claims = FakeIdentityProvider.claims(
-                issuer: "https://appleid.apple.com", audience: .string("app"), subject: "s",
-                nonce: Hex.encode(SHA256.hash(Array(raw.utf8))), extra: extra)
+                issuer: "https://appleid.apple.com",
+                audience: .string("app"),
+                subject: "s",
+                nonce: Hex.encode(SHA256.hash(Array(raw.utf8))),
+                extra: extra
+            )
             do {
                 _ = try await apple.verify(SigninProof(idToken: try provider.sign(claims), rawNonce: raw))
                 return nil
@@ -97,11 +120,16 @@ import Testing
         settings.keyID = "KEY1234567"
         settings.privateKey = key
         let apple = AppleProvider(
-            settings: settings, keys: JWKSCache(url: "http://127.0.0.1:9/unused", fetcher: AsyncHTTPFetcher()),
-            fetcher: AsyncHTTPFetcher())
+            settings: settings,
+            keys: JWKSCache(url: "http://127.0.0.1:9/unused", fetcher: AsyncHTTPFetcher()),
+            fetcher: AsyncHTTPFetcher()
+        )
         let secret = try apple.makeClientSecret(clientID: "com.example.app")
-        let verified = try JWSVerifier(algorithm: .es256, keys: JWKSet(keys: [JWK(key: try key.publicKey(), kid: "KEY1234567")]))
-            .verify(secret)
+        let verified = try JWSVerifier(
+            algorithm: .es256,
+            keys: JWKSet(keys: [JWK(key: try key.publicKey(), kid: "KEY1234567")])
+        )
+        .verify(secret)
         #expect(verified.header["kid"]?.stringValue == "KEY1234567")
         #expect(verified.payload["iss"]?.stringValue == "TEAM123456")
         #expect(verified.payload["sub"]?.stringValue == "com.example.app")

@@ -19,10 +19,14 @@ import Testing
         for value in Self.extremes {
             #expect(
                 await ClaimRuleTests.verify(provider, ClaimRuleTests.set(claim, .number(value))) == .invalidClaim,
-                "\(claim) = \(value)")
+                "\(claim) = \(value)"
+            )
         }
         // Numbers beyond Int64 are not integers at all.
-        #expect(await ClaimRuleTests.verify(provider, ClaimRuleTests.set(claim, .number("9223372036854775808"))) == .invalidClaim)
+        #expect(
+            await ClaimRuleTests.verify(provider, ClaimRuleTests.set(claim, .number("9223372036854775808")))
+                == .invalidClaim
+        )
         await provider.stop()
     }
 
@@ -30,9 +34,13 @@ import Testing
         let provider = try await FakeIdentityProvider.start()
         // The last second of 9999 is a valid exp; the first second of 1970 a valid (if very old) iat.
         #expect(await ClaimRuleTests.verify(provider, ClaimRuleTests.set("exp", .number("253402300799"))) == nil)
-        #expect(await ClaimRuleTests.verify(provider, ClaimRuleTests.set("iat", .number("0")), maximumAge: 600) == .tooOld)
+        #expect(
+            await ClaimRuleTests.verify(provider, ClaimRuleTests.set("iat", .number("0")), maximumAge: 600) == .tooOld
+        )
         #expect(await ClaimRuleTests.verify(provider, ClaimRuleTests.set("exp", .number("0"))) == .expired)
-        #expect(await ClaimRuleTests.verify(provider, ClaimRuleTests.set("nbf", .number("253402300799"))) == .notYetValid)
+        #expect(
+            await ClaimRuleTests.verify(provider, ClaimRuleTests.set("nbf", .number("253402300799"))) == .notYetValid
+        )
         await provider.stop()
     }
 
@@ -40,12 +48,23 @@ import Testing
         let provider = try await FakeIdentityProvider.start()
         let verifier = IDTokenVerifier(
             rules: IDTokenRules(
-                issuers: ["https://issuer.example"], audiences: ["client"], maximumAge: .max, leeway: .max),
-            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()))
+                issuers: ["https://issuer.example"],
+                audiences: ["client"],
+                maximumAge: .max,
+                leeway: .max
+            ),
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher())
+        )
         let claims = FakeIdentityProvider.claims(
-            issuer: "https://issuer.example", audience: .string("client"), subject: "s", issuedAt: ClaimRuleTests.now)
+            issuer: "https://issuer.example",
+            audience: .string("client"),
+            subject: "s",
+            issuedAt: ClaimRuleTests.now
+        )
         let verified = try await verifier.verify(
-            try provider.sign(claims), now: Date(timeIntervalSince1970: TimeInterval(ClaimRuleTests.now)))
+            try provider.sign(claims),
+            now: Date(timeIntervalSince1970: TimeInterval(ClaimRuleTests.now))
+        )
         #expect(verified.subject == "s")
         // A clock far outside the range is clamped, not trusted to do arithmetic with.
         await #expect(throws: ProviderError.self) {
@@ -81,10 +100,16 @@ import Testing
     @Test func aTokenWithoutKidIsCheckedWithTheOnlyKey() async throws {
         let provider = try await FakeIdentityProvider.start()
         let claims = FakeIdentityProvider.claims(
-            issuer: "https://issuer.example", audience: .string("client"), subject: "s", issuedAt: ClaimRuleTests.now)
+            issuer: "https://issuer.example",
+            audience: .string("client"),
+            subject: "s",
+            issuedAt: ClaimRuleTests.now
+        )
         let keys = JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher())
         let verifier = IDTokenVerifier(
-            rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]), keys: keys)
+            rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]),
+            keys: keys
+        )
         let key = try #require(provider.key(kid: provider.kid))
         let noKid = try JWSSigner(key: key, kid: nil).sign(.object(claims))
         let now = Date(timeIntervalSince1970: TimeInterval(ClaimRuleTests.now))
@@ -98,7 +123,8 @@ import Testing
         _ = try provider.rotateKey(kid: "key-2")
         let fresh = IDTokenVerifier(
             rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]),
-            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()))
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher())
+        )
         #expect(await Self.reason { _ = try await fresh.verify(noKid, now: now) } == .malformed)
         await provider.stop()
     }

@@ -15,7 +15,8 @@ import Testing
     static var total: Int { ProcessInfo.processInfo.environment["AUTHLOG_FUZZ_INPUTS"].flatMap { Int($0) } ?? 50_000 }
 
     static var seed: UInt64 {
-        ProcessInfo.processInfo.environment["AUTHLOG_FUZZ_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        ProcessInfo.processInfo.environment["AUTHLOG_FUZZ_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
     }
 
     static let knownCryptoCodes: Set<String> = [
@@ -31,7 +32,8 @@ import Testing
         let count = Self.total * 4 / 10
         let samples: [[UInt8]] = [
             Array(#"{"a":1,"b":[true,false,null,"x\u00e9\ud83d\ude00"],"c":{"d":-1.5e-7}}"#.utf8),
-            Array(#"[1,2,3,{"k":"v"},[],{}]"#.utf8), Array(#""just a string""#.utf8), Array("12345678901234567890".utf8),
+            Array(#"[1,2,3,{"k":"v"},[],{}]"#.utf8), Array(#""just a string""#.utf8),
+            Array("12345678901234567890".utf8),
             Array(String(repeating: "[", count: 10_000).utf8), Array(#"{"a":"\ud800","b":"\udc00\ud800"}"#.utf8),
             Array(#"{"a":1,"a":2}"#.utf8), Array("{\"nul\":\"a\u{0}b\"}".utf8), Array(#"1e999999999"#.utf8),
         ]
@@ -77,7 +79,9 @@ import Testing
                 refusals[error.code.rawValue, default: 0] += 1
             }
         }
-        print("fuzz JWS \(algorithm.rawValue): \(count) inputs, refusals \(refusals.sorted { $0.key < $1.key }), seed \(seed)")
+        print(
+            "fuzz JWS \(algorithm.rawValue): \(count) inputs, refusals \(refusals.sorted { $0.key < $1.key }), seed \(seed)"
+        )
     }
 
     // MARK: Claim checks
@@ -89,7 +93,8 @@ import Testing
         let now: Int64 = 1_800_000_000
         let verifier = IDTokenVerifier(
             rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"], maximumAge: 86_400),
-            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()))
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher())
+        )
         let boundaries: [Int64] = [
             .min, .min + 1, .min + 60, -10_000_000_000_000, -1, 0, 1, now - 86_461, now - 61, now - 60, now, now + 60,
             now + 61, 253_402_300_799, 253_402_300_800, 10_000_000_000_000, .max - 60, .max - 1, .max,
@@ -98,12 +103,17 @@ import Testing
         var outcomes: [String: Int] = [:]
         for index in 0..<count {
             var claims = FakeIdentityProvider.claims(
-                issuer: "https://issuer.example", audience: .string("client"), subject: "s", issuedAt: now)
+                issuer: "https://issuer.example",
+                audience: .string("client"),
+                subject: "s",
+                issuedAt: now
+            )
             var outOfRange = false
             for name in ["exp", "nbf", "iat", "auth_time"] where Bool.random(using: &random) {
                 let value =
                     Bool.random(using: &random)
-                    ? boundaries[Int.random(in: 0..<boundaries.count, using: &random)] : Int64.random(in: .min ... .max, using: &random)
+                    ? boundaries[Int.random(in: 0..<boundaries.count, using: &random)]
+                    : Int64.random(in: .min ... .max, using: &random)
                 outOfRange = outOfRange || !(0...253_402_300_799).contains(value)
                 claims.removeAll { $0.name == name }
                 claims.append((name, .number(String(value))))
@@ -120,7 +130,8 @@ import Testing
                 if outOfRange {
                     #expect(
                         [.invalidClaim, .expired, .notYetValid, .issuedInFuture, .tooOld].contains(error.reason),
-                        "seed \(seed), input \(index): \(error.reason)")
+                        "seed \(seed), input \(index): \(error.reason)"
+                    )
                 }
                 outcomes[error.reason.rawValue, default: 0] += 1
             }
@@ -152,7 +163,9 @@ import Testing
                 fields[error.field, default: 0] += 1
             }
         }
-        print("fuzz ingest: \(count) lines, \(accepted) accepted, refused by field \(fields.sorted { $0.value > $1.value }.prefix(8)), seed \(seed)")
+        print(
+            "fuzz ingest: \(count) lines, \(accepted) accepted, refused by field \(fields.sorted { $0.value > $1.value }.prefix(8)), seed \(seed)"
+        )
     }
 
     /// An event as an ingest line, with the envelope's column names.

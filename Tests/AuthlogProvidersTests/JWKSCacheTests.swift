@@ -20,15 +20,22 @@ final class TestClock: Sendable {
     }
 
     /// A verifier over a fresh cache of `provider`, and valid claims for it.
-    static func verifierAndClaims(_ provider: FakeIdentityProvider, clock: TestClock)
+    static func verifierAndClaims(
+        _ provider: FakeIdentityProvider,
+        clock: TestClock
+    )
         -> (IDTokenVerifier, [(name: String, value: JSONValue)])
     {
         let verifier = IDTokenVerifier(
             rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]),
-            keys: Self.cache(provider, clock: clock))
+            keys: Self.cache(provider, clock: clock)
+        )
         let claims = FakeIdentityProvider.claims(
-            issuer: "https://issuer.example", audience: .string("client"), subject: "s",
-            issuedAt: Int64(clock.now.timeIntervalSince1970))
+            issuer: "https://issuer.example",
+            audience: .string("client"),
+            subject: "s",
+            issuedAt: Int64(clock.now.timeIntervalSince1970)
+        )
         return (verifier, claims)
     }
 

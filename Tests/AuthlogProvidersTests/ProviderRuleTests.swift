@@ -26,8 +26,10 @@ import Testing
         settings.tokenInfoURL = fake.baseURL + "/v1/user/access_token_info"
         settings.userURL = fake.baseURL + "/v2/user/me"
         let kakao = KakaoProvider(
-            settings: settings, keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()),
-            fetcher: AsyncHTTPFetcher())
+            settings: settings,
+            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()),
+            fetcher: AsyncHTTPFetcher()
+        )
         fake.registerAccessToken("ours", for: .init(id: 4242, appID: "123456"))
         let identity = try await kakao.verify(SigninProof(accessToken: "ours"))
         #expect(identity.subject == "4242")
@@ -48,16 +50,26 @@ import Testing
         #expect(identity.verifiedEmail == "octo@example.com")
         fake.registerAccessToken("gho_theirs", for: .init(id: 1, appID: "another-app"))
         #expect(await Self.reason { try await github.verify(SigninProof(accessToken: "gho_theirs")) } == .appIDMismatch)
-        #expect(await Self.reason { try await github.verify(SigninProof(accessToken: "gho_unknown")) } == .providerError)
+        #expect(
+            await Self.reason { try await github.verify(SigninProof(accessToken: "gho_unknown")) } == .providerError
+        )
         await fake.stop()
     }
 
     @Test func gitLabIdentityTokenAndTheDiscoveryIssuerRule() async throws {
         let fake = try await FakeIdentityProvider.start()
         let gitlab = OIDCProvider(
-            name: "gitlab", settings: .init(issuer: fake.baseURL, clientIDs: ["app"]), fetcher: AsyncHTTPFetcher())
+            name: "gitlab",
+            settings: .init(issuer: fake.baseURL, clientIDs: ["app"]),
+            fetcher: AsyncHTTPFetcher()
+        )
         let claims = FakeIdentityProvider.claims(
-            issuer: fake.baseURL, audience: .string("app"), subject: "42", nonce: "n-1", lifetime: 120)
+            issuer: fake.baseURL,
+            audience: .string("app"),
+            subject: "42",
+            nonce: "n-1",
+            lifetime: 120
+        )
         let identity = try await gitlab.verify(SigninProof(idToken: try fake.sign(claims), rawNonce: "n-1"))
         #expect(identity.subject == "42")
         #expect(identity.nonceCheck == "matched")
@@ -65,9 +77,12 @@ import Testing
         let misconfigured = OIDCProvider(
             name: "gitlab",
             settings: .init(
-                issuer: "https://gitlab.example.com", clientIDs: ["app"],
-                discoveryURL: fake.baseURL + "/.well-known/openid-configuration"),
-            fetcher: AsyncHTTPFetcher())
+                issuer: "https://gitlab.example.com",
+                clientIDs: ["app"],
+                discoveryURL: fake.baseURL + "/.well-known/openid-configuration"
+            ),
+            fetcher: AsyncHTTPFetcher()
+        )
         let token = try fake.sign(claims)
         #expect(await Self.reason { try await misconfigured.verify(SigninProof(idToken: token)) } == .issuerMismatch)
         await fake.stop()
@@ -76,19 +91,28 @@ import Testing
     @Test func googleHostedDomainIsRequiredWhenConfigured() async throws {
         let fake = try await FakeIdentityProvider.start()
         let google = GoogleProvider(
-            clientIDs: ["client"], hostedDomain: "example.com",
-            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()))
+            clientIDs: ["client"],
+            hostedDomain: "example.com",
+            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher())
+        )
         func token(_ extra: [(name: String, value: JSONValue)]) throws -> String {
             try fake.sign(
                 FakeIdentityProvider.claims(
-                    issuer: "https://accounts.google.com", audience: .string("client"), subject: "g", extra: extra))
+                    issuer: "https://accounts.google.com",
+                    audience: .string("client"),
+                    subject: "g",
+                    extra: extra
+                )
+            )
         }
         let member = try token([("hd", .string("example.com"))])
         #expect(await Self.reason { try await google.verify(SigninProof(idToken: member)) } == nil)
         let consumer = try token([("email", .string("someone@example.com"))])
         #expect(await Self.reason { try await google.verify(SigninProof(idToken: consumer)) } == .hostedDomainMismatch)
         let otherDomain = try token([("hd", .string("evil.example"))])
-        #expect(await Self.reason { try await google.verify(SigninProof(idToken: otherDomain)) } == .hostedDomainMismatch)
+        #expect(
+            await Self.reason { try await google.verify(SigninProof(idToken: otherDomain)) } == .hostedDomainMismatch
+        )
         await fake.stop()
     }
 }

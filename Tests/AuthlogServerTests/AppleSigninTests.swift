@@ -15,7 +15,11 @@ struct AppleSigninTests {
         harness.providers.apple.registerCode(
             code,
             idTokenClaims: FakeIdentityProvider.claims(
-                issuer: Fixture.appleIssuer, audience: .string(Fixture.appleClient), subject: subject))
+                issuer: Fixture.appleIssuer,
+                audience: .string(Fixture.appleClient),
+                subject: subject
+            )
+        )
     }
 
     @Test func codeExchangeKeepsTheAppleRefreshTokenSealedAndTheNameAsDisplayData() async throws {
@@ -28,8 +32,11 @@ struct AppleSigninTests {
                 .members([
                     "id_token": .string(try proofs.appleIDToken(rawNonce: raw)), "raw_nonce": .string(raw),
                     "authorization_code": "apple-code-1",
-                    "user": .string(#"{"name":{"firstName":"Jane","lastName":"Appleseed"},"email":"ignored@example.com"}"#),
-                ]))
+                    "user": .string(
+                        #"{"name":{"firstName":"Jane","lastName":"Appleseed"},"email":"ignored@example.com"}"#
+                    ),
+                ])
+            )
             #expect(answer.status == 200)
             let userID = try #require(answer.string("user_id").flatMap(UUID.init(uuidString:)))
 
@@ -37,20 +44,26 @@ struct AppleSigninTests {
             let row = try #require(
                 try await harness.database.connect().query(
                     "SELECT subject_hash, sealed_token FROM authlog.provider_credentials WHERE provider = 'apple'"
-                ).first)
+                ).first
+            )
             let subjectHash = try row.decode(String.self, at: 0)
             let sealed = try row.decode(ByteaValue.self, at: 1).bytes
             #expect(!String(decoding: sealed, as: UTF8.self).contains("fake-provider-refresh"))
             let opened = try AESGCM.open(
-                try AESGCM.SealedBox(combined: sealed), key: Fixture.dataKey,
-                authenticating: Array("apple\u{0}\(subjectHash)".utf8))
+                try AESGCM.SealedBox(combined: sealed),
+                key: Fixture.dataKey,
+                authenticating: Array("apple\u{0}\(subjectHash)".utf8)
+            )
             #expect(String(decoding: opened, as: UTF8.self) == "fake-provider-refresh-apple-code-1")
 
             // The name is kept as display data, sealed with the user's own key; the token's email wins.
             let registered = try #require(try await harness.events().first { $0.type == "user.registered" })
             let sealedProfile = try #require(registered.data["sealed_profile"]?.stringValue)
             #expect(!registered.data.canonicalText.contains("Jane"))
-            let vault = PersonalDataVault(dataKey: Fixture.dataKey, keys: UserKeyStore(pool: ConnectionPool(conninfo: harness.database.conninfo)))
+            let vault = PersonalDataVault(
+                dataKey: Fixture.dataKey,
+                keys: UserKeyStore(pool: ConnectionPool(conninfo: harness.database.conninfo))
+            )
             let profile = try #require(try await vault.openProfile(sealedProfile, for: userID))
             #expect(profile["display_name"]?.stringValue == "Jane Appleseed")
             #expect(profile["email"]?.stringValue == "a@privaterelay.appleid.com")
@@ -73,7 +86,8 @@ struct AppleSigninTests {
                 .members([
                     "id_token": .string(try ProofMaker(providers: harness.providers).appleIDToken(rawNonce: raw)),
                     "raw_nonce": .string(raw), "authorization_code": "apple-code-2",
-                ]))
+                ])
+            )
             #expect(answer.status == 401)
             #expect(answer.string("error") == "subject_mismatch")
             #expect(try await harness.count("SELECT count(*) FROM authlog.provider_credentials") == 0)
@@ -88,7 +102,9 @@ struct AppleSigninTests {
             #expect(refused.string("error") == "nonce_missing")
             Self.registerCode("apple-code-3", subject: "001234.apple-user", on: harness)
             let accepted = try await harness.post(
-                "/v1/signin/apple", .members(["id_token": .string(token), "authorization_code": "apple-code-3"]))
+                "/v1/signin/apple",
+                .members(["id_token": .string(token), "authorization_code": "apple-code-3"])
+            )
             #expect(accepted.status == 200)
             let succeeded = try #require(try await harness.events().first { $0.type == "signin.succeeded" })
             #expect(succeeded.data["nonce_check"]?.stringValue == "not_supported")

@@ -22,10 +22,16 @@ struct AttackMatrixTests {
     static let leeway: Int64 = 60
     static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
-    static func appleToken(_ proofs: ProofMaker, raw: String, adjust: @escaping (inout [(name: String, value: JSONValue)]) -> Void)
+    static func appleToken(
+        _ proofs: ProofMaker,
+        raw: String,
+        adjust: @escaping (inout [(name: String, value: JSONValue)]) -> Void
+    )
         throws -> JSONValue
     {
-        .members(["id_token": .string(try proofs.appleIDToken(rawNonce: raw, adjust: adjust)), "raw_nonce": .string(raw)])
+        .members([
+            "id_token": .string(try proofs.appleIDToken(rawNonce: raw, adjust: adjust)), "raw_nonce": .string(raw),
+        ])
     }
 
     static func replace(_ name: String, with value: JSONValue) -> (inout [(name: String, value: JSONValue)]) -> Void {
@@ -36,7 +42,11 @@ struct AttackMatrixTests {
     }
 
     /// A token with a header chosen by the attacker and no valid signature.
-    static func forged(header: JSONValue, payload: [(name: String, value: JSONValue)], signature: [UInt8] = []) -> String {
+    static func forged(
+        header: JSONValue,
+        payload: [(name: String, value: JSONValue)],
+        signature: [UInt8] = []
+    ) -> String {
         Base64URL.encode(header.canonicalBytes) + "." + Base64URL.encode(JSONValue.object(payload).canonicalBytes) + "."
             + Base64URL.encode(signature)
     }
@@ -45,21 +55,33 @@ struct AttackMatrixTests {
         Case(name: "alg none", provider: "apple", status: 401, reason: "unsupported_alg") { proofs in
             let raw = ProofMaker.rawNonce()
             let claims = FakeIdentityProvider.claims(
-                issuer: Fixture.appleIssuer, audience: .string(Fixture.appleClient), subject: "x",
-                nonce: Hex.encode(SHA256.hash(Array(raw.utf8))))
+                issuer: Fixture.appleIssuer,
+                audience: .string(Fixture.appleClient),
+                subject: "x",
+                nonce: Hex.encode(SHA256.hash(Array(raw.utf8)))
+            )
             return .members([
                 "id_token": .string(forged(header: .members(["alg": "none", "kid": "key-1"]), payload: claims)),
                 "raw_nonce": .string(raw),
             ])
         },
-        Case(name: "HS256 keyed with the provider's RSA public key", provider: "apple", status: 401, reason: "unsupported_alg") {
+        Case(
+            name: "HS256 keyed with the provider's RSA public key",
+            provider: "apple",
+            status: 401,
+            reason: "unsupported_alg"
+        ) {
             proofs in
             let raw = ProofMaker.rawNonce()
             let claims = FakeIdentityProvider.claims(
-                issuer: Fixture.appleIssuer, audience: .string(Fixture.appleClient), subject: "x",
-                nonce: Hex.encode(SHA256.hash(Array(raw.utf8))))
+                issuer: Fixture.appleIssuer,
+                audience: .string(Fixture.appleClient),
+                subject: "x",
+                nonce: Hex.encode(SHA256.hash(Array(raw.utf8)))
+            )
             let pem = try #require(proofs.providers.apple.key(kid: "key-1")).publicKeyPEM()
-            let input = Base64URL.encode(JSONValue.members(["alg": "HS256", "kid": "key-1"]).canonicalBytes) + "."
+            let input =
+                Base64URL.encode(JSONValue.members(["alg": "HS256", "kid": "key-1"]).canonicalBytes) + "."
                 + Base64URL.encode(JSONValue.object(claims).canonicalBytes)
             let mac = try HMACSHA256.authenticationCode(for: Array(input.utf8), key: Array(pem.utf8))
             return .members(["id_token": .string(input + "." + Base64URL.encode(mac)), "raw_nonce": .string(raw)])
@@ -67,25 +89,39 @@ struct AttackMatrixTests {
         Case(name: "embedded jwk header", provider: "google", status: 401, reason: "forbidden_header") { proofs in
             let attacker = try PrivateKey.generate(for: .rs256)
             let claims = FakeIdentityProvider.claims(
-                issuer: "https://accounts.google.com", audience: .string(Fixture.googleClient), subject: "x")
+                issuer: "https://accounts.google.com",
+                audience: .string(Fixture.googleClient),
+                subject: "x"
+            )
             let jwk = try JWK(key: try attacker.publicKey(), kid: "key-1").json()
             let token = try proofs.providers.google.sign(claims, key: attacker, extraHeader: [("jwk", jwk)])
             return .members(["id_token": .string(token)])
         },
         Case(name: "jku header", provider: "google", status: 401, reason: "forbidden_header") { proofs in
             let claims = FakeIdentityProvider.claims(
-                issuer: "https://accounts.google.com", audience: .string(Fixture.googleClient), subject: "x")
-            let token = try proofs.providers.google.sign(claims, extraHeader: [("jku", .string("https://evil.example/jwks"))])
+                issuer: "https://accounts.google.com",
+                audience: .string(Fixture.googleClient),
+                subject: "x"
+            )
+            let token = try proofs.providers.google.sign(
+                claims,
+                extraHeader: [("jku", .string("https://evil.example/jwks"))]
+            )
             return .members(["id_token": .string(token)])
         },
         Case(name: "issuer with a prefix trick", provider: "google", status: 401, reason: "issuer_mismatch") { proofs in
             .members([
                 "id_token": .string(
-                    try proofs.googleIDToken(adjust: replace("iss", with: .string("https://accounts.google.com.evil"))))
+                    try proofs.googleIDToken(adjust: replace("iss", with: .string("https://accounts.google.com.evil")))
+                )
             ])
         },
         Case(name: "issuer of another provider", provider: "apple", status: 401, reason: "issuer_mismatch") { proofs in
-            try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("iss", with: .string("https://appleid.apple.co")))
+            try appleToken(
+                proofs,
+                raw: ProofMaker.rawNonce(),
+                adjust: replace("iss", with: .string("https://appleid.apple.co"))
+            )
         },
         Case(name: "wrong audience", provider: "apple", status: 401, reason: "audience_mismatch") { proofs in
             try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("aud", with: .string("com.other.app")))
@@ -94,37 +130,58 @@ struct AttackMatrixTests {
             .members([
                 "id_token": .string(
                     try proofs.googleIDToken(
-                        adjust: replace("aud", with: .array([.string(Fixture.googleClient), .string("other-client")]))))
+                        adjust: replace("aud", with: .array([.string(Fixture.googleClient), .string("other-client")]))
+                    )
+                )
             ])
         },
         Case(name: "expired beyond the leeway", provider: "apple", status: 401, reason: "expired") { proofs in
-            try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("exp", with: .number(String(now - leeway - 1))))
+            try appleToken(
+                proofs,
+                raw: ProofMaker.rawNonce(),
+                adjust: replace("exp", with: .number(String(now - leeway - 1)))
+            )
         },
         // Before, these overflowed in the claim checks and killed the process with the request unanswered.
         Case(name: "exp at Int64.max", provider: "apple", status: 401, reason: "invalid_claim") { proofs in
             try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("exp", with: .number(String(Int64.max))))
         },
         Case(name: "nbf at Int64.min", provider: "google", status: 401, reason: "invalid_claim") { proofs in
-            .members(["id_token": .string(try proofs.googleIDToken(adjust: replace("nbf", with: .number(String(Int64.min)))))])
+            .members([
+                "id_token": .string(try proofs.googleIDToken(adjust: replace("nbf", with: .number(String(Int64.min)))))
+            ])
         },
         Case(name: "iat far in the past", provider: "apple", status: 401, reason: "invalid_claim") { proofs in
             try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("iat", with: .number("-10000000000000")))
         },
         Case(name: "auth_time near Int64.max", provider: "google", status: 401, reason: "invalid_claim") { proofs in
             .members([
-                "id_token": .string(try proofs.googleIDToken(adjust: replace("auth_time", with: .number(String(Int64.max - 30)))))
+                "id_token": .string(
+                    try proofs.googleIDToken(adjust: replace("auth_time", with: .number(String(Int64.max - 30))))
+                )
             ])
         },
-        Case(name: "not yet valid beyond the leeway", provider: "google", status: 401, reason: "not_yet_valid") { proofs in
+        Case(name: "not yet valid beyond the leeway", provider: "google", status: 401, reason: "not_yet_valid") {
+            proofs in
             .members([
-                "id_token": .string(try proofs.googleIDToken(adjust: replace("nbf", with: .number(String(now + leeway + 30)))))
+                "id_token": .string(
+                    try proofs.googleIDToken(adjust: replace("nbf", with: .number(String(now + leeway + 30))))
+                )
             ])
         },
         Case(name: "issued in the future", provider: "apple", status: 401, reason: "issued_in_future") { proofs in
-            try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("iat", with: .number(String(now + leeway + 30))))
+            try appleToken(
+                proofs,
+                raw: ProofMaker.rawNonce(),
+                adjust: replace("iat", with: .number(String(now + leeway + 30)))
+            )
         },
         Case(name: "older than Apple's maximum age", provider: "apple", status: 401, reason: "too_old") { proofs in
-            try appleToken(proofs, raw: ProofMaker.rawNonce(), adjust: replace("iat", with: .number(String(now - 600 - leeway - 5))))
+            try appleToken(
+                proofs,
+                raw: ProofMaker.rawNonce(),
+                adjust: replace("iat", with: .number(String(now - 600 - leeway - 5)))
+            )
         },
         Case(name: "nonce mismatch", provider: "apple", status: 401, reason: "nonce_mismatch") { proofs in
             .members([
@@ -143,15 +200,22 @@ struct AttackMatrixTests {
                 Array(
                     """
                     {"iss":"https://accounts.google.com","aud":"\(Fixture.googleClient)","sub":"a","sub":"b","iat":\(now),"exp":\(now + 600)}
-                    """.utf8))
+                    """.utf8
+                )
+            )
             let signature = try key.sign(Array("\(header).\(payload)".utf8))
             return .members(["id_token": .string("\(header).\(payload).\(Base64URL.encode(signature))")])
         },
         Case(name: "crit header", provider: "google", status: 401, reason: "forbidden_header") { proofs in
             let claims = FakeIdentityProvider.claims(
-                issuer: "https://accounts.google.com", audience: .string(Fixture.googleClient), subject: "x")
+                issuer: "https://accounts.google.com",
+                audience: .string(Fixture.googleClient),
+                subject: "x"
+            )
             return .members([
-                "id_token": .string(try proofs.providers.google.sign(claims, extraHeader: [("crit", .array([.string("x")]))]))
+                "id_token": .string(
+                    try proofs.providers.google.sign(claims, extraHeader: [("crit", .array([.string("x")]))])
+                )
             ])
         },
         Case(name: "GitHub error inside HTTP 200", provider: "github", status: 401, reason: "provider_error") { _ in
@@ -164,21 +228,30 @@ struct AttackMatrixTests {
         Case(name: "Firebase Auth emulator token", provider: "firebase", status: 401, reason: "unsupported_alg") { _ in
             let issuer = "https://securetoken.google.com/\(Fixture.firebaseProject)"
             let claims = FakeIdentityProvider.claims(
-                issuer: issuer, audience: .string(Fixture.firebaseProject), subject: "emulated",
-                extra: [("firebase", .members(["sign_in_provider": .string("password")]))])
-            return .members(["id_token": .string(forged(header: .members(["alg": "none", "typ": "JWT"]), payload: claims))])
+                issuer: issuer,
+                audience: .string(Fixture.firebaseProject),
+                subject: "emulated",
+                extra: [("firebase", .members(["sign_in_provider": .string("password")]))]
+            )
+            return .members([
+                "id_token": .string(forged(header: .members(["alg": "none", "typ": "JWT"]), payload: claims))
+            ])
         },
         Case(name: "Firebase token of another project", provider: "firebase", status: 401, reason: "issuer_mismatch") {
             proofs in
             let claims = FakeIdentityProvider.claims(
-                issuer: "https://securetoken.google.com/other-project", audience: .string(Fixture.firebaseProject),
-                subject: "u", extra: [("firebase", .members(["sign_in_provider": .string("password")]))])
+                issuer: "https://securetoken.google.com/other-project",
+                audience: .string(Fixture.firebaseProject),
+                subject: "u",
+                extra: [("firebase", .members(["sign_in_provider": .string("password")]))]
+            )
             return .members(["id_token": .string(try proofs.providers.firebase.sign(claims))])
         },
         Case(name: "no proof at all", provider: "google", status: 401, reason: "unsupported_proof") { _ in
             .members(["client_id": .string("x")])
         },
-        Case(name: "a proof member of the wrong type", provider: "apple", status: 400, reason: "malformed_request") { _ in
+        Case(name: "a proof member of the wrong type", provider: "apple", status: 400, reason: "malformed_request") {
+            _ in
             .members(["id_token": .number("42")])
         },
     ]
@@ -186,7 +259,10 @@ struct AttackMatrixTests {
     @Test(arguments: Self.cases)
     func hostileSigninIsRefusedWithItsReason(_ attack: Case) async throws {
         try await ServerHarness.run { harness in
-            let answer = try await harness.post("/v1/signin/\(attack.provider)", try attack.body(ProofMaker(providers: harness.providers)))
+            let answer = try await harness.post(
+                "/v1/signin/\(attack.provider)",
+                try attack.body(ProofMaker(providers: harness.providers))
+            )
             #expect(answer.status == attack.status, "\(String(decoding: answer.body, as: UTF8.self))")
             let expectedError = attack.status == 400 ? "invalid_request" : attack.reason
             #expect(answer.string("error") == expectedError)
@@ -205,7 +281,9 @@ struct AttackMatrixTests {
         try await ServerHarness.run { harness in
             let proofs = ProofMaker(providers: harness.providers)
             let raw = ProofMaker.rawNonce()
-            let body = JSONValue.members(["id_token": .string(try proofs.appleIDToken(rawNonce: raw)), "raw_nonce": .string(raw)])
+            let body = JSONValue.members([
+                "id_token": .string(try proofs.appleIDToken(rawNonce: raw)), "raw_nonce": .string(raw),
+            ])
             #expect(try await harness.post("/v1/signin/apple", body).status == 200)
             let replay = try await harness.post("/v1/signin/apple", body)
             #expect(replay.status == 401)
@@ -221,11 +299,14 @@ struct AttackMatrixTests {
             let nonce = try #require(issued.string("nonce"))
             #expect(issued.string("expires_at") != nil)
             let proofs = ProofMaker(providers: harness.providers)
-            let first = JSONValue.members(["id_token": .string(try proofs.googleIDToken(nonce: nonce)), "raw_nonce": .string(nonce)])
+            let first = JSONValue.members([
+                "id_token": .string(try proofs.googleIDToken(nonce: nonce)), "raw_nonce": .string(nonce),
+            ])
             #expect(try await harness.post("/v1/signin/google", first).status == 200)
             // The same nonce in a new token (another flow) is still a replay.
             let second = JSONValue.members([
-                "id_token": .string(try proofs.googleIDToken(subject: "other", nonce: nonce)), "raw_nonce": .string(nonce),
+                "id_token": .string(try proofs.googleIDToken(subject: "other", nonce: nonce)),
+                "raw_nonce": .string(nonce),
             ])
             #expect(try await harness.post("/v1/signin/google", second).string("error") == "nonce_replayed")
         }
@@ -234,18 +315,27 @@ struct AttackMatrixTests {
     @Test func unknownKidCausesExactlyOneRefetchThenRejection() async throws {
         try await ServerHarness.run { harness in
             let proofs = ProofMaker(providers: harness.providers)
-            #expect(try await harness.post("/v1/signin/google", .members(["id_token": .string(try proofs.googleIDToken())])).status == 200)
+            #expect(
+                try await harness.post("/v1/signin/google", .members(["id_token": .string(try proofs.googleIDToken())]))
+                    .status == 200
+            )
             #expect(harness.providers.google.jwksFetches == 1)
             let stranger = try PrivateKey.generate(for: .rs256)
             for attempt in 0..<5 {
                 let claims = FakeIdentityProvider.claims(
-                    issuer: "https://accounts.google.com", audience: .string(Fixture.googleClient), subject: "x")
+                    issuer: "https://accounts.google.com",
+                    audience: .string(Fixture.googleClient),
+                    subject: "x"
+                )
                 let token = try harness.providers.google.sign(claims, kid: "random-kid-\(attempt)", key: stranger)
                 let answer = try await harness.post("/v1/signin/google", .members(["id_token": .string(token)]))
                 #expect(answer.status == 401)
                 #expect(answer.string("error") == "unknown_kid")
             }
-            #expect(harness.providers.google.jwksFetches == 2, "one refetch for the first unknown kid, none within the cooldown")
+            #expect(
+                harness.providers.google.jwksFetches == 2,
+                "one refetch for the first unknown kid, none within the cooldown"
+            )
             let reasons = try await harness.events().compactMap(\.reason)
             #expect(reasons == Array(repeating: "unknown_kid", count: 5))
         }
@@ -255,8 +345,11 @@ struct AttackMatrixTests {
         try await ServerHarness.run { harness in
             let padding = String(repeating: "a", count: 70_000)
             let answer = try await harness.client.send(
-                "POST", "/v1/signin/apple", body: Array("{\"id_token\":\"\(padding)\"}".utf8),
-                headers: [("Content-Type", "application/json")])
+                "POST",
+                "/v1/signin/apple",
+                body: Array("{\"id_token\":\"\(padding)\"}".utf8),
+                headers: [("Content-Type", "application/json")]
+            )
             #expect(answer.status == 413)
             #expect(answer.string("error") == "request_too_large")
             let events = try await harness.events()

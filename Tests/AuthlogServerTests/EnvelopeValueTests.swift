@@ -15,7 +15,10 @@ struct EnvelopeValueTests {
     func aBlankUserAgentSignsInAndIsRecordedAsNull(userAgent: String) async throws {
         try await ServerHarness.run { harness in
             let answer = try await harness.post(
-                "/v1/signin/dev", .members(["subject": "alice"]), headers: [("User-Agent", userAgent)])
+                "/v1/signin/dev",
+                .members(["subject": "alice"]),
+                headers: [("User-Agent", userAgent)]
+            )
             #expect(answer.status == 200)
             let events = try await harness.events()
             #expect(events.map(\.type) == ["user.registered", "signin.succeeded", "token.issued"])
@@ -26,8 +29,10 @@ struct EnvelopeValueTests {
     @Test func aFailedSignInWithABlankUserAgentIsRecorded() async throws {
         try await ServerHarness.run { harness in
             let answer = try await harness.post(
-                "/v1/signin/apple", .members(["id_token": "not.a.token", "client_id": ""]),
-                headers: [("User-Agent", "")])
+                "/v1/signin/apple",
+                .members(["id_token": "not.a.token", "client_id": ""]),
+                headers: [("User-Agent", "")]
+            )
             #expect(answer.status == 401)
             #expect(answer.string("error") == "malformed")
             let events = try await harness.events()
@@ -42,11 +47,16 @@ struct EnvelopeValueTests {
     func oddClientIDsAreNormalisedNotRefused(clientID: String) async throws {
         try await ServerHarness.run { harness in
             // A valid sign-in is answered (the provider names the client for it)…
-            let valid = try await harness.post("/v1/signin/dev", .members(["subject": "alice", "client_id": .string(clientID)]))
+            let valid = try await harness.post(
+                "/v1/signin/dev",
+                .members(["subject": "alice", "client_id": .string(clientID)])
+            )
             #expect(valid.status == 200)
             // …and a refused one is recorded with the app's client_id in its normal form.
             let refused = try await harness.post(
-                "/v1/signin/apple", .members(["id_token": "not.a.token", "client_id": .string(clientID)]))
+                "/v1/signin/apple",
+                .members(["id_token": "not.a.token", "client_id": .string(clientID)])
+            )
             #expect(refused.status == 401)
             let failed = try await harness.events().filter { $0.type == "signin.failed" }
             let expected = EnvelopeText.normalized(clientID, limit: EnvelopeText.Limit.clientID)
@@ -61,28 +71,49 @@ struct EnvelopeValueTests {
         try await ServerHarness.run { harness in
             let blank = [("User-Agent", "")]
             let signin = try await harness.post(
-                "/v1/signin/dev", .members(["subject": "bob", "client_id": "a\u{0}b"]), headers: blank)
+                "/v1/signin/dev",
+                .members(["subject": "bob", "client_id": "a\u{0}b"]),
+                headers: blank
+            )
             #expect(signin.status == 200)
             let first = try #require(signin.string("refresh_token"))
-            let rotated = try await harness.post("/v1/token/refresh", .members(["refresh_token": .string(first)]), headers: blank)
+            let rotated = try await harness.post(
+                "/v1/token/refresh",
+                .members(["refresh_token": .string(first)]),
+                headers: blank
+            )
             #expect(rotated.status == 200)
             // The rotated token again: refused, and the reuse is recorded and revokes the family.
-            let reuse = try await harness.post("/v1/token/refresh", .members(["refresh_token": .string(first)]), headers: blank)
+            let reuse = try await harness.post(
+                "/v1/token/refresh",
+                .members(["refresh_token": .string(first)]),
+                headers: blank
+            )
             #expect(reuse.status == 401)
             #expect(reuse.string("error") == "invalid_grant")
             let second = try #require(rotated.string("refresh_token"))
             #expect(
-                try await harness.post("/v1/token/refresh", .members(["refresh_token": .string(second)]), headers: blank)
-                    .status == 401)
+                try await harness.post(
+                    "/v1/token/refresh",
+                    .members(["refresh_token": .string(second)]),
+                    headers: blank
+                )
+                .status == 401
+            )
             let types = try await harness.events().map(\.type)
             #expect(types.filter { $0 == "token.reuse_detected" }.count == 1)
             #expect(types.filter { $0 == "token.refresh_failed" }.count == 1)
-            #expect(try await harness.count("SELECT count(*) FROM authlog.refresh_tokens WHERE state <> 'revoked'") == 0)
+            #expect(
+                try await harness.count("SELECT count(*) FROM authlog.refresh_tokens WHERE state <> 'revoked'") == 0
+            )
 
             let other = try await harness.post("/v1/signin/dev", .members(["subject": "carol"]), headers: blank)
             let access = try #require(other.string("access_token"))
             let logout = try await harness.client.send(
-                "POST", "/v1/logout", headers: [("Authorization", "Bearer \(access)"), ("User-Agent", " ")])
+                "POST",
+                "/v1/logout",
+                headers: [("Authorization", "Bearer \(access)"), ("User-Agent", " ")]
+            )
             #expect(logout.status == 204)
             let events = try await harness.events()
             #expect(events.last?.type == "session.logged_out")
@@ -103,7 +134,8 @@ struct EnvelopeValueTests {
                 BEGIN RAISE EXCEPTION 'refused for the test' USING ERRCODE = 'P0001'; END $$;
                 CREATE TRIGGER refuse_for_test BEFORE INSERT ON authlog.events FOR EACH ROW
                     WHEN (NEW.type IN ('signin.succeeded', 'token.refreshed')) EXECUTE FUNCTION authlog.refuse_for_test();
-                """)
+                """
+            )
             let refused = try await harness.post("/v1/signin/dev", .members(["subject": "erin"]))
             #expect(refused.status == 500)
             #expect(refused.string("error") == "internal_error")

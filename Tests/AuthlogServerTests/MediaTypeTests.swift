@@ -11,13 +11,20 @@ struct MediaTypeTests {
             let credentials = Data("\(Fixture.introspectionClient.id):\(Fixture.introspectionClient.secret)".utf8)
                 .base64EncodedString()
             let answer = try await harness.client.send(
-                "POST", "/oauth/introspect", json: .members(["token": "x"]), headers: [("Authorization", "Basic \(credentials)")])
+                "POST",
+                "/oauth/introspect",
+                json: .members(["token": "x"]),
+                headers: [("Authorization", "Basic \(credentials)")]
+            )
             #expect(answer.status == 415)
             #expect(answer.string("error") == "unsupported_media_type")
             #expect(answer.string("error_description") == "Send the body as application/x-www-form-urlencoded.")
             let signin = try await harness.client.send(
-                "POST", "/v1/signin/dev", body: Array("subject=x".utf8),
-                headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                "POST",
+                "/v1/signin/dev",
+                body: Array("subject=x".utf8),
+                headers: [("Content-Type", "application/x-www-form-urlencoded")]
+            )
             #expect(signin.status == 415)
             #expect(signin.string("error_description") == "Send the body as application/json.")
         }
@@ -28,7 +35,11 @@ struct MediaTypeTests {
             let missing = try await harness.post("/v1/token/refresh", .members(["token": "x"]))
             #expect(missing.status == 400)
             let notJSON = try await harness.client.send(
-                "POST", "/v1/token/refresh", body: Array("{".utf8), headers: [("Content-Type", "application/json")])
+                "POST",
+                "/v1/token/refresh",
+                body: Array("{".utf8),
+                headers: [("Content-Type", "application/json")]
+            )
             #expect(notJSON.status == 400)
             let failures = try await harness.events().filter { $0.type == "token.refresh_failed" }
             #expect(failures.map(\.reason) == ["malformed_request", "malformed_request"])

@@ -13,8 +13,16 @@ struct MetricsTests {
             let answer = try await harness.client.send("GET", "/metrics")
             #expect(answer.status == 200)
             let text = String(decoding: answer.body, as: UTF8.self)
-            #expect(text.contains(#"authlog_http_requests_total{method="POST",route="/v1/signin/{provider}",status="200"} 1"#))
-            #expect(text.contains(#"authlog_http_requests_total{method="POST",route="/v1/signin/{provider}",status="401"} 1"#))
+            #expect(
+                text.contains(
+                    #"authlog_http_requests_total{method="POST",route="/v1/signin/{provider}",status="200"} 1"#
+                )
+            )
+            #expect(
+                text.contains(
+                    #"authlog_http_requests_total{method="POST",route="/v1/signin/{provider}",status="401"} 1"#
+                )
+            )
             #expect(text.contains(#"authlog_signins_total{provider="gitlab",outcome="success"} 1"#))
             #expect(text.contains(#"authlog_signins_total{provider="google",outcome="failure"} 1"#))
             #expect(text.contains(#"authlog_jwks_fetches_total{provider="gitlab"} 1"#))

@@ -21,7 +21,9 @@ struct OpenAPITests {
                 path = String(line.dropFirst(2).dropLast())
             } else if line.hasPrefix("    "), !line.hasPrefix("     "), let path {
                 let method = line.dropFirst(4).prefix { $0 != ":" }
-                if ["get", "post", "put", "patch", "delete"].contains(method) { routes.insert("\(method.uppercased()) \(path)") }
+                if ["get", "post", "put", "patch", "delete"].contains(method) {
+                    routes.insert("\(method.uppercased()) \(path)")
+                }
             }
         }
         return routes
@@ -37,7 +39,10 @@ struct OpenAPITests {
             // And the live server answers each documented route with something other than "no such route".
             for route in documented {
                 let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
-                let answer = try await harness.client.send(parts[0], parts[1].replacingOccurrences(of: "{provider}", with: "dev"))
+                let answer = try await harness.client.send(
+                    parts[0],
+                    parts[1].replacingOccurrences(of: "{provider}", with: "dev")
+                )
                 #expect(answer.string("error") != "not_found", "\(route)")
                 #expect(answer.header("X-Request-Id") != nil, "\(route)")
             }

@@ -21,8 +21,11 @@ struct RefreshAndLogoutTests {
         let credentials = Data("\(Fixture.introspectionClient.id):\(Fixture.introspectionClient.secret)".utf8)
             .base64EncodedString()
         let answer = try await harness.client.send(
-            "POST", "/oauth/introspect", body: Array("token=\(token)".utf8),
-            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "Basic \(credentials)")])
+            "POST",
+            "/oauth/introspect",
+            body: Array("token=\(token)".utf8),
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "Basic \(credentials)")]
+        )
         #expect(answer.status == 200)
         return answer.json
     }
@@ -44,12 +47,17 @@ struct RefreshAndLogoutTests {
             #expect(try await Self.refresh(harness, winnerToken).status == 401)
             #expect(
                 try await harness.count(
-                    "SELECT count(*) FROM authlog.refresh_tokens WHERE state <> 'revoked'") == 0)
+                    "SELECT count(*) FROM authlog.refresh_tokens WHERE state <> 'revoked'"
+                ) == 0
+            )
             #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'revoked'") == 1)
             let types = try await harness.events().map(\.type)
             #expect(types.filter { $0 == "token.refreshed" }.count == 1)
             #expect(types.filter { $0 == "token.reuse_detected" }.count == 1)
-            #expect(try await Self.introspect(harness, try #require(winners.first?.string("access_token"))) == .members(["active": .bool(false)]))
+            #expect(
+                try await Self.introspect(harness, try #require(winners.first?.string("access_token")))
+                    == .members(["active": .bool(false)])
+            )
         }
     }
 
@@ -89,7 +97,8 @@ struct RefreshAndLogoutTests {
     @Test func expiredRefreshTokenIsRefusedAndRecorded() async throws {
         let oneSecond = try JSONValue.members(["remember_me_ttl_seconds": .number("1")])
             .decode(ServerConfiguration.RefreshTokenSettings.self)
-        try await ServerHarness.run(adjust: { $0.refreshToken = oneSecond }) { harness in
+        let adjust: (inout ServerConfiguration) -> Void = { $0.refreshToken = oneSecond }
+        try await ServerHarness.run(adjust: adjust) { harness in
             let token = try #require(try await Self.signIn(harness).string("refresh_token"))
             try await Task.sleep(for: .milliseconds(1100))
             let answer = try await Self.refresh(harness, token)
@@ -110,7 +119,10 @@ struct RefreshAndLogoutTests {
             #expect(try await harness.events().last?.reason == "unknown_token")
             // And the reverse: a refresh token is no bearer token.
             let logout = try await harness.post(
-                "/v1/logout", .emptyObject, headers: [("Authorization", "Bearer \(try #require(signin.string("refresh_token")))")])
+                "/v1/logout",
+                .emptyObject,
+                headers: [("Authorization", "Bearer \(try #require(signin.string("refresh_token")))")]
+            )
             #expect(logout.status == 401)
             #expect(logout.string("error") == "invalid_token")
         }
@@ -123,16 +135,29 @@ struct RefreshAndLogoutTests {
             let phoneAccess = try #require(phone.string("access_token"))
             #expect(try await Self.introspect(harness, phoneAccess)["active"]?.boolValue == true)
             let logout = try await harness.post(
-                "/v1/logout", .members(["scope": "this"]), headers: [("Authorization", "Bearer \(phoneAccess)")])
+                "/v1/logout",
+                .members(["scope": "this"]),
+                headers: [("Authorization", "Bearer \(phoneAccess)")]
+            )
             #expect(logout.status == 204)
             #expect(try await Self.introspect(harness, phoneAccess) == .members(["active": .bool(false)]))
-            #expect(try await Self.introspect(harness, try #require(phone.string("refresh_token"))) == .members(["active": .bool(false)]))
+            #expect(
+                try await Self.introspect(harness, try #require(phone.string("refresh_token")))
+                    == .members(["active": .bool(false)])
+            )
             #expect(try await Self.refresh(harness, try #require(phone.string("refresh_token"))).status == 401)
             // The other session lives on.
-            #expect(try await Self.introspect(harness, try #require(laptop.string("access_token")))["active"]?.boolValue == true)
+            #expect(
+                try await Self.introspect(harness, try #require(laptop.string("access_token")))["active"]?.boolValue
+                    == true
+            )
             #expect(try await Self.refresh(harness, try #require(laptop.string("refresh_token"))).status == 200)
             // A second logout with the same access token is refused: the session has ended.
-            let again = try await harness.post("/v1/logout", .emptyObject, headers: [("Authorization", "Bearer \(phoneAccess)")])
+            let again = try await harness.post(
+                "/v1/logout",
+                .emptyObject,
+                headers: [("Authorization", "Bearer \(phoneAccess)")]
+            )
             #expect(again.status == 401)
         }
     }
@@ -143,11 +168,16 @@ struct RefreshAndLogoutTests {
             let laptop = try await Self.signIn(harness)
             let other = try await Self.signIn(harness, subject: "bob")
             let logout = try await harness.post(
-                "/v1/logout", .members(["scope": "all"]),
-                headers: [("Authorization", "Bearer \(try #require(phone.string("access_token")))")])
+                "/v1/logout",
+                .members(["scope": "all"]),
+                headers: [("Authorization", "Bearer \(try #require(phone.string("access_token")))")]
+            )
             #expect(logout.status == 204)
             #expect(try await Self.refresh(harness, try #require(laptop.string("refresh_token"))).status == 401)
-            #expect(try await Self.introspect(harness, try #require(laptop.string("access_token"))) == .members(["active": .bool(false)]))
+            #expect(
+                try await Self.introspect(harness, try #require(laptop.string("access_token")))
+                    == .members(["active": .bool(false)])
+            )
             #expect(try await Self.refresh(harness, try #require(other.string("refresh_token"))).status == 200)
             let loggedOut = try await harness.events().filter { $0.type == "session.logged_out" }
             #expect(loggedOut.count == 1)
@@ -158,8 +188,14 @@ struct RefreshAndLogoutTests {
     @Test func introspectionNeedsClientCredentials() async throws {
         try await ServerHarness.run { harness in
             let answer = try await harness.client.send(
-                "POST", "/oauth/introspect", body: Array("token=x".utf8),
-                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "Basic \(Data("resource-server:wrong".utf8).base64EncodedString())")])
+                "POST",
+                "/oauth/introspect",
+                body: Array("token=x".utf8),
+                headers: [
+                    ("Content-Type", "application/x-www-form-urlencoded"),
+                    ("Authorization", "Basic \(Data("resource-server:wrong".utf8).base64EncodedString())"),
+                ]
+            )
             #expect(answer.status == 401)
             #expect(answer.string("error") == "invalid_client")
         }

@@ -32,8 +32,13 @@ struct FakeProviders {
 
     static func start() async throws -> FakeProviders {
         let providers = FakeProviders(
-            apple: try await .start(), google: try await .start(), gitlab: try await .start(), kakao: try await .start(),
-            github: try await .start(), firebase: try await .start())
+            apple: try await .start(),
+            google: try await .start(),
+            gitlab: try await .start(),
+            kakao: try await .start(),
+            github: try await .start(),
+            firebase: try await .start()
+        )
         providers.github.setGitHubClient(id: Fixture.githubClient, secret: Fixture.githubSecret)
         return providers
     }
@@ -53,16 +58,21 @@ struct FakeProviders {
             "trusted_proxies": .array([.string("127.0.0.1")]),
             "data_key": .string(Base64URL.encode(Fixture.dataKey)),
             "introspection_clients": .array([
-                .members(["id": .string(Fixture.introspectionClient.id), "secret": .string(Fixture.introspectionClient.secret)])
+                .members([
+                    "id": .string(Fixture.introspectionClient.id),
+                    "secret": .string(Fixture.introspectionClient.secret),
+                ])
             ]),
             "providers": .members([
                 "apple": .members([
                     "client_ids": .array([.string(Fixture.appleClient)]), "team_id": .string("TEAM123456"),
                     "key_id": .string("KEY1234567"), "private_key": .string(appleKey),
-                    "jwks_url": .string(self.apple.baseURL + "/jwks"), "token_url": .string(self.apple.baseURL + "/token"),
+                    "jwks_url": .string(self.apple.baseURL + "/jwks"),
+                    "token_url": .string(self.apple.baseURL + "/token"),
                 ]),
                 "google": .members([
-                    "client_ids": .array([.string(Fixture.googleClient)]), "jwks_url": .string(self.google.baseURL + "/jwks"),
+                    "client_ids": .array([.string(Fixture.googleClient)]),
+                    "jwks_url": .string(self.google.baseURL + "/jwks"),
                 ]),
                 "gitlab": .members([
                     "issuer": .string(self.gitlab.baseURL), "client_ids": .array([.string(Fixture.gitlabClient)]),
@@ -70,7 +80,8 @@ struct FakeProviders {
                 ]),
                 "kakao": .members([
                     "app_id": .string(Fixture.kakaoAppID), "app_keys": .array([.string(Fixture.kakaoAppKey)]),
-                    "jwks_url": .string(self.kakao.baseURL + "/jwks"), "token_url": .string(self.kakao.baseURL + "/token"),
+                    "jwks_url": .string(self.kakao.baseURL + "/jwks"),
+                    "token_url": .string(self.kakao.baseURL + "/token"),
                     "token_info_url": .string(self.kakao.baseURL + "/v1/user/access_token_info"),
                     "user_url": .string(self.kakao.baseURL + "/v2/user/me"),
                 ]),
@@ -80,7 +91,8 @@ struct FakeProviders {
                     "api_url": .string(self.github.baseURL),
                 ]),
                 "firebase": .members([
-                    "project_id": .string(Fixture.firebaseProject), "jwks_url": .string(self.firebase.baseURL + "/jwks"),
+                    "project_id": .string(Fixture.firebaseProject),
+                    "jwks_url": .string(self.firebase.baseURL + "/jwks"),
                 ]),
             ]),
         ])
@@ -103,13 +115,20 @@ struct ServerHarness {
         adjust(&configuration)
         let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 8)
         let components = try ServerComponents(
-            configuration: configuration, pool: pool, accessTokenKey: try PrivateKey.generate(for: .es256),
-            fetcher: AsyncHTTPFetcher())
+            configuration: configuration,
+            pool: pool,
+            accessTokenKey: try PrivateKey.generate(for: .es256),
+            fetcher: AsyncHTTPFetcher()
+        )
         let (router, routes) = try buildRouter(components: components)
         let runner = try await ServiceRunner.start(router: router)
         return ServerHarness(
-            database: database, providers: providers, runner: runner, client: HTTPTestClient(baseURL: runner.baseURL),
-            routes: routes)
+            database: database,
+            providers: providers,
+            runner: runner,
+            client: HTTPTestClient(baseURL: runner.baseURL),
+            routes: routes
+        )
     }
 
     func stop() async {
@@ -120,7 +139,11 @@ struct ServerHarness {
     /// Headers of a request from an app behind our proxy.
     static let appHeaders = [("User-Agent", "ExampleApp/1.0 (iPhone)"), ("X-Forwarded-For", "203.0.113.7")]
 
-    func post(_ path: String, _ body: JSONValue, headers: [(String, String)] = ServerHarness.appHeaders) async throws
+    func post(
+        _ path: String,
+        _ body: JSONValue,
+        headers: [(String, String)] = ServerHarness.appHeaders
+    ) async throws
         -> HTTPTestClient.Answer
     {
         try await self.client.post(path, body, headers: headers)
@@ -133,15 +156,23 @@ struct ServerHarness {
             SELECT type, stream, provider, user_id, session_id, host(ip), user_agent, outcome, reason, request_id,
                    client_id, data
             FROM authlog.events ORDER BY position
-            """)
+            """
+        )
         return try rows.rows.map { row in
             StoredEvent(
-                type: try row.decode(String.self, at: 0), stream: try row.decode(String.self, at: 1),
-                provider: try row.decode(String?.self, at: 2), userID: try row.decode(UUID?.self, at: 3),
-                sessionID: try row.decode(UUID?.self, at: 4), ip: try row.decode(String?.self, at: 5),
-                userAgent: try row.decode(String?.self, at: 6), outcome: try row.decode(String.self, at: 7),
-                reason: try row.decode(String?.self, at: 8), requestID: try row.decode(String?.self, at: 9),
-                clientID: try row.decode(String?.self, at: 10), data: try row.decode(JSONValue.self, at: 11))
+                type: try row.decode(String.self, at: 0),
+                stream: try row.decode(String.self, at: 1),
+                provider: try row.decode(String?.self, at: 2),
+                userID: try row.decode(UUID?.self, at: 3),
+                sessionID: try row.decode(UUID?.self, at: 4),
+                ip: try row.decode(String?.self, at: 5),
+                userAgent: try row.decode(String?.self, at: 6),
+                outcome: try row.decode(String.self, at: 7),
+                reason: try row.decode(String?.self, at: 8),
+                requestID: try row.decode(String?.self, at: 9),
+                clientID: try row.decode(String?.self, at: 10),
+                data: try row.decode(JSONValue.self, at: 11)
+            )
         }
     }
 
@@ -178,7 +209,8 @@ extension JSONValue: ExpressibleByStringLiteral {
 extension ServerHarness {
     /// Starts a harness, runs `body` with it and stops it, also when `body` fails.
     static func run(
-        adjust: (inout ServerConfiguration) -> Void = { _ in }, _ body: (ServerHarness) async throws -> Void
+        adjust: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (ServerHarness) async throws -> Void
     ) async throws {
         let harness = try await ServerHarness.start(adjust: adjust)
         do {

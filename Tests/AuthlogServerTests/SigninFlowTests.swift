@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogServer
 import AuthlogTesting
 import Foundation
 import Testing
@@ -20,22 +21,28 @@ struct SigninFlowTests {
             let refreshToken = try #require(signin.string("refresh_token"))
             #expect(refreshToken.hasPrefix("alr_"))
 
-            let refreshed = try await harness.post("/v1/token/refresh", .members(["refresh_token": .string(refreshToken)]))
+            let refreshed = try await harness.post(
+                "/v1/token/refresh",
+                .members(["refresh_token": .string(refreshToken)])
+            )
             #expect(refreshed.status == 200)
             #expect(refreshed.string("session_id") == signin.string("session_id"))
             #expect(refreshed.string("refresh_token") != refreshToken)
             let accessToken = try #require(refreshed.string("access_token"))
 
             let logout = try await harness.post(
-                "/v1/logout", .members(["scope": .string("this")]),
-                headers: ServerHarness.appHeaders + [("Authorization", "Bearer \(accessToken)")])
+                "/v1/logout",
+                .members(["scope": .string("this")]),
+                headers: ServerHarness.appHeaders + [("Authorization", "Bearer \(accessToken)")]
+            )
             #expect(logout.status == 204)
 
             let events = try await harness.events()
             #expect(
                 events.map(\.type) == [
                     "user.registered", "signin.succeeded", "token.issued", "token.refreshed", "session.logged_out",
-                ])
+                ]
+            )
             for event in events {
                 #expect(event.provider == provider, "\(event.type)")
                 #expect(event.userID == userID, "\(event.type)")
@@ -81,7 +88,8 @@ struct SigninFlowTests {
     }
 
     @Test func forwardedForFromAnUntrustedPeerIsIgnored() async throws {
-        try await ServerHarness.run(adjust: { $0.trustedProxies = [] }) { harness in
+        let adjust: (inout ServerConfiguration) -> Void = { $0.trustedProxies = [] }
+        try await ServerHarness.run(adjust: adjust) { harness in
             let answer = try await harness.post("/v1/signin/dev", .members(["subject": .string("dave")]))
             #expect(answer.status == 200)
             #expect(try await harness.events().allSatisfy { $0.ip == "127.0.0.1" })
@@ -89,7 +97,8 @@ struct SigninFlowTests {
     }
 
     @Test func devProviderIsOffUnlessEnabled() async throws {
-        try await ServerHarness.run(adjust: { $0.development = false }) { harness in
+        let adjust: (inout ServerConfiguration) -> Void = { $0.development = false }
+        try await ServerHarness.run(adjust: adjust) { harness in
             let answer = try await harness.post("/v1/signin/dev", .members(["subject": .string("eve")]))
             #expect(answer.status == 404)
             #expect(answer.string("error") == "unknown_provider")

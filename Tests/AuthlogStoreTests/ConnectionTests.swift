@@ -13,7 +13,8 @@ struct ConnectionTests {
         let row = try #require(
             try await connection.query(
                 "SELECT \(tricky)::text, \(missing)::text IS NULL, (\(JSONValue.object([("k", .string(tricky))])))::jsonb->>'k'"
-            ).first)
+            ).first
+        )
         #expect(try row.decode(String.self, at: 0) == tricky)
         #expect(try row.decode(Bool.self, at: 1))
         #expect(try row.decode(String.self, at: 2) == tricky)
@@ -21,9 +22,12 @@ struct ConnectionTests {
 
     @Test func arrayLiteralsCarryQuotesBackslashesNullsAndNonASCII() async throws {
         let connection = try await TestDatabase.make(migrated: false).connect()
-        let elements: [String?] = ["plain", "with \"quotes\"", "back\\slash", nil, "NULL", "", "한국어 🚀", "{braces},commas"]
+        let elements: [String?] = [
+            "plain", "with \"quotes\"", "back\\slash", nil, "NULL", "", "한국어 🚀", "{braces},commas",
+        ]
         let rows = try await connection.query(
-            "SELECT element, element IS NULL FROM unnest(\(ArrayLiteral(elements))::text[]) WITH ORDINALITY AS u(element, n) ORDER BY n")
+            "SELECT element, element IS NULL FROM unnest(\(ArrayLiteral(elements))::text[]) WITH ORDINALITY AS u(element, n) ORDER BY n"
+        )
         #expect(try rows.rows.map { try $0.decode(String?.self, at: 0) } == elements)
     }
 
@@ -33,7 +37,8 @@ struct ConnectionTests {
         let id = UUID()
         let bytes: [UInt8] = [0, 1, 0xFE, 0xFF]
         let row = try #require(
-            try await connection.query("SELECT \(time)::timestamptz, \(id)::uuid, \(ByteaValue(bytes))::bytea").first)
+            try await connection.query("SELECT \(time)::timestamptz, \(id)::uuid, \(ByteaValue(bytes))::bytea").first
+        )
         #expect(try row.decode(Timestamp.self, at: 0) == time)
         #expect(try row.decode(UUID.self, at: 1) == id)
         #expect(try row.decode(ByteaValue.self, at: 2).bytes == bytes)
@@ -68,7 +73,9 @@ struct ConnectionTests {
 
     @Test func aBadAddressFailsWithConnectionFailed() async throws {
         let error = await #expect(throws: StoreError.self) {
-            try await Connection.connect("host=/nonexistent-socket-dir port=1 user=nobody password=hunter2 connect_timeout=2")
+            try await Connection.connect(
+                "host=/nonexistent-socket-dir port=1 user=nobody password=hunter2 connect_timeout=2"
+            )
         }
         #expect(error?.code == .connectionFailed)
         #expect(error?.description.contains("hunter2") == false)

@@ -29,7 +29,10 @@ struct MigratorTests {
             try await Migrator(files: files).migrate(on: database.connect())
         }
         #expect(error?.code == .schema)
-        #expect(error?.message == "migration 2_create_projections was changed after it was applied; restore the original file")
+        #expect(
+            error?.message
+                == "migration 2_create_projections was changed after it was applied; restore the original file"
+        )
     }
 
     @Test func aDatabaseMigratedWithTheEarlierRoleBlockIsCurrent() async throws {
@@ -57,7 +60,8 @@ struct MigratorTests {
         earlier.replaceSubrange(
             start.lowerBound..<end.lowerBound,
             with: "-- Roles are cluster-wide; several databases of one cluster may migrate at once.\n"
-                + earlierBlock + "\n")
+                + earlierBlock + "\n"
+        )
         let files = Migrator().migrations.map { migration in
             (
                 name: "migrations/\(String(format: "%04d", migration.version))_\(migration.name).sql",
@@ -74,7 +78,10 @@ struct MigratorTests {
     @Test func aNewMigrationIsAppliedInItsOwnTransaction() async throws {
         let database = try await TestDatabase.make()
         var files = Migrator().migrations.map { migration in
-            (name: "migrations/\(String(format: "%04d", migration.version))_\(migration.name).sql", text: migration.text)
+            (
+                name: "migrations/\(String(format: "%04d", migration.version))_\(migration.name).sql",
+                text: migration.text
+            )
         }
         files.append((name: "migrations/9998_create_good.sql", text: "CREATE TABLE authlog.good (x int)"))
         files.append((name: "migrations/9999_create_bad.sql", text: "CREATE TABLE authlog.bad (x int); SELECT 1/0"))

@@ -37,7 +37,9 @@ struct PrivilegeTests {
         for statement in [
             "UPDATE authlog.events SET reason = 'x'", "DELETE FROM authlog.events", "TRUNCATE authlog.events",
         ] {
-            let error = await #expect(throws: StoreError.self) { try await owner.execute(SQLQuery(unsafeSQL: statement)) }
+            let error = await #expect(throws: StoreError.self) {
+                try await owner.execute(SQLQuery(unsafeSQL: statement))
+            }
             #expect(error?.message.contains("append-only") == true)
         }
         #expect(try await positions(in: database) == [1])
@@ -60,7 +62,8 @@ struct PrivilegeTests {
             """
             SELECT count(*) FROM pg_trigger
             WHERE tgrelid = 'authlog.events'::regclass AND NOT tgisinternal AND tgenabled = 'O'
-            """)
+            """
+        )
         #expect(enabled == 2, "both append-only triggers are still enabled")
     }
 
@@ -75,41 +78,50 @@ struct PrivilegeTests {
         #expect(error?.code == .insufficientPrivilege)
         #expect(
             error?.description == "insufficient_privilege: authlog migrate needs the CREATEROLE privilege to create "
-                + "the roles authlog_app and authlog_reader (or create them first with deploy/roles.sql)")
+                + "the roles authlog_app and authlog_reader (or create them first with deploy/roles.sql)"
+        )
         #expect(try await cluster.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = 'authlog'") == 0)
 
         try await admin.execute(
             """
             REVOKE CREATE ON DATABASE authlog FROM migrator;
             CREATE ROLE authlog_app NOLOGIN; CREATE ROLE authlog_reader NOLOGIN
-            """)
+            """
+        )
         let noCreate = await #expect(throws: StoreError.self) { try await Migrator().migrate(on: migrator) }
         #expect(
             noCreate?.message == "authlog migrate needs the CREATE privilege on database authlog to create the schemas "
-                + "authlog and dashboard (GRANT CREATE ON DATABASE authlog TO migrator)")
+                + "authlog and dashboard (GRANT CREATE ON DATABASE authlog TO migrator)"
+        )
     }
 
     @Test func theRecommendedRolesSeparateOwnerServiceAndReader() async throws {
         let cluster = try await PrivateCluster.start(migrated: false)
         defer { cluster.remove() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../deploy/roles.sql")
+            "../../deploy/roles.sql"
+        )
         let admin = try await Connection.connect(cluster.conninfo)
         try await admin.execute(SQLQuery(unsafeSQL: try String(contentsOf: script, encoding: .utf8)))
         try await admin.execute("CREATE ROLE alice LOGIN; GRANT authlog_owner TO alice")
         // The owner role has no CREATEROLE: the script created the group roles, so migrate needs none.
         let ownerIsPlain = try await cluster.scalar(
-            "SELECT count(*) FROM pg_roles WHERE rolname = 'authlog_owner' AND NOT rolcreaterole AND NOT rolcanlogin")
+            "SELECT count(*) FROM pg_roles WHERE rolname = 'authlog_owner' AND NOT rolcreaterole AND NOT rolcanlogin"
+        )
         #expect(ownerIsPlain == 1)
         let owner = cluster.conninfo + " user=alice options='-c role=authlog_owner'"
         try await Migrator().migrate(on: try await Connection.connect(owner))
-        #expect(try await cluster.scalar(
-            "SELECT count(*) FROM pg_tables WHERE schemaname = 'authlog' AND tableowner <> 'authlog_owner'") == 0)
+        #expect(
+            try await cluster.scalar(
+                "SELECT count(*) FROM pg_tables WHERE schemaname = 'authlog' AND tableowner <> 'authlog_owner'"
+            ) == 0
+        )
         let ownedSchemas = try await cluster.scalar(
             """
             SELECT count(*) FROM pg_namespace
             WHERE nspname IN ('authlog', 'dashboard') AND nspowner = 'authlog_owner'::regrole
-            """)
+            """
+        )
         #expect(ownedSchemas == 2)
 
         let service = try await Connection.connect(cluster.conninfo + " user=authlog_service")
@@ -127,11 +139,13 @@ struct PrivilegeTests {
             """
             BEGIN; ALTER TABLE authlog.events DISABLE TRIGGER USER;
             UPDATE authlog.events SET reason = 'edited'; ALTER TABLE authlog.events ENABLE TRIGGER USER; COMMIT
-            """)
+            """
+        )
         let report = try await ChainVerifier(pageSize: 100).verify(on: admin)
         #expect(
             report == .broken(position: 1, reason: "hash does not match the event's contents"),
-            "verify catches the owner's edit")
+            "verify catches the owner's edit"
+        )
 
         let dashboards = try await Connection.connect(cluster.conninfo + " user=authlog_dashboards")
         try await dashboards.query("SELECT * FROM dashboard.signins_by_provider")

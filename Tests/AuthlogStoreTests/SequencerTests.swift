@@ -29,7 +29,8 @@ struct SequencerTests {
         #expect(try await positions(in: database) == Array(1...32_000))
         #expect(try await verify(database) == .intact(events: 32_000, headHash: try await headHash(database)))
         let versions = try await database.scalar(
-            "SELECT count(*) FROM (SELECT stream, max(stream_version) AS v, count(*) AS n FROM authlog.events GROUP BY stream) s WHERE v = n AND n = 1000")
+            "SELECT count(*) FROM (SELECT stream, max(stream_version) AS v, count(*) AS n FROM authlog.events GROUP BY stream) s WHERE v = n AND n = 1000"
+        )
         #expect(versions == 32, "every stream's versions are 1…1000")
     }
 
@@ -85,7 +86,8 @@ struct SequencerTests {
         try await store.append(failedSignin())
         let admin = try await database.connect()
         try await admin.query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database.name) AND pid <> pg_backend_pid()")
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database.name) AND pid <> pg_backend_pid()"
+        )
         try await Task.sleep(for: .milliseconds(200))
         let result = try await store.append(failedSignin())
         #expect(result.lastPosition == 2)

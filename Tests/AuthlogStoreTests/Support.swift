@@ -4,10 +4,15 @@ import AuthlogTesting
 import Foundation
 
 /// A sign-in failure event on `signin-<provider>`: the simplest valid event.
-func failedSignin(provider: String = "apple", at time: Timestamp = .now(), reason: String = "expired") -> EventEnvelope {
+func failedSignin(provider: String = "apple", at time: Timestamp = .now(), reason: String = "expired") -> EventEnvelope
+{
     let event = try? EventEnvelope(
-        SigninFailed(reason: reason), stream: StreamName(category: "signin", id: provider), occurredAt: time,
-        reason: reason, provider: provider)
+        SigninFailed(reason: reason),
+        stream: StreamName(category: "signin", id: provider),
+        occurredAt: time,
+        reason: reason,
+        provider: provider
+    )
     guard let event else { preconditionFailure("a fixed payload always encodes") }
     return event
 }
@@ -34,5 +39,7 @@ func tamper(_ database: TestDatabase, _ statement: String) async throws {
                 \(statement);
                 ALTER TABLE authlog.events ENABLE TRIGGER USER;
                 COMMIT
-                """))
+                """
+        )
+    )
 }

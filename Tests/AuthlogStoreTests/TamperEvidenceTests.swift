@@ -61,7 +61,8 @@ struct TamperEvidenceTests {
             INSERT INTO authlog.events SELECT 21, '\(forged.eventID.lowercased)', stream, 999, type, occurred_at,
                 recorded_at, outcome, reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data,
                 schema_version, hash, '\\x\(Hex.encode(hash))' FROM authlog.events WHERE position = 20
-            """)
+            """
+        )
         let report = try await verify(database)
         #expect(report == .broken(position: 21, reason: "inserted: the event lies beyond the chain head at 20"))
     }
@@ -74,7 +75,8 @@ struct TamperEvidenceTests {
             UPDATE authlog.events SET position = 1000005 WHERE position = 5;
             UPDATE authlog.events SET position = 5 WHERE position = 11;
             UPDATE authlog.events SET position = 11 WHERE position = 1000005
-            """)
+            """
+        )
         let report = try await verify(database)
         #expect(report == .broken(position: 5, reason: "prev_hash does not match the hash of event 4"))
     }

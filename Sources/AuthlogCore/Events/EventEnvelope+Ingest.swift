@@ -27,7 +27,10 @@ extension EventEnvelope {
             let reserved = ["position", "recorded_at", "hash", "prev_hash"].contains(member.name)
             // The name is the sender's: shown escaped and cut, and quoted when blank, so the error always names it.
             let shown = EnvelopeText.normalized(member.name, limit: 64) ?? "\"\(member.name)\""
-            throw EventValidationError(field: shown, problem: reserved ? "is set by authlog" : "is not an envelope field")
+            throw EventValidationError(
+                field: shown,
+                problem: reserved ? "is set by authlog" : "is not an envelope field"
+            )
         }
         let reader = IngestReader(json: json)
         guard let type = EventType(rawValue: try reader.requiredString("type")) else {
@@ -61,16 +64,28 @@ extension EventEnvelope {
         let dataSize = data.canonicalBytes.count
         guard dataSize <= Self.ingestDataLimit else {
             throw EventValidationError(
-                field: "data", problem: "is \(dataSize) bytes; at most \(Self.ingestDataLimit) bytes of JSON are accepted")
+                field: "data",
+                problem: "is \(dataSize) bytes; at most \(Self.ingestDataLimit) bytes of JSON are accepted"
+            )
         }
         self.init(
-            eventID: try reader.uuid("event_id") ?? .version7(at: occurredAt), stream: stream,
-            streamVersion: try reader.integer("stream_version", in: 1...Int(Int32.max)).map { Int32($0) }, type: type,
-            occurredAt: occurredAt, outcome: outcome, reason: try reader.string("reason"),
-            provider: try reader.string("provider"), userID: try reader.uuid("user_id"),
-            sessionID: try reader.uuid("session_id"), clientID: try reader.string("client_id"), ip: ip,
-            userAgent: try reader.string("user_agent"), requestID: try reader.string("request_id"), data: data,
-            schemaVersion: Int16(try reader.integer("schema_version", in: 1...Int(Int16.max)) ?? 1))
+            eventID: try reader.uuid("event_id") ?? .version7(at: occurredAt),
+            stream: stream,
+            streamVersion: try reader.integer("stream_version", in: 1...Int(Int32.max)).map { Int32($0) },
+            type: type,
+            occurredAt: occurredAt,
+            outcome: outcome,
+            reason: try reader.string("reason"),
+            provider: try reader.string("provider"),
+            userID: try reader.uuid("user_id"),
+            sessionID: try reader.uuid("session_id"),
+            clientID: try reader.string("client_id"),
+            ip: ip,
+            userAgent: try reader.string("user_agent"),
+            requestID: try reader.string("request_id"),
+            data: data,
+            schemaVersion: Int16(try reader.integer("schema_version", in: 1...Int(Int16.max)) ?? 1)
+        )
         try self.validate()
     }
 }
@@ -80,7 +95,9 @@ private struct IngestReader {
 
     func string(_ name: String) throws(EventValidationError) -> String? {
         guard let value = self.json[name], !value.isNull else { return nil }
-        guard case .string(let text) = value else { throw EventValidationError(field: name, problem: "must be a string") }
+        guard case .string(let text) = value else {
+            throw EventValidationError(field: name, problem: "must be a string")
+        }
         return text
     }
 
@@ -91,14 +108,19 @@ private struct IngestReader {
 
     func uuid(_ name: String) throws(EventValidationError) -> UUID? {
         guard let text = try self.string(name) else { return nil }
-        guard let value = UUID(uuidString: text) else { throw EventValidationError(field: name, problem: "must be a UUID") }
+        guard let value = UUID(uuidString: text) else {
+            throw EventValidationError(field: name, problem: "must be a UUID")
+        }
         return value
     }
 
     func integer(_ name: String, in range: ClosedRange<Int>) throws(EventValidationError) -> Int? {
         guard let value = self.json[name], !value.isNull else { return nil }
         guard case .number(let text) = value, let number = Int(text), range.contains(number) else {
-            throw EventValidationError(field: name, problem: "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw EventValidationError(
+                field: name,
+                problem: "must be a whole number from \(range.lowerBound) to \(range.upperBound)"
+            )
         }
         return number
     }

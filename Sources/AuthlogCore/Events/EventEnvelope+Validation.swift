@@ -30,7 +30,10 @@ extension EventEnvelope {
     public func validatedPayload() throws(EventValidationError) -> any EventPayload {
         guard self.type.streamCategories.contains(self.stream.category) else {
             let allowed = self.type.streamCategories.sorted().joined(separator: " or ")
-            throw EventValidationError(field: "stream", problem: "must be in category \(allowed) for \(self.type.rawValue)")
+            throw EventValidationError(
+                field: "stream",
+                problem: "must be in category \(allowed) for \(self.type.rawValue)"
+            )
         }
         for field in self.type.requiredFields.sorted(by: { $0.rawValue < $1.rawValue }) where !self.has(field) {
             throw EventValidationError(field: field.rawValue, problem: "is required for \(self.type.rawValue)")
@@ -51,7 +54,10 @@ extension EventEnvelope {
         do {
             payload = try self.data.decode(self.type.payloadType)
         } catch {
-            throw EventValidationError(field: "data", problem: "does not fit \(self.type.rawValue): \(Self.describe(error))")
+            throw EventValidationError(
+                field: "data",
+                problem: "does not fit \(self.type.rawValue): \(Self.describe(error))"
+            )
         }
         try payload.checkContents()
         return payload

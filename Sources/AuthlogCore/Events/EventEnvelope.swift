@@ -55,10 +55,22 @@ public struct EventEnvelope: Sendable, Equatable {
     /// The free-text columns are brought to their ``EnvelopeText`` normal form unless `normalizing` is
     /// `false`, which only the store's reader passes: a stored row is read back exactly as it was hashed.
     public init(
-        eventID: UUID = .version7(), stream: StreamName, streamVersion: Int32? = nil, type: EventType,
-        occurredAt: Timestamp = .now(), outcome: Outcome = .success, reason: String? = nil, provider: String? = nil,
-        userID: UUID? = nil, sessionID: UUID? = nil, clientID: String? = nil, ip: IPAddress? = nil,
-        userAgent: String? = nil, requestID: String? = nil, data: JSONValue = .emptyObject, schemaVersion: Int16 = 1,
+        eventID: UUID = .version7(),
+        stream: StreamName,
+        streamVersion: Int32? = nil,
+        type: EventType,
+        occurredAt: Timestamp = .now(),
+        outcome: Outcome = .success,
+        reason: String? = nil,
+        provider: String? = nil,
+        userID: UUID? = nil,
+        sessionID: UUID? = nil,
+        clientID: String? = nil,
+        ip: IPAddress? = nil,
+        userAgent: String? = nil,
+        requestID: String? = nil,
+        data: JSONValue = .emptyObject,
+        schemaVersion: Int16 = 1,
         normalizing: Bool = true
     ) {
         func text(_ value: String?, _ limit: Int) -> String? {
@@ -85,17 +97,39 @@ public struct EventEnvelope: Sendable, Equatable {
     /// Creates an envelope whose type, data and schema version come from a typed payload.
     /// - Throws: `EncodingError` if the payload cannot be encoded.
     public init<Payload: EventPayload>(
-        _ payload: Payload, eventID: UUID = .version7(), stream: StreamName, streamVersion: Int32? = nil,
-        occurredAt: Timestamp = .now(), outcome: Outcome? = nil, reason: String? = nil, provider: String? = nil,
-        userID: UUID? = nil, sessionID: UUID? = nil, clientID: String? = nil, ip: IPAddress? = nil,
-        userAgent: String? = nil, requestID: String? = nil
+        _ payload: Payload,
+        eventID: UUID = .version7(),
+        stream: StreamName,
+        streamVersion: Int32? = nil,
+        occurredAt: Timestamp = .now(),
+        outcome: Outcome? = nil,
+        reason: String? = nil,
+        provider: String? = nil,
+        userID: UUID? = nil,
+        sessionID: UUID? = nil,
+        clientID: String? = nil,
+        ip: IPAddress? = nil,
+        userAgent: String? = nil,
+        requestID: String? = nil
     ) throws {
         self.init(
-            eventID: eventID, stream: stream, streamVersion: streamVersion, type: Payload.eventType,
-            occurredAt: occurredAt, outcome: outcome ?? Payload.eventType.fixedOutcome ?? .success, reason: reason,
-            provider: provider, userID: userID, sessionID: sessionID, clientID: clientID, ip: ip,
-            userAgent: userAgent, requestID: requestID, data: try JSONValue(encoding: payload),
-            schemaVersion: Payload.schemaVersion)
+            eventID: eventID,
+            stream: stream,
+            streamVersion: streamVersion,
+            type: Payload.eventType,
+            occurredAt: occurredAt,
+            outcome: outcome ?? Payload.eventType.fixedOutcome ?? .success,
+            reason: reason,
+            provider: provider,
+            userID: userID,
+            sessionID: sessionID,
+            clientID: clientID,
+            ip: ip,
+            userAgent: userAgent,
+            requestID: requestID,
+            data: try JSONValue(encoding: payload),
+            schemaVersion: Payload.schemaVersion
+        )
     }
 
     /// Decodes `data` as the payload of this event's type.
@@ -103,7 +137,10 @@ public struct EventEnvelope: Sendable, Equatable {
     ///   ``EventValidationError`` when `Payload` is not this event's payload type.
     public func payload<Payload: EventPayload>(as type: Payload.Type) throws -> Payload {
         guard Payload.eventType == self.type else {
-            throw EventValidationError(field: "type", problem: "is \(self.type.rawValue), not \(Payload.eventType.rawValue)")
+            throw EventValidationError(
+                field: "type",
+                problem: "is \(self.type.rawValue), not \(Payload.eventType.rawValue)"
+            )
         }
         return try self.data.decode(Payload.self)
     }

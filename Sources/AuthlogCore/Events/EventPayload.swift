@@ -25,12 +25,15 @@ extension EventPayload {
 extension TokenIssued {
     /// Requires either all refresh-token fields or none, and a 32-byte hex hash.
     public func checkContents() throws(EventValidationError) {
-        let refreshFields: [Any?] = [self.refreshTokenID, self.refreshTokenHash, self.familyID, self.refreshTokenExpiresAt]
+        let refreshFields: [Any?] = [
+            self.refreshTokenID, self.refreshTokenHash, self.familyID, self.refreshTokenExpiresAt,
+        ]
         let present = refreshFields.filter { $0 != nil }.count
         guard present == 0 || present == refreshFields.count else {
             throw EventValidationError(
                 field: "data",
-                problem: "needs refresh_token_id, refresh_token_hash, family_id and refresh_token_expires_at together")
+                problem: "needs refresh_token_id, refresh_token_hash, family_id and refresh_token_expires_at together"
+            )
         }
         if let hash = self.refreshTokenHash, Hex.decode(hash)?.count != 32 {
             throw EventValidationError(field: "data.refresh_token_hash", problem: "must be 64 hex digits")

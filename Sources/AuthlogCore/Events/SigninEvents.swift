@@ -17,8 +17,12 @@ public struct SigninSucceeded: EventPayload {
 
     /// Creates the payload.
     public init(
-        method: String, subjectHash: String, authTime: Timestamp? = nil, nonceCheck: String? = nil,
-        isNewUser: Bool, upstreamProvider: String? = nil
+        method: String,
+        subjectHash: String,
+        authTime: Timestamp? = nil,
+        nonceCheck: String? = nil,
+        isNewUser: Bool,
+        upstreamProvider: String? = nil
     ) {
         self.method = method
         self.subjectHash = subjectHash

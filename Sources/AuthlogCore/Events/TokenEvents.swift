@@ -28,8 +28,12 @@ public struct TokenIssued: EventPayload {
 
     /// Creates the payload.
     public init(
-        accessTokenID: UUID, accessTokenExpiresAt: Timestamp, refreshTokenID: UUID? = nil,
-        refreshTokenHash: String? = nil, familyID: UUID? = nil, refreshTokenExpiresAt: Timestamp? = nil,
+        accessTokenID: UUID,
+        accessTokenExpiresAt: Timestamp,
+        refreshTokenID: UUID? = nil,
+        refreshTokenHash: String? = nil,
+        familyID: UUID? = nil,
+        refreshTokenExpiresAt: Timestamp? = nil,
         kind: RefreshTokenKind = .rememberMe
     ) {
         self.accessTokenID = accessTokenID
@@ -64,8 +68,13 @@ public struct TokenRefreshed: EventPayload {
 
     /// Creates the payload.
     public init(
-        oldTokenID: UUID, newTokenID: UUID, newTokenHash: String, familyID: UUID,
-        refreshTokenExpiresAt: Timestamp, accessTokenID: UUID, accessTokenExpiresAt: Timestamp,
+        oldTokenID: UUID,
+        newTokenID: UUID,
+        newTokenHash: String,
+        familyID: UUID,
+        refreshTokenExpiresAt: Timestamp,
+        accessTokenID: UUID,
+        accessTokenExpiresAt: Timestamp,
         kind: RefreshTokenKind = .rememberMe
     ) {
         self.oldTokenID = oldTokenID

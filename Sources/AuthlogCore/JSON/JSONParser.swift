@@ -69,9 +69,15 @@ private struct Reader {
         case UInt8(ascii: "{"): return try self.readObject(depth: depth + 1)
         case UInt8(ascii: "["): return try self.readArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try self.readString())
-        case UInt8(ascii: "t"): try self.expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try self.expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try self.expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try self.expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try self.expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try self.expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try self.readNumber())
         default: throw self.failure("unexpected character")
         }
@@ -273,9 +279,15 @@ private struct Reader {
         let length: Int
         var value: UInt32
         switch lead {
-        case 0xC2...0xDF: length = 2; value = UInt32(lead & 0x1F)
-        case 0xE0...0xEF: length = 3; value = UInt32(lead & 0x0F)
-        case 0xF0...0xF4: length = 4; value = UInt32(lead & 0x07)
+        case 0xC2...0xDF:
+            length = 2
+            value = UInt32(lead & 0x1F)
+        case 0xE0...0xEF:
+            length = 3
+            value = UInt32(lead & 0x0F)
+        case 0xF0...0xF4:
+            length = 4
+            value = UInt32(lead & 0x07)
         default: throw self.failure("invalid UTF-8")
         }
         guard self.index + length <= self.bytes.count else { throw self.failure("truncated UTF-8") }

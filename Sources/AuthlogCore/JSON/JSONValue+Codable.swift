@@ -1,4 +1,3 @@
-
 extension JSONValue {
     /// Encodes a value with snake_case member names (see ``JSONValueEncoder``).
     /// - Throws: `EncodingError` when the value cannot be encoded (a non-finite number).

@@ -16,7 +16,9 @@ struct JSONValueDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = self.value else {
             throw DecodingError.typeMismatch(
-                [String: Any].self, .init(codingPath: self.codingPath, debugDescription: "expected an object"))
+                [String: Any].self,
+                .init(codingPath: self.codingPath, debugDescription: "expected an object")
+            )
         }
         return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: self.codingPath))
     }
@@ -24,7 +26,9 @@ struct JSONValueDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = self.value else {
             throw DecodingError.typeMismatch(
-                [Any].self, .init(codingPath: self.codingPath, debugDescription: "expected an array"))
+                [Any].self,
+                .init(codingPath: self.codingPath, debugDescription: "expected an array")
+            )
         }
         return UnkeyedContainer(elements: elements, codingPath: self.codingPath)
     }
@@ -68,9 +72,12 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(
-        keyedBy type: NestedKey.Type, forKey key: Key
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try JSONValueDecoder(value: try self.value(for: key), codingPath: self.codingPath + [key]).container(keyedBy: type)
+        try JSONValueDecoder(value: try self.value(for: key), codingPath: self.codingPath + [key]).container(
+            keyedBy: type
+        )
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -100,11 +107,15 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     private mutating func next() throws -> JSONValueDecoder {
         guard !self.isAtEnd else {
             throw DecodingError.valueNotFound(
-                JSONValue.self, .init(codingPath: self.codingPath, debugDescription: "no more elements"))
+                JSONValue.self,
+                .init(codingPath: self.codingPath, debugDescription: "no more elements")
+            )
         }
         defer { self.currentIndex += 1 }
         return JSONValueDecoder(
-            value: self.elements[self.currentIndex], codingPath: self.codingPath + [JSONIndexKey(self.currentIndex)])
+            value: self.elements[self.currentIndex],
+            codingPath: self.codingPath + [JSONIndexKey(self.currentIndex)]
+        )
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -158,7 +169,8 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
         if let exact = T(text) { return exact }
         guard let canonical = CanonicalNumber(validatedJSONNumber: text), let value = T(canonical.text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: self.codingPath, debugDescription: "\(text) is not a whole \(type)"))
+                .init(codingPath: self.codingPath, debugDescription: "\(text) is not a whole \(type)")
+            )
         }
         return value
     }

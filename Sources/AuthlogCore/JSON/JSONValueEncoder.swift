@@ -122,7 +122,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type, forKey key: Key
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         JSONValueEncoder(node: self.child(key), codingPath: self.codingPath + [key]).container(keyedBy: keyType)
     }
@@ -162,7 +163,9 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         try value.encode(to: JSONValueEncoder(node: child, codingPath: path))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let (child, path) = self.next()
         return JSONValueEncoder(node: child, codingPath: path).container(keyedBy: keyType)
     }
@@ -185,7 +188,9 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encodeNil() throws { self.node.set(.null) }
     mutating func encode(_ value: Bool) throws { self.node.set(.bool(value)) }
     mutating func encode(_ value: String) throws { self.node.set(.string(value)) }
-    mutating func encode(_ value: Double) throws { self.node.set(try Primitive.number(value, codingPath: self.codingPath)) }
+    mutating func encode(_ value: Double) throws {
+        self.node.set(try Primitive.number(value, codingPath: self.codingPath))
+    }
     mutating func encode(_ value: Float) throws { try self.encode(Double(value)) }
     mutating func encode(_ value: Int) throws { self.node.set(.number(String(value))) }
     mutating func encode(_ value: Int8) throws { self.node.set(.number(String(value))) }

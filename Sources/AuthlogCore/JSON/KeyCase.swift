@@ -45,7 +45,8 @@ private func asciiSnakeCase(_ bytes: [UInt8]) -> String {
 func camelCase(fromSnakeCase key: String) -> String {
     let words = key.split(separator: "_", omittingEmptySubsequences: true)
     guard let first = words.first else { return key }
-    return String(first) + words.dropFirst().map { word in
-        word == "id" ? "ID" : word.prefix(1).uppercased() + word.dropFirst()
-    }.joined()
+    return String(first)
+        + words.dropFirst().map { word in
+            word == "id" ? "ID" : word.prefix(1).uppercased() + word.dropFirst()
+        }.joined()
 }

@@ -95,8 +95,16 @@ public struct RefreshTokenRow: Sendable, Equatable {
 
     /// Creates a row.
     public init(
-        tokenHash: [UInt8], tokenID: UUID, familyID: UUID, parentID: UUID?, sessionID: UUID, userID: UUID,
-        provider: String?, kind: RefreshTokenKind, issuedAt: Timestamp, expiresAt: Timestamp
+        tokenHash: [UInt8],
+        tokenID: UUID,
+        familyID: UUID,
+        parentID: UUID?,
+        sessionID: UUID,
+        userID: UUID,
+        provider: String?,
+        kind: RefreshTokenKind,
+        issuedAt: Timestamp,
+        expiresAt: Timestamp
     ) {
         self.tokenHash = tokenHash
         self.tokenID = tokenID

@@ -5,7 +5,10 @@ public enum ProjectionReducer {
     /// The changes `event` makes to the projections, in the order they apply. `decoded` is the event's
     /// payload when the caller has decoded it already (validation does); otherwise `data` is decoded here.
     /// - Throws: `DecodingError` when the event's `data` does not fit its type (validated events never do).
-    public static func changes(for envelope: EventEnvelope, decoded: (any EventPayload)? = nil) throws
+    public static func changes(
+        for envelope: EventEnvelope,
+        decoded: (any EventPayload)? = nil
+    ) throws
         -> [ProjectionChange]
     {
         let event = DecodedEvent(envelope: envelope, decoded: decoded)
@@ -15,7 +18,13 @@ public enum ProjectionReducer {
             guard let sessionID = envelope.sessionID, let userID = envelope.userID, let provider = envelope.provider
             else { return [] }
             return [
-                .startSession(sessionID: sessionID, userID: userID, provider: provider, clientID: envelope.clientID, at: at),
+                .startSession(
+                    sessionID: sessionID,
+                    userID: userID,
+                    provider: provider,
+                    clientID: envelope.clientID,
+                    at: at
+                ),
                 .countSignin(day: at.dayNumber, provider: provider, outcome: .success),
             ]
         case .signinFailed:
@@ -59,9 +68,19 @@ public enum ProjectionReducer {
                 changes.append(
                     .issueRefreshToken(
                         RefreshTokenRow(
-                            tokenHash: hash, tokenID: tokenID, familyID: familyID, parentID: nil,
-                            sessionID: sessionID, userID: userID, provider: envelope.provider, kind: payload.kind,
-                            issuedAt: at, expiresAt: expiresAt)))
+                            tokenHash: hash,
+                            tokenID: tokenID,
+                            familyID: familyID,
+                            parentID: nil,
+                            sessionID: sessionID,
+                            userID: userID,
+                            provider: envelope.provider,
+                            kind: payload.kind,
+                            issuedAt: at,
+                            expiresAt: expiresAt
+                        )
+                    )
+                )
             }
             changes.append(.touchSession(sessionID: sessionID, at: at))
             return changes
@@ -72,10 +91,18 @@ public enum ProjectionReducer {
                 .rotateRefreshToken(tokenID: payload.oldTokenID, sessionID: sessionID, at: at),
                 .issueRefreshToken(
                     RefreshTokenRow(
-                        tokenHash: hash, tokenID: payload.newTokenID, familyID: payload.familyID,
-                        parentID: payload.oldTokenID, sessionID: sessionID, userID: userID,
-                        provider: envelope.provider, kind: payload.kind, issuedAt: at,
-                        expiresAt: payload.refreshTokenExpiresAt)),
+                        tokenHash: hash,
+                        tokenID: payload.newTokenID,
+                        familyID: payload.familyID,
+                        parentID: payload.oldTokenID,
+                        sessionID: sessionID,
+                        userID: userID,
+                        provider: envelope.provider,
+                        kind: payload.kind,
+                        issuedAt: at,
+                        expiresAt: payload.refreshTokenExpiresAt
+                    )
+                ),
                 .touchSession(sessionID: sessionID, at: at),
             ]
         case .tokenReuseDetected:

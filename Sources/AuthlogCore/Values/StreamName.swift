@@ -10,7 +10,9 @@ public struct StreamName: RawRepresentable, Hashable, Sendable, CustomStringConv
     public init?(rawValue: String) {
         let category = rawValue.prefix { $0 != "-" }
         guard let first = category.unicodeScalars.first, first.properties.isLowercase,
-            category.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+            category.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))
+            })
         else { return nil }
         if category.count < rawValue.count {
             let id = rawValue.dropFirst(category.count + 1)

@@ -77,7 +77,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         put(minute, 2, at: 14)
         put(second, 2, at: 17)
         put(micros, 6, at: 20)
-        for (offset, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (26, "Z")] as [(Int, Unicode.Scalar)] {
+        for (offset, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (26, "Z")]
+            as [(Int, Unicode.Scalar)]
+        {
             bytes[offset] = UInt8(ascii: character)
         }
         return String(decoding: bytes, as: UTF8.self)

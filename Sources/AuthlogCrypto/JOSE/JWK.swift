@@ -20,7 +20,8 @@ public struct JWK: Sendable {
         let key = try PublicKey(jwkMembers: json)
         var declared: SignatureAlgorithm?
         if let alg = json["alg"] {
-            guard let name = alg.stringValue, let algorithm = SignatureAlgorithm(rawValue: name), algorithm == key.algorithm
+            guard let name = alg.stringValue, let algorithm = SignatureAlgorithm(rawValue: name),
+                algorithm == key.algorithm
             else { throw CryptoError(.invalidKey, "the JWK's alg does not fit its kty") }
             declared = algorithm
         }

@@ -17,7 +17,9 @@ public struct JWSSigner: Sendable {
     /// `extraHeader` members.
     /// - Throws: ``CryptoError`` `.internalFailure` if signing fails.
     public func sign(
-        _ payload: JSONValue, type: String? = nil, extraHeader: [(name: String, value: JSONValue)] = []
+        _ payload: JSONValue,
+        type: String? = nil,
+        extraHeader: [(name: String, value: JSONValue)] = []
     ) throws(CryptoError) -> String {
         var header: [(name: String, value: JSONValue)] = [("alg", .string(self.key.algorithm.rawValue))]
         if let kid = self.kid { header.append(("kid", .string(kid))) }

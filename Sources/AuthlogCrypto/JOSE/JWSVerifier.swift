@@ -45,7 +45,10 @@ public struct JWSVerifier: Sendable {
         let bytes = Array(token.utf8)
         let segments = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard segments.count == 3 else {
-            throw CryptoError(.malformed, segments.count == 5 ? "encrypted tokens (JWE) are not accepted" : "a JWS has three segments")
+            throw CryptoError(
+                .malformed,
+                segments.count == 5 ? "encrypted tokens (JWE) are not accepted" : "a JWS has three segments"
+            )
         }
         guard let headerBytes = Base64URL.decode(bytes: segments[0]) else {
             throw CryptoError(.malformed, "the header is not base64url")

@@ -16,13 +16,19 @@ public struct PrivateKey: Sendable {
         } else if key.isType("RSA") && key.bits >= 2048 {
             self.algorithm = .rs256
         } else {
-            throw CryptoError(.invalidKey, "only EC P-256, Ed25519 and RSA (2048 bits or more) private keys are accepted")
+            throw CryptoError(
+                .invalidKey,
+                "only EC P-256, Ed25519 and RSA (2048 bits or more) private keys are accepted"
+            )
         }
     }
 
     /// Generates a new key for `algorithm` (RSA keys have `rsaBits` bits).
     /// - Throws: ``CryptoError`` `.internalFailure` if OpenSSL cannot generate it.
-    public static func generate(for algorithm: SignatureAlgorithm, rsaBits: Int = 2048) throws(CryptoError) -> PrivateKey {
+    public static func generate(
+        for algorithm: SignatureAlgorithm,
+        rsaBits: Int = 2048
+    ) throws(CryptoError) -> PrivateKey {
         let pointer: OpaquePointer?
         switch algorithm {
         case .es256: pointer = authlog_generate_ec_p256()

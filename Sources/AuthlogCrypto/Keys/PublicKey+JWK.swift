@@ -21,7 +21,9 @@ extension PublicKey {
         case "RSA":
             try self.init(EVPKey(takingOwnership: try Self.rsaKey(modulus: try bytes("n"), exponent: try bytes("e"))))
         case "EC":
-            guard json["crv"]?.stringValue == "P-256" else { throw CryptoError(.invalidKey, "only the P-256 curve is accepted") }
+            guard json["crv"]?.stringValue == "P-256" else {
+                throw CryptoError(.invalidKey, "only the P-256 curve is accepted")
+            }
             let x = try bytes("x")
             let y = try bytes("y")
             guard x.count == 32, y.count == 32 else {
@@ -29,7 +31,9 @@ extension PublicKey {
             }
             try self.init(EVPKey(takingOwnership: try Self.p256Key(point: [0x04] + x + y)))
         case "OKP":
-            guard json["crv"]?.stringValue == "Ed25519" else { throw CryptoError(.invalidKey, "only the Ed25519 curve is accepted") }
+            guard json["crv"]?.stringValue == "Ed25519" else {
+                throw CryptoError(.invalidKey, "only the Ed25519 curve is accepted")
+            }
             let x = try bytes("x")
             guard x.count == 32 else { throw CryptoError(.invalidKey, "an Ed25519 key is 32 bytes") }
             guard let pointer = EVP_PKEY_new_raw_public_key_ex(nil, "ED25519", nil, x, x.count) else {
@@ -82,11 +86,17 @@ extension PublicKey {
     }
 
     private static func rsaKey(modulus: [UInt8], exponent: [UInt8]) throws(CryptoError) -> OpaquePointer {
-        guard let n = BN_bin2bn(modulus, Int32(modulus.count), nil) else { throw CryptoError(.internalFailure, "out of memory") }
+        guard let n = BN_bin2bn(modulus, Int32(modulus.count), nil) else {
+            throw CryptoError(.internalFailure, "out of memory")
+        }
         defer { BN_free(n) }
-        guard let e = BN_bin2bn(exponent, Int32(exponent.count), nil) else { throw CryptoError(.internalFailure, "out of memory") }
+        guard let e = BN_bin2bn(exponent, Int32(exponent.count), nil) else {
+            throw CryptoError(.internalFailure, "out of memory")
+        }
         defer { BN_free(e) }
-        guard authlog_bn_num_bits(n) >= 2048 else { throw CryptoError(.weakKey, "RSA keys under 2048 bits are refused") }
+        guard authlog_bn_num_bits(n) >= 2048 else {
+            throw CryptoError(.weakKey, "RSA keys under 2048 bits are refused")
+        }
         return try Self.keyFromParameters(type: "RSA") { builder in
             OSSL_PARAM_BLD_push_BN(builder, Self.immortal("n"), n) == 1
                 && OSSL_PARAM_BLD_push_BN(builder, Self.immortal("e"), e) == 1
@@ -97,7 +107,8 @@ extension PublicKey {
         let key = try point.withUnsafeBufferPointer { (buffer) throws(CryptoError) -> OpaquePointer in
             try Self.keyFromParameters(type: "EC") { builder in
                 OSSL_PARAM_BLD_push_utf8_string(builder, Self.immortal("group"), Self.immortal("prime256v1"), 0) == 1
-                    && OSSL_PARAM_BLD_push_octet_string(builder, Self.immortal("pub"), buffer.baseAddress, buffer.count) == 1
+                    && OSSL_PARAM_BLD_push_octet_string(builder, Self.immortal("pub"), buffer.baseAddress, buffer.count)
+                        == 1
             }
         }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
@@ -121,7 +132,8 @@ extension PublicKey {
     /// `EVP_PKEY_fromdata` for a public key whose parameters `push` adds; the builder keeps the pointers it
     /// is given until `OSSL_PARAM_BLD_to_param`, so every value must outlive this call.
     private static func keyFromParameters(
-        type: StaticString, push: (OpaquePointer) -> Bool
+        type: StaticString,
+        push: (OpaquePointer) -> Bool
     ) throws(CryptoError) -> OpaquePointer {
         guard let builder = OSSL_PARAM_BLD_new() else { throw CryptoError(.internalFailure, "out of memory") }
         defer { OSSL_PARAM_BLD_free(builder) }

@@ -60,7 +60,9 @@ public struct PublicKey: Sendable {
         case .es256:
             encoded = try ECDSASignature.der(fromRawP256: signature)
         case .edDSA:
-            guard signature.count == 64 else { throw CryptoError(.invalidSignature, "an Ed25519 signature is 64 bytes") }
+            guard signature.count == 64 else {
+                throw CryptoError(.invalidSignature, "an Ed25519 signature is 64 bytes")
+            }
             encoded = signature
         }
         guard let context = EVP_MD_CTX_new() else { throw CryptoError(.internalFailure, "out of memory") }

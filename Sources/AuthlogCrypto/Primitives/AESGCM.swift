@@ -40,15 +40,27 @@ public enum AESGCM {
 
     /// Encrypts `plaintext` under a 256-bit `key` with a fresh random 96-bit nonce.
     /// - Throws: ``CryptoError`` `.invalidKey` for a key that is not 32 bytes.
-    public static func seal(_ plaintext: [UInt8], key: [UInt8], authenticating associatedData: [UInt8] = []) throws(CryptoError) -> SealedBox {
+    public static func seal(
+        _ plaintext: [UInt8],
+        key: [UInt8],
+        authenticating associatedData: [UInt8] = []
+    ) throws(CryptoError) -> SealedBox {
         guard key.count == 32 else { throw CryptoError(.invalidKey, "an AES-256 key is 32 bytes") }
-        return try self.seal(plaintext, key: key, nonce: try SecureRandom.bytes(count: Self.nonceLength), authenticating: associatedData)
+        return try self.seal(
+            plaintext,
+            key: key,
+            nonce: try SecureRandom.bytes(count: Self.nonceLength),
+            authenticating: associatedData
+        )
     }
 
     /// Encrypts with an explicit nonce (for tests); never reuse a nonce under one key.
     /// - Throws: ``CryptoError`` `.invalidKey` for a key that is not 16, 24 or 32 bytes.
     public static func seal(
-        _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], authenticating associatedData: [UInt8] = []
+        _ plaintext: [UInt8],
+        key: [UInt8],
+        nonce: [UInt8],
+        authenticating associatedData: [UInt8] = []
     ) throws(CryptoError) -> SealedBox {
         let context = try Self.context(key: key, nonce: nonce, encrypting: true)
         defer { EVP_CIPHER_CTX_free(context) }
@@ -80,7 +92,11 @@ public enum AESGCM {
     /// Decrypts and authenticates `box` under `key` (16, 24 or 32 bytes).
     /// - Throws: ``CryptoError`` `.decryptionFailed` when anything was tampered with or the key, nonce or
     ///   associated data differ; `.invalidKey` or `.malformed` for impossible parameters.
-    public static func open(_ box: SealedBox, key: [UInt8], authenticating associatedData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
+    public static func open(
+        _ box: SealedBox,
+        key: [UInt8],
+        authenticating associatedData: [UInt8] = []
+    ) throws(CryptoError) -> [UInt8] {
         guard box.tag.count == Self.tagLength else { throw CryptoError(.decryptionFailed, "the tag is not 16 bytes") }
         let context = try Self.context(key: key, nonce: box.nonce, encrypting: false)
         defer { EVP_CIPHER_CTX_free(context) }
@@ -93,7 +109,8 @@ public enum AESGCM {
         var plaintext = [UInt8](repeating: 0, count: box.ciphertext.count + 16)
         var written: Int32 = 0
         if !box.ciphertext.isEmpty {
-            guard EVP_DecryptUpdate(context, &plaintext, &written, box.ciphertext, Int32(box.ciphertext.count)) == 1 else {
+            guard EVP_DecryptUpdate(context, &plaintext, &written, box.ciphertext, Int32(box.ciphertext.count)) == 1
+            else {
                 throw CryptoError(.decryptionFailed, "AES-GCM decryption failed")
             }
         }

@@ -13,8 +13,19 @@ public enum HMACSHA256 {
         let status = key.withNonNullPointer { keyBytes, keyCount in
             message.withNonNullPointer { messageBytes, messageCount in
                 EVP_Q_mac(
-                    nil, "HMAC", nil, "SHA256", nil, keyBytes, keyCount, messageBytes, messageCount, &output,
-                    output.count, &length)
+                    nil,
+                    "HMAC",
+                    nil,
+                    "SHA256",
+                    nil,
+                    keyBytes,
+                    keyCount,
+                    messageBytes,
+                    messageCount,
+                    &output,
+                    output.count,
+                    &length
+                )
             }
         }
         guard status != nil, length == Self.byteCount else {

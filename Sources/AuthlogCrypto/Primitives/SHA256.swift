@@ -54,4 +54,3 @@ public struct SHA256: ~Copyable {
         return digest.finalize()
     }
 }
-

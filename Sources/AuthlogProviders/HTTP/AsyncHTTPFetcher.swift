@@ -1,5 +1,5 @@
-import AuthlogCore
 internal import AsyncHTTPClient
+import AuthlogCore
 internal import NIOCore
 internal import NIOHTTP1
 
@@ -33,12 +33,15 @@ public struct AsyncHTTPFetcher: HTTPFetching {
         if let body = request.body { outbound.body = .bytes(ByteBuffer(bytes: body)) }
         do {
             let response = try await Self.client.execute(
-                outbound, timeout: .nanoseconds(Int64(self.timeout.inSeconds * 1e9)))
+                outbound,
+                timeout: .nanoseconds(Int64(self.timeout.inSeconds * 1e9))
+            )
             let body = try await response.body.collect(upTo: self.maximumResponseSize)
             return OutboundResponse(
                 status: Int(response.status.code),
                 headers: response.headers.map { ($0.name, $0.value) },
-                body: Array(buffer: body))
+                body: Array(buffer: body)
+            )
         } catch let error as NIOTooManyBytesError {
             throw ProviderError(.providerError, "the provider's answer is larger than allowed (\(error))")
         } catch {

@@ -10,7 +10,12 @@ public struct OutboundRequest: Sendable {
     public var body: [UInt8]?
 
     /// Creates a request.
-    public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(
+        method: String = "GET",
+        url: String,
+        headers: [(name: String, value: String)] = [],
+        body: [UInt8]? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -19,12 +24,16 @@ public struct OutboundRequest: Sendable {
 
     /// A form-encoded POST (`application/x-www-form-urlencoded`).
     public static func form(
-        url: String, fields: [(name: String, value: String)], headers: [(name: String, value: String)] = []
+        url: String,
+        fields: [(name: String, value: String)],
+        headers: [(name: String, value: String)] = []
     ) -> OutboundRequest {
         OutboundRequest(
-            method: "POST", url: url,
+            method: "POST",
+            url: url,
             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")] + headers,
-            body: Array(FormEncoding.encode(fields).utf8))
+            body: Array(FormEncoding.encode(fields).utf8)
+        )
     }
 }
 

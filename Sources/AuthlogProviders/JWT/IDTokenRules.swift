@@ -15,7 +15,10 @@ public struct IDTokenRules: Sendable {
 
     /// Creates rules; RS256 with 60 s leeway unless told otherwise.
     public init(
-        issuers: [String], audiences: Set<String>, algorithm: SignatureAlgorithm = .rs256, maximumAge: Int64? = nil,
+        issuers: [String],
+        audiences: Set<String>,
+        algorithm: SignatureAlgorithm = .rs256,
+        maximumAge: Int64? = nil,
         leeway: Int64 = 60
     ) {
         self.issuers = issuers

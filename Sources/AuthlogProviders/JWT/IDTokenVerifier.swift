@@ -46,7 +46,7 @@ public struct IDTokenVerifier: Sendable {
         let current = try await self.keys.currentKeys()
         do {
             return try JWSVerifier(algorithm: self.rules.algorithm, keys: current).verify(token)
-        } catch where error.code == .unknownKid || error.code == .invalidSignature {
+        } catch  where error.code == .unknownKid || error.code == .invalidSignature {
             guard let refreshed = try await self.keys.refetchForUnknownKey() else { throw Self.map(error) }
             do {
                 return try JWSVerifier(algorithm: self.rules.algorithm, keys: refreshed).verify(token)
@@ -93,14 +93,20 @@ public struct IDTokenVerifier: Sendable {
     private func checkClaims(_ claims: JSONValue, now unclampedNow: Int64) throws(ProviderError) -> VerifiedIDToken {
         let now = min(max(unclampedNow, Self.numericDateRange.lowerBound), Self.numericDateRange.upperBound)
         let leeway = min(max(self.rules.leeway, 0), 86_400)
-        guard let exp = try Self.numericDate(claims, "exp") else { throw ProviderError(.invalidClaim, "exp must be an integer") }
+        guard let exp = try Self.numericDate(claims, "exp") else {
+            throw ProviderError(.invalidClaim, "exp must be an integer")
+        }
         guard now < exp + leeway else { throw ProviderError(.expired, "the token has expired") }
         if let nbf = try Self.numericDate(claims, "nbf") {
             guard now >= nbf - leeway else { throw ProviderError(.notYetValid, "the token is not valid yet") }
         }
-        guard let iat = try Self.numericDate(claims, "iat") else { throw ProviderError(.invalidClaim, "iat must be an integer") }
+        guard let iat = try Self.numericDate(claims, "iat") else {
+            throw ProviderError(.invalidClaim, "iat must be an integer")
+        }
         guard iat <= now + leeway else { throw ProviderError(.issuedInFuture, "the token was issued in the future") }
-        if let maximumAge = self.rules.maximumAge.map({ min(max($0, 0), 10 * 366 * 86_400) }), now - iat > maximumAge + leeway {
+        if let maximumAge = self.rules.maximumAge.map({ min(max($0, 0), 10 * 366 * 86_400) }),
+            now - iat > maximumAge + leeway
+        {
             throw ProviderError(.tooOld, "the token is older than \(maximumAge) seconds")
         }
         var authTime: Timestamp?
@@ -117,7 +123,9 @@ public struct IDTokenVerifier: Sendable {
         }
         var nonce: String?
         if let nonceValue = claims["nonce"] {
-            guard let text = nonceValue.stringValue else { throw ProviderError(.invalidClaim, "nonce must be a string") }
+            guard let text = nonceValue.stringValue else {
+                throw ProviderError(.invalidClaim, "nonce must be a string")
+            }
             nonce = text
         }
         return VerifiedIDToken(claims: claims, subject: subject, clientID: clientID, authTime: authTime, nonce: nonce)

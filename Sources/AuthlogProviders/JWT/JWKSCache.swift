@@ -48,7 +48,12 @@ public actor JWKSCache {
     public private(set) var statistics = Statistics()
 
     /// Creates an empty cache for `url`.
-    public init(url: String, fetcher: any HTTPFetching, policy: Policy = Policy(), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        url: String,
+        fetcher: any HTTPFetching,
+        policy: Policy = Policy(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.url = url
         self.fetcher = fetcher
         self.policy = policy

@@ -23,8 +23,14 @@ public struct SigninProof: Sendable {
 
     /// Creates a proof.
     public init(
-        idToken: String? = nil, rawNonce: String? = nil, authorizationCode: String? = nil, codeVerifier: String? = nil,
-        redirectURI: String? = nil, accessToken: String? = nil, user: JSONValue? = nil, subject: String? = nil,
+        idToken: String? = nil,
+        rawNonce: String? = nil,
+        authorizationCode: String? = nil,
+        codeVerifier: String? = nil,
+        redirectURI: String? = nil,
+        accessToken: String? = nil,
+        user: JSONValue? = nil,
+        subject: String? = nil,
         clientID: String? = nil
     ) {
         self.idToken = idToken

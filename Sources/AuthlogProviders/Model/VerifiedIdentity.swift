@@ -25,9 +25,16 @@ public struct VerifiedIdentity: Sendable {
 
     /// Creates an identity.
     public init(
-        provider: String, subject: String, clientID: String? = nil, authTime: Timestamp? = nil, nonce: String? = nil,
-        nonceCheck: String = "absent", verifiedEmail: String? = nil, displayName: String? = nil,
-        upstreamProvider: String? = nil, providerRefreshToken: String? = nil
+        provider: String,
+        subject: String,
+        clientID: String? = nil,
+        authTime: Timestamp? = nil,
+        nonce: String? = nil,
+        nonceCheck: String = "absent",
+        verifiedEmail: String? = nil,
+        displayName: String? = nil,
+        upstreamProvider: String? = nil,
+        providerRefreshToken: String? = nil
     ) {
         self.provider = provider
         self.subject = subject

@@ -35,7 +35,9 @@ public struct AppleProvider: IdentityProvider {
         self.settings = settings
         self.fetcher = fetcher
         self.verifier = IDTokenVerifier(
-            rules: IDTokenRules(issuers: [settings.issuer], audiences: settings.clientIDs, maximumAge: 600), keys: keys)
+            rules: IDTokenRules(issuers: [settings.issuer], audiences: settings.clientIDs, maximumAge: 600),
+            keys: keys
+        )
     }
 
     public var keyCache: JWKSCache? { self.verifier.keys }
@@ -58,7 +60,9 @@ public struct AppleProvider: IdentityProvider {
                 }
                 nonce = (nil, "not_supported")
             } else {
-                guard token.nonce != nil else { throw ProviderError(.nonceMissing, "the identity token carries no nonce") }
+                guard token.nonce != nil else {
+                    throw ProviderError(.nonceMissing, "the identity token carries no nonce")
+                }
                 nonce = try NonceRule.sha256Hex.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)
             }
         } else if let exchanged {
@@ -70,10 +74,16 @@ public struct AppleProvider: IdentityProvider {
         let emailVerified = try token.claims.flexibleBool("email_verified") ?? false
         _ = try token.claims.flexibleBool("is_private_email")
         return VerifiedIdentity(
-            provider: self.name, subject: token.subject, clientID: token.clientID, authTime: token.authTime,
-            nonce: nonce.nonce, nonceCheck: nonce.check,
+            provider: self.name,
+            subject: token.subject,
+            clientID: token.clientID,
+            authTime: token.authTime,
+            nonce: nonce.nonce,
+            nonceCheck: nonce.check,
             verifiedEmail: emailVerified ? token.claims["email"]?.stringValue : nil,
-            displayName: Self.displayName(from: proof.user), providerRefreshToken: exchanged?.refreshToken)
+            displayName: Self.displayName(from: proof.user),
+            providerRefreshToken: exchanged?.refreshToken
+        )
     }
 
     /// "First Last" from Apple's first-time `user` JSON; unsigned, so only ever display data.

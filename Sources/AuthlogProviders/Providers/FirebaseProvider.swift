@@ -12,7 +12,8 @@ public struct FirebaseProvider: IdentityProvider {
         self.name = name
         self.verifier = IDTokenVerifier(
             rules: IDTokenRules(issuers: ["https://securetoken.google.com/\(projectID)"], audiences: [projectID]),
-            keys: keys)
+            keys: keys
+        )
     }
 
     public var keyCache: JWKSCache? { self.verifier.keys }
@@ -22,7 +23,9 @@ public struct FirebaseProvider: IdentityProvider {
             throw ProviderError(.unsupportedProof, "Firebase sign-in needs an id_token")
         }
         let token = try await self.verifier.verify(idToken)
-        guard token.subject.utf8.count <= 128 else { throw ProviderError(.invalidClaim, "sub is longer than 128 bytes") }
+        guard token.subject.utf8.count <= 128 else {
+            throw ProviderError(.invalidClaim, "sub is longer than 128 bytes")
+        }
         if let userID = token.claims["user_id"], userID.stringValue != token.subject {
             throw ProviderError(.invalidClaim, "user_id differs from sub")
         }
@@ -33,7 +36,13 @@ public struct FirebaseProvider: IdentityProvider {
         }
         let email = token.claims["email_verified"]?.boolValue == true ? token.claims["email"]?.stringValue : nil
         return VerifiedIdentity(
-            provider: self.name, subject: token.subject, clientID: token.clientID, authTime: token.authTime,
-            verifiedEmail: email, displayName: token.claims["name"]?.stringValue, upstreamProvider: upstream)
+            provider: self.name,
+            subject: token.subject,
+            clientID: token.clientID,
+            authTime: token.authTime,
+            verifiedEmail: email,
+            displayName: token.claims["name"]?.stringValue,
+            upstreamProvider: upstream
+        )
     }
 }

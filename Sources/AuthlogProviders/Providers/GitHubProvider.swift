@@ -52,9 +52,12 @@ public struct GitHubProvider: IdentityProvider {
             $0["primary"]?.boolValue == true && $0["verified"]?.boolValue == true
         }
         return VerifiedIdentity(
-            provider: self.name, subject: String(id), clientID: self.settings.clientID,
+            provider: self.name,
+            subject: String(id),
+            clientID: self.settings.clientID,
             verifiedEmail: primary?["email"]?.stringValue,
-            displayName: user["name"]?.stringValue ?? user["login"]?.stringValue)
+            displayName: user["name"]?.stringValue ?? user["login"]?.stringValue
+        )
     }
 
     private func exchange(code: String, proof: SigninProof) async throws(ProviderError) -> String {
@@ -78,9 +81,13 @@ public struct GitHubProvider: IdentityProvider {
         let credentials = Data("\(self.settings.clientID):\(self.settings.clientSecret)".utf8).base64EncodedString()
         let body = JSONValue.object([("access_token", .string(token))]).canonicalBytes
         let request = OutboundRequest(
-            method: "POST", url: "\(self.settings.apiURL)/applications/\(self.settings.clientID)/token",
-            headers: Self.apiHeaders + [("Authorization", "Basic \(credentials)"), ("Content-Type", "application/json")],
-            body: body)
+            method: "POST",
+            url: "\(self.settings.apiURL)/applications/\(self.settings.clientID)/token",
+            headers: Self.apiHeaders + [
+                ("Authorization", "Basic \(credentials)"), ("Content-Type", "application/json"),
+            ],
+            body: body
+        )
         let answer = try await self.fetcher.fetch(request).successObject(rejected: .providerError)
         guard answer["app"]?["client_id"]?.stringValue == self.settings.clientID else {
             throw ProviderError(.appIDMismatch, "the access token was issued to another GitHub app")
@@ -89,7 +96,11 @@ public struct GitHubProvider: IdentityProvider {
 
     private func api(_ path: String, token: String) async throws(ProviderError) -> OutboundResponse {
         try await self.fetcher.fetch(
-            OutboundRequest(url: self.settings.apiURL + path, headers: Self.apiHeaders + [("Authorization", "Bearer \(token)")]))
+            OutboundRequest(
+                url: self.settings.apiURL + path,
+                headers: Self.apiHeaders + [("Authorization", "Bearer \(token)")]
+            )
+        )
     }
 
     private static let apiHeaders: [(name: String, value: String)] = [

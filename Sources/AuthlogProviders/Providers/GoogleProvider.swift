@@ -31,10 +31,17 @@ public struct GoogleProvider: IdentityProvider {
         let nonce = try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)
         let email = token.claims["email"]?.stringValue
         let authoritative =
-            token.claims["email_verified"]?.boolValue == true && (domain != nil || email?.hasSuffix("@gmail.com") == true)
+            token.claims["email_verified"]?.boolValue == true
+            && (domain != nil || email?.hasSuffix("@gmail.com") == true)
         return VerifiedIdentity(
-            provider: self.name, subject: token.subject, clientID: token.clientID, authTime: token.authTime,
-            nonce: nonce.nonce, nonceCheck: nonce.check, verifiedEmail: authoritative ? email : nil,
-            displayName: token.claims["name"]?.stringValue)
+            provider: self.name,
+            subject: token.subject,
+            clientID: token.clientID,
+            authTime: token.authTime,
+            nonce: nonce.nonce,
+            nonceCheck: nonce.check,
+            verifiedEmail: authoritative ? email : nil,
+            displayName: token.claims["name"]?.stringValue
+        )
     }
 }

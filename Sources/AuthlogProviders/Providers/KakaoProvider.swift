@@ -40,7 +40,9 @@ public struct KakaoProvider: IdentityProvider {
         self.settings = settings
         self.fetcher = fetcher
         self.verifier = IDTokenVerifier(
-            rules: IDTokenRules(issuers: [settings.issuer], audiences: settings.appKeys), keys: keys)
+            rules: IDTokenRules(issuers: [settings.issuer], audiences: settings.appKeys),
+            keys: keys
+        )
     }
 
     public var keyCache: JWKSCache? { self.verifier.keys }
@@ -65,8 +67,14 @@ public struct KakaoProvider: IdentityProvider {
         let token = try await self.verifier.verify(idToken)
         let nonce = try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: rawNonce)
         return VerifiedIdentity(
-            provider: self.name, subject: token.subject, clientID: token.clientID, authTime: token.authTime,
-            nonce: nonce.nonce, nonceCheck: nonce.check, displayName: token.claims["nickname"]?.stringValue)
+            provider: self.name,
+            subject: token.subject,
+            clientID: token.clientID,
+            authTime: token.authTime,
+            nonce: nonce.nonce,
+            nonceCheck: nonce.check,
+            displayName: token.claims["nickname"]?.stringValue
+        )
     }
 
     private func verifyAccessToken(_ accessToken: String) async throws(ProviderError) -> VerifiedIdentity {
@@ -86,9 +94,12 @@ public struct KakaoProvider: IdentityProvider {
         let account = user["kakao_account"]
         let trusted = account?["is_email_valid"]?.boolValue == true && account?["is_email_verified"]?.boolValue == true
         return VerifiedIdentity(
-            provider: self.name, subject: userID, clientID: appID,
+            provider: self.name,
+            subject: userID,
+            clientID: appID,
             verifiedEmail: trusted ? account?["email"]?.stringValue : nil,
-            displayName: account?["profile"]?["nickname"]?.stringValue)
+            displayName: account?["profile"]?["nickname"]?.stringValue
+        )
     }
 
     private func exchange(code: String, proof: SigninProof) async throws(ProviderError) -> AuthlogCore.JSONValue {

@@ -62,7 +62,9 @@ public actor OIDCDiscovery {
     }
 
     private func download() async throws -> Metadata {
-        let response = try await self.fetcher.fetch(OutboundRequest(url: self.url, headers: [("Accept", "application/json")]))
+        let response = try await self.fetcher.fetch(
+            OutboundRequest(url: self.url, headers: [("Accept", "application/json")])
+        )
         let document = try response.successObject(rejected: .providerUnavailable)
         guard let issuer = document["issuer"]?.stringValue, let jwksURI = document["jwks_uri"]?.stringValue else {
             throw ProviderError(.providerError, "the discovery document lacks issuer or jwks_uri")
@@ -71,7 +73,10 @@ public actor OIDCDiscovery {
             throw ProviderError(.issuerMismatch, "the discovery document names another issuer")
         }
         return Metadata(
-            issuer: issuer, jwksURI: jwksURI, tokenEndpoint: document["token_endpoint"]?.stringValue,
-            userinfoEndpoint: document["userinfo_endpoint"]?.stringValue)
+            issuer: issuer,
+            jwksURI: jwksURI,
+            tokenEndpoint: document["token_endpoint"]?.stringValue,
+            userinfoEndpoint: document["userinfo_endpoint"]?.stringValue
+        )
     }
 }

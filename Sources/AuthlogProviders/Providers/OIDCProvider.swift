@@ -53,8 +53,12 @@ public struct OIDCProvider: IdentityProvider {
     public func verify(_ proof: SigninProof) async throws(ProviderError) -> VerifiedIdentity {
         let verifier = IDTokenVerifier(
             rules: IDTokenRules(
-                issuers: [self.settings.issuer], audiences: self.settings.clientIDs, algorithm: self.settings.algorithm),
-            keys: try await self.discovery.keyCache())
+                issuers: [self.settings.issuer],
+                audiences: self.settings.clientIDs,
+                algorithm: self.settings.algorithm
+            ),
+            keys: try await self.discovery.keyCache()
+        )
         let token: VerifiedIDToken
         var nonce: (nonce: String?, check: String) = (nil, "absent")
         if let idToken = proof.idToken {
@@ -70,9 +74,15 @@ public struct OIDCProvider: IdentityProvider {
         }
         let email = token.claims["email_verified"]?.boolValue == true ? token.claims["email"]?.stringValue : nil
         return VerifiedIdentity(
-            provider: self.name, subject: token.subject, clientID: token.clientID, authTime: token.authTime,
-            nonce: nonce.nonce, nonceCheck: nonce.check, verifiedEmail: email,
-            displayName: token.claims["name"]?.stringValue)
+            provider: self.name,
+            subject: token.subject,
+            clientID: token.clientID,
+            authTime: token.authTime,
+            nonce: nonce.nonce,
+            nonceCheck: nonce.check,
+            verifiedEmail: email,
+            displayName: token.claims["name"]?.stringValue
+        )
     }
 
     private func exchange(code: String, proof: SigninProof) async throws(ProviderError) -> String {

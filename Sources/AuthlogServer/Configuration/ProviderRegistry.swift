@@ -1,5 +1,5 @@
-public import AuthlogProviders
 import AuthlogCrypto
+public import AuthlogProviders
 import Foundation
 
 /// The identity providers a configuration enables.
@@ -8,12 +8,16 @@ public struct ProviderRegistry: Sendable {
     public let providers: [any IdentityProvider]
 
     /// Names the built-in providers use; a generic OIDC provider must pick another.
-    static let builtInNames: Set<String> = ["apple", "google", "gitlab", "kakao", "github", "firebase", "dev", "unknown"]
+    static let builtInNames: Set<String> = [
+        "apple", "google", "gitlab", "kakao", "github", "firebase", "dev", "unknown",
+    ]
 
     /// Builds the providers of `settings`; `development` adds the `dev` provider.
     /// - Throws: ``ServerConfiguration/Invalid`` naming a missing or bad setting.
     public init(
-        settings: ServerConfiguration.ProviderSettings?, development: Bool, fetcher: any HTTPFetching
+        settings: ServerConfiguration.ProviderSettings?,
+        development: Bool,
+        fetcher: any HTTPFetching
     ) throws(ServerConfiguration.Invalid) {
         var providers: [any IdentityProvider] = []
         func cache(_ url: String) -> JWKSCache { JWKSCache(url: url, fetcher: fetcher) }
@@ -26,14 +30,20 @@ public struct ProviderRegistry: Sendable {
             options.privateKey = try Self.privateKey(pem: apple.privateKey, file: apple.privateKeyFile, what: "apple")
             providers.append(
                 AppleProvider(
-                    settings: options, keys: cache(apple.jwksURL ?? "https://appleid.apple.com/auth/keys"),
-                    fetcher: fetcher))
+                    settings: options,
+                    keys: cache(apple.jwksURL ?? "https://appleid.apple.com/auth/keys"),
+                    fetcher: fetcher
+                )
+            )
         }
         if let google = settings?.google {
             providers.append(
                 GoogleProvider(
-                    clientIDs: Set(google.clientIDs), hostedDomain: google.hostedDomain,
-                    keys: cache(google.jwksURL ?? "https://www.googleapis.com/oauth2/v3/certs")))
+                    clientIDs: Set(google.clientIDs),
+                    hostedDomain: google.hostedDomain,
+                    keys: cache(google.jwksURL ?? "https://www.googleapis.com/oauth2/v3/certs")
+                )
+            )
         }
         if let gitlab = settings?.gitlab {
             let issuer = gitlab.issuer ?? "https://gitlab.com"
@@ -41,13 +51,21 @@ public struct ProviderRegistry: Sendable {
                 OIDCProvider(
                     name: "gitlab",
                     settings: .init(
-                        issuer: issuer, clientIDs: Set(gitlab.clientIDs), clientSecret: gitlab.clientSecret,
-                        discoveryURL: gitlab.discoveryURL),
-                    fetcher: fetcher))
+                        issuer: issuer,
+                        clientIDs: Set(gitlab.clientIDs),
+                        clientSecret: gitlab.clientSecret,
+                        discoveryURL: gitlab.discoveryURL
+                    ),
+                    fetcher: fetcher
+                )
+            )
         }
         if let kakao = settings?.kakao {
             var options = KakaoProvider.Settings(
-                appID: kakao.appID, appKeys: Set(kakao.appKeys), clientSecret: kakao.clientSecret)
+                appID: kakao.appID,
+                appKeys: Set(kakao.appKeys),
+                clientSecret: kakao.clientSecret
+            )
             options.issuer = kakao.issuer ?? options.issuer
             options.tokenURL = kakao.tokenURL ?? options.tokenURL
             options.tokenInfoURL = kakao.tokenInfoURL ?? options.tokenInfoURL
@@ -56,11 +74,15 @@ public struct ProviderRegistry: Sendable {
                 KakaoProvider(
                     settings: options,
                     keys: cache(kakao.jwksURL ?? "https://kauth.kakao.com/.well-known/jwks.json"),
-                    fetcher: fetcher))
+                    fetcher: fetcher
+                )
+            )
         }
         if let github = settings?.github {
             guard let secret = github.clientSecret else {
-                throw ServerConfiguration.Invalid(description: "providers.github needs client_secret (or AUTHLOG_GITHUB_CLIENT_SECRET)")
+                throw ServerConfiguration.Invalid(
+                    description: "providers.github needs client_secret (or AUTHLOG_GITHUB_CLIENT_SECRET)"
+                )
             }
             var options = GitHubProvider.Settings(clientID: github.clientID, clientSecret: secret)
             options.tokenURL = github.tokenURL ?? options.tokenURL
@@ -78,7 +100,8 @@ public struct ProviderRegistry: Sendable {
                 name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F })
             else {
                 throw ServerConfiguration.Invalid(
-                    description: "providers.oidc.\(name): names are [a-z0-9_] and not a built-in provider's")
+                    description: "providers.oidc.\(name): names are [a-z0-9_] and not a built-in provider's"
+                )
             }
             guard let issuer = oidc.issuer else {
                 throw ServerConfiguration.Invalid(description: "providers.oidc.\(name) needs issuer")
@@ -87,15 +110,24 @@ public struct ProviderRegistry: Sendable {
                 OIDCProvider(
                     name: name,
                     settings: .init(
-                        issuer: issuer, clientIDs: Set(oidc.clientIDs), clientSecret: oidc.clientSecret,
-                        discoveryURL: oidc.discoveryURL),
-                    fetcher: fetcher))
+                        issuer: issuer,
+                        clientIDs: Set(oidc.clientIDs),
+                        clientSecret: oidc.clientSecret,
+                        discoveryURL: oidc.discoveryURL
+                    ),
+                    fetcher: fetcher
+                )
+            )
         }
         if development { providers.append(DevelopmentProvider()) }
         self.providers = providers
     }
 
-    private static func privateKey(pem: String?, file: String?, what: String) throws(ServerConfiguration.Invalid)
+    private static func privateKey(
+        pem: String?,
+        file: String?,
+        what: String
+    ) throws(ServerConfiguration.Invalid)
         -> PrivateKey?
     {
         var text = pem
@@ -109,7 +141,9 @@ public struct ProviderRegistry: Sendable {
         do {
             return try PrivateKey(pem: text)
         } catch {
-            throw ServerConfiguration.Invalid(description: "providers.\(what): the private key is not usable (\(error))")
+            throw ServerConfiguration.Invalid(
+                description: "providers.\(what): the private key is not usable (\(error))"
+            )
         }
     }
 }

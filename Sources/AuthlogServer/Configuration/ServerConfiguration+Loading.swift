@@ -46,7 +46,9 @@ extension ServerConfiguration {
         if let clients = configuration.introspectionClients {
             configuration.introspectionClients = clients.map { client in
                 var client = client
-                if let secret = value("AUTHLOG_CLIENT_SECRET_\(Self.environmentName(client.id))") { client.secret = secret }
+                if let secret = value("AUTHLOG_CLIENT_SECRET_\(Self.environmentName(client.id))") {
+                    client.secret = secret
+                }
                 return client
             }
         }

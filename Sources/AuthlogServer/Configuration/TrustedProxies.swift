@@ -33,7 +33,9 @@ public struct TrustedProxies: Sendable {
         for entry in entries {
             let parts = entry.split(separator: "/", maxSplits: 1).map(String.init)
             guard let address = parts.first.flatMap({ IPAddress($0) }) else {
-                throw ServerConfiguration.Invalid(description: "trusted_proxies: \(entry) is not an address or CIDR block")
+                throw ServerConfiguration.Invalid(
+                    description: "trusted_proxies: \(entry) is not an address or CIDR block"
+                )
             }
             let maximum = address.bytes.count * 8
             guard let length = parts.count == 2 ? Int(parts[1]) : maximum, (0...maximum).contains(length) else {

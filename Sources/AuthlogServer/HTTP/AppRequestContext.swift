@@ -1,6 +1,6 @@
+public import AuthlogCore
 public import Hummingbird
 import NIOCore
-public import AuthlogCore
 
 /// The request context of authlog's routes: Hummingbird's core storage, the peer address, and the
 /// request id assigned by ``RequestIDMiddleware``.

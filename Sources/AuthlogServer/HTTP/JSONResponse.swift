@@ -6,7 +6,9 @@ import NIOCore
 enum JSONResponse {
     static func make(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         Response(
-            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: value.canonicalBytes)))
+            status: status,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: value.canonicalBytes))
+        )
     }
 }

@@ -25,11 +25,15 @@ struct RequestBodyReader: Sendable {
 
         var answer: ServiceError {
             switch self {
-            case .tooLarge: ServiceError(.contentTooLarge, "request_too_large", "The request body is larger than allowed.")
+            case .tooLarge:
+                ServiceError(.contentTooLarge, "request_too_large", "The request body is larger than allowed.")
             case .timedOut:
                 ServiceError(
-                    .requestTimeout, "request_timeout", "The request body did not arrive in time.",
-                    headers: [.connection: "close"])
+                    .requestTimeout,
+                    "request_timeout",
+                    "The request body did not arrive in time.",
+                    headers: [.connection: "close"]
+                )
             case .unsupportedMediaType(let expected):
                 ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send the body as \(expected).")
             case .malformed(let why): ServiceError.badRequest(why)

@@ -1,6 +1,6 @@
-public import Hummingbird
 import AuthlogCore
 import Foundation
+public import Hummingbird
 import Logging
 
 /// Gives every request an id (in the `X-Request-Id` answer header and as `request_id` on every log line),
@@ -12,7 +12,9 @@ public struct RequestIDMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
 
     public func handle(
-        _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
+        _ request: Request,
+        context: AppRequestContext,
+        next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
         let started = ContinuousClock.now
         var context = context
@@ -29,12 +31,18 @@ public struct RequestIDMiddleware: RouterMiddleware {
             response = Self.answer(for: error.status)
         } catch {
             context.logger.error("request failed", metadata: ["error_type": .string("\(type(of: error))")])
-            response = ServiceError(.internalServerError, "internal_error", "Something went wrong on our side.").response()
+            response = ServiceError(.internalServerError, "internal_error", "Something went wrong on our side.")
+                .response()
         }
         response.headers[.requestID] = context.requestID
         let seconds = (ContinuousClock.now - started).inSeconds
         let route = context.endpointPath ?? "unmatched"
-        self.metrics.recordRequest(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
+        self.metrics.recordRequest(
+            method: request.method.rawValue,
+            route: route,
+            status: response.status.code,
+            seconds: seconds
+        )
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue), "route": .string(route),
             "status": .stringConvertible(response.status.code), "duration_ms": .stringConvertible(Int(seconds * 1000)),
@@ -48,10 +56,13 @@ public struct RequestIDMiddleware: RouterMiddleware {
     static func answer(for status: HTTPResponse.Status) -> Response {
         switch status {
         case .notFound: ServiceError(.notFound, "not_found", "No such route.").response()
-        case .methodNotAllowed: ServiceError(.methodNotAllowed, "method_not_allowed", "The route exists with other methods.").response()
-        case .contentTooLarge: ServiceError(.contentTooLarge, "request_too_large", "The request body is too large.").response()
+        case .methodNotAllowed:
+            ServiceError(.methodNotAllowed, "method_not_allowed", "The route exists with other methods.").response()
+        case .contentTooLarge:
+            ServiceError(.contentTooLarge, "request_too_large", "The request body is too large.").response()
         default:
-            ServiceError(status, status.code < 500 ? "invalid_request" : "internal_error", status.reasonPhrase).response()
+            ServiceError(status, status.code < 500 ? "invalid_request" : "internal_error", status.reasonPhrase)
+                .response()
         }
     }
 }

@@ -10,6 +10,8 @@ struct RequestMetadataReader: Sendable {
         let forwardedFor = request.headers[values: .forwardedFor]
         return RequestMetadata(
             ip: self.trustedProxies.clientAddress(peer: context.peerAddress, forwardedFor: forwardedFor),
-            userAgent: request.headers[.userAgent], requestID: context.requestID)
+            userAgent: request.headers[.userAgent],
+            requestID: context.requestID
+        )
     }
 }

@@ -21,7 +21,8 @@ public struct RouteTable {
     init(router: Router<AppRequestContext>) { self.router = router }
 
     mutating func add(
-        _ method: HTTPRequest.Method, _ path: String,
+        _ method: HTTPRequest.Method,
+        _ path: String,
         use handler: @escaping @Sendable (Request, AppRequestContext) async throws -> Response
     ) {
         self.router.on(RouterPath(path), method: method, use: handler)

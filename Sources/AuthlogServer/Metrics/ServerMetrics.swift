@@ -57,22 +57,31 @@ public final class ServerMetrics: Sendable {
         let signins = state.signins.sorted { ($0.key.provider, $0.key.outcome) < ($1.key.provider, $1.key.outcome) }
         let lines =
             Self.counter(
-                "authlog_http_requests_total", help: "HTTP requests answered, by route and status.",
+                "authlog_http_requests_total",
+                help: "HTTP requests answered, by route and status.",
                 samples: requests.map {
                     ([("method", $0.key.method), ("route", $0.key.route), ("status", String($0.key.status))], $0.value)
-                })
+                }
+            )
             + Self.histogram(
-                "authlog_http_request_duration_seconds", help: "Time to answer a request.", state.latency)
+                "authlog_http_request_duration_seconds",
+                help: "Time to answer a request.",
+                state.latency
+            )
             + Self.counter(
-                "authlog_signins_total", help: "Sign-in attempts, by provider and outcome.",
-                samples: signins.map { ([("provider", $0.key.provider), ("outcome", $0.key.outcome)], $0.value) })
+                "authlog_signins_total",
+                help: "Sign-in attempts, by provider and outcome.",
+                samples: signins.map { ([("provider", $0.key.provider), ("outcome", $0.key.outcome)], $0.value) }
+            )
             + Self.histogram("authlog_sequencer_batch_events", help: "Events per sequencer batch.", state.batches)
         return (lines + extraLines).joined(separator: "\n") + "\n"
     }
 
     /// The lines of one counter family: HELP, TYPE and one sample per label set (values escaped).
     public static func counter(
-        _ name: String, help: String, samples: [(labels: [(String, String)], value: Int)]
+        _ name: String,
+        help: String,
+        samples: [(labels: [(String, String)], value: Int)]
     ) -> [String] {
         ["# HELP \(name) \(help)", "# TYPE \(name) counter"]
             + samples.map { sample in

@@ -27,7 +27,10 @@ public struct PersonalDataVault: Sendable {
         guard !members.isEmpty else { return nil }
         let userKey = try await self.userKey(for: userID)
         let sealed = try AESGCM.seal(
-            JSONValue.object(members).canonicalBytes, key: userKey, authenticating: Array(userID.lowercased.utf8))
+            JSONValue.object(members).canonicalBytes,
+            key: userKey,
+            authenticating: Array(userID.lowercased.utf8)
+        )
         return Base64URL.encode(sealed.combined)
     }
 
@@ -37,9 +40,16 @@ public struct PersonalDataVault: Sendable {
         guard let wrapped = try await self.keys.wrappedKey(for: userID), let bytes = Base64URL.decode(sealed) else {
             return nil
         }
-        let userKey = try AESGCM.open(try AESGCM.SealedBox(combined: wrapped), key: self.dataKey, authenticating: Self.wrapContext(userID))
+        let userKey = try AESGCM.open(
+            try AESGCM.SealedBox(combined: wrapped),
+            key: self.dataKey,
+            authenticating: Self.wrapContext(userID)
+        )
         let plaintext = try AESGCM.open(
-            try AESGCM.SealedBox(combined: bytes), key: userKey, authenticating: Array(userID.lowercased.utf8))
+            try AESGCM.SealedBox(combined: bytes),
+            key: userKey,
+            authenticating: Array(userID.lowercased.utf8)
+        )
         return try JSONParser().parse(plaintext)
     }
 
@@ -47,8 +57,14 @@ public struct PersonalDataVault: Sendable {
         let fresh = try SecureRandom.bytes(count: 32)
         let wrapped = try AESGCM.seal(fresh, key: self.dataKey, authenticating: Self.wrapContext(userID)).combined
         let stored = try await self.keys.keepFirst(wrapped, for: userID, at: .now())
-        return try AESGCM.open(try AESGCM.SealedBox(combined: stored), key: self.dataKey, authenticating: Self.wrapContext(userID))
+        return try AESGCM.open(
+            try AESGCM.SealedBox(combined: stored),
+            key: self.dataKey,
+            authenticating: Self.wrapContext(userID)
+        )
     }
 
-    private static func wrapContext(_ userID: UUID) -> [UInt8] { Array("authlog.user_key.v1\u{0}\(userID.lowercased)".utf8) }
+    private static func wrapContext(_ userID: UUID) -> [UInt8] {
+        Array("authlog.user_key.v1\u{0}\(userID.lowercased)".utf8)
+    }
 }

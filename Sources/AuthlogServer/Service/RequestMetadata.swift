@@ -22,12 +22,30 @@ public struct RequestMetadata: Sendable {
 
     /// An envelope carrying this request's columns.
     func envelope<Payload: EventPayload>(
-        stream: StreamName, outcome: Outcome = .success, reason: String? = nil, provider: String? = nil,
-        userID: UUID? = nil, sessionID: UUID? = nil, at occurredAt: Timestamp, data: Payload
+        stream: StreamName,
+        outcome: Outcome = .success,
+        reason: String? = nil,
+        provider: String? = nil,
+        userID: UUID? = nil,
+        sessionID: UUID? = nil,
+        at occurredAt: Timestamp,
+        data: Payload
     ) throws -> EventEnvelope {
         EventEnvelope(
-            stream: stream, type: Payload.eventType, occurredAt: occurredAt, outcome: outcome, reason: reason, provider: provider,
-            userID: userID, sessionID: sessionID, clientID: self.clientID, ip: self.ip, userAgent: self.userAgent,
-            requestID: self.requestID, data: try JSONValue(encoding: data), schemaVersion: Payload.schemaVersion)
+            stream: stream,
+            type: Payload.eventType,
+            occurredAt: occurredAt,
+            outcome: outcome,
+            reason: reason,
+            provider: provider,
+            userID: userID,
+            sessionID: sessionID,
+            clientID: self.clientID,
+            ip: self.ip,
+            userAgent: self.userAgent,
+            requestID: self.requestID,
+            data: try JSONValue(encoding: data),
+            schemaVersion: Payload.schemaVersion
+        )
     }
 }

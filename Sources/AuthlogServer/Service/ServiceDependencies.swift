@@ -27,7 +27,10 @@ public struct ServiceDependencies: Sendable {
 
     /// Creates the dependencies over one store.
     public init(
-        store: EventStore, accessTokens: AccessTokenIssuer, settings: ServiceSettings, metrics: ServerMetrics,
+        store: EventStore,
+        accessTokens: AccessTokenIssuer,
+        settings: ServiceSettings,
+        metrics: ServerMetrics,
         dataKey: [UInt8]?
     ) {
         self.store = store
@@ -42,7 +45,12 @@ public struct ServiceDependencies: Sendable {
     }
 
     /// A new access token for a session, with its id and expiry.
-    func makeAccessToken(userID: UUID, sessionID: UUID, clientID: String?, now: Timestamp) throws
+    func makeAccessToken(
+        userID: UUID,
+        sessionID: UUID,
+        clientID: String?,
+        now: Timestamp
+    ) throws
         -> (token: String, id: UUID, expiresAt: Timestamp)
     {
         let id = UUID.version7(at: now)
@@ -50,8 +58,14 @@ public struct ServiceDependencies: Sendable {
         let expiresAt = issuedAt + self.settings.accessTokenLifetime
         let token = try self.accessTokens.sign(
             AccessTokenClaims(
-                tokenID: id, userID: userID, sessionID: sessionID, clientID: clientID, issuedAt: issuedAt,
-                expiresAt: expiresAt))
+                tokenID: id,
+                userID: userID,
+                sessionID: sessionID,
+                clientID: clientID,
+                issuedAt: issuedAt,
+                expiresAt: expiresAt
+            )
+        )
         return (token, id, Timestamp(microsecondsSinceEpoch: expiresAt * 1_000_000))
     }
 

@@ -1,6 +1,6 @@
-public import Hummingbird
 import AuthlogCore
 import AuthlogStore
+public import Hummingbird
 
 /// An answer that is not a success: `{"error": code, "error_description": sentence}` with its status
 /// (api.md). This is the only place where failures become HTTP.
@@ -32,7 +32,11 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
         var headers = self.headers
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
-        return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: self.jsonBody)))
+        return Response(
+            status: self.status,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: self.jsonBody))
+        )
     }
 
     /// The answer's body: `{"error": code, "error_description": sentence}`.
@@ -42,11 +46,18 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
     }
 
     /// 400 `invalid_request`.
-    static func badRequest(_ description: String) -> ServiceError { ServiceError(.badRequest, "invalid_request", description) }
+    static func badRequest(_ description: String) -> ServiceError {
+        ServiceError(.badRequest, "invalid_request", description)
+    }
 
     /// 401 with a bearer challenge.
     static func invalidToken(_ description: String) -> ServiceError {
-        ServiceError(.unauthorized, "invalid_token", description, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+        ServiceError(
+            .unauthorized,
+            "invalid_token",
+            description,
+            headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""]
+        )
     }
 
     /// The answer for a failure below the service (the store, a connection): 503 `database_unavailable`
@@ -55,15 +66,22 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
     static func failure(_ error: any Error) -> ServiceError {
         if let error = error as? ServiceError { return error }
         if let error = error as? StoreError, error.meansDatabaseUnreachable { return .databaseUnavailable }
-        var answer = ServiceError(.internalServerError, "internal_error", "Something went wrong on our side; nothing was done.")
+        var answer = ServiceError(
+            .internalServerError,
+            "internal_error",
+            "Something went wrong on our side; nothing was done."
+        )
         answer.logDetail = (error as? StoreError).map { "\($0.code) \($0.sqlState ?? "")" } ?? "\(type(of: error))"
         return answer
     }
 
     /// 503 when PostgreSQL cannot be reached; the action is not performed (fail closed).
     static let databaseUnavailable = ServiceError(
-        .serviceUnavailable, "database_unavailable", "The audit log cannot be written right now; nothing was done.",
-        headers: [.retryAfter: "5"])
+        .serviceUnavailable,
+        "database_unavailable",
+        "The audit log cannot be written right now; nothing was done.",
+        headers: [.retryAfter: "5"]
+    )
 }
 
 extension StoreError {

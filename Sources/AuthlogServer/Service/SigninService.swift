@@ -42,12 +42,19 @@ public struct SigninService: Sendable {
     /// - Throws: ``ServiceError``: 404 unknown provider, 401 with the reason code for a refused proof,
     ///   502 when the provider cannot be reached, 503 when the database is down. A `signin.failed` event is recorded for each refusal.
     public func signIn(
-        provider providerName: String, proof: SigninProof, rememberMe: Bool, metadata: RequestMetadata
+        provider providerName: String,
+        proof: SigninProof,
+        rememberMe: Bool,
+        metadata: RequestMetadata
     ) async throws(ServiceError) -> TokenResponse {
         guard let provider = self.providers[providerName] else {
             throw await self.refuse(
-                provider: "unknown", reason: "unknown_provider", method: proof.method, metadata: metadata,
-                answer: ServiceError(.notFound, "unknown_provider", "No provider of that name is enabled."))
+                provider: "unknown",
+                reason: "unknown_provider",
+                method: proof.method,
+                metadata: metadata,
+                answer: ServiceError(.notFound, "unknown_provider", "No provider of that name is enabled.")
+            )
         }
         let identity: VerifiedIdentity
         do {
@@ -55,31 +62,52 @@ public struct SigninService: Sendable {
             try await self.consumeNonce(of: identity)
         } catch let error as ProviderError {
             throw await self.refuse(
-                provider: providerName, reason: error.reason.rawValue, method: proof.method, metadata: metadata,
-                answer: Self.answer(for: error))
+                provider: providerName,
+                reason: error.reason.rawValue,
+                method: proof.method,
+                metadata: metadata,
+                answer: Self.answer(for: error)
+            )
         } catch {
             let answer = ServiceError.failure(error)
             throw await self.refuse(
-                provider: providerName, reason: answer.code, method: proof.method, metadata: metadata, answer: answer)
+                provider: providerName,
+                reason: answer.code,
+                method: proof.method,
+                metadata: metadata,
+                answer: answer
+            )
         }
         var metadata = metadata
         metadata.clientID = identity.clientID ?? metadata.clientID
         do {
             let response = try await self.startSession(
-                for: identity, method: proof.method, rememberMe: rememberMe, metadata: metadata)
+                for: identity,
+                method: proof.method,
+                rememberMe: rememberMe,
+                metadata: metadata
+            )
             self.dependencies.metrics.recordSignin(provider: providerName, outcome: "success")
             return response
         } catch {
             // A verified proof whose session could not be started is still an attempt: it is recorded.
             throw await self.refuse(
-                provider: providerName, reason: error.code, method: proof.method, metadata: metadata, answer: error)
+                provider: providerName,
+                reason: error.code,
+                method: proof.method,
+                metadata: metadata,
+                answer: error
+            )
         }
     }
 
     /// Records a sign-in refused before its proof could be read (oversized or malformed body) and returns
     /// the answer to give.
     public func refuseUnreadable(
-        provider providerName: String, reason: String, metadata: RequestMetadata, answer: ServiceError
+        provider providerName: String,
+        reason: String,
+        metadata: RequestMetadata,
+        answer: ServiceError
     ) async -> ServiceError {
         let name = self.providers[providerName] == nil ? "unknown" : providerName
         return await self.refuse(provider: name, reason: reason, method: nil, metadata: metadata, answer: answer)
@@ -90,8 +118,11 @@ public struct SigninService: Sendable {
     static func answer(for error: ProviderError) -> ServiceError {
         if error.reason == .providerUnavailable {
             return ServiceError(
-                .badGateway, error.reason.rawValue, "The identity provider cannot be reached; try again.",
-                headers: [.retryAfter: "5"])
+                .badGateway,
+                error.reason.rawValue,
+                "The identity provider cannot be reached; try again.",
+                headers: [.retryAfter: "5"]
+            )
         }
         return ServiceError(.unauthorized, error.reason.rawValue, "The sign-in proof was refused: \(error.message).")
     }
@@ -107,13 +138,22 @@ public struct SigninService: Sendable {
     }
 
     private func refuse(
-        provider: String, reason: String, method: String?, metadata: RequestMetadata, answer: ServiceError
+        provider: String,
+        reason: String,
+        method: String?,
+        metadata: RequestMetadata,
+        answer: ServiceError
     ) async -> ServiceError {
         self.dependencies.metrics.recordSignin(provider: provider, outcome: "failure")
         do {
             let event = try metadata.envelope(
-                stream: StreamName(category: "signin", id: provider), outcome: .failure, reason: reason,
-                provider: provider, at: .now(), data: SigninFailed(reason: reason, method: method))
+                stream: StreamName(category: "signin", id: provider),
+                outcome: .failure,
+                reason: reason,
+                provider: provider,
+                at: .now(),
+                data: SigninFailed(reason: reason, method: method)
+            )
             try await self.dependencies.store.append(event)
             return answer
         } catch {
@@ -122,7 +162,10 @@ public struct SigninService: Sendable {
     }
 
     private func startSession(
-        for identity: VerifiedIdentity, method: String, rememberMe: Bool, metadata: RequestMetadata
+        for identity: VerifiedIdentity,
+        method: String,
+        rememberMe: Bool,
+        metadata: RequestMetadata
     ) async throws(ServiceError) -> TokenResponse {
         let subjectHash = SubjectHash.of(provider: identity.provider, subject: identity.subject)
         try await self.saveProviderCredential(of: identity, subjectHash: subjectHash)
@@ -135,17 +178,29 @@ public struct SigninService: Sendable {
             // id belongs to a deleted account: register under a fresh id instead.
             let newUserID =
                 lastConflict && attempt > 1
-                ? UUID.version7() : SubjectHash.registrationUserID(provider: identity.provider, subjectHash: subjectHash)
+                ? UUID.version7()
+                : SubjectHash.registrationUserID(provider: identity.provider, subjectHash: subjectHash)
             let userID = existing ?? newUserID
             var sealedProfile: String?
             if existing == nil, let vault = self.dependencies.vault {
                 sealedProfile = try await self.dependencies.storeCall {
-                    try await vault.sealProfile(displayName: identity.displayName, email: identity.verifiedEmail, for: userID)
+                    try await vault.sealProfile(
+                        displayName: identity.displayName,
+                        email: identity.verifiedEmail,
+                        for: userID
+                    )
                 }
             }
             let plan = try self.plan(
-                identity: identity, subjectHash: subjectHash, method: method, rememberMe: rememberMe,
-                userID: userID, isNewUser: existing == nil, sealedProfile: sealedProfile, metadata: metadata)
+                identity: identity,
+                subjectHash: subjectHash,
+                method: method,
+                rememberMe: rememberMe,
+                userID: userID,
+                isNewUser: existing == nil,
+                sealedProfile: sealedProfile,
+                metadata: metadata
+            )
             do {
                 try await self.dependencies.store.append(plan.command)
                 return plan.response
@@ -160,18 +215,29 @@ public struct SigninService: Sendable {
     }
 
     private func plan(
-        identity: VerifiedIdentity, subjectHash: String, method: String, rememberMe: Bool, userID: UUID, isNewUser: Bool,
-        sealedProfile: String?, metadata: RequestMetadata
+        identity: VerifiedIdentity,
+        subjectHash: String,
+        method: String,
+        rememberMe: Bool,
+        userID: UUID,
+        isNewUser: Bool,
+        sealedProfile: String?,
+        metadata: RequestMetadata
     ) throws(ServiceError) -> (command: AppendCommand, response: TokenResponse) {
         let now = Timestamp.now()
         let sessionID = UUID.version7(at: now)
         let sessionStream = StreamName(category: "session", id: sessionID.lowercased)
         let userStream = StreamName(category: "user", id: userID.lowercased)
         let kind: RefreshTokenKind = rememberMe ? .rememberMe : .session
-        let lifetime = rememberMe ? self.dependencies.settings.rememberMeLifetime : self.dependencies.settings.sessionLifetime
+        let lifetime =
+            rememberMe ? self.dependencies.settings.rememberMeLifetime : self.dependencies.settings.sessionLifetime
         do {
             let access = try self.dependencies.makeAccessToken(
-                userID: userID, sessionID: sessionID, clientID: metadata.clientID, now: now)
+                userID: userID,
+                sessionID: sessionID,
+                clientID: metadata.clientID,
+                now: now
+            )
             let refresh = try RefreshTokenSecret.make()
             let refreshID = UUID.version7(at: now)
             let refreshExpiresAt = now.adding(seconds: lifetime)
@@ -180,29 +246,66 @@ public struct SigninService: Sendable {
             if isNewUser {
                 events.append(
                     try metadata.envelope(
-                        stream: userStream, provider: identity.provider, userID: userID, at: now,
+                        stream: userStream,
+                        provider: identity.provider,
+                        userID: userID,
+                        at: now,
                         data: UserRegistered(
-                            provider: identity.provider, subjectHash: subjectHash, sealedProfile: sealedProfile)))
+                            provider: identity.provider,
+                            subjectHash: subjectHash,
+                            sealedProfile: sealedProfile
+                        )
+                    )
+                )
                 expectations[userStream] = .noStream
             }
             events.append(
                 try metadata.envelope(
-                    stream: sessionStream, provider: identity.provider, userID: userID, sessionID: sessionID, at: now,
+                    stream: sessionStream,
+                    provider: identity.provider,
+                    userID: userID,
+                    sessionID: sessionID,
+                    at: now,
                     data: SigninSucceeded(
-                        method: method, subjectHash: subjectHash, authTime: identity.authTime,
-                        nonceCheck: identity.nonceCheck, isNewUser: isNewUser,
-                        upstreamProvider: EnvelopeText.normalized(identity.upstreamProvider, limit: EnvelopeText.Limit.code))))
+                        method: method,
+                        subjectHash: subjectHash,
+                        authTime: identity.authTime,
+                        nonceCheck: identity.nonceCheck,
+                        isNewUser: isNewUser,
+                        upstreamProvider: EnvelopeText.normalized(
+                            identity.upstreamProvider,
+                            limit: EnvelopeText.Limit.code
+                        )
+                    )
+                )
+            )
             events.append(
                 try metadata.envelope(
-                    stream: sessionStream, provider: identity.provider, userID: userID, sessionID: sessionID, at: now,
+                    stream: sessionStream,
+                    provider: identity.provider,
+                    userID: userID,
+                    sessionID: sessionID,
+                    at: now,
                     data: TokenIssued(
-                        accessTokenID: access.id, accessTokenExpiresAt: access.expiresAt, refreshTokenID: refreshID,
-                        refreshTokenHash: Hex.encode(refresh.hash), familyID: UUID.version7(at: now),
-                        refreshTokenExpiresAt: refreshExpiresAt, kind: kind)))
+                        accessTokenID: access.id,
+                        accessTokenExpiresAt: access.expiresAt,
+                        refreshTokenID: refreshID,
+                        refreshTokenHash: Hex.encode(refresh.hash),
+                        familyID: UUID.version7(at: now),
+                        refreshTokenExpiresAt: refreshExpiresAt,
+                        kind: kind
+                    )
+                )
+            )
             let response = TokenResponse(
-                userID: userID, sessionID: sessionID, isNewUser: isNewUser, accessToken: access.token,
-                accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
-                refreshTokenExpiresAt: refreshExpiresAt)
+                userID: userID,
+                sessionID: sessionID,
+                isNewUser: isNewUser,
+                accessToken: access.token,
+                accessTokenExpiresAt: access.expiresAt,
+                refreshToken: refresh.token,
+                refreshTokenExpiresAt: refreshExpiresAt
+            )
             return (AppendCommand(events: events, expectedVersions: expectations), response)
         } catch {
             throw ServiceError(.internalServerError, "internal_error", "The session could not be prepared.")
@@ -218,7 +321,11 @@ public struct SigninService: Sendable {
         }
         try await self.dependencies.storeCall {
             try await self.dependencies.credentials.save(
-                provider: identity.provider, subjectHash: subjectHash, sealed: sealed, at: .now())
+                provider: identity.provider,
+                subjectHash: subjectHash,
+                sealed: sealed,
+                at: .now()
+            )
         }
     }
 }

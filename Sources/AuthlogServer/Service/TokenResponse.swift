@@ -1,5 +1,5 @@
-public import Foundation
 public import AuthlogCore
+public import Foundation
 
 /// The answer to a sign-in or a refresh (api.md).
 public struct TokenResponse: Sendable {

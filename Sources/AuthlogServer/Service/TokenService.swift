@@ -21,7 +21,9 @@ public struct TokenService: Sendable {
     public func refresh(_ refreshToken: String, metadata: RequestMetadata) async throws(ServiceError) -> TokenResponse {
         let hash = RefreshTokenSecret.hash(of: refreshToken)
         for _ in 0..<self.dependencies.settings.maximumAttempts {
-            let record = try await self.dependencies.storeCall { try await self.dependencies.queries.refreshToken(hash: hash) }
+            let record = try await self.dependencies.storeCall {
+                try await self.dependencies.queries.refreshToken(hash: hash)
+            }
             let now = Timestamp.now()
             guard let record else {
                 try await self.recordRefreshFailure(reason: "unknown_token", record: nil, metadata: metadata, at: now)
@@ -35,8 +37,13 @@ public struct TokenService: Sendable {
             }
             if record.state == "rotated" {
                 let event = try self.event(
-                    record: record, metadata: metadata, at: now, outcome: .failure, reason: "reuse",
-                    data: TokenReuseDetected(tokenID: record.tokenID, familyID: record.familyID))
+                    record: record,
+                    metadata: metadata,
+                    at: now,
+                    outcome: .failure,
+                    reason: "reuse",
+                    data: TokenReuseDetected(tokenID: record.tokenID, familyID: record.familyID)
+                )
                 guard try await self.append(event, expecting: record.sessionVersion) else { continue }
                 throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
             }
@@ -59,7 +66,8 @@ public struct TokenService: Sendable {
 
     /// Records a refresh refused before its token could be read (oversized or malformed body, no
     /// `refresh_token`) as `token.refresh_failed` and returns the answer to give.
-    public func refuseUnreadable(reason: String, metadata: RequestMetadata, answer: ServiceError) async -> ServiceError {
+    public func refuseUnreadable(reason: String, metadata: RequestMetadata, answer: ServiceError) async -> ServiceError
+    {
         do {
             try await self.recordRefreshFailure(reason: reason, record: nil, metadata: metadata, at: .now())
             return answer
@@ -76,8 +84,15 @@ public struct TokenService: Sendable {
         var metadata = metadata
         metadata.clientID = session.clientID
         let event = try self.sessionEvent(
-            userID: claims.userID, sessionID: claims.sessionID, provider: session.provider, metadata: metadata,
-            at: .now(), outcome: .success, reason: nil, data: SessionLoggedOut(scope: scope))
+            userID: claims.userID,
+            sessionID: claims.sessionID,
+            provider: session.provider,
+            metadata: metadata,
+            at: .now(),
+            outcome: .success,
+            reason: nil,
+            data: SessionLoggedOut(scope: scope)
+        )
         try await self.dependencies.storeCall { try await self.dependencies.store.append(event) }
     }
 
@@ -90,7 +105,9 @@ public struct TokenService: Sendable {
         } catch {
             throw ServiceError.invalidToken("The access token is not valid (\(error.reason)).")
         }
-        let session = try await self.dependencies.storeCall { try await self.dependencies.queries.session(claims.sessionID) }
+        let session = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.session(claims.sessionID)
+        }
         guard let session, session.state == "active", session.userID == claims.userID else {
             throw ServiceError.invalidToken("The session of this access token has ended.")
         }
@@ -118,8 +135,10 @@ public struct TokenService: Sendable {
             return .object([("active", .bool(false))])
         }
         var members: [(name: String, value: JSONValue)] = [
-            ("active", .bool(true)), ("token_type", .string("refresh_token")), ("sub", .string(record.userID.lowercased)),
-            ("sid", .string(record.sessionID.lowercased)), ("exp", .number(String(record.expiresAt.microsecondsSinceEpoch / 1_000_000))),
+            ("active", .bool(true)), ("token_type", .string("refresh_token")),
+            ("sub", .string(record.userID.lowercased)),
+            ("sid", .string(record.sessionID.lowercased)),
+            ("exp", .number(String(record.expiresAt.microsecondsSinceEpoch / 1_000_000))),
         ]
         if let clientID = record.clientID { members.append(("client_id", .string(clientID))) }
         return .object(members)
@@ -129,12 +148,20 @@ public struct TokenService: Sendable {
         ServiceError(.unauthorized, "invalid_grant", description)
     }
 
-    private func rotation(of record: RefreshTokenRecord, metadata: RequestMetadata, at now: Timestamp) throws(ServiceError)
+    private func rotation(
+        of record: RefreshTokenRecord,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) throws(ServiceError)
         -> (event: EventEnvelope, response: TokenResponse)
     {
         do {
             let access = try self.dependencies.makeAccessToken(
-                userID: record.userID, sessionID: record.sessionID, clientID: record.clientID, now: now)
+                userID: record.userID,
+                sessionID: record.sessionID,
+                clientID: record.clientID,
+                now: now
+            )
             let refresh = try RefreshTokenSecret.make()
             let newTokenID = UUID.version7(at: now)
             let lifetime =
@@ -143,15 +170,31 @@ public struct TokenService: Sendable {
             // The family's absolute lifetime does not grow with rotation.
             let expiresAt = min(record.expiresAt, now.adding(seconds: lifetime))
             let event = try self.event(
-                record: record, metadata: metadata, at: now, outcome: .success, reason: nil,
+                record: record,
+                metadata: metadata,
+                at: now,
+                outcome: .success,
+                reason: nil,
                 data: TokenRefreshed(
-                    oldTokenID: record.tokenID, newTokenID: newTokenID, newTokenHash: Hex.encode(refresh.hash),
-                    familyID: record.familyID, refreshTokenExpiresAt: expiresAt, accessTokenID: access.id,
-                    accessTokenExpiresAt: access.expiresAt, kind: record.kind))
+                    oldTokenID: record.tokenID,
+                    newTokenID: newTokenID,
+                    newTokenHash: Hex.encode(refresh.hash),
+                    familyID: record.familyID,
+                    refreshTokenExpiresAt: expiresAt,
+                    accessTokenID: access.id,
+                    accessTokenExpiresAt: access.expiresAt,
+                    kind: record.kind
+                )
+            )
             let response = TokenResponse(
-                userID: record.userID, sessionID: record.sessionID, isNewUser: false, accessToken: access.token,
-                accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
-                refreshTokenExpiresAt: expiresAt)
+                userID: record.userID,
+                sessionID: record.sessionID,
+                isNewUser: false,
+                accessToken: access.token,
+                accessTokenExpiresAt: access.expiresAt,
+                refreshToken: refresh.token,
+                refreshTokenExpiresAt: expiresAt
+            )
             return (event, response)
         } catch let error as ServiceError {
             throw error
@@ -161,17 +204,31 @@ public struct TokenService: Sendable {
     }
 
     private func recordRefreshFailure(
-        reason: String, record: RefreshTokenRecord?, metadata: RequestMetadata, at now: Timestamp
+        reason: String,
+        record: RefreshTokenRecord?,
+        metadata: RequestMetadata,
+        at now: Timestamp
     ) async throws(ServiceError) {
         let payload = TokenRefreshFailed(reason: reason, tokenID: record?.tokenID)
         let event: EventEnvelope
         if let record {
-            event = try self.event(record: record, metadata: metadata, at: now, outcome: .failure, reason: reason, data: payload)
+            event = try self.event(
+                record: record,
+                metadata: metadata,
+                at: now,
+                outcome: .failure,
+                reason: reason,
+                data: payload
+            )
         } else {
             do {
                 event = try metadata.envelope(
-                    stream: StreamName(category: "signin", id: "unknown"), outcome: .failure, reason: reason, at: now,
-                    data: payload)
+                    stream: StreamName(category: "signin", id: "unknown"),
+                    outcome: .failure,
+                    reason: reason,
+                    at: now,
+                    data: payload
+                )
             } catch {
                 throw ServiceError(.internalServerError, "internal_error", "The event could not be made.")
             }
@@ -192,22 +249,46 @@ public struct TokenService: Sendable {
     }
 
     private func event<Payload: EventPayload>(
-        record: RefreshTokenRecord, metadata: RequestMetadata, at now: Timestamp, outcome: Outcome, reason: String?,
+        record: RefreshTokenRecord,
+        metadata: RequestMetadata,
+        at now: Timestamp,
+        outcome: Outcome,
+        reason: String?,
         data: Payload
     ) throws(ServiceError) -> EventEnvelope {
         try self.sessionEvent(
-            userID: record.userID, sessionID: record.sessionID, provider: record.provider, metadata: metadata, at: now,
-            outcome: outcome, reason: reason, data: data)
+            userID: record.userID,
+            sessionID: record.sessionID,
+            provider: record.provider,
+            metadata: metadata,
+            at: now,
+            outcome: outcome,
+            reason: reason,
+            data: data
+        )
     }
 
     private func sessionEvent<Payload: EventPayload>(
-        userID: UUID, sessionID: UUID, provider: String?, metadata: RequestMetadata, at now: Timestamp,
-        outcome: Outcome, reason: String?, data: Payload
+        userID: UUID,
+        sessionID: UUID,
+        provider: String?,
+        metadata: RequestMetadata,
+        at now: Timestamp,
+        outcome: Outcome,
+        reason: String?,
+        data: Payload
     ) throws(ServiceError) -> EventEnvelope {
         do {
             return try metadata.envelope(
-                stream: StreamName(category: "session", id: sessionID.lowercased), outcome: outcome, reason: reason,
-                provider: provider, userID: userID, sessionID: sessionID, at: now, data: data)
+                stream: StreamName(category: "session", id: sessionID.lowercased),
+                outcome: outcome,
+                reason: reason,
+                provider: provider,
+                userID: userID,
+                sessionID: sessionID,
+                at: now,
+                data: data
+            )
         } catch {
             throw ServiceError(.internalServerError, "internal_error", "The event could not be made.")
         }

@@ -68,7 +68,9 @@ public struct AccessTokenIssuer: Sendable {
         } catch {
             throw AccessTokenError(reason: error.code.rawValue)
         }
-        guard verified.header["typ"]?.stringValue == Self.tokenType else { throw AccessTokenError(reason: "wrong_type") }
+        guard verified.header["typ"]?.stringValue == Self.tokenType else {
+            throw AccessTokenError(reason: "wrong_type")
+        }
         let claims = verified.payload
         guard claims["iss"]?.stringValue == self.issuer, claims["aud"]?.stringValue == self.audience else {
             throw AccessTokenError(reason: "wrong_issuer_or_audience")
@@ -80,8 +82,13 @@ public struct AccessTokenIssuer: Sendable {
         else { throw AccessTokenError(reason: "malformed") }
         guard Timestamp(now).microsecondsSinceEpoch / 1_000_000 < exp else { throw AccessTokenError(reason: "expired") }
         return AccessTokenClaims(
-            tokenID: jti, userID: sub, sessionID: sid, clientID: claims["client_id"]?.stringValue, issuedAt: iat,
-            expiresAt: exp)
+            tokenID: jti,
+            userID: sub,
+            sessionID: sid,
+            clientID: claims["client_id"]?.stringValue,
+            issuedAt: iat,
+            expiresAt: exp
+        )
     }
 }
 

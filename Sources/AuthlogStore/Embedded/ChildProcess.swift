@@ -28,7 +28,7 @@ enum ChildProcess {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
         let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard spawned == 0 else {

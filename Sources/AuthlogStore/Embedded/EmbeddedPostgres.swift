@@ -38,14 +38,18 @@ public struct EmbeddedPostgres: Sendable {
             throw StoreError(
                 .embeddedDatabase,
                 "no initdb/pg_ctl found on PATH or in /usr/lib/postgresql/*/bin; install the postgresql package "
-                    + "or set AUTHLOG_DATABASE_URL")
+                    + "or set AUTHLOG_DATABASE_URL"
+            )
         }
         let user = try self.serverUser()
         let cluster = try self.prepareClusterFolder(serverUser: user)
         let data = cluster + "/data"
         let socket = Self.socketDirectory(for: cluster)
         try FileManager.default.createDirectory(
-            atPath: socket, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            atPath: socket,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         if let user {
             try ChildProcess.run(["/bin/chown", user, socket], logFile: self.logFile)
         }
@@ -54,8 +58,10 @@ public struct EmbeddedPostgres: Sendable {
         }
         if try ChildProcess.run([pgCtl, "-D", data, "status"], asUser: user, logFile: self.logFile) != 0 {
             let status = try ChildProcess.run(
-                [pgCtl, "-D", data, "-l", cluster + "/server.log", "-w", "-t", "60", "start"], asUser: user,
-                logFile: self.logFile)
+                [pgCtl, "-D", data, "-l", cluster + "/server.log", "-w", "-t", "60", "start"],
+                asUser: user,
+                logFile: self.logFile
+            )
             guard status == 0 else {
                 throw StoreError(.embeddedDatabase, "pg_ctl could not start the cluster; see \(cluster)/server.log")
             }
@@ -82,7 +88,9 @@ public struct EmbeddedPostgres: Sendable {
         guard try ChildProcess.run([pgCtl, "-D", data, "status"], asUser: user, logFile: self.logFile) == 0 else {
             return false
         }
-        guard try ChildProcess.run([pgCtl, "-D", data, "-m", "fast", "-w", "stop"], asUser: user, logFile: self.logFile) == 0
+        guard
+            try ChildProcess.run([pgCtl, "-D", data, "-m", "fast", "-w", "stop"], asUser: user, logFile: self.logFile)
+                == 0
         else {
             throw StoreError(.embeddedDatabase, "pg_ctl could not stop the cluster; see \(self.logFile)")
         }
@@ -94,30 +102,51 @@ public struct EmbeddedPostgres: Sendable {
         guard getpwnam("postgres") != nil else {
             throw StoreError(
                 .embeddedDatabase,
-                "running as root, the embedded cluster needs the unprivileged 'postgres' user (apt-get install postgresql)")
+                "running as root, the embedded cluster needs the unprivileged 'postgres' user (apt-get install postgresql)"
+            )
         }
         return "postgres"
     }
 
     private func prepareClusterFolder(serverUser: String?) throws -> String {
         let files = FileManager.default
-        try files.createDirectory(atPath: self.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try files.createDirectory(
+            atPath: self.directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         let isLink = (try? files.destinationOfSymbolicLink(atPath: self.clusterLink)) != nil
         if isLink || files.fileExists(atPath: self.clusterLink) { return self.clusterFolder }
         guard let serverUser else {
-            try files.createDirectory(atPath: self.clusterLink, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try files.createDirectory(
+                atPath: self.clusterLink,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
             return self.clusterLink
         }
         try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: self.directory)
-        let probe = try ChildProcess.run(["/usr/bin/test", "-x", self.directory], asUser: serverUser, logFile: self.logFile)
+        let probe = try ChildProcess.run(
+            ["/usr/bin/test", "-x", self.directory],
+            asUser: serverUser,
+            logFile: self.logFile
+        )
         if probe == 0 {
-            try files.createDirectory(atPath: self.clusterLink, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try files.createDirectory(
+                atPath: self.clusterLink,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
             try ChildProcess.run(["/bin/chown", serverUser, self.clusterLink], logFile: self.logFile)
             return self.clusterLink
         }
         let key = Hex.encode(SHA256.hash(Array(self.directory.utf8)).prefix(8))
         let elsewhere = "/var/lib/authlog/" + key
-        try files.createDirectory(atPath: elsewhere, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try files.createDirectory(
+            atPath: elsewhere,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         try ChildProcess.run(["/bin/chown", serverUser, elsewhere], logFile: self.logFile)
         try files.createSymbolicLink(atPath: self.clusterLink, withDestinationPath: elsewhere)
         return elsewhere
@@ -125,8 +154,10 @@ public struct EmbeddedPostgres: Sendable {
 
     private func initialise(initdb: String, data: String, socket: String, user: String?) throws {
         let status = try ChildProcess.run(
-            [initdb, "-D", data, "-U", "authlog", "-A", "trust", "-E", "UTF8", "--no-locale"], asUser: user,
-            logFile: self.logFile)
+            [initdb, "-D", data, "-U", "authlog", "-A", "trust", "-E", "UTF8", "--no-locale"],
+            asUser: user,
+            logFile: self.logFile
+        )
         guard status == 0 else {
             throw StoreError(.embeddedDatabase, "initdb failed; see \(self.logFile)")
         }

@@ -24,7 +24,8 @@ enum BatchWriter {
                     } catch {
                         return .failure(Self.storeError(error))
                     }
-                })
+                }
+            )
         } catch {
             return .written(commands.map { _ in .failure(Self.storeError(error)) })
         }
@@ -48,7 +49,8 @@ enum BatchWriter {
     }
 
     private static func attempt(
-        _ commands: [AppendCommand], on connection: isolated Connection
+        _ commands: [AppendCommand],
+        on connection: isolated Connection
     ) throws -> [Result<AppendResult, StoreError>] {
         let opening: [QueryResult]
         do {
@@ -66,14 +68,16 @@ enum BatchWriter {
             var state = BatchState(
                 position: try headRow.decode(Int64.self, at: 0),
                 hash: try headRow.decode(ByteaValue.self, at: 1).bytes,
-                recordedAt: .now())
+                recordedAt: .now()
+            )
             try self.load(opening[2], into: &state)
             let results = commands.map { state.place($0) }
             var statements = self.insertStatements(state.rows)
             if !state.rows.isEmpty {
                 statements += ProjectionWriter(schema: "authlog").statements(for: state.changes)
                 statements.append(
-                    "UPDATE authlog.chain_head SET position = \(state.position), hash = \(ByteaValue(state.hash))")
+                    "UPDATE authlog.chain_head SET position = \(state.position), hash = \(ByteaValue(state.hash))"
+                )
             }
             statements.append("COMMIT")
             try connection.pipeline(statements)
@@ -113,7 +117,11 @@ enum BatchWriter {
             let version = try row.decode(Int32.self, at: 2)
             if let position = try row.decode(Int64?.self, at: 1), let id = UUID(uuidString: key) {
                 state.knownEvents[id] = AppendedEvent(
-                    eventID: id, position: position, streamVersion: version, wasAlreadyStored: true)
+                    eventID: id,
+                    position: position,
+                    streamVersion: version,
+                    wasAlreadyStored: true
+                )
             } else {
                 state.streamVersions[key] = version
             }
@@ -133,7 +141,8 @@ enum BatchWriter {
                     row.position.sqlText, event.eventID.sqlText, event.stream.rawValue, row.streamVersion.sqlText,
                     event.type.rawValue, event.occurredAt.sqlText, row.recordedAt.sqlText, event.outcome.rawValue,
                     event.reason, event.provider, event.userID?.sqlText, event.sessionID?.sqlText, event.clientID,
-                    event.ip?.sqlText, event.userAgent, event.requestID, event.data.sqlText, event.schemaVersion.sqlText,
+                    event.ip?.sqlText, event.userAgent, event.requestID, event.data.sqlText,
+                    event.schemaVersion.sqlText,
                     ByteaValue(row.prevHash).sqlText, ByteaValue(row.hash).sqlText,
                 ]
                 for (index, value) in values.enumerated() { columns[index].append(value) }
@@ -190,7 +199,8 @@ struct BatchState {
             }
             if !matches {
                 return .failure(
-                    StoreError(.wrongExpectedVersion, "stream \(stream) is at version \(current), expected \(expected)"))
+                    StoreError(.wrongExpectedVersion, "stream \(stream) is at version \(current), expected \(expected)")
+                )
             }
         }
         let savedPosition = self.position
@@ -213,23 +223,37 @@ struct BatchState {
                     StoreError(
                         .wrongExpectedVersion,
                         "stream \(event.stream) is at version \(current), so the next event cannot be version \(given)",
-                        eventIndex: index))
+                        eventIndex: index
+                    )
+                )
             }
             event.streamVersion = current + 1
             versions[event.stream.rawValue] = current + 1
             self.position += 1
             let canonical = CanonicalEventEncoding.bytes(
-                position: self.position, envelope: event, recordedAt: self.recordedAt)
+                position: self.position,
+                envelope: event,
+                recordedAt: self.recordedAt
+            )
             let hash = SHA256.hash(self.hash, canonical)
             self.rows.append(
                 RecordedEvent(
-                    position: self.position, envelope: event, recordedAt: self.recordedAt, prevHash: self.hash,
-                    hash: hash))
+                    position: self.position,
+                    envelope: event,
+                    recordedAt: self.recordedAt,
+                    prevHash: self.hash,
+                    hash: hash
+                )
+            )
             self.hash = hash
             precondition(index < command.projectionChanges.count, "EventStore prepares every command it queues")
             self.changes += command.projectionChanges[index]
             let placed = AppendedEvent(
-                eventID: event.eventID, position: self.position, streamVersion: current + 1, wasAlreadyStored: false)
+                eventID: event.eventID,
+                position: self.position,
+                streamVersion: current + 1,
+                wasAlreadyStored: false
+            )
             placedHere[event.eventID] = placed
             appended.append(placed)
         }

@@ -26,7 +26,8 @@ public struct ChainVerifier: Sendable {
     /// Verifies the chain; `progress` is called after each page with the last position checked.
     /// - Throws: ``StoreError`` when the database cannot be read (a broken chain is a report, not an error).
     public func verify(
-        on connection: Connection, progress: @Sendable (Int64) -> Void = { _ in }
+        on connection: Connection,
+        progress: @Sendable (Int64) -> Void = { _ in }
     ) async throws -> Report {
         try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do {
@@ -52,7 +53,8 @@ public struct ChainVerifier: Sendable {
                 return .broken(position: expected, reason: error.message)
             }
             for event in page {
-                if let problem = Self.check(event, expected: expected, previousHash: previousHash, head: head.position) {
+                if let problem = Self.check(event, expected: expected, previousHash: previousHash, head: head.position)
+                {
                     return .broken(position: problem.position, reason: problem.reason)
                 }
                 previousHash = event.hash
@@ -63,7 +65,10 @@ public struct ChainVerifier: Sendable {
         }
         let last = expected - 1
         if head.position > last {
-            return .broken(position: last + 1, reason: "missing: the chain head is at \(head.position) but the log ends at \(last)")
+            return .broken(
+                position: last + 1,
+                reason: "missing: the chain head is at \(head.position) but the log ends at \(last)"
+            )
         }
         if head.hash != previousHash {
             return .broken(position: last, reason: "the chain head's hash differs from the last event's hash")
@@ -72,7 +77,10 @@ public struct ChainVerifier: Sendable {
     }
 
     private static func check(
-        _ event: RecordedEvent, expected: Int64, previousHash: [UInt8], head: Int64
+        _ event: RecordedEvent,
+        expected: Int64,
+        previousHash: [UInt8],
+        head: Int64
     ) -> (position: Int64, reason: String)? {
         if event.position != expected {
             return (expected, "missing: event \(expected) is absent (the next stored position is \(event.position))")
@@ -83,7 +91,11 @@ public struct ChainVerifier: Sendable {
         if event.prevHash != previousHash {
             return (event.position, "prev_hash does not match the hash of event \(expected - 1)")
         }
-        let bytes = CanonicalEventEncoding.bytes(position: event.position, envelope: event.envelope, recordedAt: event.recordedAt)
+        let bytes = CanonicalEventEncoding.bytes(
+            position: event.position,
+            envelope: event.envelope,
+            recordedAt: event.recordedAt
+        )
         if SHA256.hash(previousHash, bytes) != event.hash {
             return (event.position, "hash does not match the event's contents")
         }

@@ -19,7 +19,8 @@ public struct EventReader: Sendable {
             """
             SELECT \(unescaped: Self.columns) FROM authlog.events
             WHERE position > \(position) ORDER BY position LIMIT \(limit)
-            """)
+            """
+        )
         return try result.rows.map(Self.decode)
     }
 
@@ -41,16 +42,30 @@ public struct EventReader: Sendable {
         guard let type = EventType(rawValue: try row.decode(String.self, at: 4)) else { throw fail("type") }
         guard let outcome = Outcome(rawValue: try row.decode(String.self, at: 7)) else { throw fail("outcome") }
         let envelope = EventEnvelope(
-            eventID: try row.decode(UUID.self, at: 1), stream: stream, streamVersion: try row.decode(Int32.self, at: 3),
-            type: type, occurredAt: try row.decode(Timestamp.self, at: 5), outcome: outcome,
-            reason: try row.decode(String?.self, at: 8), provider: try row.decode(String?.self, at: 9),
-            userID: try row.decode(UUID?.self, at: 10), sessionID: try row.decode(UUID?.self, at: 11),
-            clientID: try row.decode(String?.self, at: 12), ip: try row.decode(IPAddress?.self, at: 13),
-            userAgent: try row.decode(String?.self, at: 14), requestID: try row.decode(String?.self, at: 15),
-            data: try row.decode(JSONValue.self, at: 16), schemaVersion: try row.decode(Int16.self, at: 17),
-            normalizing: false)
+            eventID: try row.decode(UUID.self, at: 1),
+            stream: stream,
+            streamVersion: try row.decode(Int32.self, at: 3),
+            type: type,
+            occurredAt: try row.decode(Timestamp.self, at: 5),
+            outcome: outcome,
+            reason: try row.decode(String?.self, at: 8),
+            provider: try row.decode(String?.self, at: 9),
+            userID: try row.decode(UUID?.self, at: 10),
+            sessionID: try row.decode(UUID?.self, at: 11),
+            clientID: try row.decode(String?.self, at: 12),
+            ip: try row.decode(IPAddress?.self, at: 13),
+            userAgent: try row.decode(String?.self, at: 14),
+            requestID: try row.decode(String?.self, at: 15),
+            data: try row.decode(JSONValue.self, at: 16),
+            schemaVersion: try row.decode(Int16.self, at: 17),
+            normalizing: false
+        )
         return RecordedEvent(
-            position: position, envelope: envelope, recordedAt: try row.decode(Timestamp.self, at: 6),
-            prevHash: try row.decode(ByteaValue.self, at: 18).bytes, hash: try row.decode(ByteaValue.self, at: 19).bytes)
+            position: position,
+            envelope: envelope,
+            recordedAt: try row.decode(Timestamp.self, at: 6),
+            prevHash: try row.decode(ByteaValue.self, at: 18).bytes,
+            hash: try row.decode(ByteaValue.self, at: 19).bytes
+        )
     }
 }

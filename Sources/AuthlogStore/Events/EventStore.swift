@@ -27,7 +27,8 @@ public final class EventStore: Sendable {
     /// Appends one event.
     /// - Throws: as ``append(_:)-(AppendCommand)``.
     @discardableResult
-    public func append(_ event: EventEnvelope, expecting expected: ExpectedVersion = .any) async throws -> AppendResult {
+    public func append(_ event: EventEnvelope, expecting expected: ExpectedVersion = .any) async throws -> AppendResult
+    {
         try await self.append(AppendCommand(event, expecting: expected))
     }
 

@@ -22,7 +22,9 @@ actor Sequencer {
     private let batchObserver: (@Sendable (Int) -> Void)?
 
     init(
-        pool: ConnectionPool, maximumBatchEvents: Int = 4000, maximumBatchesInFlight: Int = 2,
+        pool: ConnectionPool,
+        maximumBatchEvents: Int = 4000,
+        maximumBatchesInFlight: Int = 2,
         batchObserver: (@Sendable (Int) -> Void)? = nil
     ) {
         self.pool = pool

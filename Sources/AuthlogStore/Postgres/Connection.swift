@@ -280,10 +280,11 @@ public actor Connection {
     }
 
     private static func withCStrings<R>(
-        _ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
+        _ strings: [String?],
+        _ body: ([UnsafePointer<CChar>?]) -> R
     ) -> R {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         return body(copies.map { $0.map { UnsafePointer($0) } })
     }
 }

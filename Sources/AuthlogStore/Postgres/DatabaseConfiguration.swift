@@ -13,7 +13,9 @@ public enum DatabaseConfiguration: Sendable, Equatable {
 
     /// Resolves the configuration from an explicit option and the environment.
     public static func resolve(
-        explicit: String?, environment: [String: String]? = nil, workingDirectory: String? = nil
+        explicit: String?,
+        environment: [String: String]? = nil,
+        workingDirectory: String? = nil
     ) -> DatabaseConfiguration {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let workingDirectory = workingDirectory ?? FileManager.default.currentDirectoryPath

@@ -40,7 +40,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
     public var eventIndex: Int?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, sqlState: String? = nil, detail: String? = nil, eventIndex: Int? = nil) {
+    public init(_ code: Code, _ message: String, sqlState: String? = nil, detail: String? = nil, eventIndex: Int? = nil)
+    {
         self.eventIndex = eventIndex
         self.code = code
         self.message = message

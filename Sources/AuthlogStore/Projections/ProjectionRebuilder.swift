@@ -26,7 +26,10 @@ public struct ProjectionRebuilder: Sendable {
     /// Rebuilds into temporary tables and returns the differences from the live projections (empty when
     /// they match exactly). Reads one consistent snapshot; writers are not blocked.
     /// - Throws: ``StoreError`` from the server.
-    public func check(on connection: Connection, progress: @Sendable (Int64) -> Void = { _ in }) async throws -> [Difference] {
+    public func check(
+        on connection: Connection,
+        progress: @Sendable (Int64) -> Void = { _ in }
+    ) async throws -> [Difference] {
         try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         do {
             try await self.replayIntoTemporaryTables(on: connection, progress: progress)
@@ -47,7 +50,10 @@ public struct ProjectionRebuilder: Sendable {
     /// Replaces the live projections with rebuilt ones, holding the chain head lock so no batch commits
     /// meanwhile. Returns the differences that were repaired.
     /// - Throws: ``StoreError`` from the server.
-    public func rebuild(on connection: Connection, progress: @Sendable (Int64) -> Void = { _ in }) async throws -> [Difference] {
+    public func rebuild(
+        on connection: Connection,
+        progress: @Sendable (Int64) -> Void = { _ in }
+    ) async throws -> [Difference] {
         try await connection.execute("BEGIN")
         do {
             try await connection.query("SELECT position FROM authlog.chain_head FOR UPDATE")
@@ -62,7 +68,9 @@ public struct ProjectionRebuilder: Sendable {
                         unsafeSQL: """
                             DELETE FROM authlog.\(table.rawValue);
                             INSERT INTO authlog.\(table.rawValue) SELECT * FROM pg_temp.\(table.rawValue)
-                            """))
+                            """
+                    )
+                )
             }
             try await connection.execute("COMMIT")
             return differences
@@ -72,13 +80,15 @@ public struct ProjectionRebuilder: Sendable {
         }
     }
 
-    private func replayIntoTemporaryTables(on connection: Connection, progress: @Sendable (Int64) -> Void) async throws {
+    private func replayIntoTemporaryTables(on connection: Connection, progress: @Sendable (Int64) -> Void) async throws
+    {
         for table in ProjectionTable.allCases {
             try await connection.execute(
                 SQLQuery(
                     unsafeSQL:
                         "CREATE TEMP TABLE \(table.rawValue) (LIKE authlog.\(table.rawValue) INCLUDING ALL) ON COMMIT DROP"
-                ))
+                )
+            )
         }
         let reader = EventReader()
         let writer = ProjectionWriter(schema: "pg_temp")
@@ -92,7 +102,11 @@ public struct ProjectionRebuilder: Sendable {
         }
     }
 
-    private static func apply(_ writer: ProjectionWriter, _ changes: [ScopedChange], on connection: isolated Connection) throws {
+    private static func apply(
+        _ writer: ProjectionWriter,
+        _ changes: [ScopedChange],
+        on connection: isolated Connection
+    ) throws {
         try writer.apply(changes, on: connection)
     }
 
@@ -106,7 +120,9 @@ public struct ProjectionRebuilder: Sendable {
                     SELECT 'rebuilt', d::text FROM (SELECT * FROM pg_temp.\(table) EXCEPT ALL
                         SELECT * FROM authlog.\(table)) d
                     ORDER BY 1, 2
-                    """))
+                    """
+            )
+        )
         guard !rows.rows.isEmpty else { return nil }
         var difference = Difference(table: table, onlyLive: [], onlyRebuilt: [], count: rows.rows.count)
         for row in rows.rows {

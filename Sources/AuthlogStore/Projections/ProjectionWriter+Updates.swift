@@ -10,7 +10,9 @@ extension ProjectionWriter {
         case .deleteUser:
             return self.keyedUpdate(
                 "UPDATE \(self.schema).users AS t SET status = 'deleted', deleted_at = v.at",
-                columns: "user_id uuid, at timestamptz", match: "t.user_id = v.user_id AND t.status = 'active'", run
+                columns: "user_id uuid, at timestamptz",
+                match: "t.user_id = v.user_id AND t.status = 'active'",
+                run
             ) { change, query in
                 guard case .deleteUser(let userID, let at) = change else { return [] }
                 return [query.bind(userID), query.bind(at)]
@@ -19,7 +21,9 @@ extension ProjectionWriter {
             return self.keyedUpdate(
                 "DELETE FROM \(self.schema).identities AS t USING",
                 columns: "provider text, subject_hash text",
-                match: "t.provider = v.provider AND t.subject_hash = v.subject_hash", run, usingForm: true
+                match: "t.provider = v.provider AND t.subject_hash = v.subject_hash",
+                run,
+                usingForm: true
             ) { change, query in
                 guard case .unlinkIdentity(let provider, let subjectHash) = change else { return [] }
                 return [query.bind(provider), query.bind(subjectHash)]
@@ -28,7 +32,8 @@ extension ProjectionWriter {
             return self.keyedUpdate(
                 "UPDATE \(self.schema).sessions AS t SET last_seen_at = v.at",
                 columns: "session_id uuid, at timestamptz",
-                match: "t.session_id = v.session_id AND t.state = 'active' AND t.last_seen_at < v.at", run
+                match: "t.session_id = v.session_id AND t.state = 'active' AND t.last_seen_at < v.at",
+                run
             ) { change, query in
                 guard case .touchSession(let sessionID, let at) = change else { return [] }
                 return [query.bind(sessionID), query.bind(at)]
@@ -37,7 +42,8 @@ extension ProjectionWriter {
             return self.keyedUpdate(
                 "UPDATE \(self.schema).sessions AS t SET state = v.state, end_reason = v.reason, ended_at = v.at",
                 columns: "session_id uuid, state text, reason text, at timestamptz",
-                match: "t.session_id = v.session_id AND t.state = 'active'", run
+                match: "t.session_id = v.session_id AND t.state = 'active'",
+                run
             ) { change, query in
                 guard case .endSession(let sessionID, let state, let reason, let at) = change else { return [] }
                 return [query.bind(sessionID), query.bind(state.rawValue), query.bind(reason), query.bind(at)]
@@ -45,7 +51,9 @@ extension ProjectionWriter {
         case .rotateRefreshToken:
             return self.keyedUpdate(
                 "UPDATE \(self.schema).refresh_tokens AS t SET state = 'rotated', rotated_at = v.at",
-                columns: "token_id uuid, at timestamptz", match: "t.token_id = v.token_id AND t.state = 'active'", run
+                columns: "token_id uuid, at timestamptz",
+                match: "t.token_id = v.token_id AND t.state = 'active'",
+                run
             ) { change, query in
                 guard case .rotateRefreshToken(let tokenID, _, let at) = change else { return [] }
                 return [query.bind(tokenID), query.bind(at)]
@@ -80,7 +88,8 @@ extension ProjectionWriter {
         }
         return self.keyedUpdate(
             "UPDATE \(self.schema).refresh_tokens AS t SET state = 'revoked', revoked_at = v.at, revoke_reason = v.reason",
-            columns: "key uuid, reason text, at timestamptz", match: "t.\(keyColumn) = v.key AND t.state <> 'revoked'",
+            columns: "key uuid, reason text, at timestamptz",
+            match: "t.\(keyColumn) = v.key AND t.state <> 'revoked'",
             run
         ) { change, query in
             switch change {
@@ -95,7 +104,11 @@ extension ProjectionWriter {
 
     /// `<head> FROM (VALUES …) AS v(columns) WHERE <match>`, or for DELETE `<head> (VALUES …) … WHERE`.
     private func keyedUpdate(
-        _ head: String, columns: String, match: String, _ run: [ProjectionChange], usingForm: Bool = false,
+        _ head: String,
+        columns: String,
+        match: String,
+        _ run: [ProjectionChange],
+        usingForm: Bool = false,
         values: (ProjectionChange, inout SQLQuery) -> [String]
     ) -> SQLQuery {
         let columnList = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

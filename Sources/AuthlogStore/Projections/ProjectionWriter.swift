@@ -107,14 +107,20 @@ struct ProjectionWriter {
             if counts[key] == nil { order.append(key) }
             counts[key, default: (dayText, provider, outcome.rawValue, 0)].count += 1
         }
-        var query = SQLQuery(unsafeSQL: "INSERT INTO \(self.schema).signins_daily (day, provider, outcome, signins) VALUES ")
+        var query = SQLQuery(
+            unsafeSQL: "INSERT INTO \(self.schema).signins_daily (day, provider, outcome, signins) VALUES "
+        )
         for (index, key) in order.enumerated() {
             guard let entry = counts[key] else { continue }
-            let values = [query.bind(entry.day), query.bind(entry.provider), query.bind(entry.outcome), query.bind(entry.count)]
+            let values = [
+                query.bind(entry.day), query.bind(entry.provider), query.bind(entry.outcome), query.bind(entry.count),
+            ]
             query.append(unescaped: (index == 0 ? "(" : ",(") + values.joined(separator: ",") + ")")
         }
         query.append(
-            unescaped: " ON CONFLICT (day, provider, outcome) DO UPDATE SET signins = signins_daily.signins + excluded.signins")
+            unescaped:
+                " ON CONFLICT (day, provider, outcome) DO UPDATE SET signins = signins_daily.signins + excluded.signins"
+        )
         return query
     }
 
@@ -123,21 +129,26 @@ struct ProjectionWriter {
         switch first {
         case .insertUser:
             return self.insertRows(
-                "users (user_id, created_at, first_provider, status)", run, suffix: " ON CONFLICT DO NOTHING"
+                "users (user_id, created_at, first_provider, status)",
+                run,
+                suffix: " ON CONFLICT DO NOTHING"
             ) { change, query in
                 guard case .insertUser(let userID, let createdAt, let provider) = change else { return [] }
                 return [query.bind(userID), query.bind(createdAt), query.bind(provider), query.bind("active")]
             }
         case .linkIdentity:
             return self.insertRows(
-                "identities (provider, subject_hash, user_id, linked_at)", run, suffix: " ON CONFLICT DO NOTHING"
+                "identities (provider, subject_hash, user_id, linked_at)",
+                run,
+                suffix: " ON CONFLICT DO NOTHING"
             ) { change, query in
                 guard case .linkIdentity(let provider, let subjectHash, let userID, let at) = change else { return [] }
                 return [query.bind(provider), query.bind(subjectHash), query.bind(userID), query.bind(at)]
             }
         case .startSession:
             return self.insertRows(
-                "sessions (session_id, user_id, provider, client_id, started_at, last_seen_at, state)", run,
+                "sessions (session_id, user_id, provider, client_id, started_at, last_seen_at, state)",
+                run,
                 suffix: " ON CONFLICT DO NOTHING"
             ) { change, query in
                 guard case .startSession(let sessionID, let userID, let provider, let clientID, let at) = change
@@ -152,7 +163,9 @@ struct ProjectionWriter {
                 """
                 refresh_tokens (token_hash, token_id, family_id, parent_id, session_id, user_id, provider, kind,
                     state, issued_at, expires_at)
-                """, run, suffix: " ON CONFLICT DO NOTHING"
+                """,
+                run,
+                suffix: " ON CONFLICT DO NOTHING"
             ) { change, query in
                 guard case .issueRefreshToken(let row) = change else { return [] }
                 return [
@@ -168,7 +181,9 @@ struct ProjectionWriter {
     }
 
     private func insertRows(
-        _ target: String, _ run: [ProjectionChange], suffix: String,
+        _ target: String,
+        _ run: [ProjectionChange],
+        suffix: String,
         values: (ProjectionChange, inout SQLQuery) -> [String]
     ) -> SQLQuery {
         var query = SQLQuery(unsafeSQL: "INSERT INTO \(self.schema).\(target) VALUES ")

@@ -38,7 +38,8 @@ public struct SigninReport: Sendable, Equatable {
 
     /// Computes the report from the events table (index `events_type_occurred_at`).
     /// - Throws: ``StoreError`` from the server.
-    public static func make(since: Timestamp, until: Timestamp, on connection: Connection) async throws -> SigninReport {
+    public static func make(since: Timestamp, until: Timestamp, on connection: Connection) async throws -> SigninReport
+    {
         // One pass: a row per provider, and the grand total (provider grouping flag set) in which each
         // user counts once across providers.
         let result = try await connection.query(
@@ -52,15 +53,18 @@ public struct SigninReport: Sendable, Equatable {
               AND occurred_at >= \(since) AND occurred_at < \(until)
             GROUP BY GROUPING SETS ((provider), ())
             ORDER BY 2, 1
-            """)
+            """
+        )
         var rows: [Row] = []
         var totalRow = Row(provider: "total", succeeded: 0, failed: 0, uniqueUsers: 0)
         for row in result.rows {
             let isTotal = try row.decode(Bool.self, at: 1)
             let counts = Row(
                 provider: isTotal ? "total" : try row.decode(String?.self, at: 0) ?? "(none)",
-                succeeded: try row.decode(Int64.self, at: 2), failed: try row.decode(Int64.self, at: 3),
-                uniqueUsers: try row.decode(Int64.self, at: 4))
+                succeeded: try row.decode(Int64.self, at: 2),
+                failed: try row.decode(Int64.self, at: 3),
+                uniqueUsers: try row.decode(Int64.self, at: 4)
+            )
             if isTotal { totalRow = counts } else { rows.append(counts) }
         }
         return SigninReport(since: since, until: until, rows: rows, total: totalRow)

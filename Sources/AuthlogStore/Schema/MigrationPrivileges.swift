@@ -29,13 +29,15 @@ enum MigrationPrivileges {
             throw StoreError(
                 .insufficientPrivilege,
                 "authlog migrate needs the CREATEROLE privilege to create the roles authlog_app and authlog_reader "
-                    + "(or create them first with deploy/roles.sql)")
+                    + "(or create them first with deploy/roles.sql)"
+            )
         }
         if !schemasExist, !canCreateSchemas {
             throw StoreError(
                 .insufficientPrivilege,
                 "authlog migrate needs the CREATE privilege on database \(database) to create the schemas authlog "
-                    + "and dashboard (GRANT CREATE ON DATABASE \(database) TO \(role))")
+                    + "and dashboard (GRANT CREATE ON DATABASE \(database) TO \(role))"
+            )
         }
     }
 
@@ -48,7 +50,8 @@ enum MigrationPrivileges {
         } catch let error as StoreError where error.sqlState == "42501" {
             throw StoreError(
                 .insufficientPrivilege,
-                "authlog migrate lacks a privilege to \(step): \(error.message) (see deploy/roles.sql)")
+                "authlog migrate lacks a privilege to \(step): \(error.message) (see deploy/roles.sql)"
+            )
         }
     }
 }

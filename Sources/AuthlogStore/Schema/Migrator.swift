@@ -77,27 +77,31 @@ public struct Migrator: Sendable {
         }
         try await MigrationPrivileges.naming(step: "create the schema authlog") {
             try await connection.execute(
-            """
-            CREATE SCHEMA IF NOT EXISTS authlog;
-            CREATE TABLE IF NOT EXISTS authlog.schema_migrations (
-                version     integer     PRIMARY KEY,
-                name        text        NOT NULL,
-                checksum    text        NOT NULL,
-                applied_at  timestamptz NOT NULL DEFAULT now()
+                """
+                CREATE SCHEMA IF NOT EXISTS authlog;
+                CREATE TABLE IF NOT EXISTS authlog.schema_migrations (
+                    version     integer     PRIMARY KEY,
+                    name        text        NOT NULL,
+                    checksum    text        NOT NULL,
+                    applied_at  timestamptz NOT NULL DEFAULT now()
+                )
+                """
             )
-            """)
         }
         let applied = try await self.appliedVersions(on: connection)
         let known = Dictionary(self.migrations.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
         for (version, checksum) in applied.sorted(by: { $0.key < $1.key }) {
             guard let migration = known[version] else {
                 throw StoreError(
-                    .schema, "the database has migration \(version), which this authlog does not know; upgrade authlog")
+                    .schema,
+                    "the database has migration \(version), which this authlog does not know; upgrade authlog"
+                )
             }
             guard migration.checksum == checksum || Self.equivalentChecksums[version]?.contains(checksum) == true else {
                 throw StoreError(
                     .schema,
-                    "migration \(version)_\(migration.name) was changed after it was applied; restore the original file")
+                    "migration \(version)_\(migration.name) was changed after it was applied; restore the original file"
+                )
             }
         }
         var newlyApplied: [Migration] = []
@@ -110,7 +114,8 @@ public struct Migrator: Sendable {
                 """
                 INSERT INTO authlog.schema_migrations (version, name, checksum)
                 VALUES (\(migration.version), \(migration.name), \(migration.checksum))
-                """)
+                """
+            )
             try await connection.execute("COMMIT")
             newlyApplied.append(migration)
         }

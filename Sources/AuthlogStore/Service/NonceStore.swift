@@ -26,7 +26,8 @@ public struct NonceStore: Sendable {
                 """
                 INSERT INTO authlog.issued_nonces (nonce_hash, issued_at, expires_at)
                 VALUES (\(ByteaValue(hash)), \(issuedAt), \(expiresAt))
-                """)
+                """
+            )
         }
     }
 
@@ -60,7 +61,8 @@ public struct NonceStore: Sendable {
     public func purge(before cutoff: Timestamp) async throws -> Int {
         try await self.pool.withConnection { connection in
             let consumed = try await connection.query(
-                "DELETE FROM authlog.consumed_nonces WHERE consumed_at < \(cutoff)")
+                "DELETE FROM authlog.consumed_nonces WHERE consumed_at < \(cutoff)"
+            )
             let issued = try await connection.query("DELETE FROM authlog.issued_nonces WHERE expires_at < \(cutoff)")
             return consumed.affectedRows + issued.affectedRows
         }

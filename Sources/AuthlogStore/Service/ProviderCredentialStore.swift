@@ -17,7 +17,8 @@ public struct ProviderCredentialStore: Sendable {
                 VALUES (\(provider), \(subjectHash), \(ByteaValue(sealed)), \(now))
                 ON CONFLICT (provider, subject_hash)
                 DO UPDATE SET sealed_token = EXCLUDED.sealed_token, updated_at = EXCLUDED.updated_at
-                """)
+                """
+            )
         }
     }
 }

@@ -42,11 +42,18 @@ public struct SessionQueries: Sendable {
             throw StoreError(.decoding, "refresh_tokens.kind has an unknown value")
         }
         return RefreshTokenRecord(
-            tokenID: try row.decode(UUID.self, at: 0), familyID: try row.decode(UUID.self, at: 1),
-            sessionID: try row.decode(UUID.self, at: 2), userID: try row.decode(UUID.self, at: 3),
-            provider: try row.decode(String?.self, at: 4), kind: kind, state: try row.decode(String.self, at: 6),
-            expiresAt: try row.decode(Timestamp.self, at: 7), sessionState: try row.decode(String.self, at: 8),
-            clientID: try row.decode(String?.self, at: 9), sessionVersion: try row.decode(Int32?.self, at: 10) ?? 0)
+            tokenID: try row.decode(UUID.self, at: 0),
+            familyID: try row.decode(UUID.self, at: 1),
+            sessionID: try row.decode(UUID.self, at: 2),
+            userID: try row.decode(UUID.self, at: 3),
+            provider: try row.decode(String?.self, at: 4),
+            kind: kind,
+            state: try row.decode(String.self, at: 6),
+            expiresAt: try row.decode(Timestamp.self, at: 7),
+            sessionState: try row.decode(String.self, at: 8),
+            clientID: try row.decode(String?.self, at: 9),
+            sessionVersion: try row.decode(Int32?.self, at: 10) ?? 0
+        )
     }
 
     /// One session, if it exists.
@@ -62,10 +69,14 @@ public struct SessionQueries: Sendable {
         }
         guard let row else { return nil }
         return SessionRecord(
-            sessionID: try row.decode(UUID.self, at: 0), userID: try row.decode(UUID.self, at: 1),
-            provider: try row.decode(String.self, at: 2), clientID: try row.decode(String?.self, at: 3),
-            state: try row.decode(String.self, at: 4), startedAt: try row.decode(Timestamp.self, at: 5),
-            endReason: try row.decode(String?.self, at: 6))
+            sessionID: try row.decode(UUID.self, at: 0),
+            userID: try row.decode(UUID.self, at: 1),
+            provider: try row.decode(String.self, at: 2),
+            clientID: try row.decode(String?.self, at: 3),
+            state: try row.decode(String.self, at: 4),
+            startedAt: try row.decode(Timestamp.self, at: 5),
+            endReason: try row.decode(String?.self, at: 6)
+        )
     }
 
     /// Whether the database answers.

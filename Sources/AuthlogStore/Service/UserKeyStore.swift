@@ -19,9 +19,12 @@ public struct UserKeyStore: Sendable {
                 VALUES (\(userID), \(ByteaValue(wrapped)), \(now))
                 ON CONFLICT (user_id) DO NOTHING
                 RETURNING wrapped_key
-                """)
+                """
+            )
             if let row = inserted.first { return try row.decode(ByteaValue.self, at: 0).bytes }
-            let existing = try await connection.query("SELECT wrapped_key FROM authlog.user_keys WHERE user_id = \(userID)")
+            let existing = try await connection.query(
+                "SELECT wrapped_key FROM authlog.user_keys WHERE user_id = \(userID)"
+            )
             guard let row = existing.first else { throw StoreError(.server, "the user's key vanished") }
             return try row.decode(ByteaValue.self, at: 0).bytes
         }

@@ -84,10 +84,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if head.method == .connect || head.path?.hasPrefix("/") != true {
                 let isConnect = head.method == .connect
                 self.answerBelowRouter(
-                    context: context, status: isConnect ? .methodNotAllowed : .badRequest,
+                    context: context,
+                    status: isConnect ? .methodNotAllowed : .badRequest,
                     code: isConnect ? "method_not_allowed" : "invalid_request",
                     description: isConnect ? "CONNECT is not served here." : "The request target must be a path.",
-                    method: head.method.rawValue)
+                    method: head.method.rawValue
+                )
                 return
             }
             self.phase = .readingBody
@@ -115,10 +117,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             let isHeaderOverflow: Bool
             if case .headerOverflow = parseError { isHeaderOverflow = true } else { isHeaderOverflow = false }
             self.answerBelowRouter(
-                context: context, status: isHeaderOverflow ? .requestHeaderFieldsTooLarge : .badRequest,
+                context: context,
+                status: isHeaderOverflow ? .requestHeaderFieldsTooLarge : .badRequest,
                 code: isHeaderOverflow ? "request_header_fields_too_large" : "invalid_request",
-                description: isHeaderOverflow ? "The request headers are too large." : "The request is not valid HTTP/1.1.",
-                method: "-")
+                description: isHeaderOverflow
+                    ? "The request headers are too large." : "The request is not valid HTTP/1.1.",
+                method: "-"
+            )
         case .readingBody:
             // The route reading the body answers (400); the connection closes after that answer.
             context.fireErrorCaught(error)
@@ -177,8 +182,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func headersTimedOut(context: ChannelHandlerContext) {
         guard self.phase == .awaitingHead else { return }
         self.answerBelowRouter(
-            context: context, status: .requestTimeout, code: "request_timeout",
-            description: "The request headers did not arrive in time.", method: "-")
+            context: context,
+            status: .requestTimeout,
+            code: "request_timeout",
+            description: "The request headers did not arrive in time.",
+            method: "-"
+        )
     }
 
     private func bodyTimedOut(context: ChannelHandlerContext) {
@@ -202,7 +211,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers with the JSON error shape from here, where no route runs, logs it and closes.
     private func answerBelowRouter(
-        context: ChannelHandlerContext, status: HTTPResponse.Status, code: String, description: String, method: String
+        context: ChannelHandlerContext,
+        status: HTTPResponse.Status,
+        code: String,
+        description: String,
+        method: String
     ) {
         let requestID = UUID.version7().lowercased
         let body = ServiceError(status, code, description).jsonBody
@@ -230,12 +243,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             metadata: [
                 "request_id": .string(requestID), "method": .string(method), "route": .string("unrouted"),
                 "status": .stringConvertible(status.code), "error": .string(code),
-            ])
+            ]
+        )
         self.startLingering(context: context)
     }
 
     private func schedule(
-        context: ChannelHandlerContext, after delay: Duration, _ action: @escaping (ConnectionGuard) -> Void
+        context: ChannelHandlerContext,
+        after delay: Duration,
+        _ action: @escaping (ConnectionGuard) -> Void
     ) {
         self.cancelTimer()
         let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000

@@ -19,8 +19,11 @@ public struct ConnectionLimits: Sendable, Equatable {
 
     /// The defaults.
     public init(
-        headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
-        lingerTimeout: Duration = .seconds(2), maximumConnections: Int = 2_048
+        headerTimeout: Duration = .seconds(10),
+        bodyTimeout: Duration = .seconds(30),
+        idleTimeout: Duration = .seconds(60),
+        lingerTimeout: Duration = .seconds(2),
+        maximumConnections: Int = 2_048
     ) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
@@ -40,7 +43,11 @@ public struct ConnectionLimits: Sendable, Equatable {
             }
             return .seconds(value)
         }
-        self.headerTimeout = try seconds(settings?.headerTimeoutSeconds, "header_timeout_seconds", default: self.headerTimeout)
+        self.headerTimeout = try seconds(
+            settings?.headerTimeoutSeconds,
+            "header_timeout_seconds",
+            default: self.headerTimeout
+        )
         self.bodyTimeout = try seconds(settings?.bodyTimeoutSeconds, "body_timeout_seconds", default: self.bodyTimeout)
         self.idleTimeout = try seconds(settings?.idleTimeoutSeconds, "idle_timeout_seconds", default: self.idleTimeout)
         if let maximum = settings?.maximumConnections {

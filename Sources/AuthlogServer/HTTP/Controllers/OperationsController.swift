@@ -26,8 +26,11 @@ struct OperationsController: Sendable {
     @Sendable func readiness(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard await self.queries.isReachable() else {
             throw ServiceError(
-                .serviceUnavailable, "database_unavailable", "PostgreSQL cannot be reached.",
-                headers: [.retryAfter: "5"])
+                .serviceUnavailable,
+                "database_unavailable",
+                "PostgreSQL cannot be reached.",
+                headers: [.retryAfter: "5"]
+            )
         }
         return JSONResponse.make(.object([("status", .string("ready"))]))
     }
@@ -43,18 +46,27 @@ struct OperationsController: Sendable {
         }
         let keyLines =
             ServerMetrics.counter(
-                "authlog_jwks_fetches_total", help: "Requests for a provider's key set.", samples: fetches)
+                "authlog_jwks_fetches_total",
+                help: "Requests for a provider's key set.",
+                samples: fetches
+            )
             + ServerMetrics.counter(
-                "authlog_jwks_fetch_failures_total", help: "Failed requests for a provider's key set.",
-                samples: failures)
+                "authlog_jwks_fetch_failures_total",
+                help: "Failed requests for a provider's key set.",
+                samples: failures
+            )
         return Response(
-            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-            body: .init(byteBuffer: ByteBuffer(string: self.metrics.render(extraLines: keyLines))))
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4"],
+            body: .init(byteBuffer: ByteBuffer(string: self.metrics.render(extraLines: keyLines)))
+        )
     }
 
     @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
         Response(
-            status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
-            body: .init(byteBuffer: ByteBuffer(bytes: self.publicKeys.canonicalBytes)))
+            status: .ok,
+            headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(bytes: self.publicKeys.canonicalBytes))
+        )
     }
 }

@@ -16,7 +16,8 @@ struct SigninController: Sendable {
     @Sendable func issueNonce(_ request: Request, context: AppRequestContext) async throws -> Response {
         let nonce = try await self.service.issueNonce()
         return JSONResponse.make(
-            .object([("nonce", .string(nonce.nonce)), ("expires_at", .string(nonce.expiresAt.description))]))
+            .object([("nonce", .string(nonce.nonce)), ("expires_at", .string(nonce.expiresAt.description))])
+        )
     }
 
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -35,9 +36,18 @@ struct SigninController: Sendable {
             }
         } catch let refusal as RequestBodyReader.Refusal {
             throw await self.service.refuseUnreadable(
-                provider: provider, reason: refusal.reason, metadata: metadata, answer: refusal.answer)
+                provider: provider,
+                reason: refusal.reason,
+                metadata: metadata,
+                answer: refusal.answer
+            )
         }
-        let answer = try await self.service.signIn(provider: provider, proof: proof, rememberMe: rememberMe, metadata: metadata)
+        let answer = try await self.service.signIn(
+            provider: provider,
+            proof: proof,
+            rememberMe: rememberMe,
+            metadata: metadata
+        )
         return JSONResponse.make(answer.json)
     }
 
@@ -53,12 +63,16 @@ struct SigninController: Sendable {
         default: throw RequestBodyReader.Refusal.malformed("user must be an object.")
         }
         let proof = SigninProof(
-            idToken: try document.optionalString("id_token"), rawNonce: try document.optionalString("raw_nonce"),
+            idToken: try document.optionalString("id_token"),
+            rawNonce: try document.optionalString("raw_nonce"),
             authorizationCode: try document.optionalString("authorization_code"),
             codeVerifier: try document.optionalString("code_verifier"),
             redirectURI: try document.optionalString("redirect_uri"),
-            accessToken: try document.optionalString("access_token"), user: user,
-            subject: try document.optionalString("subject"), clientID: clientID)
+            accessToken: try document.optionalString("access_token"),
+            user: user,
+            subject: try document.optionalString("subject"),
+            clientID: clientID
+        )
         return proof
     }
 }

@@ -29,10 +29,15 @@ struct TokenController: Sendable {
             token = value
         } catch let refusal as RequestBodyReader.Refusal {
             throw await self.service.refuseUnreadable(
-                reason: refusal.reason, metadata: self.requestMetadata.metadata(of: request, context: context),
-                answer: refusal.answer)
+                reason: refusal.reason,
+                metadata: self.requestMetadata.metadata(of: request, context: context),
+                answer: refusal.answer
+            )
         }
-        let answer = try await self.service.refresh(token, metadata: self.requestMetadata.metadata(of: request, context: context))
+        let answer = try await self.service.refresh(
+            token,
+            metadata: self.requestMetadata.metadata(of: request, context: context)
+        )
         return JSONResponse.make(answer.json)
     }
 
@@ -51,20 +56,28 @@ struct TokenController: Sendable {
         } catch let refusal as RequestBodyReader.Refusal {
             throw refusal.answer
         }
-        try await self.service.logout(bearer: bearer, scope: scope, metadata: self.requestMetadata.metadata(of: request, context: context))
+        try await self.service.logout(
+            bearer: bearer,
+            scope: scope,
+            metadata: self.requestMetadata.metadata(of: request, context: context)
+        )
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
     }
 
     @Sendable func introspect(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard self.isAuthenticatedClient(request) else {
             throw ServiceError(
-                .unauthorized, "invalid_client", "Introspection needs client credentials (HTTP Basic).",
-                headers: [.wwwAuthenticate: "Basic realm=\"authlog\""])
+                .unauthorized,
+                "invalid_client",
+                "Introspection needs client credentials (HTTP Basic).",
+                headers: [.wwwAuthenticate: "Basic realm=\"authlog\""]
+            )
         }
         let fields: [(name: String, value: String)]
         do {
             let bytes = try await self.body.bytes(of: request)
-            guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+            guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+            else {
                 throw RequestBodyReader.Refusal.unsupportedMediaType(expected: "application/x-www-form-urlencoded")
             }
             guard let decoded = FormEncoding.decode(String(decoding: bytes, as: UTF8.self)) else {
