@@ -23,16 +23,9 @@ struct ConnectionFaultTests {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
     }
 
-    /// Runs blocking socket work on a thread of its own.
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
-        }
-    }
-
     @Test func unreadBodiesWithConnectionCloseLeaveNoDescriptorsOrMemoryBehind() async throws {
         let database = try await TestDatabase.make()
-        let server = try FuzzedServer.start(database: database)
+        let server = try await ServeProcess.start(database: database)
         defer { server.stop() }
         let pid = server.process.processIdentifier
         let port = server.port
@@ -51,7 +44,7 @@ struct ConnectionFaultTests {
         let memoryBefore = Self.residentKilobytes(pid)
         let megabyte = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
         // 200 clients declare 10 MB, send 1 MiB and keep their sockets open; the server must close its side.
-        let (statuses, connections) = await Self.onThread { () -> ([Int], [RawConnection]) in
+        let (statuses, connections) = await onOwnThread { () -> ([Int], [RawConnection]) in
             var statuses: [Int] = []
             var connections: [RawConnection] = []
             for index in 0..<200 {
@@ -68,7 +61,7 @@ struct ConnectionFaultTests {
         #expect(statuses.count == 200)
         #expect(statuses.filter { $0 == 200 }.count == 100, "the nonces were issued")
         #expect(statuses.filter { $0 == 413 }.count == 100, "the sign-ins were refused as too large")
-        let closedByServer = await Self.onThread {
+        let closedByServer = await onOwnThread {
             connections.filter { $0.isClosedByPeer(within: .seconds(15)) }.count
         }
         #expect(closedByServer == 200, "the server closed every connection itself")
@@ -98,14 +91,14 @@ struct ConnectionFaultTests {
 
     @Test func slowHeadersAreCutOffWhileOtherClientsAreServedPromptly() async throws {
         let database = try await TestDatabase.make()
-        let server = try FuzzedServer.start(
+        let server = try await ServeProcess.start(
             database: database,
             configuration: .members(["connections": .members(["header_timeout_seconds": .number("3")])])
         )
         defer { server.stop() }
         let port = server.port
         let descriptorsBefore = Self.descriptorCount(server.process.processIdentifier)
-        let slow = await Self.onThread { () -> [RawConnection] in
+        let slow = await onOwnThread { () -> [RawConnection] in
             (0..<200).compactMap { _ in
                 guard let connection = try? RawConnection(port: port) else { return nil }
                 try? connection.write(Array("GET /healthz HTTP/1.1\r\nHo".utf8))
@@ -128,14 +121,14 @@ struct ConnectionFaultTests {
             "/healthz with 200 slow connections open: p50 \(latencies[latencies.count / 2] * 1000) ms, p99 \(p99 * 1000) ms"
         )
         #expect(p99 < 0.1)
-        let answers = await Self.onThread { slow.map { (try? $0.readAnswer(timeout: .seconds(15))) ?? nil } }
+        let answers = await onOwnThread { slow.map { (try? $0.readAnswer(timeout: .seconds(15))) ?? nil } }
         #expect(answers.allSatisfy { $0?.status == 408 }, "each slow client is told why")
         #expect(
             answers.allSatisfy {
                 $0?.json?["error"]?.stringValue == "request_timeout" && $0?.header("X-Request-Id") != nil
             }
         )
-        let closed = await Self.onThread { slow.filter { $0.isClosedByPeer(within: .seconds(10)) }.count }
+        let closed = await onOwnThread { slow.filter { $0.isClosedByPeer(within: .seconds(10)) }.count }
         #expect(closed == 200)
         for connection in slow { connection.close() }
         try await Task.sleep(for: .seconds(1))
@@ -146,7 +139,7 @@ struct ConnectionFaultTests {
     /// before, a parse error got a bare 400 and CONNECT a bare 404.
     @Test func answersBelowTheRouterAreJSONWithARequestID() async throws {
         let database = try await TestDatabase.make()
-        let server = try FuzzedServer.start(database: database)
+        let server = try await ServeProcess.start(database: database)
         defer { server.stop() }
         let requests: [(String, Int, String)] = [
             ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u{0}b\r\n\r\n", 400, "invalid_request"),
@@ -161,7 +154,7 @@ struct ConnectionFaultTests {
             ),
         ]
         for (request, status, code) in requests {
-            let answer = try await Self.onThread {
+            let answer = try await onOwnThread {
                 try? RawHTTPClient.exchange(port: server.port, request: Array(request.utf8), timeout: .seconds(10))
             }
             #expect(answer?.status == status, "\(request.prefix(30))")

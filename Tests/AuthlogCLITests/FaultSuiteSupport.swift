@@ -14,14 +14,35 @@ struct ServeProcess {
     let baseURL: String
     let logFile: String
 
+    /// The port it listens on.
+    var port: Int { Int(self.baseURL.split(separator: ":").last ?? "") ?? 0 }
+
+    /// Starts the server on a test database with its log in a new temporary file, and `configuration` as its
+    /// `--config` file when given.
+    static func start(database: TestDatabase, configuration: JSONValue? = nil) async throws -> ServeProcess {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-serve-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return try await Self.start(
+            conninfo: database.conninfo,
+            logFile: "\(folder)/serve.log",
+            configuration: configuration
+        )
+    }
+
     /// Starts the server on `conninfo` and waits until it logs its address; `logFile` must be new.
-    static func start(conninfo: String, logFile: String) async throws -> ServeProcess {
+    static func start(conninfo: String, logFile: String, configuration: JSONValue? = nil) async throws -> ServeProcess {
+        var arguments = ["serve", "--dev", "--port", "0"]
+        if let configuration {
+            let path = logFile + ".config.json"
+            try Data(configuration.canonicalBytes).write(to: URL(fileURLWithPath: path))
+            arguments += ["--config", path]
+        }
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
         defer { try? log.close() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLIProcess.executable)
-        process.arguments = ["serve", "--dev", "--port", "0"]
+        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["AUTHLOG_DATABASE_URL"] = conninfo
         process.environment = environment

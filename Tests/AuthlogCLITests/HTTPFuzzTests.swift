@@ -36,7 +36,7 @@ struct HTTPFuzzTests {
 
     @Test func malformedRequestsAreAnsweredAndEverySigninAttemptIsRecorded() async throws {
         let database = try await TestDatabase.make()
-        let server = try FuzzedServer.start(database: database)
+        let server = try await ServeProcess.start(database: database)
         defer { server.stop() }
         let seed = Self.seed
         let count = Self.requestCount
@@ -71,32 +71,23 @@ struct HTTPFuzzTests {
     /// the body timeout (the connection is not held), and each sign-in among them is recorded.
     @Test func shortBodiesAreAnsweredWhenTheBodyTimeoutPasses() async throws {
         let database = try await TestDatabase.make()
-        let server = try FuzzedServer.start(
+        let server = try await ServeProcess.start(
             database: database,
             configuration: .members(["connections": .members(["body_timeout_seconds": .number("2")])])
         )
         defer { server.stop() }
         let paths = ["/v1/signin/dev", "/v1/signin/apple", "/v1/token/refresh", "/v1/logout", "/oauth/introspect"]
-        let answers = await withCheckedContinuation {
-            (continuation: CheckedContinuation<[(String, RawHTTPAnswer?)], Never>) in
-            Thread.detachNewThread {
-                var answers: [(String, RawHTTPAnswer?)] = []
-                for path in paths {
-                    let request =
-                        "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        + "Authorization: Bearer x\r\nContent-Length: 500\r\n\r\n{\"subject\": \"slo"
-                    answers.append(
-                        (
-                            path,
-                            try? RawHTTPClient.exchange(
-                                port: server.port,
-                                request: Array(request.utf8),
-                                timeout: .seconds(10)
-                            )
-                        )
-                    )
-                }
-                continuation.resume(returning: answers)
+        let answers = await onOwnThread {
+            paths.map { path in
+                let request =
+                    "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Authorization: Bearer x\r\nContent-Length: 500\r\n\r\n{\"subject\": \"slo"
+                let answer = try? RawHTTPClient.exchange(
+                    port: server.port,
+                    request: Array(request.utf8),
+                    timeout: .seconds(10)
+                )
+                return (path, answer)
             }
         }
         for (path, answer) in answers {
@@ -120,17 +111,9 @@ struct HTTPFuzzTests {
 
     /// Sends `count` generated requests one after another (on a thread of their own: the sockets block).
     static func exchange(count: Int, seed: UInt64, port: Int) async -> [Outcome] {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var generator = HTTPFuzzGenerator(random: SeededRandom(seed: seed))
-                var outcomes: [Outcome] = []
-                outcomes.reserveCapacity(count)
-                for index in 0..<count {
-                    let fuzzCase = generator.next(index: index)
-                    outcomes.append(Self.check(fuzzCase, index: index, port: port))
-                }
-                continuation.resume(returning: outcomes)
-            }
+        await onOwnThread {
+            var generator = HTTPFuzzGenerator(random: SeededRandom(seed: seed))
+            return (0..<count).map { index in Self.check(generator.next(index: index), index: index, port: port) }
         }
     }
 
@@ -164,27 +147,9 @@ struct HTTPFuzzTests {
     }
 }
 
-/// `authlog serve --dev` as an OS process on a free port, for the fuzz suite.
-struct FuzzedServer {
-    let process: Process
-    let port: Int
-
-    static func start(database: TestDatabase, configuration: JSONValue? = nil) throws -> FuzzedServer {
-        let (running, baseURL, _) = try ServeCommandTests.startServer(database: database, configuration: configuration)
-        guard let port = baseURL.split(separator: ":").last.flatMap({ Int($0) }) else {
-            running.process.terminate()
-            throw CocoaError(.fileReadUnknown)
-        }
-        // Keep draining the server's log so that it never blocks on a full pipe.
-        let stderr = running.stderr.fileHandleForReading
-        Thread.detachNewThread {
-            while !stderr.availableData.isEmpty {}
-        }
-        return FuzzedServer(process: running.process, port: port)
-    }
-
-    func stop() {
-        self.process.terminate()
-        self.process.waitUntilExit()
+/// Runs blocking socket work on a thread of its own, off Swift's small cooperative pool.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }

@@ -12,19 +12,9 @@ import Glibc
 /// the requests in flight.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct ServeCommandTests {
-    /// Starts `authlog serve --dev --port 0` (with `configuration` as its `--config` file when given) and
-    /// returns it with its base URL, read from its log.
-    static func startServer(
-        database: TestDatabase,
-        configuration: JSONValue? = nil
-    ) throws -> (CLIProcess.Running, String, String) {
-        var arguments = ["serve", "--dev", "--port", "0"]
-        if let configuration {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-\(UUID()).json").path
-            try Data(configuration.canonicalBytes).write(to: URL(fileURLWithPath: path))
-            arguments += ["--config", path]
-        }
-        let server = try CLIProcess.start(arguments, databaseURL: database.conninfo)
+    /// Starts `authlog serve --dev --port 0` and returns it with its base URL, read from its log.
+    static func startServer(database: TestDatabase) throws -> (CLIProcess.Running, String, String) {
+        let server = try CLIProcess.start(["serve", "--dev", "--port", "0"], databaseURL: database.conninfo)
         var log = ""
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
