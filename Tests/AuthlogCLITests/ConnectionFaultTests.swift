@@ -18,7 +18,7 @@ struct ConnectionFaultTests {
 
     /// The server's resident memory, in kB.
     static func residentKilobytes(_ pid: Int32) -> Int {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let status = readText(atPath: "/proc/\(pid)/status")
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
     }
@@ -82,7 +82,11 @@ struct ConnectionFaultTests {
                 + "RSS \(memoryBefore / 1024) MB → \(memoryAfter / 1024) MB"
         )
         #expect(descriptorsAfter <= descriptorsBefore + 4)
-        #expect(memoryAfter <= memoryBefore + 40 * 1024, "RSS grew by \((memoryAfter - memoryBefore) / 1024) MB")
+        // Under AddressSanitizer the allocator keeps freed memory in its quarantine by design, so the bound
+        // holds for the normal build only (the figures are printed either way).
+        if ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil {
+            #expect(memoryAfter <= memoryBefore + 40 * 1024, "RSS grew by \((memoryAfter - memoryBefore) / 1024) MB")
+        }
         let refused = try await database.scalar(
             "SELECT count(*) FROM authlog.events WHERE type = 'signin.failed' AND reason = 'request_too_large'"
         )

@@ -52,7 +52,7 @@ struct ServeProcess {
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, process.isRunning {
-            let text = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+            let text = readText(atPath: logFile)
             if let range = text.range(of: "address=http://127.0.0.1:") {
                 let port = text[range.upperBound...].prefix { $0.isNumber }
                 if !port.isEmpty {
@@ -265,4 +265,12 @@ struct LedgerCheck {
         guard let row = try await connection.query(query).first else { return -1 }
         return try row.decode(Int64.self, at: 0)
     }
+}
+
+/// The text of a file, read with a plain file handle (Foundation's `String(contentsOfFile:)` leaks its buffer on
+/// this toolchain, which LeakSanitizer reports).
+func readText(atPath path: String) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+    defer { try? handle.close() }
+    return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
 }
