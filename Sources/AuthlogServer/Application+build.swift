@@ -10,8 +10,16 @@ public import Logging
 public struct ServerComponents: Sendable {
     /// Sign-in and nonces.
     public let signin: SigninService
-    /// Refresh, logout and introspection.
+    /// Refresh, logout, introspection and revocation.
     public let tokens: TokenService
+    /// The signed-in user's account: credential state, re-authentication, identities, deletion.
+    public let accounts: AccountService
+    /// Apple notifications and Kakao unlink callbacks.
+    public let notifications: ProviderNotificationService
+    /// Revokes deleted users' grants at their providers, and retries the ones that failed.
+    public let revoker: ProviderRevoker
+    /// Expires sessions past their lifetimes.
+    public let sweeper: SessionSweeper
     /// What the services share.
     public let dependencies: ServiceDependencies
     /// The enabled providers.
@@ -24,6 +32,9 @@ public struct ServerComponents: Sendable {
     public let trustedProxies: TrustedProxies
     /// Introspection callers: id → secret.
     public let introspectionClients: [String: String]
+    /// Whether subject and email hashes use the fixed development key (neither a subject key nor a data key
+    /// is configured); `serve` warns.
+    public let usesDevelopmentSubjectKey: Bool
 
     /// Builds the components from a configuration, over an event store on `pool` whose batch sizes the
     /// metrics record.
@@ -34,53 +45,27 @@ public struct ServerComponents: Sendable {
         accessTokenKey: PrivateKey,
         fetcher: any HTTPFetching
     ) throws {
-        // Every number is range-checked here, so that no later arithmetic on it can overflow.
+        let settings = try ServiceSettings(configuration: configuration)
         func checked(_ value: Int?, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
-            guard let value else { return fallback }
-            guard range.contains(value) else {
-                throw ServerConfiguration.Invalid(
-                    description: "\(name) must be \(range.lowerBound) to \(range.upperBound)"
-                )
-            }
-            return value
+            try ServiceSettings.checked(value, name, default: fallback, in: range)
         }
-        let year = 366 * 86_400
-        var settings = ServiceSettings()
-        settings.accessTokenLifetime = Int64(
-            try checked(configuration.accessToken?.ttlSeconds, "access_token.ttl_seconds", default: 900, in: 1...86_400)
-        )
-        settings.rememberMeLifetime = Int64(
-            try checked(
-                configuration.refreshToken?.rememberMeTTLSeconds,
-                "refresh_token.remember_me_ttl_seconds",
-                default: 30 * 86_400,
-                in: 1...(10 * year)
-            )
-        )
-        settings.sessionLifetime = Int64(
-            try checked(
-                configuration.refreshToken?.sessionTTLSeconds,
-                "refresh_token.session_ttl_seconds",
-                default: 12 * 3_600,
-                in: 1...(10 * year)
-            )
-        )
-        settings.nonceLifetime = Int64(
-            try checked(configuration.nonceTTLSeconds, "nonce_ttl_seconds", default: 600, in: 1...86_400)
-        )
         let port = configuration.port ?? 8080
         let issuer = try AccessTokenIssuer(
             key: accessTokenKey,
             issuer: configuration.publicURL ?? "http://localhost:\(port)",
             audience: configuration.accessToken?.audience ?? "authlog"
         )
-        var dataKey: [UInt8]?
-        if let text = configuration.dataKey {
+        func key(_ text: String?, _ name: String) throws -> [UInt8]? {
+            guard let text else { return nil }
             guard let bytes = Base64URL.decode(text), bytes.count == 32 else {
-                throw ServerConfiguration.Invalid(description: "data_key must be 32 bytes in base64url")
+                throw ServerConfiguration.Invalid(description: "\(name) must be 32 bytes in base64url")
             }
-            dataKey = bytes
+            return bytes
         }
+        let dataKey = try key(configuration.dataKey, "data_key")
+        let subjectKey =
+            try key(configuration.subjectKey, "subject_key") ?? dataKey.map(IdentityHasher.derivedKey(fromDataKey:))
+        self.usesDevelopmentSubjectKey = subjectKey == nil
         let metrics = ServerMetrics()
         let store = EventStore(pool: pool, batchObserver: { metrics.recordBatch(events: $0) })
         self.dependencies = ServiceDependencies(
@@ -88,7 +73,8 @@ public struct ServerComponents: Sendable {
             accessTokens: issuer,
             settings: settings,
             metrics: metrics,
-            dataKey: dataKey
+            dataKey: dataKey,
+            hasher: IdentityHasher(key: subjectKey ?? IdentityHasher.developmentKey)
         )
         self.registry = try ProviderRegistry(
             settings: configuration.providers,
@@ -97,6 +83,19 @@ public struct ServerComponents: Sendable {
         )
         self.signin = SigninService(dependencies: self.dependencies, providers: self.registry.providers)
         self.tokens = TokenService(dependencies: self.dependencies)
+        self.revoker = ProviderRevoker(dependencies: self.dependencies, providers: self.registry.providers)
+        self.accounts = AccountService(
+            dependencies: self.dependencies,
+            signin: self.signin,
+            tokens: self.tokens,
+            revoker: self.revoker
+        )
+        self.notifications = ProviderNotificationService(
+            dependencies: self.dependencies,
+            signin: self.signin,
+            accounts: self.accounts
+        )
+        self.sweeper = SessionSweeper(store: store, lifetimes: settings.lifetimes)
         self.bodyLimit = try checked(
             configuration.requestBodyLimit,
             "request_body_limit",
@@ -132,6 +131,9 @@ public func buildRouter(
         requestMetadata: metadata,
         introspectionClients: components.introspectionClients
     ).register(on: &table)
+    MeController(service: components.accounts, body: body, requestMetadata: metadata).register(on: &table)
+    ProviderCallbackController(service: components.notifications, body: body, requestMetadata: metadata)
+        .register(on: &table)
     OperationsController(
         queries: components.dependencies.queries,
         metrics: components.dependencies.metrics,

@@ -231,12 +231,12 @@ public struct TrafficGenerator: Sendable {
 
     private mutating func revokeSession() -> [EventEnvelope] {
         guard let session = self.pickActiveSession() else { return self.register() }
-        return self.ending(session, SessionRevoked(reason: "admin", actor: "admin:test"), reason: "admin")
+        return self.ending(session, SessionRevoked(reason: .admin, actor: "admin:test"), reason: "admin")
     }
 
     private mutating func expireSession() -> [EventEnvelope] {
         guard let session = self.pickActiveSession() else { return self.register() }
-        let limit = Bool.random(using: &self.random) ? "idle" : "absolute"
+        let limit: SessionLimit = Bool.random(using: &self.random) ? .idle : .absolute
         return self.ending(session, SessionExpired(limit: limit), reason: "expired")
     }
 
@@ -260,7 +260,7 @@ public struct TrafficGenerator: Sendable {
         for session in self.sessionsOfUser[user.id] ?? [] { self.end(session) }
         return [
             self.make(
-                ProviderConsentRevoked(source: "apple_notification", providerEventID: self.uuid().lowercased),
+                ProviderConsentRevoked(source: .appleNotification, providerEventID: self.uuid().lowercased),
                 stream: StreamName(category: "user", id: user.id.lowercased),
                 reason: "consent-revoked",
                 provider: user.provider,
@@ -277,7 +277,7 @@ public struct TrafficGenerator: Sendable {
         for session in self.sessionsOfUser.removeValue(forKey: user.id) ?? [] { self.end(session) }
         return [
             self.make(
-                AccountDeleted(providerRevocations: [user.provider: "revoked"]),
+                AccountDeleted(providerRevocations: [user.provider: .revoked]),
                 stream: StreamName(category: "user", id: user.id.lowercased),
                 reason: "user_request",
                 provider: user.provider,

@@ -79,6 +79,11 @@ struct ServeCommand: AsyncParsableCommand {
                 "no data_key (AUTHLOG_DATA_KEY): personal data (names, emails) and provider refresh tokens are not kept"
             )
         }
+        if components.usesDevelopmentSubjectKey {
+            logger.warning(
+                "no subject_key or data_key (AUTHLOG_SUBJECT_KEY, AUTHLOG_DATA_KEY): subject and email hashes use a fixed development key"
+            )
+        }
         if components.registry.providers.isEmpty {
             logger.warning("no identity provider is configured; every sign-in will be refused")
         }
@@ -102,6 +107,10 @@ struct ServeCommand: AsyncParsableCommand {
         defer { purging.cancel() }
         let trimming = Task { await Self.returnFreedMemory() }
         defer { trimming.cancel() }
+        let sweeping = Task { await components.sweeper.run(every: .seconds(60), logger: logger) }
+        defer { sweeping.cancel() }
+        let revoking = Task { await components.revoker.run(every: .seconds(15), logger: logger) }
+        defer { revoking.cancel() }
         try await app.runService()
         logger.info("authlog stopped")
     }

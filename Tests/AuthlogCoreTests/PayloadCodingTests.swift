@@ -52,14 +52,14 @@ struct PayloadCodingTests {
             accessTokenExpiresAt: Self.time
         )
         #expect(try self.roundTrip(refreshed) == refreshed)
-        let deleted = AccountDeleted(providerRevocations: ["apple": "revoked", "kakao": "failed"])
+        let deleted = AccountDeleted(providerRevocations: ["apple": .revoked, "kakao": .queued], requestedBy: "user")
         #expect(try self.roundTrip(deleted) == deleted)
         let checkpoint = AuditCheckpointSigned(checkpointPosition: 42, headHash: "00", keyID: "k1", signature: "sig")
         #expect(try self.roundTrip(checkpoint) == checkpoint)
         #expect(try self.roundTrip(SessionLoggedOut(scope: .all)) == SessionLoggedOut(scope: .all))
         #expect(
-            try self.roundTrip(ProviderConsentRevoked(source: "kakao_unlink", providerEventID: "e1"))
-                == ProviderConsentRevoked(source: "kakao_unlink", providerEventID: "e1")
+            try self.roundTrip(ProviderConsentRevoked(source: .kakaoUnlink, providerEventID: "e1"))
+                == ProviderConsentRevoked(source: .kakaoUnlink, providerEventID: "e1")
         )
     }
 

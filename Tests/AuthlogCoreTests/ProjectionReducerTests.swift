@@ -26,6 +26,7 @@ struct ProjectionReducerTests {
                     userID: self.userID,
                     provider: "kakao",
                     clientID: "app",
+                    kind: .rememberMe,
                     at: self.at
                 ),
                 .countSignin(day: self.at.dayNumber, provider: "kakao", outcome: .success),
@@ -77,7 +78,7 @@ struct ProjectionReducerTests {
 
     @Test func consentWithdrawalEndsOnlyThatProvidersSessions() throws {
         let event = try EventEnvelope(
-            ProviderConsentRevoked(source: "apple_notification"),
+            ProviderConsentRevoked(source: .appleNotification),
             stream: StreamName(category: "user", id: self.userID.lowercased),
             occurredAt: self.at,
             provider: "apple",

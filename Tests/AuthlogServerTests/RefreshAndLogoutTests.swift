@@ -104,10 +104,12 @@ struct RefreshAndLogoutTests {
             let answer = try await Self.refresh(harness, token)
             #expect(answer.status == 401)
             #expect(answer.string("error") == "invalid_grant")
-            let last = try #require(try await harness.events().last)
-            #expect(last.type == "token.refresh_failed")
-            #expect(last.reason == "expired")
-            #expect(last.stream.hasPrefix("session-"))
+            // The token's lifetime is the session's absolute one: the refresh records the refused attempt and
+            // the session's expiry, in that order, on the session stream.
+            let events = try await harness.events().suffix(2)
+            #expect(events.map(\.type) == ["token.refresh_failed", "session.expired"])
+            #expect(events.map(\.reason) == ["session_expired", "absolute"])
+            #expect(events.allSatisfy { $0.stream.hasPrefix("session-") })
         }
     }
 

@@ -2,13 +2,13 @@
 /// (`provider.consent_revoked`): the user's sessions with that provider end.
 public struct ProviderConsentRevoked: EventPayload {
     public static let eventType = EventType.providerConsentRevoked
-    /// `apple_notification`, `kakao_unlink` or `credential_state`.
-    public var source: String
+    /// Who said so.
+    public var source: ConsentRevocationSource
     /// The provider's own id for the notice, used to drop duplicates.
     public var providerEventID: String?
 
     /// Creates the payload.
-    public init(source: String, providerEventID: String? = nil) {
+    public init(source: ConsentRevocationSource, providerEventID: String? = nil) {
         self.source = source
         self.providerEventID = providerEventID
     }
@@ -27,11 +27,73 @@ public struct ProviderEmailChanged: EventPayload {
 /// The user was deleted: keys destroyed, provider tokens revoked (`account.deleted`).
 public struct AccountDeleted: EventPayload {
     public static let eventType = EventType.accountDeleted
-    /// Provider name → result of revoking its tokens (`revoked`, `failed`, `none`).
-    public var providerRevocations: [String: String]
+    /// Provider name → what became of revoking the user's grant there.
+    public var providerRevocations: [String: ProviderRevocationResult]
+    /// What asked for the deletion: `user` (`DELETE /v1/me`) or `apple_notification` (`account-delete`).
+    public var requestedBy: String?
 
     /// Creates the payload.
-    public init(providerRevocations: [String: String] = [:]) { self.providerRevocations = providerRevocations }
+    public init(providerRevocations: [String: ProviderRevocationResult] = [:], requestedBy: String? = nil) {
+        self.providerRevocations = providerRevocations
+        self.requestedBy = requestedBy
+    }
+}
+
+/// One attempt to revoke a deleted user's grant at a provider (`provider.revocation_attempted`):
+/// Apple `/auth/revoke`, GitHub grant deletion or Kakao unlink. Failed attempts are retried with backoff.
+public struct ProviderRevocationAttempted: EventPayload {
+    public static let eventType = EventType.providerRevocationAttempted
+    /// 1 for the attempt made at deletion, then 2, 3, … for the retries.
+    public var attempt: Int
+    /// `revoked`, `queued` (failed, will be retried) or `abandoned` (failed, no more retries).
+    public var result: ProviderRevocationResult
+    /// What the provider answered, for a failure (`HTTP 503`, `unreachable`); never a token.
+    public var detail: String?
+
+    /// Creates the payload.
+    public init(attempt: Int, result: ProviderRevocationResult, detail: String? = nil) {
+        self.attempt = attempt
+        self.result = result
+        self.detail = detail
+    }
+}
+
+/// A provider called authlog (`provider.notification_received`, stream `provider-<name>`): an Apple
+/// server-to-server notification or a Kakao unlink callback, whether it was accepted, refused or a duplicate.
+public struct ProviderNotificationReceived: EventPayload {
+    public static let eventType = EventType.providerNotificationReceived
+    /// The notice's type as the provider spells it (`consent-revoked`, `account-delete`, `unlink`, …).
+    public var notice: String?
+    /// The provider's id for the notice (Apple's `jti`).
+    public var noticeID: String?
+    /// The keyed hash of the subject it names, when it names one.
+    public var subjectHash: String?
+    /// Kakao's `referrer_type` (`UNLINK_FROM_APPS`, `ACCOUNT_DELETE`, …).
+    public var referrerType: String?
+
+    /// Creates the payload.
+    public init(notice: String? = nil, noticeID: String? = nil, subjectHash: String? = nil, referrerType: String? = nil) {
+        self.notice = notice
+        self.noticeID = noticeID
+        self.subjectHash = subjectHash
+        self.referrerType = referrerType
+    }
+}
+
+/// A sensitive action of a signed-in user was refused (`account.action_refused`): the re-authentication
+/// was too long ago, the identity belongs to someone else, the last identity cannot be unlinked, ….
+public struct AccountActionRefused: EventPayload {
+    public static let eventType = EventType.accountActionRefused
+    /// What the user tried.
+    public var action: AccountAction
+    /// The provider it concerned, if any.
+    public var provider: String?
+
+    /// Creates the payload.
+    public init(action: AccountAction, provider: String? = nil) {
+        self.action = action
+        self.provider = provider
+    }
 }
 
 /// A signed checkpoint of the chain head (`audit.checkpoint_signed`).

@@ -88,6 +88,10 @@ extension EventEnvelope {
             guard isUnknownRefresh || (self.provider != nil && self.stream.id == self.provider) else {
                 throw EventValidationError(field: "stream", problem: "must be signin-<provider>")
             }
+        case "provider":
+            guard let provider = self.provider, self.stream.id == provider else {
+                throw EventValidationError(field: "stream", problem: "must be provider-<provider>")
+            }
         default:
             break
         }

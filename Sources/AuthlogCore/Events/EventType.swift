@@ -15,9 +15,13 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case sessionLoggedOut = "session.logged_out"
     case sessionRevoked = "session.revoked"
     case sessionExpired = "session.expired"
+    case sessionReauthenticated = "session.reauthenticated"
     case providerConsentRevoked = "provider.consent_revoked"
     case providerEmailChanged = "provider.email_changed"
+    case providerNotificationReceived = "provider.notification_received"
+    case providerRevocationAttempted = "provider.revocation_attempted"
     case accountDeleted = "account.deleted"
+    case accountActionRefused = "account.action_refused"
     case auditCheckpointSigned = "audit.checkpoint_signed"
     case auditAccessed = "audit.accessed"
 }
@@ -41,13 +45,14 @@ extension EventType {
     public var streamCategories: Set<String> {
         switch self {
         case .signinSucceeded, .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked,
-            .sessionLoggedOut, .sessionRevoked, .sessionExpired:
+            .sessionLoggedOut, .sessionRevoked, .sessionExpired, .sessionReauthenticated:
             return ["session"]
         case .signinFailed: return ["signin"]
         case .tokenRefreshFailed: return ["session", "signin"]
         case .userRegistered, .identityLinked, .identityUnlinked, .providerConsentRevoked, .providerEmailChanged,
-            .accountDeleted:
+            .providerRevocationAttempted, .accountDeleted, .accountActionRefused:
             return ["user"]
+        case .providerNotificationReceived: return ["provider"]
         case .auditCheckpointSigned, .auditAccessed: return ["audit"]
         }
     }
@@ -61,6 +66,10 @@ extension EventType {
         case .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked, .sessionLoggedOut,
             .sessionRevoked, .sessionExpired:
             return [.userID, .sessionID]
+        case .sessionReauthenticated: return [.userID, .sessionID, .provider]
+        case .providerNotificationReceived: return [.provider]
+        case .providerRevocationAttempted: return [.userID, .provider]
+        case .accountActionRefused: return [.userID, .reason]
         case .tokenRefreshFailed: return [.reason]
         case .providerConsentRevoked: return [.userID, .provider]
         case .providerEmailChanged: return [.userID, .provider]
@@ -72,8 +81,10 @@ extension EventType {
     /// The outcome every event of this type carries, or `nil` when either is allowed.
     public var fixedOutcome: Outcome? {
         switch self {
-        case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected: return .failure
-        case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed: return .success
+        case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected, .accountActionRefused: return .failure
+        case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
+            .sessionReauthenticated:
+            return .success
         default: return nil
         }
     }
@@ -94,9 +105,13 @@ extension EventType {
         case .sessionLoggedOut: return SessionLoggedOut.self
         case .sessionRevoked: return SessionRevoked.self
         case .sessionExpired: return SessionExpired.self
+        case .sessionReauthenticated: return SessionReauthenticated.self
         case .providerConsentRevoked: return ProviderConsentRevoked.self
         case .providerEmailChanged: return ProviderEmailChanged.self
+        case .providerNotificationReceived: return ProviderNotificationReceived.self
+        case .providerRevocationAttempted: return ProviderRevocationAttempted.self
         case .accountDeleted: return AccountDeleted.self
+        case .accountActionRefused: return AccountActionRefused.self
         case .auditCheckpointSigned: return AuditCheckpointSigned.self
         case .auditAccessed: return AuditAccessed.self
         }

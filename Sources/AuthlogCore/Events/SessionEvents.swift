@@ -19,13 +19,13 @@ public struct SessionLoggedOut: EventPayload {
 /// An admin, a provider notice or a deletion ended the session (`session.revoked`).
 public struct SessionRevoked: EventPayload {
     public static let eventType = EventType.sessionRevoked
-    /// `admin`, `reuse`, `provider_consent_revoked`, `credential_revoked` or `account_deleted`.
-    public var reason: String
+    /// Why it ended.
+    public var reason: SessionEndReason
     /// Who revoked it.
     public var actor: String?
 
     /// Creates the payload.
-    public init(reason: String, actor: String? = nil) {
+    public init(reason: SessionEndReason, actor: String? = nil) {
         self.reason = reason
         self.actor = actor
     }
@@ -34,9 +34,25 @@ public struct SessionRevoked: EventPayload {
 /// The session's absolute or idle lifetime passed (`session.expired`).
 public struct SessionExpired: EventPayload {
     public static let eventType = EventType.sessionExpired
-    /// `absolute` or `idle`.
-    public var limit: String
+    /// Which lifetime passed.
+    public var limit: SessionLimit
 
     /// Creates the payload.
-    public init(limit: String) { self.limit = limit }
+    public init(limit: SessionLimit) { self.limit = limit }
+}
+
+/// The user proved an identity of theirs again, inside a session (`session.reauthenticated`): the
+/// session's authentication time moves to now, which sensitive actions require to be recent.
+public struct SessionReauthenticated: EventPayload {
+    public static let eventType = EventType.sessionReauthenticated
+    /// `id_token`, `authorization_code`, `access_token` or `development`.
+    public var method: String
+    /// The keyed hash of the provider subject that was proved.
+    public var subjectHash: String
+
+    /// Creates the payload.
+    public init(method: String, subjectHash: String) {
+        self.method = method
+        self.subjectHash = subjectHash
+    }
 }

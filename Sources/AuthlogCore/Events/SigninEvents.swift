@@ -14,6 +14,9 @@ public struct SigninSucceeded: EventPayload {
     public var isNewUser: Bool
     /// The provider behind a broker such as Firebase (`apple.com`, `github.com`).
     public var upstreamProvider: String?
+    /// Whether the app asked for a "remember me" session; absent in events before it was recorded, which
+    /// count as "remember me" (the default).
+    public var rememberMe: Bool?
 
     /// Creates the payload.
     public init(
@@ -22,8 +25,10 @@ public struct SigninSucceeded: EventPayload {
         authTime: Timestamp? = nil,
         nonceCheck: String? = nil,
         isNewUser: Bool,
-        upstreamProvider: String? = nil
+        upstreamProvider: String? = nil,
+        rememberMe: Bool? = nil
     ) {
+        self.rememberMe = rememberMe
         self.method = method
         self.subjectHash = subjectHash
         self.authTime = authTime
@@ -41,11 +46,14 @@ public struct SigninFailed: EventPayload {
     public var reason: String
     /// The proof that was presented, if known.
     public var method: String?
+    /// The signed-in user's action the proof was for (re-authentication, linking); absent for a sign-in.
+    public var action: AccountAction?
 
     /// Creates the payload.
-    public init(reason: String, method: String? = nil) {
+    public init(reason: String, method: String? = nil, action: AccountAction? = nil) {
         self.reason = reason
         self.method = method
+        self.action = action
     }
 }
 

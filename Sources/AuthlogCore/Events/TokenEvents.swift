@@ -127,14 +127,24 @@ public struct TokenRevoked: EventPayload {
     public var tokenKind: String
     /// Why it was revoked.
     public var reason: String
-    /// Who revoked it (`user`, `admin:<key id>`, …).
+    /// Who revoked it (`client:<id>`, `admin:<key id>`, …).
     public var actor: String
+    /// The rotation family that ends with it; when set, the whole family and its session end, so the
+    /// session's access tokens turn inactive too (RFC 7009 §2.1).
+    public var familyID: UUID?
 
     /// Creates the payload.
-    public init(tokenID: UUID, tokenKind: String = "refresh_token", reason: String, actor: String) {
+    public init(
+        tokenID: UUID,
+        tokenKind: String = "refresh_token",
+        reason: String,
+        actor: String,
+        familyID: UUID? = nil
+    ) {
         self.tokenID = tokenID
         self.tokenKind = tokenKind
         self.reason = reason
         self.actor = actor
+        self.familyID = familyID
     }
 }

@@ -14,10 +14,21 @@ public enum ProjectionChange: Sendable, Equatable {
     case linkIdentity(provider: String, subjectHash: String, userID: UUID, at: Timestamp)
     /// An identity is removed (`identities`).
     case unlinkIdentity(provider: String, subjectHash: String)
-    /// All identities of a user are removed (`identities`).
-    case unlinkUserIdentities(userID: UUID)
+    /// All identities of a deleted user are released (`identities`): the rows stay, marked, so that the
+    /// identity's next registration hashes its subject under the next generation and nothing in the new
+    /// user's rows or events equals a value of the old one's.
+    case releaseUserIdentities(userID: UUID, at: Timestamp)
     /// A session starts (`sessions`).
-    case startSession(sessionID: UUID, userID: UUID, provider: String, clientID: String?, at: Timestamp)
+    case startSession(
+        sessionID: UUID,
+        userID: UUID,
+        provider: String,
+        clientID: String?,
+        kind: RefreshTokenKind,
+        at: Timestamp
+    )
+    /// The user proved an identity again inside the session (`sessions.authenticated_at`).
+    case reauthenticateSession(sessionID: UUID, at: Timestamp)
     /// An active session was used (`sessions`).
     case touchSession(sessionID: UUID, at: Timestamp)
     /// An active session ends (`sessions`).
@@ -43,8 +54,8 @@ public enum ProjectionChange: Sendable, Equatable {
     public var table: ProjectionTable {
         switch self {
         case .insertUser, .deleteUser: return .users
-        case .linkIdentity, .unlinkIdentity, .unlinkUserIdentities: return .identities
-        case .startSession, .touchSession, .endSession, .endUserSessions: return .sessions
+        case .linkIdentity, .unlinkIdentity, .releaseUserIdentities: return .identities
+        case .startSession, .touchSession, .reauthenticateSession, .endSession, .endUserSessions: return .sessions
         case .issueRefreshToken, .rotateRefreshToken, .revokeFamily, .revokeToken, .revokeSessionTokens,
             .revokeUserTokens:
             return .refreshTokens

@@ -17,12 +17,14 @@ public enum ProjectionReducer {
         case .signinSucceeded:
             guard let sessionID = envelope.sessionID, let userID = envelope.userID, let provider = envelope.provider
             else { return [] }
+            let payload = try event.payload(as: SigninSucceeded.self)
             return [
                 .startSession(
                     sessionID: sessionID,
                     userID: userID,
                     provider: provider,
                     clientID: envelope.clientID,
+                    kind: payload.rememberMe == false ? .session : .rememberMe,
                     at: at
                 ),
                 .countSignin(day: at.dayNumber, provider: provider, outcome: .success),
@@ -46,7 +48,11 @@ public enum ProjectionReducer {
             return [.unlinkIdentity(provider: payload.provider, subjectHash: payload.subjectHash)]
         case .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked:
             return try self.tokenChanges(for: event)
-        case .tokenRefreshFailed, .providerEmailChanged, .auditCheckpointSigned, .auditAccessed:
+        case .sessionReauthenticated:
+            guard let sessionID = envelope.sessionID else { return [] }
+            return [.reauthenticateSession(sessionID: sessionID, at: at)]
+        case .tokenRefreshFailed, .providerEmailChanged, .providerNotificationReceived, .providerRevocationAttempted,
+            .accountActionRefused, .auditCheckpointSigned, .auditAccessed:
             return []
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired, .providerConsentRevoked, .accountDeleted:
             return try self.endingChanges(for: event)
@@ -108,12 +114,24 @@ public enum ProjectionReducer {
         case .tokenReuseDetected:
             let payload = try event.payload(as: TokenReuseDetected.self)
             return [
-                .revokeFamily(familyID: payload.familyID, sessionID: sessionID, reason: "reuse", at: at),
-                .endSession(sessionID: sessionID, state: .revoked, reason: "reuse", at: at),
+                .revokeFamily(
+                    familyID: payload.familyID,
+                    sessionID: sessionID,
+                    reason: SessionEndReason.reuse.rawValue,
+                    at: at
+                ),
+                .endSession(sessionID: sessionID, state: .revoked, reason: SessionEndReason.reuse.rawValue, at: at),
             ]
         case .tokenRevoked:
             let payload = try event.payload(as: TokenRevoked.self)
-            return [.revokeToken(tokenID: payload.tokenID, sessionID: sessionID, reason: payload.reason, at: at)]
+            guard let familyID = payload.familyID else {
+                return [.revokeToken(tokenID: payload.tokenID, sessionID: sessionID, reason: payload.reason, at: at)]
+            }
+            let reason = SessionEndReason.tokenRevoked.rawValue
+            return [
+                .revokeFamily(familyID: familyID, sessionID: sessionID, reason: reason, at: at),
+                .endSession(sessionID: sessionID, state: .revoked, reason: reason, at: at),
+            ]
         default:
             return []
         }
@@ -129,39 +147,45 @@ public enum ProjectionReducer {
             guard let sessionID = envelope.sessionID else { return [] }
             if payload.scope == .all {
                 return [
-                    .endUserSessions(userID: userID, provider: nil, state: .loggedOut, reason: "logout_all", at: at),
-                    .revokeUserTokens(userID: userID, provider: nil, reason: "logout", at: at),
+                    .endUserSessions(
+                        userID: userID,
+                        provider: nil,
+                        state: .loggedOut,
+                        reason: SessionEndReason.logoutAll.rawValue,
+                        at: at
+                    ),
+                    .revokeUserTokens(userID: userID, provider: nil, reason: SessionEndReason.logout.rawValue, at: at),
                 ]
             }
             return [
-                .endSession(sessionID: sessionID, state: .loggedOut, reason: "logout", at: at),
-                .revokeSessionTokens(sessionID: sessionID, reason: "logout", at: at),
+                .endSession(sessionID: sessionID, state: .loggedOut, reason: SessionEndReason.logout.rawValue, at: at),
+                .revokeSessionTokens(sessionID: sessionID, reason: SessionEndReason.logout.rawValue, at: at),
             ]
         case .sessionRevoked:
             let payload = try event.payload(as: SessionRevoked.self)
             guard let sessionID = envelope.sessionID else { return [] }
             return [
-                .endSession(sessionID: sessionID, state: .revoked, reason: payload.reason, at: at),
-                .revokeSessionTokens(sessionID: sessionID, reason: payload.reason, at: at),
+                .endSession(sessionID: sessionID, state: .revoked, reason: payload.reason.rawValue, at: at),
+                .revokeSessionTokens(sessionID: sessionID, reason: payload.reason.rawValue, at: at),
             ]
         case .sessionExpired:
             let payload = try event.payload(as: SessionExpired.self)
             guard let sessionID = envelope.sessionID else { return [] }
             return [
-                .endSession(sessionID: sessionID, state: .expired, reason: payload.limit, at: at),
+                .endSession(sessionID: sessionID, state: .expired, reason: payload.limit.rawValue, at: at),
                 .revokeSessionTokens(sessionID: sessionID, reason: "expired", at: at),
             ]
         case .providerConsentRevoked:
-            let reason = "provider_consent_revoked"
+            let reason = SessionEndReason.providerConsentRevoked.rawValue
             return [
                 .endUserSessions(userID: userID, provider: envelope.provider, state: .revoked, reason: reason, at: at),
                 .revokeUserTokens(userID: userID, provider: envelope.provider, reason: reason, at: at),
             ]
         case .accountDeleted:
-            let reason = "account_deleted"
+            let reason = SessionEndReason.accountDeleted.rawValue
             return [
                 .deleteUser(userID: userID, at: at),
-                .unlinkUserIdentities(userID: userID),
+                .releaseUserIdentities(userID: userID, at: at),
                 .endUserSessions(userID: userID, provider: nil, state: .revoked, reason: reason, at: at),
                 .revokeUserTokens(userID: userID, provider: nil, reason: reason, at: at),
             ]

@@ -42,6 +42,14 @@ public struct IDTokenVerifier: Sendable {
         return try self.checkClaims(verified.payload, now: Timestamp(now).microsecondsSinceEpoch / 1_000_000)
     }
 
+    /// The payload of `token` once its signature verifies with one of the issuer's keys (pinned algorithm,
+    /// one refetch for an unknown `kid`); no claim is checked. For signed messages that are not identity
+    /// tokens, such as Apple's server-to-server notifications.
+    /// - Throws: ``ProviderError`` naming the JOSE failure.
+    public func verifiedPayload(_ token: String) async throws(ProviderError) -> JSONValue {
+        try await self.verifySignature(token).payload
+    }
+
     private func verifySignature(_ token: String) async throws(ProviderError) -> VerifiedJWS {
         let current = try await self.keys.currentKeys()
         do {

@@ -16,12 +16,17 @@ public struct VerifiedIdentity: Sendable {
     public var nonceCheck: String
     /// The email, when the provider vouches for it.
     public var verifiedEmail: String?
+    /// Whether the provider is authoritative for that email (providers.md): Apple for its users' addresses,
+    /// Google for `@gmail.com` or a Workspace domain (`hd`), Kakao for `@kakao.com`; never GitHub, GitLab,
+    /// Firebase or a generic OIDC provider, whose users can claim any address they can receive mail at.
+    public var emailIsAuthoritative: Bool
     /// A display name (Apple's first-time name, GitHub `name`, …); unsigned for Apple.
     public var displayName: String?
     /// The provider behind a broker (Firebase's `sign_in_provider`).
     public var upstreamProvider: String?
-    /// A provider refresh token to keep encrypted for later revocation (Apple).
-    public var providerRefreshToken: String?
+    /// What revokes the user's grant at account deletion, kept sealed until then: Apple's refresh token,
+    /// GitHub's access token, Kakao's user id (unlinked with the admin key).
+    public var revocationCredential: String?
 
     /// Creates an identity.
     public init(
@@ -32,10 +37,12 @@ public struct VerifiedIdentity: Sendable {
         nonce: String? = nil,
         nonceCheck: String = "absent",
         verifiedEmail: String? = nil,
+        emailIsAuthoritative: Bool = false,
         displayName: String? = nil,
         upstreamProvider: String? = nil,
-        providerRefreshToken: String? = nil
+        revocationCredential: String? = nil
     ) {
+        self.emailIsAuthoritative = emailIsAuthoritative
         self.provider = provider
         self.subject = subject
         self.clientID = clientID
@@ -45,7 +52,7 @@ public struct VerifiedIdentity: Sendable {
         self.verifiedEmail = verifiedEmail
         self.displayName = displayName
         self.upstreamProvider = upstreamProvider
-        self.providerRefreshToken = providerRefreshToken
+        self.revocationCredential = revocationCredential
     }
 }
 

@@ -13,6 +13,8 @@ public struct AppleProvider: IdentityProvider {
         public var clientIDs: Set<String>
         /// The code-exchange endpoint.
         public var tokenURL = "https://appleid.apple.com/auth/token"
+        /// The token-revocation endpoint.
+        public var revokeURL = "https://appleid.apple.com/auth/revoke"
         /// The Team ID (client secret `iss`); needed for the code exchange.
         public var teamID: String?
         /// The Key ID of the Sign in with Apple key (client secret `kid`).
@@ -25,9 +27,9 @@ public struct AppleProvider: IdentityProvider {
     }
 
     public let name: String
-    private let settings: Settings
-    private let verifier: IDTokenVerifier
-    private let fetcher: any HTTPFetching
+    let settings: Settings
+    let verifier: IDTokenVerifier
+    let fetcher: any HTTPFetching
 
     /// Creates the provider; `keys` caches Apple's JWKS.
     public init(name: String = "apple", settings: Settings, keys: JWKSCache, fetcher: any HTTPFetching) {
@@ -81,8 +83,9 @@ public struct AppleProvider: IdentityProvider {
             nonce: nonce.nonce,
             nonceCheck: nonce.check,
             verifiedEmail: emailVerified ? token.claims["email"]?.stringValue : nil,
+            emailIsAuthoritative: emailVerified,
             displayName: Self.displayName(from: proof.user),
-            providerRefreshToken: exchanged?.refreshToken
+            revocationCredential: exchanged?.refreshToken
         )
     }
 

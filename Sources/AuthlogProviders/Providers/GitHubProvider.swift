@@ -25,8 +25,8 @@ public struct GitHubProvider: IdentityProvider {
     }
 
     public let name: String
-    private let settings: Settings
-    private let fetcher: any HTTPFetching
+    let settings: Settings
+    let fetcher: any HTTPFetching
 
     /// Creates the provider.
     public init(name: String = "github", settings: Settings, fetcher: any HTTPFetching) {
@@ -56,7 +56,8 @@ public struct GitHubProvider: IdentityProvider {
             subject: String(id),
             clientID: self.settings.clientID,
             verifiedEmail: primary?["email"]?.stringValue,
-            displayName: user["name"]?.stringValue ?? user["login"]?.stringValue
+            displayName: user["name"]?.stringValue ?? user["login"]?.stringValue,
+            revocationCredential: accessToken
         )
     }
 
@@ -103,7 +104,7 @@ public struct GitHubProvider: IdentityProvider {
         )
     }
 
-    private static let apiHeaders: [(name: String, value: String)] = [
+    static let apiHeaders: [(name: String, value: String)] = [
         ("Accept", "application/vnd.github+json"), ("X-GitHub-Api-Version", "2022-11-28"),
     ]
 }

@@ -30,9 +30,8 @@ public struct GoogleProvider: IdentityProvider {
         }
         let nonce = try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)
         let email = token.claims["email"]?.stringValue
-        let authoritative =
-            token.claims["email_verified"]?.boolValue == true
-            && (domain != nil || email?.hasSuffix("@gmail.com") == true)
+        let verified = token.claims["email_verified"]?.boolValue == true
+        let authoritative = verified && (domain != nil || email?.lowercased().hasSuffix("@gmail.com") == true)
         return VerifiedIdentity(
             provider: self.name,
             subject: token.subject,
@@ -40,7 +39,8 @@ public struct GoogleProvider: IdentityProvider {
             authTime: token.authTime,
             nonce: nonce.nonce,
             nonceCheck: nonce.check,
-            verifiedEmail: authoritative ? email : nil,
+            verifiedEmail: verified ? email : nil,
+            emailIsAuthoritative: authoritative,
             displayName: token.claims["name"]?.stringValue
         )
     }

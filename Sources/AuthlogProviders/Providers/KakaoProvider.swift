@@ -20,6 +20,10 @@ public struct KakaoProvider: IdentityProvider {
         public var appKeys: Set<String>
         /// The REST API key's client secret, when enabled.
         public var clientSecret: String?
+        /// The app's admin key: unlinks users at account deletion and authenticates Kakao's unlink callback.
+        public var adminKey: String?
+        /// The unlink endpoint (`/v1/user/unlink`).
+        public var unlinkURL = "https://kapi.kakao.com/v1/user/unlink"
 
         /// Creates settings.
         public init(appID: String, appKeys: Set<String>, clientSecret: String? = nil) {
@@ -30,9 +34,9 @@ public struct KakaoProvider: IdentityProvider {
     }
 
     public let name: String
-    private let settings: Settings
+    let settings: Settings
     private let verifier: IDTokenVerifier
-    private let fetcher: any HTTPFetching
+    let fetcher: any HTTPFetching
 
     /// Creates the provider; `keys` caches Kakao's JWKS.
     public init(name: String = "kakao", settings: Settings, keys: JWKSCache, fetcher: any HTTPFetching) {
@@ -73,8 +77,14 @@ public struct KakaoProvider: IdentityProvider {
             authTime: token.authTime,
             nonce: nonce.nonce,
             nonceCheck: nonce.check,
-            displayName: token.claims["nickname"]?.stringValue
+            displayName: token.claims["nickname"]?.stringValue,
+            revocationCredential: token.subject
         )
+    }
+
+    /// Whether Kakao is authoritative for the address: only for its own domain.
+    static func isKakaoAddress(_ email: String?) -> Bool {
+        email?.lowercased().hasSuffix("@kakao.com") == true
     }
 
     private func verifyAccessToken(_ accessToken: String) async throws(ProviderError) -> VerifiedIdentity {
@@ -98,7 +108,9 @@ public struct KakaoProvider: IdentityProvider {
             subject: userID,
             clientID: appID,
             verifiedEmail: trusted ? account?["email"]?.stringValue : nil,
-            displayName: account?["profile"]?["nickname"]?.stringValue
+            emailIsAuthoritative: trusted && Self.isKakaoAddress(account?["email"]?.stringValue),
+            displayName: account?["profile"]?["nickname"]?.stringValue,
+            revocationCredential: userID
         )
     }
 

@@ -25,6 +25,7 @@ public struct ProviderRegistry: Sendable {
             var options = AppleProvider.Settings(clientIDs: Set(apple.clientIDs))
             options.issuer = apple.issuer ?? options.issuer
             options.tokenURL = apple.tokenURL ?? options.tokenURL
+            options.revokeURL = apple.revokeURL ?? options.revokeURL
             options.teamID = apple.teamID
             options.keyID = apple.keyID
             options.privateKey = try Self.privateKey(pem: apple.privateKey, file: apple.privateKeyFile, what: "apple")
@@ -70,6 +71,8 @@ public struct ProviderRegistry: Sendable {
             options.tokenURL = kakao.tokenURL ?? options.tokenURL
             options.tokenInfoURL = kakao.tokenInfoURL ?? options.tokenInfoURL
             options.userURL = kakao.userURL ?? options.userURL
+            options.unlinkURL = kakao.unlinkURL ?? options.unlinkURL
+            options.adminKey = kakao.adminKey
             providers.append(
                 KakaoProvider(
                     settings: options,

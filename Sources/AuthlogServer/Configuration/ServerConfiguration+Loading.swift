@@ -24,7 +24,7 @@ extension ServerConfiguration {
     }
 
     /// This configuration with secrets taken from the environment where set:
-    /// `AUTHLOG_DATA_KEY`, `AUTHLOG_APPLE_PRIVATE_KEY`, `AUTHLOG_GITHUB_CLIENT_SECRET`,
+    /// `AUTHLOG_DATA_KEY`, `AUTHLOG_SUBJECT_KEY`, `AUTHLOG_KAKAO_ADMIN_KEY`, `AUTHLOG_APPLE_PRIVATE_KEY`, `AUTHLOG_GITHUB_CLIENT_SECRET`,
     /// `AUTHLOG_GITLAB_CLIENT_SECRET`, `AUTHLOG_KAKAO_CLIENT_SECRET`, `AUTHLOG_<NAME>_CLIENT_SECRET` for a
     /// generic OIDC provider, and `AUTHLOG_CLIENT_SECRET_<ID>` for an introspection client (names upper-cased,
     /// other characters than letters and digits as `_`).
@@ -34,6 +34,8 @@ extension ServerConfiguration {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
         if let key = value("AUTHLOG_DATA_KEY") { configuration.dataKey = key }
+        if let key = value("AUTHLOG_SUBJECT_KEY") { configuration.subjectKey = key }
+        if let key = value("AUTHLOG_KAKAO_ADMIN_KEY") { configuration.providers?.kakao?.adminKey = key }
         if let pem = value("AUTHLOG_APPLE_PRIVATE_KEY") { configuration.providers?.apple?.privateKey = pem }
         if let secret = value("AUTHLOG_GITHUB_CLIENT_SECRET") { configuration.providers?.github?.clientSecret = secret }
         if let secret = value("AUTHLOG_GITLAB_CLIENT_SECRET") { configuration.providers?.gitlab?.clientSecret = secret }

@@ -26,6 +26,11 @@ public struct ServerConfiguration: Codable, Sendable {
     public var providerTimeoutSeconds: Int?
     /// 32 bytes, base64url: seals provider credentials at rest. Prefer `AUTHLOG_DATA_KEY`.
     public var dataKey: String?
+    /// 32 bytes, base64url: keys the HMAC of provider subjects and emails. Prefer `AUTHLOG_SUBJECT_KEY`;
+    /// without it the key is derived from the data key.
+    public var subjectKey: String?
+    /// Re-authentication, linking and deletion rules.
+    public var account: AccountSettings?
     /// Callers allowed to use `/oauth/introspect` and `/oauth/revoke`.
     public var introspectionClients: [ClientCredentials]?
     /// The identity providers.
@@ -62,6 +67,24 @@ public struct ServerConfiguration: Codable, Sendable {
         public var rememberMeTTLSeconds: Int?
         /// Absolute lifetime when the app asked for no "remember me", in seconds (default 12 hours).
         public var sessionTTLSeconds: Int?
+        /// Idle lifetime of a "remember me" session, in seconds (default 14 days).
+        public var rememberMeIdleSeconds: Int?
+        /// Idle lifetime of a plain session, in seconds (default 2 hours).
+        public var sessionIdleSeconds: Int?
+    }
+
+    /// Re-authentication, linking, deletion and provider notices.
+    public struct AccountSettings: Codable, Sendable {
+        /// How recent a session's authentication must be for linking, unlinking and deletion (default 300).
+        public var reauthenticationWindowSeconds: Int?
+        /// Link a first sign-in to the user with the same verified email when the provider is authoritative
+        /// for it (default false: such a sign-in is refused with `account_exists`).
+        public var linkByVerifiedEmail: Bool?
+        /// The oldest Apple server-to-server notification accepted, by `iat` (default 3600).
+        public var notificationMaximumAgeSeconds: Int?
+        /// The first retry of a failed provider revocation waits this long; each next one twice as long
+        /// (default 60).
+        public var revocationRetrySeconds: Int?
     }
 
     /// A caller of the OAuth endpoints.
@@ -108,10 +131,12 @@ public struct ServerConfiguration: Codable, Sendable {
         public var jwksURL: String?
         /// The token (code-exchange) endpoint.
         public var tokenURL: String?
+        /// The token-revocation endpoint.
+        public var revokeURL: String?
 
         enum CodingKeys: String, CodingKey {
             case clientIDs = "client_ids"
-            case teamID, keyID, privateKeyFile, privateKey, issuer, jwksURL, tokenURL
+            case teamID, keyID, privateKeyFile, privateKey, issuer, jwksURL, tokenURL, revokeURL
         }
     }
 
@@ -165,6 +190,11 @@ public struct ServerConfiguration: Codable, Sendable {
         public var tokenInfoURL: String?
         /// The user endpoint (`/v2/user/me`).
         public var userURL: String?
+        /// The admin key: unlinks users at deletion, authenticates the unlink callback.
+        /// `AUTHLOG_KAKAO_ADMIN_KEY` overrides.
+        public var adminKey: String?
+        /// The unlink endpoint (`/v1/user/unlink`).
+        public var unlinkURL: String?
     }
 
     /// A GitHub OAuth app.

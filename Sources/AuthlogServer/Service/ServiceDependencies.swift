@@ -14,6 +14,16 @@ public struct ServiceDependencies: Sendable {
     public let nonces: NonceStore
     /// Sealed provider credentials.
     public let credentials: ProviderCredentialStore
+    /// Verified emails as keyed hashes.
+    public let emails: UserEmailStore
+    /// Grants of deleted users still to be revoked.
+    public let revocations: RevocationQueue
+    /// Provider notices already acted on.
+    public let notices: ProviderNoticeStore
+    /// Each user's wrapped personal-data key.
+    public let userKeys: UserKeyStore
+    /// Keys subject and email hashes.
+    public let hasher: IdentityHasher
     /// Signs and checks access tokens.
     public let accessTokens: AccessTokenIssuer
     /// Lifetimes and limits.
@@ -31,17 +41,29 @@ public struct ServiceDependencies: Sendable {
         accessTokens: AccessTokenIssuer,
         settings: ServiceSettings,
         metrics: ServerMetrics,
-        dataKey: [UInt8]?
+        dataKey: [UInt8]?,
+        hasher: IdentityHasher
     ) {
         self.store = store
         self.queries = SessionQueries(pool: store.pool)
         self.nonces = NonceStore(pool: store.pool)
         self.credentials = ProviderCredentialStore(pool: store.pool)
+        self.emails = UserEmailStore(pool: store.pool)
+        self.revocations = RevocationQueue(pool: store.pool)
+        self.notices = ProviderNoticeStore(pool: store.pool)
+        self.userKeys = UserKeyStore(pool: store.pool)
+        self.hasher = hasher
         self.accessTokens = accessTokens
         self.settings = settings
         self.metrics = metrics
         self.dataKey = dataKey
         self.vault = dataKey.map { PersonalDataVault(dataKey: $0, keys: UserKeyStore(pool: store.pool)) }
+    }
+
+    /// Appends one command; an unreachable database becomes 503, any other failure 500.
+    @discardableResult
+    func append(_ command: AppendCommand) async throws(ServiceError) -> AppendResult {
+        try await self.storeCall { try await self.store.append(command) }
     }
 
     /// A new access token for a session, with its id and expiry.

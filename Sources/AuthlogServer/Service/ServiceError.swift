@@ -1,4 +1,4 @@
-import AuthlogCore
+public import AuthlogCore
 import AuthlogStore
 public import Hummingbird
 
@@ -14,6 +14,8 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
     public var headers: HTTPFields
     /// For the server's log only, never the answer: the kind of failure behind a 500.
     public var logDetail: String?
+    /// Members the answer carries after `error` and `error_description` (`providers` of `account_exists`).
+    public var extraMembers: [(name: String, value: JSONValue)] = []
 
     /// Creates an error answer.
     public init(_ status: HTTPResponse.Status, _ code: String, _ errorDescription: String, headers: HTTPFields = [:]) {
@@ -41,8 +43,9 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
 
     /// The answer's body: `{"error": code, "error_description": sentence}`.
     var jsonBody: [UInt8] {
-        JSONValue.object([("error", .string(self.code)), ("error_description", .string(self.errorDescription))])
-            .canonicalBytes
+        JSONValue.object(
+            [("error", .string(self.code)), ("error_description", .string(self.errorDescription))] + self.extraMembers
+        ).canonicalBytes
     }
 
     /// 400 `invalid_request`.

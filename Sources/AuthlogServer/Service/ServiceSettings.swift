@@ -1,11 +1,25 @@
+public import AuthlogCore
 /// The lifetimes and limits the service works with, resolved from ``ServerConfiguration`` defaults.
 public struct ServiceSettings: Sendable {
     /// Access-token lifetime, seconds.
     public var accessTokenLifetime: Int64 = 900
+    /// Absolute and idle lifetimes of sessions, "remember me" and plain.
+    public var lifetimes = SessionLifetimes()
     /// Absolute lifetime of a "remember me" refresh-token family, seconds.
-    public var rememberMeLifetime: Int64 = 30 * 86_400
+    public var rememberMeLifetime: Int64 { self.lifetimes.rememberMe.absolute }
     /// Absolute lifetime of a non-"remember me" refresh token, seconds.
-    public var sessionLifetime: Int64 = 12 * 3_600
+    public var sessionLifetime: Int64 { self.lifetimes.plain.absolute }
+    /// How recent a session's authentication must be for linking, unlinking and deletion, seconds.
+    public var reauthenticationWindow: Int64 = 300
+    /// Whether a first sign-in whose verified email matches one user's is linked to that user, when the
+    /// provider is authoritative for the email; otherwise it is refused with `account_exists`.
+    public var linkByVerifiedEmail = false
+    /// The oldest Apple notification accepted, by `iat`, seconds.
+    public var notificationMaximumAge: Int64 = 3_600
+    /// The first retry of a failed provider revocation waits this long, seconds; each next one twice as long.
+    public var revocationRetryBase: Int64 = 60
+    /// How many attempts a provider revocation gets before it is abandoned.
+    public var revocationMaximumAttempts = 12
     /// Lifetime of issued nonces, seconds.
     public var nonceLifetime: Int64 = 600
     /// How often a command is re-decided after an expected-version conflict.

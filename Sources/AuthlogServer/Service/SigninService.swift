@@ -8,7 +8,7 @@ import Foundation
 /// first sign-in, starts a session and issues an access token and a refresh token — all events of one
 /// command, so nothing is half-written. Every failure is a `signin.failed` event with its reason.
 public struct SigninService: Sendable {
-    private let dependencies: ServiceDependencies
+    let dependencies: ServiceDependencies
     private let providers: [String: any IdentityProvider]
 
     /// Creates the service with the enabled providers.
@@ -40,43 +40,19 @@ public struct SigninService: Sendable {
 
     /// Signs in with `proof` at provider `providerName`.
     /// - Throws: ``ServiceError``: 404 unknown provider, 401 with the reason code for a refused proof,
-    ///   502 when the provider cannot be reached, 503 when the database is down. A `signin.failed` event is recorded for each refusal.
+    ///   409 `account_exists` when another user holds the identity's verified email, 502 when the provider
+    ///   cannot be reached, 503 when the database is down. A `signin.failed` event is recorded for each refusal.
     public func signIn(
         provider providerName: String,
         proof: SigninProof,
         rememberMe: Bool,
         metadata: RequestMetadata
     ) async throws(ServiceError) -> TokenResponse {
-        guard let provider = self.providers[providerName] else {
-            throw await self.refuse(
-                provider: "unknown",
-                reason: "unknown_provider",
-                method: proof.method,
-                metadata: metadata,
-                answer: ServiceError(.notFound, "unknown_provider", "No provider of that name is enabled.")
-            )
-        }
         let identity: VerifiedIdentity
-        do {
-            identity = try await provider.verify(proof)
-            try await self.consumeNonce(of: identity)
-        } catch let error as ProviderError {
-            throw await self.refuse(
-                provider: providerName,
-                reason: error.reason.rawValue,
-                method: proof.method,
-                metadata: metadata,
-                answer: Self.answer(for: error)
-            )
-        } catch {
-            let answer = ServiceError.failure(error)
-            throw await self.refuse(
-                provider: providerName,
-                reason: answer.code,
-                method: proof.method,
-                metadata: metadata,
-                answer: answer
-            )
+        switch await self.verifiedIdentity(provider: providerName, proof: proof) {
+        case .success(let verified): identity = verified
+        case .failure(let refusal):
+            throw await self.record(refusal, method: proof.method, action: nil, metadata: metadata)
         }
         var metadata = metadata
         metadata.clientID = identity.clientID ?? metadata.clientID
@@ -91,15 +67,33 @@ public struct SigninService: Sendable {
             return response
         } catch {
             // A verified proof whose session could not be started is still an attempt: it is recorded.
-            throw await self.refuse(
-                provider: providerName,
-                reason: error.code,
-                method: proof.method,
-                metadata: metadata,
-                answer: error
-            )
+            let refusal = ProofRefusal(provider: providerName, reason: error.code, answer: error)
+            throw await self.record(refusal, method: proof.method, action: nil, metadata: metadata)
         }
     }
+
+    /// Verifies `proof` at provider `providerName` and consumes its nonce once; a refusal carries the reason
+    /// to record and the answer to give.
+    func verifiedIdentity(provider providerName: String, proof: SigninProof) async -> Result<VerifiedIdentity, ProofRefusal>
+    {
+        guard let provider = self.providers[providerName] else {
+            let answer = ServiceError(.notFound, "unknown_provider", "No provider of that name is enabled.")
+            return .failure(ProofRefusal(provider: "unknown", reason: "unknown_provider", answer: answer))
+        }
+        do {
+            let identity = try await provider.verify(proof)
+            try await self.consumeNonce(of: identity)
+            return .success(identity)
+        } catch let error as ProviderError {
+            return .failure(ProofRefusal(provider: providerName, reason: error.reason.rawValue, answer: Self.answer(for: error)))
+        } catch {
+            let answer = ServiceError.failure(error)
+            return .failure(ProofRefusal(provider: providerName, reason: answer.code, answer: answer))
+        }
+    }
+
+    /// The enabled provider called `name`.
+    func provider(named name: String) -> (any IdentityProvider)? { self.providers[name] }
 
     /// Records a sign-in refused before its proof could be read (oversized or malformed body) and returns
     /// the answer to give.
@@ -110,7 +104,8 @@ public struct SigninService: Sendable {
         answer: ServiceError
     ) async -> ServiceError {
         let name = self.providers[providerName] == nil ? "unknown" : providerName
-        return await self.refuse(provider: name, reason: reason, method: nil, metadata: metadata, answer: answer)
+        let refusal = ProofRefusal(provider: name, reason: reason, answer: answer)
+        return await self.record(refusal, method: nil, action: nil, metadata: metadata)
     }
 
     /// The HTTP answer for a refused proof: 502 when the provider cannot be reached (a 503 means only that
@@ -137,25 +132,28 @@ public struct SigninService: Sendable {
         }
     }
 
-    private func refuse(
-        provider: String,
-        reason: String,
+    /// Records a refused proof as `signin.failed` (with the signed-in user's `action` it was for, if any) and
+    /// returns the answer to give; when even that cannot be recorded, the store's answer.
+    func record(
+        _ refusal: ProofRefusal,
         method: String?,
+        action: AccountAction?,
         metadata: RequestMetadata,
-        answer: ServiceError
+        userID: UUID? = nil
     ) async -> ServiceError {
-        self.dependencies.metrics.recordSignin(provider: provider, outcome: "failure")
+        self.dependencies.metrics.recordSignin(provider: refusal.provider, outcome: "failure")
         do {
             let event = try metadata.envelope(
-                stream: StreamName(category: "signin", id: provider),
+                stream: StreamName(category: "signin", id: refusal.provider),
                 outcome: .failure,
-                reason: reason,
-                provider: provider,
+                reason: refusal.reason,
+                provider: refusal.provider,
+                userID: userID,
                 at: .now(),
-                data: SigninFailed(reason: reason, method: method)
+                data: SigninFailed(reason: refusal.reason, method: method, action: action)
             )
             try await self.dependencies.store.append(event)
-            return answer
+            return refusal.answer
         } catch {
             return ServiceError.failure(error)
         }
@@ -167,27 +165,41 @@ public struct SigninService: Sendable {
         rememberMe: Bool,
         metadata: RequestMetadata
     ) async throws(ServiceError) -> TokenResponse {
-        let subjectHash = SubjectHash.of(provider: identity.provider, subject: identity.subject)
-        try await self.saveProviderCredential(of: identity, subjectHash: subjectHash)
+        let registry = IdentityRegistry(dependencies: self.dependencies)
         var lastConflict = false
         for attempt in 0..<self.dependencies.settings.maximumAttempts {
-            let existing = try await self.dependencies.storeCall {
-                try await self.dependencies.queries.userID(provider: identity.provider, subjectHash: subjectHash)
+            let standing = try await registry.standing(of: identity)
+            let subjectHash = standing.subjectHash
+            var user: (id: UUID, isNew: Bool, linkPolicy: String?)
+            switch standing {
+            case .linked(let userID, _):
+                user = (userID, false, nil)
+            case .unregistered:
+                let owners = try await registry.emailOwners(of: identity)
+                let ownerIDs = Set(owners.map(\.userID))
+                if let owner = ownerIDs.first {
+                    guard self.dependencies.settings.linkByVerifiedEmail, identity.emailIsAuthoritative,
+                        ownerIDs.count == 1
+                    else { throw Self.accountExists(providers: owners.map(\.provider)) }
+                    user = (owner, false, "verified_email")
+                } else {
+                    // A conflict on the registration stream with the identity still free means the name-based id
+                    // is taken (an account registered under it was deleted): register under a fresh id instead.
+                    let userID =
+                        lastConflict && attempt > 1
+                        ? UUID.version7()
+                        : IdentityHasher.registrationUserID(provider: identity.provider, subjectHash: subjectHash)
+                    user = (userID, true, nil)
+                }
             }
-            // A conflict on the registration stream with the identity still unlinked means the name-based
-            // id belongs to a deleted account: register under a fresh id instead.
-            let newUserID =
-                lastConflict && attempt > 1
-                ? UUID.version7()
-                : SubjectHash.registrationUserID(provider: identity.provider, subjectHash: subjectHash)
-            let userID = existing ?? newUserID
+            try await registry.remember(identity, subjectHash: subjectHash, userID: user.id)
             var sealedProfile: String?
-            if existing == nil, let vault = self.dependencies.vault {
+            if user.isNew, let vault = self.dependencies.vault {
                 sealedProfile = try await self.dependencies.storeCall {
                     try await vault.sealProfile(
                         displayName: identity.displayName,
                         email: identity.verifiedEmail,
-                        for: userID
+                        for: user.id
                     )
                 }
             }
@@ -196,8 +208,7 @@ public struct SigninService: Sendable {
                 subjectHash: subjectHash,
                 method: method,
                 rememberMe: rememberMe,
-                userID: userID,
-                isNewUser: existing == nil,
+                user: user,
                 sealedProfile: sealedProfile,
                 metadata: metadata
             )
@@ -214,16 +225,30 @@ public struct SigninService: Sendable {
         throw ServiceError(.conflict, "conflict", "The sign-in collided with another one; try again.")
     }
 
+    /// 409 `account_exists`: another user holds the verified email; the answer names the providers to sign
+    /// in with (and link this one from there).
+    static func accountExists(providers: [String]) -> ServiceError {
+        let names = Array(Set(providers)).sorted()
+        var answer = ServiceError(
+            .conflict,
+            "account_exists",
+            "An account with this email exists; sign in with \(names.joined(separator: " or ")) and link this provider there."
+        )
+        answer.extraMembers = [("providers", .array(names.map { .string($0) }))]
+        return answer
+    }
+
     private func plan(
         identity: VerifiedIdentity,
         subjectHash: String,
         method: String,
         rememberMe: Bool,
-        userID: UUID,
-        isNewUser: Bool,
+        user: (id: UUID, isNew: Bool, linkPolicy: String?),
         sealedProfile: String?,
         metadata: RequestMetadata
     ) throws(ServiceError) -> (command: AppendCommand, response: TokenResponse) {
+        let userID = user.id
+        let isNewUser = user.isNew
         let now = Timestamp.now()
         let sessionID = UUID.version7(at: now)
         let sessionStream = StreamName(category: "session", id: sessionID.lowercased)
@@ -258,6 +283,16 @@ public struct SigninService: Sendable {
                     )
                 )
                 expectations[userStream] = .noStream
+            } else if let policy = user.linkPolicy {
+                events.append(
+                    try metadata.envelope(
+                        stream: userStream,
+                        provider: identity.provider,
+                        userID: userID,
+                        at: now,
+                        data: IdentityLinked(provider: identity.provider, subjectHash: subjectHash, policy: policy)
+                    )
+                )
             }
             events.append(
                 try metadata.envelope(
@@ -275,7 +310,8 @@ public struct SigninService: Sendable {
                         upstreamProvider: EnvelopeText.normalized(
                             identity.upstreamProvider,
                             limit: EnvelopeText.Limit.code
-                        )
+                        ),
+                        rememberMe: rememberMe
                     )
                 )
             )
@@ -311,21 +347,11 @@ public struct SigninService: Sendable {
             throw ServiceError(.internalServerError, "internal_error", "The session could not be prepared.")
         }
     }
+}
 
-    /// Keeps Apple's refresh token, sealed under the data key, for revocation at account deletion.
-    private func saveProviderCredential(of identity: VerifiedIdentity, subjectHash: String) async throws(ServiceError) {
-        guard let token = identity.providerRefreshToken, let key = self.dependencies.dataKey else { return }
-        let associated = Array("\(identity.provider)\u{0}\(subjectHash)".utf8)
-        guard let sealed = try? AESGCM.seal(Array(token.utf8), key: key, authenticating: associated).combined else {
-            throw ServiceError(.internalServerError, "internal_error", "The provider credential could not be sealed.")
-        }
-        try await self.dependencies.storeCall {
-            try await self.dependencies.credentials.save(
-                provider: identity.provider,
-                subjectHash: subjectHash,
-                sealed: sealed,
-                at: .now()
-            )
-        }
-    }
+/// A refused sign-in proof: the provider it is recorded under, the reason, and the answer to give.
+struct ProofRefusal: Error {
+    let provider: String
+    let reason: String
+    let answer: ServiceError
 }

@@ -10,7 +10,7 @@ import Foundation
 /// others lose the expected-version check, read again, find the token rotated and record
 /// `token.reuse_detected`, which revokes the family and ends the session (RFC 9700 §4.14).
 public struct TokenService: Sendable {
-    private let dependencies: ServiceDependencies
+    let dependencies: ServiceDependencies
 
     /// Creates the service.
     public init(dependencies: ServiceDependencies) { self.dependencies = dependencies }
@@ -26,29 +26,51 @@ public struct TokenService: Sendable {
             }
             let now = Timestamp.now()
             guard let record else {
-                try await self.recordRefreshFailure(reason: "unknown_token", record: nil, metadata: metadata, at: now)
+                try await self.recordRefreshFailure(reason: .unknownToken, record: nil, metadata: metadata, at: now)
                 throw Self.invalidGrant("The refresh token is not known.")
             }
             var metadata = metadata
             metadata.clientID = record.clientID
-            if record.state == "revoked" || record.sessionState != "active" {
-                try await self.recordRefreshFailure(reason: "revoked", record: record, metadata: metadata, at: now)
+            if record.state == .revoked || !record.session.isUsable {
+                try await self.recordRefreshFailure(reason: .revoked, record: record, metadata: metadata, at: now)
                 throw Self.invalidGrant("The refresh token was revoked or its session has ended.")
             }
-            if record.state == "rotated" {
+            if record.state == .rotated {
                 let event = try self.event(
                     record: record,
                     metadata: metadata,
                     at: now,
                     outcome: .failure,
-                    reason: "reuse",
+                    reason: SessionEndReason.reuse.rawValue,
                     data: TokenReuseDetected(tokenID: record.tokenID, familyID: record.familyID)
                 )
                 guard try await self.append(event, expecting: record.sessionVersion) else { continue }
                 throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
             }
+            if let limit = self.passedLimit(of: record.session, at: now) {
+                let events = [
+                    try self.event(
+                        record: record,
+                        metadata: metadata,
+                        at: now,
+                        outcome: .failure,
+                        reason: RefreshFailureReason.sessionExpired.rawValue,
+                        data: TokenRefreshFailed(reason: RefreshFailureReason.sessionExpired.rawValue, tokenID: record.tokenID)
+                    ),
+                    try self.event(
+                        record: record,
+                        metadata: metadata,
+                        at: now,
+                        outcome: .success,
+                        reason: limit.rawValue,
+                        data: SessionExpired(limit: limit)
+                    ),
+                ]
+                guard try await self.append(events, expecting: record.sessionVersion) else { continue }
+                throw Self.invalidGrant("The session has expired (\(limit.rawValue) lifetime); sign in again.")
+            }
             if record.expiresAt <= now {
-                try await self.recordRefreshFailure(reason: "expired", record: record, metadata: metadata, at: now)
+                try await self.recordRefreshFailure(reason: .expired, record: record, metadata: metadata, at: now)
                 throw Self.invalidGrant("The refresh token has expired.")
             }
             do {
@@ -57,7 +79,7 @@ public struct TokenService: Sendable {
                 return rotation.response
             } catch {
                 // A rotation that failed on our side is still an attempt: it is recorded where the store lets us.
-                try await self.recordRefreshFailure(reason: error.code, record: record, metadata: metadata, at: now)
+                try await self.recordRefreshFailure(code: error.code, record: record, metadata: metadata, at: now)
                 throw error
             }
         }
@@ -69,7 +91,7 @@ public struct TokenService: Sendable {
     public func refuseUnreadable(reason: String, metadata: RequestMetadata, answer: ServiceError) async -> ServiceError
     {
         do {
-            try await self.recordRefreshFailure(reason: reason, record: nil, metadata: metadata, at: .now())
+            try await self.recordRefreshFailure(code: reason, record: nil, metadata: metadata, at: .now())
             return answer
         } catch {
             return error
@@ -108,7 +130,9 @@ public struct TokenService: Sendable {
         let session = try await self.dependencies.storeCall {
             try await self.dependencies.queries.session(claims.sessionID)
         }
-        guard let session, session.state == "active", session.userID == claims.userID else {
+        guard let session, session.isUsable, session.userID == claims.userID,
+            self.passedLimit(of: session, at: .now()) == nil
+        else {
             throw ServiceError.invalidToken("The session of this access token has ended.")
         }
         return (claims, session)
@@ -131,7 +155,9 @@ public struct TokenService: Sendable {
         let record = try await self.dependencies.storeCall {
             try await self.dependencies.queries.refreshToken(hash: RefreshTokenSecret.hash(of: token))
         }
-        guard let record, record.state == "active", record.sessionState == "active", record.expiresAt > .now() else {
+        guard let record, record.state == .active, record.session.isUsable, record.expiresAt > .now(),
+            self.passedLimit(of: record.session, at: .now()) == nil
+        else {
             return .object([("active", .bool(false))])
         }
         var members: [(name: String, value: JSONValue)] = [
@@ -203,8 +229,29 @@ public struct TokenService: Sendable {
         }
     }
 
+    /// The lifetime `session` has passed at `now`, if any.
+    func passedLimit(of session: SessionRecord, at now: Timestamp) -> SessionLimit? {
+        self.dependencies.settings.lifetimes.passedLimit(
+            kind: session.kind,
+            startedAt: session.startedAt,
+            lastSeenAt: session.lastSeenAt,
+            now: now
+        )
+    }
+
     private func recordRefreshFailure(
-        reason: String,
+        reason: RefreshFailureReason,
+        record: RefreshTokenRecord?,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) async throws(ServiceError) {
+        try await self.recordRefreshFailure(code: reason.rawValue, record: record, metadata: metadata, at: now)
+    }
+
+    /// Records `token.refresh_failed` with a reason the token service did not decide itself (a refused body,
+    /// a failure of our own), spelled as the answer's error code.
+    private func recordRefreshFailure(
+        code reason: String,
         record: RefreshTokenRecord?,
         metadata: RequestMetadata,
         at now: Timestamp
@@ -238,8 +285,17 @@ public struct TokenService: Sendable {
 
     /// Appends `event` if the session stream is still at `version`; `false` when another command got there first.
     private func append(_ event: EventEnvelope, expecting version: Int32) async throws(ServiceError) -> Bool {
+        try await self.append([event], expecting: version)
+    }
+
+    /// Appends `events` (all on one session stream) if that stream is still at `version`; `false` when another
+    /// command got there first.
+    func append(_ events: [EventEnvelope], expecting version: Int32) async throws(ServiceError) -> Bool {
+        guard let stream = events.first?.stream else { return true }
         do {
-            try await self.dependencies.store.append(event, expecting: .exactly(version))
+            try await self.dependencies.store.append(
+                AppendCommand(events: events, expectedVersions: [stream: .exactly(version)])
+            )
             return true
         } catch let error as StoreError where error.code == .wrongExpectedVersion {
             return false
@@ -248,7 +304,7 @@ public struct TokenService: Sendable {
         }
     }
 
-    private func event<Payload: EventPayload>(
+    func event<Payload: EventPayload>(
         record: RefreshTokenRecord,
         metadata: RequestMetadata,
         at now: Timestamp,
@@ -268,7 +324,7 @@ public struct TokenService: Sendable {
         )
     }
 
-    private func sessionEvent<Payload: EventPayload>(
+    func sessionEvent<Payload: EventPayload>(
         userID: UUID,
         sessionID: UUID,
         provider: String?,

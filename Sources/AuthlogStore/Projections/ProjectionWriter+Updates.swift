@@ -38,6 +38,16 @@ extension ProjectionWriter {
                 guard case .touchSession(let sessionID, let at) = change else { return [] }
                 return [query.bind(sessionID), query.bind(at)]
             }
+        case .reauthenticateSession:
+            return self.keyedUpdate(
+                "UPDATE \(self.schema).sessions AS t SET authenticated_at = v.at",
+                columns: "session_id uuid, at timestamptz",
+                match: "t.session_id = v.session_id AND t.state = 'active' AND t.authenticated_at < v.at",
+                run
+            ) { change, query in
+                guard case .reauthenticateSession(let sessionID, let at) = change else { return [] }
+                return [query.bind(sessionID), query.bind(at)]
+            }
         case .endSession:
             return self.keyedUpdate(
                 "UPDATE \(self.schema).sessions AS t SET state = v.state, end_reason = v.reason, ended_at = v.at",
@@ -60,8 +70,11 @@ extension ProjectionWriter {
             }
         case .revokeFamily, .revokeToken, .revokeSessionTokens:
             return self.revokeTokens(run)
-        case .unlinkUserIdentities(let userID):
-            return "DELETE FROM \(unescaped: self.schema).identities WHERE user_id = \(userID)"
+        case .releaseUserIdentities(let userID, let at):
+            return """
+                UPDATE \(unescaped: self.schema).identities SET released_at = \(at)
+                WHERE user_id = \(userID) AND released_at IS NULL
+                """
         case .endUserSessions(let userID, let provider, let state, let reason, let at):
             return """
                 UPDATE \(unescaped: self.schema).sessions SET state = \(state.rawValue), end_reason = \(reason),
@@ -133,9 +146,10 @@ extension ProjectionChange {
         case .deleteUser: return 1
         case .linkIdentity: return 2
         case .unlinkIdentity: return 3
-        case .unlinkUserIdentities: return 4
+        case .releaseUserIdentities: return 4
         case .startSession: return 5
         case .touchSession: return 6
+        case .reauthenticateSession: return 16
         case .endSession: return 7
         case .endUserSessions: return 8
         case .issueRefreshToken: return 9
@@ -151,11 +165,12 @@ extension ProjectionChange {
     /// Keys of the rows this change touches within its table, apart from the user (see ``ScopedChange``).
     var rowKeys: [String] {
         switch self {
-        case .insertUser, .deleteUser, .unlinkUserIdentities, .endUserSessions, .revokeUserTokens, .countSignin:
+        case .insertUser, .deleteUser, .releaseUserIdentities, .endUserSessions, .revokeUserTokens, .countSignin:
             return []
         case .linkIdentity(let provider, let subjectHash, _, _), .unlinkIdentity(let provider, let subjectHash):
             return ["i" + provider + "\u{0}" + subjectHash]
-        case .startSession(let sessionID, _, _, _, _), .touchSession(let sessionID, _),
+        case .startSession(let sessionID, _, _, _, _, _), .touchSession(let sessionID, _),
+            .reauthenticateSession(let sessionID, _),
             .endSession(let sessionID, _, _, _), .revokeSessionTokens(let sessionID, _, _):
             return ["s" + sessionID.lowercased]
         case .issueRefreshToken(let row):
@@ -170,9 +185,9 @@ extension ProjectionChange {
     /// The user a change names itself, if any.
     var userID: UUID? {
         switch self {
-        case .insertUser(let userID, _, _), .deleteUser(let userID, _), .unlinkUserIdentities(let userID),
+        case .insertUser(let userID, _, _), .deleteUser(let userID, _), .releaseUserIdentities(let userID, _),
             .endUserSessions(let userID, _, _, _, _), .revokeUserTokens(let userID, _, _, _),
-            .linkIdentity(_, _, let userID, _), .startSession(_, let userID, _, _, _):
+            .linkIdentity(_, _, let userID, _), .startSession(_, let userID, _, _, _, _):
             return userID
         case .issueRefreshToken(let row): return row.userID
         default: return nil
@@ -180,16 +195,16 @@ extension ProjectionChange {
     }
 
     /// Whether the change must follow every earlier change of its table: the identity rows a user-wide
-    /// unlink removes may have been linked under another user's key.
+    /// release marks may have been linked under another user's key.
     var isTableBarrier: Bool {
-        if case .unlinkUserIdentities = self { return true }
+        if case .releaseUserIdentities = self { return true }
         return false
     }
 
     /// Whether the change reaches every row of a user (one statement each).
     var isUserWide: Bool {
         switch self {
-        case .unlinkUserIdentities, .endUserSessions, .revokeUserTokens: return true
+        case .releaseUserIdentities, .endUserSessions, .revokeUserTokens: return true
         default: return false
         }
     }

@@ -147,15 +147,19 @@ struct ProjectionWriter {
             }
         case .startSession:
             return self.insertRows(
-                "sessions (session_id, user_id, provider, client_id, started_at, last_seen_at, state)",
+                """
+                sessions (session_id, user_id, provider, client_id, kind, started_at, last_seen_at, authenticated_at,
+                    state)
+                """,
                 run,
                 suffix: " ON CONFLICT DO NOTHING"
             ) { change, query in
-                guard case .startSession(let sessionID, let userID, let provider, let clientID, let at) = change
+                guard case .startSession(let sessionID, let userID, let provider, let clientID, let kind, let at) = change
                 else { return [] }
                 return [
                     query.bind(sessionID), query.bind(userID), query.bind(provider), query.bind(clientID),
-                    query.bind(at), query.bind(at), query.bind(SessionState.active.rawValue),
+                    query.bind(kind.rawValue), query.bind(at), query.bind(at), query.bind(at),
+                    query.bind(SessionState.active.rawValue),
                 ]
             }
         case .issueRefreshToken:

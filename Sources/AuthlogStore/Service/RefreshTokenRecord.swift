@@ -7,24 +7,25 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var tokenID: UUID
     /// Its rotation family.
     public var familyID: UUID
-    /// The session.
-    public var sessionID: UUID
-    /// authlog's user.
-    public var userID: UUID
-    /// The provider of the session's sign-in.
-    public var provider: String?
-    /// Whether it is a "remember me" token.
-    public var kind: RefreshTokenKind
-    /// `active`, `rotated` or `revoked`.
-    public var state: String
+    /// The token's own state.
+    public var state: RefreshTokenState
     /// When it expires.
     public var expiresAt: Timestamp
-    /// `active`, `logged_out`, `revoked` or `expired`.
-    public var sessionState: String
-    /// The app the session was started for, when known.
-    public var clientID: String?
+    /// The session it belongs to, with its user.
+    public var session: SessionRecord
     /// The session stream's current version, for an expected-version append.
     public var sessionVersion: Int32
+
+    /// The session.
+    public var sessionID: UUID { self.session.sessionID }
+    /// authlog's user.
+    public var userID: UUID { self.session.userID }
+    /// The provider of the session's sign-in.
+    public var provider: String? { self.session.provider }
+    /// Whether it is a "remember me" token.
+    public var kind: RefreshTokenKind { self.session.kind }
+    /// The app the session was started for, when known.
+    public var clientID: String? { self.session.clientID }
 }
 
 /// A session as the projections know it.
@@ -37,10 +38,35 @@ public struct SessionRecord: Sendable, Equatable {
     public var provider: String
     /// The app the session was started for, when known.
     public var clientID: String?
-    /// `active`, `logged_out`, `revoked` or `expired`.
-    public var state: String
+    /// Whether it is a "remember me" session.
+    public var kind: RefreshTokenKind
+    /// Its state.
+    public var state: SessionState
     /// When the session started.
     public var startedAt: Timestamp
+    /// When it was last used (sign-in or refresh).
+    public var lastSeenAt: Timestamp
+    /// When the user last proved an identity in it (sign-in or re-authentication).
+    public var authenticatedAt: Timestamp
     /// Why it ended, once it has.
     public var endReason: String?
+    /// Whether its user still exists (not deleted).
+    public var userIsActive: Bool
+
+    /// Whether the session can be used: active, of a user that was not deleted.
+    public var isUsable: Bool { self.state == .active && self.userIsActive }
+}
+
+/// One identity row of the `identities` projection.
+public struct IdentityRecord: Sendable, Equatable {
+    /// The provider.
+    public var provider: String
+    /// The keyed subject hash, of the generation the row was linked under.
+    public var subjectHash: String
+    /// The user it points at.
+    public var userID: UUID
+    /// Whether the identity was released by an account deletion.
+    public var isReleased: Bool
+    /// Whether the user it points at exists (not deleted).
+    public var userIsActive: Bool
 }

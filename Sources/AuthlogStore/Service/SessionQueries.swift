@@ -1,25 +1,52 @@
-import AuthlogCore
+public import AuthlogCore
 public import Foundation
 
-/// The request-time reads of the sign-in service, all on projection tables (plus the session stream's
-/// version from the events' unique `(stream, stream_version)` index).
+/// The request-time reads of the sign-in service, all on projection tables (plus a stream's version from
+/// the events' unique `(stream, stream_version)` index).
 public struct SessionQueries: Sendable {
     private let pool: ConnectionPool
 
     /// Creates the queries over `pool`.
     public init(pool: ConnectionPool) { self.pool = pool }
 
-    /// The user an identity belongs to, if it is linked.
+    /// The identity rows of `provider` whose subject hash is one of `subjectHashes` (the generations of one
+    /// subject), keyed by subject hash.
     /// - Throws: ``StoreError``.
-    public func userID(provider: String, subjectHash: String) async throws -> UUID? {
-        try await self.pool.withConnection { connection in
+    public func identities(provider: String, subjectHashes: [String]) async throws -> [String: IdentityRecord] {
+        // Hex hashes need no quoting inside an array literal.
+        let array = "{" + subjectHashes.filter { $0.utf8.allSatisfy(Self.isHexDigit) }.joined(separator: ",") + "}"
+        let rows = try await self.pool.withConnection { connection in
             try await connection.query(
                 """
-                SELECT i.user_id FROM authlog.identities i JOIN authlog.users u USING (user_id)
-                WHERE i.provider = \(provider) AND i.subject_hash = \(subjectHash) AND u.status = 'active'
+                SELECT i.provider, i.subject_hash, i.user_id, i.released_at IS NOT NULL,
+                       coalesce(u.status = 'active', false)
+                FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id)
+                WHERE i.provider = \(provider) AND i.subject_hash = ANY(\(array)::text[])
                 """
-            ).first?.decode(UUID.self, at: 0)
+            ).rows
         }
+        var found: [String: IdentityRecord] = [:]
+        for row in rows {
+            let record = try Self.identity(row)
+            found[record.subjectHash] = record
+        }
+        return found
+    }
+
+    /// The linked (not released) identities of a user, oldest first.
+    /// - Throws: ``StoreError``.
+    public func identities(of userID: UUID) async throws -> [IdentityRecord] {
+        let rows = try await self.pool.withConnection { connection in
+            try await connection.query(
+                """
+                SELECT i.provider, i.subject_hash, i.user_id, false, coalesce(u.status = 'active', false)
+                FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id)
+                WHERE i.user_id = \(userID) AND i.released_at IS NULL
+                ORDER BY i.linked_at, i.provider
+                """
+            ).rows
+        }
+        return try rows.map(Self.identity)
     }
 
     /// The refresh token whose SHA-256 is `hash`, if any.
@@ -28,31 +55,27 @@ public struct SessionQueries: Sendable {
         let row = try await self.pool.withConnection { connection in
             try await connection.query(
                 """
-                SELECT t.token_id, t.family_id, t.session_id, t.user_id, t.provider, t.kind, t.state, t.expires_at,
-                       s.state, s.client_id,
+                SELECT t.token_id, t.family_id, t.state, t.expires_at,
                        (SELECT max(e.stream_version) FROM authlog.events e
-                        WHERE e.stream = 'session-' || t.session_id::text)
+                        WHERE e.stream = 'session-' || t.session_id::text),
+                       \(unescaped: Self.sessionColumns)
                 FROM authlog.refresh_tokens t JOIN authlog.sessions s USING (session_id)
+                    LEFT JOIN authlog.users u ON u.user_id = s.user_id
                 WHERE t.token_hash = \(ByteaValue(hash))
                 """
             ).first
         }
         guard let row else { return nil }
-        guard let kind = RefreshTokenKind(rawValue: try row.decode(String.self, at: 5)) else {
-            throw StoreError(.decoding, "refresh_tokens.kind has an unknown value")
+        guard let state = RefreshTokenState(rawValue: try row.decode(String.self, at: 2)) else {
+            throw StoreError(.decoding, "refresh_tokens.state has an unknown value")
         }
         return RefreshTokenRecord(
             tokenID: try row.decode(UUID.self, at: 0),
             familyID: try row.decode(UUID.self, at: 1),
-            sessionID: try row.decode(UUID.self, at: 2),
-            userID: try row.decode(UUID.self, at: 3),
-            provider: try row.decode(String?.self, at: 4),
-            kind: kind,
-            state: try row.decode(String.self, at: 6),
-            expiresAt: try row.decode(Timestamp.self, at: 7),
-            sessionState: try row.decode(String.self, at: 8),
-            clientID: try row.decode(String?.self, at: 9),
-            sessionVersion: try row.decode(Int32?.self, at: 10) ?? 0
+            state: state,
+            expiresAt: try row.decode(Timestamp.self, at: 3),
+            session: try Self.session(row, from: 5),
+            sessionVersion: try row.decode(Int32?.self, at: 4) ?? 0
         )
     }
 
@@ -62,25 +85,88 @@ public struct SessionQueries: Sendable {
         let row = try await self.pool.withConnection { connection in
             try await connection.query(
                 """
-                SELECT session_id, user_id, provider, client_id, state, started_at, end_reason
-                FROM authlog.sessions WHERE session_id = \(sessionID)
+                SELECT \(unescaped: Self.sessionColumns)
+                FROM authlog.sessions s LEFT JOIN authlog.users u ON u.user_id = s.user_id
+                WHERE s.session_id = \(sessionID)
                 """
             ).first
         }
         guard let row else { return nil }
-        return SessionRecord(
-            sessionID: try row.decode(UUID.self, at: 0),
-            userID: try row.decode(UUID.self, at: 1),
-            provider: try row.decode(String.self, at: 2),
-            clientID: try row.decode(String?.self, at: 3),
-            state: try row.decode(String.self, at: 4),
-            startedAt: try row.decode(Timestamp.self, at: 5),
-            endReason: try row.decode(String?.self, at: 6)
-        )
+        return try Self.session(row, from: 0)
+    }
+
+    /// The active sessions of a user, or of a user with one provider, with each session stream's version.
+    /// - Throws: ``StoreError``.
+    public func activeSessions(of userID: UUID, provider: String? = nil) async throws -> [(
+        session: SessionRecord, version: Int32
+    )] {
+        let rows = try await self.pool.withConnection { connection in
+            try await connection.query(
+                """
+                SELECT \(unescaped: Self.sessionColumns),
+                       (SELECT max(e.stream_version) FROM authlog.events e
+                        WHERE e.stream = 'session-' || s.session_id::text)
+                FROM authlog.sessions s LEFT JOIN authlog.users u ON u.user_id = s.user_id
+                WHERE s.user_id = \(userID) AND s.state = 'active'
+                  AND (\(provider)::text IS NULL OR s.provider = \(provider))
+                ORDER BY s.started_at
+                """
+            ).rows
+        }
+        return try rows.map { (try Self.session($0, from: 0), try $0.decode(Int32?.self, at: 11) ?? 0) }
+    }
+
+    /// Whether the user exists and is not deleted.
+    /// - Throws: ``StoreError``.
+    public func userIsActive(_ userID: UUID) async throws -> Bool {
+        try await self.pool.withConnection { connection in
+            try await connection.query(
+                "SELECT EXISTS (SELECT 1 FROM authlog.users WHERE user_id = \(userID) AND status = 'active')"
+            ).first?.decode(Bool.self, at: 0) ?? false
+        }
     }
 
     /// Whether the database answers.
     public func isReachable() async -> Bool {
         (try? await self.pool.withConnection { try await $0.query("SELECT 1").rows.count == 1 }) ?? false
+    }
+
+    /// The session columns every session read selects, in the order ``session(_:from:)`` decodes (11).
+    static let sessionColumns = """
+        s.session_id, s.user_id, s.provider, s.client_id, s.kind, s.state, s.started_at, s.last_seen_at,
+        s.authenticated_at, s.end_reason, coalesce(u.status = 'active', false)
+        """
+
+    static func session(_ row: QueryRow, from start: Int) throws -> SessionRecord {
+        guard let kind = RefreshTokenKind(rawValue: try row.decode(String.self, at: start + 4)),
+            let state = SessionState(rawValue: try row.decode(String.self, at: start + 5))
+        else { throw StoreError(.decoding, "sessions.kind or sessions.state has an unknown value") }
+        return SessionRecord(
+            sessionID: try row.decode(UUID.self, at: start),
+            userID: try row.decode(UUID.self, at: start + 1),
+            provider: try row.decode(String.self, at: start + 2),
+            clientID: try row.decode(String?.self, at: start + 3),
+            kind: kind,
+            state: state,
+            startedAt: try row.decode(Timestamp.self, at: start + 6),
+            lastSeenAt: try row.decode(Timestamp.self, at: start + 7),
+            authenticatedAt: try row.decode(Timestamp.self, at: start + 8),
+            endReason: try row.decode(String?.self, at: start + 9),
+            userIsActive: try row.decode(Bool.self, at: start + 10)
+        )
+    }
+
+    private static func identity(_ row: QueryRow) throws -> IdentityRecord {
+        IdentityRecord(
+            provider: try row.decode(String.self, at: 0),
+            subjectHash: try row.decode(String.self, at: 1),
+            userID: try row.decode(UUID.self, at: 2),
+            isReleased: try row.decode(Bool.self, at: 3),
+            userIsActive: try row.decode(Bool.self, at: 4)
+        )
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
     }
 }

@@ -3,7 +3,7 @@ public import Foundation
 
 /// Each user's wrapped personal-data key (`authlog.user_keys`).
 public struct UserKeyStore: Sendable {
-    private let pool: ConnectionPool
+    let pool: ConnectionPool
 
     /// Creates the store over `pool`.
     public init(pool: ConnectionPool) { self.pool = pool }
@@ -36,6 +36,16 @@ public struct UserKeyStore: Sendable {
         try await self.pool.withConnection { connection in
             try await connection.query("SELECT wrapped_key FROM authlog.user_keys WHERE user_id = \(userID)")
                 .first?.decode(ByteaValue.self, at: 0).bytes
+        }
+    }
+}
+
+extension UserKeyStore {
+    /// Destroys the user's key: personal data sealed with it can never be read again (crypto-shredding).
+    /// - Throws: ``StoreError``.
+    public func destroy(for userID: UUID) async throws {
+        _ = try await self.pool.withConnection { connection in
+            try await connection.query("DELETE FROM authlog.user_keys WHERE user_id = \(userID)")
         }
     }
 }

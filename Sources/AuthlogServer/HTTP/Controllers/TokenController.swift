@@ -4,7 +4,8 @@ import AuthlogProviders
 import Foundation
 import Hummingbird
 
-/// `POST /v1/token/refresh`, `POST /v1/logout` and RFC 7662 `POST /oauth/introspect`.
+/// `POST /v1/token/refresh`, `POST /v1/logout`, RFC 7662 `POST /oauth/introspect` and RFC 7009
+/// `POST /oauth/revoke`.
 struct TokenController: Sendable {
     let service: TokenService
     let body: RequestBodyReader
@@ -16,6 +17,7 @@ struct TokenController: Sendable {
         routes.add(.post, "/v1/token/refresh", use: self.refresh)
         routes.add(.post, "/v1/logout", use: self.logout)
         routes.add(.post, "/oauth/introspect", use: self.introspect)
+        routes.add(.post, "/oauth/revoke", use: self.revoke)
     }
 
     @Sendable func refresh(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -65,15 +67,53 @@ struct TokenController: Sendable {
     }
 
     @Sendable func introspect(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard self.isAuthenticatedClient(request) else {
+        let (_, fields) = try await self.authenticatedForm(request, purpose: "Introspection")
+        guard let token = fields.first(where: { $0.name == "token" })?.value, !token.isEmpty else {
+            throw ServiceError.badRequest("token is required.")
+        }
+        return JSONResponse.make(try await self.service.introspect(token))
+    }
+
+    /// RFC 7009: 200 with an empty body whether or not the token was known (§2.2).
+    @Sendable func revoke(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (clientID, fields) = try await self.authenticatedForm(request, purpose: "Revocation")
+        guard let token = fields.first(where: { $0.name == "token" })?.value, !token.isEmpty else {
+            throw ServiceError.badRequest("token is required.")
+        }
+        var hint: TokenTypeHint?
+        if let text = fields.first(where: { $0.name == "token_type_hint" })?.value {
+            guard let parsed = TokenTypeHint(rawValue: text) else {
+                throw ServiceError(
+                    .badRequest,
+                    "unsupported_token_type",
+                    "token_type_hint must be access_token or refresh_token."
+                )
+            }
+            hint = parsed
+        }
+        try await self.service.revoke(
+            token,
+            hint: hint,
+            clientID: clientID,
+            metadata: self.requestMetadata.metadata(of: request, context: context)
+        )
+        return Response(status: .ok, headers: [.cacheControl: "no-store"])
+    }
+
+    /// The calling client's id and the form body, for the OAuth endpoints: HTTP Basic client credentials,
+    /// then an `application/x-www-form-urlencoded` body.
+    private func authenticatedForm(
+        _ request: Request,
+        purpose: String
+    ) async throws(ServiceError) -> (clientID: String, fields: [(name: String, value: String)]) {
+        guard let clientID = self.authenticatedClient(request) else {
             throw ServiceError(
                 .unauthorized,
                 "invalid_client",
-                "Introspection needs client credentials (HTTP Basic).",
+                "\(purpose) needs client credentials (HTTP Basic).",
                 headers: [.wwwAuthenticate: "Basic realm=\"authlog\""]
             )
         }
-        let fields: [(name: String, value: String)]
         do {
             let bytes = try await self.body.bytes(of: request)
             guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
@@ -83,14 +123,12 @@ struct TokenController: Sendable {
             guard let decoded = FormEncoding.decode(String(decoding: bytes, as: UTF8.self)) else {
                 throw RequestBodyReader.Refusal.malformed("The form body is malformed.")
             }
-            fields = decoded
+            return (clientID, decoded)
         } catch let refusal as RequestBodyReader.Refusal {
             throw refusal.answer
+        } catch {
+            throw ServiceError.badRequest("The form body could not be read.")
         }
-        guard let token = fields.first(where: { $0.name == "token" })?.value, !token.isEmpty else {
-            throw ServiceError.badRequest("token is required.")
-        }
-        return JSONResponse.make(try await self.service.introspect(token))
     }
 
     static func bearer(_ request: Request) -> String? {
@@ -100,14 +138,17 @@ struct TokenController: Sendable {
         return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 
-    private func isAuthenticatedClient(_ request: Request) -> Bool {
+    /// The client id of valid HTTP Basic client credentials, else `nil`.
+    private func authenticatedClient(_ request: Request) -> String? {
         guard let header = request.headers[.authorization], header.prefix(6).lowercased() == "basic ",
             let decoded = Data(base64Encoded: String(header.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
             let colon = decoded.firstIndex(of: ":")
-        else { return false }
+        else { return nil }
         let id = String(decoded[..<colon])
         let secret = Array(decoded[decoded.index(after: colon)...].utf8)
-        guard let expected = self.introspectionClients[id] else { return false }
-        return ConstantTime.equals(secret, Array(expected.utf8))
+        guard let expected = self.introspectionClients[id], ConstantTime.equals(secret, Array(expected.utf8)) else {
+            return nil
+        }
+        return id
     }
 }

@@ -1,0 +1,87 @@
+/// Why a session ended: the `reason` of `session.revoked`, and `sessions.end_reason`.
+public enum SessionEndReason: String, Sendable, Codable, CaseIterable {
+    /// The user logged out of this session.
+    case logout
+    /// The user logged out of every session.
+    case logoutAll = "logout_all"
+    /// A rotated refresh token was presented again.
+    case reuse
+    /// An operator revoked it.
+    case admin
+    /// The provider said the user withdrew consent (Apple notification, Kakao unlink).
+    case providerConsentRevoked = "provider_consent_revoked"
+    /// The app reported that Apple's credential state is `revoked`.
+    case credentialRevoked = "credential_revoked"
+    /// The app reported that Apple's credential state is `not_found`.
+    case credentialNotFound = "credential_not_found"
+    /// The account was deleted.
+    case accountDeleted = "account_deleted"
+    /// Its refresh token (or an access token of it) was revoked through RFC 7009.
+    case tokenRevoked = "token_revoked"
+}
+
+/// Which lifetime of a session passed (`session.expired`).
+public enum SessionLimit: String, Sendable, Codable, CaseIterable {
+    /// The session is older than its absolute lifetime.
+    case absolute
+    /// The session was not used for longer than its idle lifetime.
+    case idle
+}
+
+/// The state of a refresh token in the `refresh_tokens` projection.
+public enum RefreshTokenState: String, Sendable, Codable, CaseIterable {
+    /// It can be rotated once.
+    case active
+    /// It was rotated; presenting it again is reuse.
+    case rotated
+    /// Its family or session was ended.
+    case revoked
+}
+
+/// Why a refresh was refused (`token.refresh_failed`'s reason), for the refusals the token service decides.
+public enum RefreshFailureReason: String, Sendable, CaseIterable {
+    /// No refresh token has this hash.
+    case unknownToken = "unknown_token"
+    /// The token's own lifetime passed.
+    case expired
+    /// The token was revoked, or its session ended.
+    case revoked
+    /// The session passed its absolute or idle lifetime at this refresh.
+    case sessionExpired = "session_expired"
+}
+
+/// Who told authlog that a user withdrew consent (`provider.consent_revoked`'s source).
+public enum ConsentRevocationSource: String, Sendable, Codable, CaseIterable {
+    /// Apple's server-to-server notification.
+    case appleNotification = "apple_notification"
+    /// Kakao's unlink callback.
+    case kakaoUnlink = "kakao_unlink"
+    /// The app reported `getCredentialState` → `revoked`.
+    case appCredentialState = "app_credential_state"
+}
+
+/// What became of revoking a deleted user's grant at one provider.
+public enum ProviderRevocationResult: String, Sendable, Codable, CaseIterable {
+    /// The provider confirmed the revocation.
+    case revoked
+    /// The attempt failed; it is queued and retried with backoff.
+    case queued
+    /// Every retry failed; nobody will try again.
+    case abandoned
+    /// authlog held no token of this provider, so there was nothing to revoke.
+    case none
+}
+
+/// A sensitive action of the signed-in user (`account.action_refused`'s action).
+public enum AccountAction: String, Sendable, Codable, CaseIterable {
+    /// `POST /v1/me/reauthenticate`.
+    case reauthenticate
+    /// `POST /v1/me/identities/{provider}`.
+    case linkIdentity = "link_identity"
+    /// `DELETE /v1/me/identities/{provider}`.
+    case unlinkIdentity = "unlink_identity"
+    /// `DELETE /v1/me`.
+    case deleteAccount = "delete_account"
+    /// `POST /v1/me/credential-state`.
+    case credentialState = "credential_state"
+}

@@ -1,0 +1,162 @@
+public import AuthlogCore
+import AuthlogStore
+public import Foundation
+
+/// Deletes an account (App Store Review Guideline 5.1.1(v); GDPR Art. 17):
+///
+/// 1. the grants the user gave authlog's apps are queued for revocation (Apple refresh token, GitHub access
+///    token, Kakao user id, each sealed) and tried once at once — a provider that fails or is down does not
+///    block the deletion: its revocation stays queued and ``ProviderRevoker`` retries it with backoff;
+/// 2. one command records `session.revoked` (`account_deleted`) for every active session, each attempt
+///    (`provider.revocation_attempted`) and `account.deleted` with the per-provider results; its projection
+///    changes mark the user deleted, end every session and token family, and release the identities, so the
+///    same provider account signing in again gets a new user under the next subject-hash generation;
+/// 3. the user's data key, verified-email hashes and stored credentials are destroyed: sealed personal data
+///    in past events can no longer be read (read paths show `[erased]`) while `verify` still passes.
+public struct AccountDeletion: Sendable {
+    let dependencies: ServiceDependencies
+    let revoker: ProviderRevoker
+
+    /// Deletes `userID`; `requestedBy` is `user` or `apple_notification`. Returns the per-provider results.
+    /// - Throws: ``ServiceError`` 503 when the database is down (nothing is deleted then).
+    public func delete(
+        userID: UUID,
+        requestedBy: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) -> [String: ProviderRevocationResult] {
+        let identities = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.identities(of: userID)
+        }
+        var items: [RevocationQueue.Item] = []
+        var results: [String: ProviderRevocationResult] = [:]
+        for identity in identities {
+            results[identity.provider] = results[identity.provider] ?? ProviderRevocationResult.none
+            guard self.revoker.canRevoke(identity.provider) else { continue }
+            let sealed = try await self.dependencies.storeCall {
+                try await self.dependencies.credentials.sealed(provider: identity.provider, subjectHash: identity.subjectHash)
+            }
+            if let sealed {
+                items.append(
+                    RevocationQueue.Item(
+                        userID: userID,
+                        provider: identity.provider,
+                        subjectHash: identity.subjectHash,
+                        sealedToken: sealed
+                    )
+                )
+            }
+        }
+        // Queued first (held back from the retry worker while this attempt runs), so no grant is forgotten if
+        // this process dies; the worker only takes items of users whose deletion committed.
+        let now = Timestamp.now()
+        try await self.dependencies.storeCall {
+            try await self.dependencies.revocations.enqueue(items, dueAt: now.adding(seconds: 300), at: now)
+        }
+        var attempts: [(item: RevocationQueue.Item, result: ProviderRevocationResult, detail: String?)] = []
+        for item in items {
+            let (result, detail) = await self.revoker.attempt(item)
+            attempts.append((item, result, detail))
+            results[item.provider] = Self.combined(results[item.provider], result)
+        }
+        try await self.recordDeletion(
+            userID: userID,
+            attempts: attempts,
+            results: results,
+            requestedBy: requestedBy,
+            metadata: metadata
+        )
+        for attempt in attempts {
+            try await self.dependencies.storeCall {
+                try await self.dependencies.revocations.finish(
+                    attempt.item,
+                    result: attempt.result,
+                    detail: attempt.detail,
+                    nextAttemptAt: self.revoker.nextAttempt(after: 1, from: .now())
+                )
+            }
+        }
+        try await self.dependencies.storeCall {
+            try await self.dependencies.userKeys.destroy(for: userID)
+            try await self.dependencies.emails.forgetAll(userID: userID)
+            for identity in identities {
+                try await self.dependencies.credentials.forget(
+                    provider: identity.provider,
+                    subjectHash: identity.subjectHash
+                )
+            }
+        }
+        return results
+    }
+
+    /// One command: `session.revoked` for each active session, the attempts, `account.deleted`. Each session
+    /// stream is expected at the version read, so a refresh that commits meanwhile makes the command read again
+    /// (and a refresh after it finds its session ended).
+    private func recordDeletion(
+        userID: UUID,
+        attempts: [(item: RevocationQueue.Item, result: ProviderRevocationResult, detail: String?)],
+        results: [String: ProviderRevocationResult],
+        requestedBy: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        for _ in 0..<self.dependencies.settings.maximumAttempts {
+            let sessions = try await self.dependencies.storeCall {
+                try await self.dependencies.queries.activeSessions(of: userID)
+            }
+            let now = Timestamp.now()
+            var events: [EventEnvelope] = []
+            var expectations: [StreamName: ExpectedVersion] = [:]
+            for (session, version) in sessions {
+                let event = try self.dependencies.event(
+                    metadata,
+                    stream: .session(session.sessionID),
+                    reason: SessionEndReason.accountDeleted.rawValue,
+                    provider: session.provider,
+                    userID: userID,
+                    sessionID: session.sessionID,
+                    at: now,
+                    data: SessionRevoked(reason: .accountDeleted)
+                )
+                events.append(event)
+                expectations[event.stream] = .exactly(version)
+            }
+            for attempt in attempts {
+                events.append(
+                    try self.revoker.attemptEvent(
+                        attempt.item,
+                        result: attempt.result,
+                        detail: attempt.detail,
+                        metadata: metadata,
+                        at: now
+                    )
+                )
+            }
+            events.append(
+                try self.dependencies.event(
+                    metadata,
+                    stream: .user(userID),
+                    userID: userID,
+                    at: now,
+                    data: AccountDeleted(providerRevocations: results, requestedBy: requestedBy)
+                )
+            )
+            do {
+                try await self.dependencies.store.append(AppendCommand(events: events, expectedVersions: expectations))
+                return
+            } catch let error as StoreError where error.code == .wrongExpectedVersion {
+                continue
+            } catch {
+                throw ServiceError.failure(error)
+            }
+        }
+        throw ServiceError(.conflict, "conflict", "The account changed while it was being deleted; try again.")
+    }
+
+    /// The result of a provider with several identities: revoked only when every one was.
+    private static func combined(
+        _ current: ProviderRevocationResult?,
+        _ new: ProviderRevocationResult
+    ) -> ProviderRevocationResult {
+        guard let current, current != ProviderRevocationResult.none else { return new }
+        return current == .revoked ? new : current
+    }
+}

@@ -1,0 +1,250 @@
+public import AuthlogCore
+import AuthlogProviders
+import AuthlogStore
+import Foundation
+
+/// What the app's `getCredentialState` said about the user's Apple ID (or another provider's credential).
+public enum CredentialState: String, Sendable, CaseIterable {
+    /// The credential is valid: nothing changes.
+    case authorized
+    /// The user revoked the app's access: `provider.consent_revoked`, and the provider's sessions end.
+    case revoked
+    /// The provider knows no credential of the user for this app (signed out of the Apple ID, the app's
+    /// access removed before this device asked, a transferred app): the provider's sessions end, as Apple's
+    /// own guidance says, but no consent revocation is recorded, since nothing says the user withdrew it.
+    case notFound = "not_found"
+}
+
+/// The signed-in user's account: credential state, re-authentication, linking and unlinking identities,
+/// deletion. Every change is an event; every refusal is recorded (`account.action_refused`, or
+/// `signin.failed` for a refused proof).
+public struct AccountService: Sendable {
+    let dependencies: ServiceDependencies
+    let signin: SigninService
+    let tokens: TokenService
+    let deletion: AccountDeletion
+
+    /// Creates the service.
+    public init(dependencies: ServiceDependencies, signin: SigninService, tokens: TokenService, revoker: ProviderRevoker)
+    {
+        self.dependencies = dependencies
+        self.signin = signin
+        self.tokens = tokens
+        self.deletion = AccountDeletion(dependencies: dependencies, revoker: revoker)
+    }
+
+    /// `POST /v1/me/credential-state`: `revoked` records `provider.consent_revoked` (source
+    /// `app_credential_state`) and ends every session of the user with that provider (`session.revoked`,
+    /// `credential_revoked`); `not_found` ends them with `credential_not_found`; `authorized` changes nothing.
+    /// A repeated report finds no session left to end and records nothing.
+    /// - Throws: ``ServiceError`` 401 for a bad bearer, 422 `identity_not_linked` when the user has no identity
+    ///   of that provider, 503 when the database is down.
+    public func reportCredentialState(
+        bearer: String,
+        provider: String,
+        state: CredentialState,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        let (_, session) = try await self.tokens.authenticate(bearer: bearer)
+        let userID = session.userID
+        let identities = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.identities(of: userID)
+        }
+        guard identities.contains(where: { $0.provider == provider }) else {
+            throw try await self.refuse(
+                .credentialState,
+                reason: "identity_not_linked",
+                answer: ServiceError(.unprocessableContent, "identity_not_linked", "No identity of that provider is linked."),
+                session: session,
+                provider: provider,
+                metadata: metadata
+            )
+        }
+        let reason: SessionEndReason
+        switch state {
+        case .authorized: return
+        case .revoked: reason = .credentialRevoked
+        case .notFound: reason = .credentialNotFound
+        }
+        let consent = state == .revoked ? ConsentRevocationSource.appCredentialState : nil
+        try await self.endSessions(
+            of: userID,
+            provider: provider,
+            reason: reason,
+            consent: consent.map { ($0, nil) },
+            metadata: metadata
+        )
+    }
+
+    /// Ends every active session of `userID` with `provider` (`session.revoked` each) and, with `consent`,
+    /// records `provider.consent_revoked` — all in one command that expects each session stream's version, so
+    /// two concurrent reports end each session once and record the consent once. Returns whether anything
+    /// was recorded; `extra` events of the user stream join the command.
+    @discardableResult
+    func endSessions(
+        of userID: UUID,
+        provider: String,
+        reason: SessionEndReason,
+        consent: (source: ConsentRevocationSource, noticeID: String?)?,
+        extra: [EventEnvelope] = [],
+        metadata: RequestMetadata
+    ) async throws(ServiceError) -> Bool {
+        for _ in 0..<self.dependencies.settings.maximumAttempts {
+            let sessions = try await self.dependencies.storeCall {
+                try await self.dependencies.queries.activeSessions(of: userID, provider: provider)
+            }
+            guard !sessions.isEmpty || !extra.isEmpty else { return false }
+            let now = Timestamp.now()
+            var events: [EventEnvelope] = []
+            var expectations: [StreamName: ExpectedVersion] = [:]
+            for (session, version) in sessions {
+                let event = try self.dependencies.event(
+                    metadata,
+                    stream: .session(session.sessionID),
+                    reason: reason.rawValue,
+                    provider: session.provider,
+                    userID: userID,
+                    sessionID: session.sessionID,
+                    at: now,
+                    data: SessionRevoked(reason: reason)
+                )
+                events.append(event)
+                expectations[event.stream] = .exactly(version)
+            }
+            if let consent {
+                events.append(
+                    try self.dependencies.event(
+                        metadata,
+                        stream: .user(userID),
+                        provider: provider,
+                        userID: userID,
+                        at: now,
+                        data: ProviderConsentRevoked(source: consent.source, providerEventID: consent.noticeID)
+                    )
+                )
+            }
+            events += extra
+            do {
+                try await self.dependencies.store.append(AppendCommand(events: events, expectedVersions: expectations))
+                return true
+            } catch let error as StoreError where error.code == .wrongExpectedVersion {
+                continue
+            } catch {
+                throw ServiceError.failure(error)
+            }
+        }
+        throw ServiceError(.conflict, "conflict", "The sessions changed while they were being ended; try again.")
+    }
+
+    /// Requires the session's last authentication to lie within the re-authentication window; otherwise
+    /// records the refusal and throws 401 `reauthentication_required`.
+    func requireRecentAuthentication(
+        _ session: SessionRecord,
+        for action: AccountAction,
+        provider: String? = nil,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        let window = self.dependencies.settings.reauthenticationWindow
+        guard session.authenticatedAt.adding(seconds: window) < .now() else { return }
+        throw try await self.refuse(
+            action,
+            reason: "reauthentication_required",
+            answer: ServiceError(
+                .unauthorized,
+                "reauthentication_required",
+                "This needs a sign-in within the last \(window) seconds: call /v1/me/reauthenticate first.",
+                headers: [.wwwAuthenticate: "Bearer error=\"insufficient_user_authentication\""]
+            ),
+            session: session,
+            provider: provider,
+            metadata: metadata
+        )
+    }
+
+    /// Records `account.action_refused` for the session's user and returns the answer to throw.
+    func refuse(
+        _ action: AccountAction,
+        reason: String,
+        answer: ServiceError,
+        session: SessionRecord,
+        provider: String?,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) -> ServiceError {
+        let event = try self.dependencies.event(
+            metadata,
+            stream: .user(session.userID),
+            outcome: .failure,
+            reason: reason,
+            provider: provider,
+            userID: session.userID,
+            sessionID: session.sessionID,
+            at: .now(),
+            data: AccountActionRefused(action: action, provider: provider)
+        )
+        try await self.dependencies.append(AppendCommand(event))
+        return answer
+    }
+}
+
+extension StreamName {
+    /// `session-<id>`.
+    static func session(_ sessionID: UUID) -> StreamName { StreamName(category: "session", id: sessionID.lowercased) }
+    /// `user-<id>`.
+    static func user(_ userID: UUID) -> StreamName { StreamName(category: "user", id: userID.lowercased) }
+}
+
+extension ServiceDependencies {
+    /// An event of this request; a payload that cannot be encoded is our own failure (500).
+    func event<Payload: EventPayload>(
+        _ metadata: RequestMetadata,
+        stream: StreamName,
+        outcome: Outcome = .success,
+        reason: String? = nil,
+        provider: String? = nil,
+        userID: UUID? = nil,
+        sessionID: UUID? = nil,
+        at now: Timestamp,
+        data: Payload
+    ) throws(ServiceError) -> EventEnvelope {
+        do {
+            return try metadata.envelope(
+                stream: stream,
+                outcome: outcome,
+                reason: reason,
+                provider: provider,
+                userID: userID,
+                sessionID: sessionID,
+                at: now,
+                data: data
+            )
+        } catch {
+            throw ServiceError(.internalServerError, "internal_error", "The event could not be made.")
+        }
+    }
+}
+
+extension AccountService {
+    /// Records a request of the signed-in user refused before its body could be read (too large, malformed,
+    /// wrong media type) and returns the answer to give; a bad bearer gets its 401 instead.
+    public func refuseUnreadable(
+        bearer: String,
+        action: AccountAction,
+        reason: String,
+        answer: ServiceError,
+        metadata: RequestMetadata
+    ) async -> ServiceError {
+        do {
+            let (_, session) = try await self.tokens.authenticate(bearer: bearer)
+            return try await self.refuse(
+                action,
+                reason: reason,
+                answer: answer,
+                session: session,
+                provider: nil,
+                metadata: metadata
+            )
+        } catch {
+            return error
+        }
+    }
+}

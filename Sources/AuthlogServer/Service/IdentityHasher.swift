@@ -1,0 +1,58 @@
+import AuthlogCore
+public import AuthlogCrypto
+import Foundation
+
+/// How provider subjects and emails are kept: never in clear, always as HMAC-SHA-256 under a key that lives
+/// outside the database, so that a small subject (a GitHub id) cannot be found again by trying values.
+///
+/// A subject hashes under a *generation*: 0 for its first registration, and one more after each deletion of
+/// an account it belonged to. The deleted account's identity rows stay, released, so the next registration
+/// finds generation 0 taken and uses 1 — a value nobody can tie to the old one without the key.
+public struct IdentityHasher: Sendable {
+    /// How many generations a subject may go through (accounts deleted and made again).
+    static let maximumGenerations = 32
+
+    private let key: [UInt8]
+
+    /// Creates a hasher with a 32-byte key.
+    public init(key: [UInt8]) { self.key = key }
+
+    /// The key derived from the service's data key, when no subject key is configured.
+    public static func derivedKey(fromDataKey dataKey: [UInt8]) -> [UInt8] {
+        (try? HMACSHA256.authenticationCode(for: Array("authlog.subject-key.v1".utf8), key: dataKey))
+            ?? SHA256.hash(dataKey + Array("authlog.subject-key.v1".utf8))
+    }
+
+    /// A fixed key for development without any configured key (``ServerComponents`` warns about it).
+    public static let developmentKey = SHA256.hash(Array("authlog.development-subject-key".utf8))
+
+    /// Hex HMAC of the provider and subject under `generation`.
+    func subjectHash(provider: String, subject: String, generation: Int) -> String {
+        var message = "authlog.subject.v2\u{0}\(provider)\u{0}\(subject)"
+        if generation > 0 { message += "\u{0}\(generation)" }
+        return self.mac(message)
+    }
+
+    /// The subject's hashes of every generation, 0 first.
+    func subjectHashes(provider: String, subject: String) -> [String] {
+        (0..<Self.maximumGenerations).map { self.subjectHash(provider: provider, subject: subject, generation: $0) }
+    }
+
+    /// Hex HMAC of an email, compared case-insensitively (the whole address lower-cased, trimmed).
+    func emailHash(_ email: String) -> String {
+        self.mac("authlog.email.v1\u{0}" + email.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    /// The user id a first sign-in of this identity registers: a name-based (version 8) UUID, so two
+    /// concurrent first sign-ins of one identity aim at the same `user-<id>` stream and one of them loses
+    /// its expected-version check instead of creating a second user.
+    static func registrationUserID(provider: String, subjectHash: String) -> UUID {
+        UUID(version: 8, bytes: SHA256.hash(Array("authlog.user.v1\u{0}\(provider)\u{0}\(subjectHash)".utf8)))
+    }
+
+    private func mac(_ message: String) -> String {
+        // HMAC fails only for an empty key, which the initialisers never make; fall back to a keyed SHA-256.
+        let bytes = Array(message.utf8)
+        return Hex.encode((try? HMACSHA256.authenticationCode(for: bytes, key: self.key)) ?? SHA256.hash(self.key + bytes))
+    }
+}

@@ -1,0 +1,101 @@
+public import AuthlogCore
+import AuthlogCrypto
+import AuthlogProviders
+import AuthlogStore
+import Foundation
+
+/// Where a verified identity stands.
+enum IdentityStanding: Sendable, Equatable {
+    /// It belongs to an existing user, under this subject hash.
+    case linked(userID: UUID, subjectHash: String)
+    /// Nobody holds it: a registration or link uses this subject hash (the first free generation).
+    case unregistered(subjectHash: String)
+
+    /// The subject hash either way.
+    var subjectHash: String {
+        switch self {
+        case .linked(_, let hash), .unregistered(let hash): return hash
+        }
+    }
+}
+
+/// Identities as the service keeps them: the keyed subject hashes and their generations, verified emails as
+/// keyed hashes, and the credentials that revoke a user's grant at deletion, sealed under the data key.
+struct IdentityRegistry: Sendable {
+    let dependencies: ServiceDependencies
+
+    /// Finds whether `identity` belongs to a user.
+    /// - Throws: ``ServiceError`` 503/500 from the store, 409 when the subject went through every generation.
+    func standing(of identity: VerifiedIdentity) async throws(ServiceError) -> IdentityStanding {
+        try await self.standing(provider: identity.provider, subject: identity.subject)
+    }
+
+    /// Finds whether the identity `provider`/`subject` belongs to a user.
+    /// - Throws: as ``standing(of:)``.
+    func standing(provider: String, subject: String) async throws(ServiceError) -> IdentityStanding {
+        let hashes = self.dependencies.hasher.subjectHashes(provider: provider, subject: subject)
+        let rows = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.identities(provider: provider, subjectHashes: hashes)
+        }
+        for hash in hashes {
+            guard let row = rows[hash] else { return .unregistered(subjectHash: hash) }
+            if !row.isReleased && row.userIsActive { return .linked(userID: row.userID, subjectHash: hash) }
+        }
+        throw ServiceError(.conflict, "identity_exhausted", "This identity cannot be registered again.")
+    }
+
+    /// The users who already hold the identity's verified email, when it has one.
+    /// - Throws: ``ServiceError`` from the store.
+    func emailOwners(of identity: VerifiedIdentity) async throws(ServiceError) -> [UserEmailStore.Owner] {
+        guard let email = identity.verifiedEmail else { return [] }
+        let hash = self.dependencies.hasher.emailHash(email)
+        return try await self.dependencies.storeCall { try await self.dependencies.emails.owners(of: hash) }
+    }
+
+    /// Keeps what the identity proved for later: its verified email (keyed hash) and, with a data key, the
+    /// credential that revokes its grant at account deletion.
+    /// - Throws: ``ServiceError`` from the store or when sealing fails.
+    func remember(_ identity: VerifiedIdentity, subjectHash: String, userID: UUID) async throws(ServiceError) {
+        if let email = identity.verifiedEmail {
+            let hash = self.dependencies.hasher.emailHash(email)
+            try await self.dependencies.storeCall {
+                try await self.dependencies.emails.record(
+                    emailHash: hash,
+                    userID: userID,
+                    provider: identity.provider,
+                    authoritative: identity.emailIsAuthoritative,
+                    at: .now()
+                )
+            }
+        }
+        guard let credential = identity.revocationCredential, let key = self.dependencies.dataKey else { return }
+        var members: [(name: String, value: JSONValue)] = [("credential", .string(credential))]
+        if let clientID = identity.clientID { members.append(("client_id", .string(clientID))) }
+        let associated = Self.credentialContext(provider: identity.provider, subjectHash: subjectHash)
+        guard let sealed = try? AESGCM.seal(JSONValue.object(members).canonicalBytes, key: key, authenticating: associated)
+        else { throw ServiceError(.internalServerError, "internal_error", "The provider credential could not be sealed.") }
+        try await self.dependencies.storeCall {
+            try await self.dependencies.credentials.save(
+                provider: identity.provider,
+                subjectHash: subjectHash,
+                sealed: sealed.combined,
+                at: .now()
+            )
+        }
+    }
+
+    /// Opens a sealed credential: the credential and the client it was issued to; `nil` when it cannot be
+    /// opened (no data key, or not sealed by it).
+    func openCredential(_ sealed: [UInt8], provider: String, subjectHash: String) -> (credential: String, clientID: String?)? {
+        guard let key = self.dependencies.dataKey, let box = try? AESGCM.SealedBox(combined: sealed),
+            let plain = try? AESGCM.open(box, key: key, authenticating: Self.credentialContext(provider: provider, subjectHash: subjectHash)),
+            let document = try? JSONParser(maximumDepth: 2).parse(plain),
+            let credential = document["credential"]?.stringValue
+        else { return nil }
+        return (credential, document["client_id"]?.stringValue)
+    }
+
+    private static func credentialContext(provider: String, subjectHash: String) -> [UInt8] {
+        Array("authlog.provider_credential.v2\u{0}\(provider)\u{0}\(subjectHash)".utf8)
+    }
+}

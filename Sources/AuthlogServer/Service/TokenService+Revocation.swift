@@ -1,0 +1,105 @@
+public import AuthlogCore
+import AuthlogStore
+import Foundation
+
+/// The `token_type_hint` values of RFC 7009 §2.1.
+public enum TokenTypeHint: String, Sendable {
+    /// authlog's access token (a JWT).
+    case accessToken = "access_token"
+    /// authlog's refresh token (`alr_…`).
+    case refreshToken = "refresh_token"
+}
+
+extension TokenService {
+    /// RFC 7009 revocation by an authenticated client. A refresh token revokes its whole rotation family and
+    /// ends its session (`token.revoked` with the family), so the session's access tokens turn inactive too;
+    /// an access token ends its session the same way (`token.revoked` for its `jti`, then `session.revoked`
+    /// with reason `token_revoked`), since a JWT cannot be recalled on its own. An unknown, invalid, expired
+    /// or already revoked token changes nothing (§2.2: the answer is 200 all the same).
+    /// - Throws: ``ServiceError`` 503 when the database is down.
+    public func revoke(
+        _ token: String,
+        hint: TokenTypeHint?,
+        clientID: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        let actor = "client:\(EnvelopeText.normalized(clientID, limit: EnvelopeText.Limit.code) ?? "unknown")"
+        // The hint orders the search (§2.1); a wrong hint still finds the token.
+        let order: [TokenTypeHint] = hint == .accessToken ? [.accessToken, .refreshToken] : [.refreshToken, .accessToken]
+        for kind in order {
+            switch kind {
+            case .refreshToken:
+                if try await self.revokeRefreshToken(token, actor: actor, metadata: metadata) { return }
+            case .accessToken:
+                if try await self.revokeAccessToken(token, actor: actor, metadata: metadata) { return }
+            }
+        }
+    }
+
+    private func revokeRefreshToken(_ token: String, actor: String, metadata: RequestMetadata) async throws(ServiceError)
+        -> Bool
+    {
+        guard token.hasPrefix(RefreshTokenSecret.prefix) else { return false }
+        let record = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.refreshToken(hash: RefreshTokenSecret.hash(of: token))
+        }
+        guard let record else { return false }
+        guard record.state != .revoked, record.session.isUsable else { return true }
+        var metadata = metadata
+        metadata.clientID = record.clientID
+        let event = try self.event(
+            record: record,
+            metadata: metadata,
+            at: .now(),
+            outcome: .success,
+            reason: "client_revocation",
+            data: TokenRevoked(
+                tokenID: record.tokenID,
+                tokenKind: TokenTypeHint.refreshToken.rawValue,
+                reason: "client_revocation",
+                actor: actor,
+                familyID: record.familyID
+            )
+        )
+        try await self.dependencies.append(AppendCommand(event))
+        return true
+    }
+
+    private func revokeAccessToken(_ token: String, actor: String, metadata: RequestMetadata) async throws(ServiceError)
+        -> Bool
+    {
+        guard let (claims, session) = try? await self.authenticate(bearer: token) else { return false }
+        var metadata = metadata
+        metadata.clientID = session.clientID
+        let now = Timestamp.now()
+        let events = [
+            try self.sessionEvent(
+                userID: claims.userID,
+                sessionID: claims.sessionID,
+                provider: session.provider,
+                metadata: metadata,
+                at: now,
+                outcome: .success,
+                reason: "client_revocation",
+                data: TokenRevoked(
+                    tokenID: claims.tokenID,
+                    tokenKind: TokenTypeHint.accessToken.rawValue,
+                    reason: "client_revocation",
+                    actor: actor
+                )
+            ),
+            try self.sessionEvent(
+                userID: claims.userID,
+                sessionID: claims.sessionID,
+                provider: session.provider,
+                metadata: metadata,
+                at: now,
+                outcome: .success,
+                reason: SessionEndReason.tokenRevoked.rawValue,
+                data: SessionRevoked(reason: .tokenRevoked, actor: actor)
+            ),
+        ]
+        try await self.dependencies.append(AppendCommand(events: events))
+        return true
+    }
+}
