@@ -16,6 +16,9 @@ import Synchronization
 /// - GitHub: `GET /user`, `GET /user/emails`, `POST /applications/{client_id}/token`
 /// - Kakao: `GET /v1/user/access_token_info`, `GET /v2/user/me`
 ///
+/// - Revocation: Apple `POST /auth/revoke`, GitHub `DELETE /applications/{client_id}/grant`, Kakao
+///   `POST /v1/user/unlink` (recorded, see ``calls(to:)``; ``setFailure(_:forPath:)`` makes one fail)
+///
 /// ``isDown`` makes every route answer 503.
 public final class FakeIdentityProvider: Sendable {
     /// A user the provider knows by access token.
@@ -35,8 +38,11 @@ public final class FakeIdentityProvider: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var keys: [(kid: String, key: PrivateKey)]
+        var calls: [RecordedCall] = []
+        var failures: [String: Failure] = [:]
+        var kakaoAdminKey: String?
         var jwksFetches = 0
         var isDown = false
         var cacheControl: String? = "max-age=3600"
@@ -45,7 +51,7 @@ public final class FakeIdentityProvider: Sendable {
         var githubClient: (id: String, secret: String)?
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let runnerBox = Mutex<ServiceRunner?>(nil)
 
     /// The signing key's `kid`.
@@ -257,6 +263,7 @@ public final class FakeIdentityProvider: Sendable {
                 ])
             )
         }
+        self.addRevocationRoutes(to: router)
         return router
     }
 
@@ -265,13 +272,13 @@ public final class FakeIdentityProvider: Sendable {
         return self.state.withLock { $0.accessTokens[String(header.dropFirst(7))] }
     }
 
-    private static func form(_ request: Request) async throws -> [String: String] {
+    static func form(_ request: Request) async throws -> [String: String] {
         let body = try await request.body.collect(upTo: 65536)
         let fields = FormEncoding.decode(String(buffer: body)) ?? []
         return Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
-    private static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status,
             headers: [.contentType: "application/json"],

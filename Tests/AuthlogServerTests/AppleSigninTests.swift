@@ -52,9 +52,11 @@ struct AppleSigninTests {
             let opened = try AESGCM.open(
                 try AESGCM.SealedBox(combined: sealed),
                 key: Fixture.dataKey,
-                authenticating: Array("apple\u{0}\(subjectHash)".utf8)
+                authenticating: Array("authlog.provider_credential.v2\u{0}apple\u{0}\(subjectHash)".utf8)
             )
-            #expect(String(decoding: opened, as: UTF8.self) == "fake-provider-refresh-apple-code-1")
+            let credential = try JSONParser().parse(opened)
+            #expect(credential["credential"]?.stringValue == "fake-provider-refresh-apple-code-1")
+            #expect(credential["client_id"]?.stringValue == Fixture.appleClient)
 
             // The name is kept as display data, sealed with the user's own key; the token's email wins.
             let registered = try #require(try await harness.events().first { $0.type == "user.registered" })

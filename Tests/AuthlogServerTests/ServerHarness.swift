@@ -18,6 +18,7 @@ enum Fixture {
     static let githubSecret = "gh-client-secret"
     static let firebaseProject = "demo-project"
     static let introspectionClient = (id: "resource-server", secret: "introspection-secret")
+    static let kakaoAdminKey = "kakao-admin-key"
     static let dataKey = Array(repeating: UInt8(7), count: 32)
 }
 
@@ -40,6 +41,7 @@ struct FakeProviders {
             firebase: try await .start()
         )
         providers.github.setGitHubClient(id: Fixture.githubClient, secret: Fixture.githubSecret)
+        providers.kakao.setKakaoAdminKey(Fixture.kakaoAdminKey)
         return providers
     }
 
@@ -69,6 +71,7 @@ struct FakeProviders {
                     "key_id": .string("KEY1234567"), "private_key": .string(appleKey),
                     "jwks_url": .string(self.apple.baseURL + "/jwks"),
                     "token_url": .string(self.apple.baseURL + "/token"),
+                    "revoke_url": .string(self.apple.baseURL + "/auth/revoke"),
                 ]),
                 "google": .members([
                     "client_ids": .array([.string(Fixture.googleClient)]),
@@ -84,6 +87,8 @@ struct FakeProviders {
                     "token_url": .string(self.kakao.baseURL + "/token"),
                     "token_info_url": .string(self.kakao.baseURL + "/v1/user/access_token_info"),
                     "user_url": .string(self.kakao.baseURL + "/v2/user/me"),
+                    "unlink_url": .string(self.kakao.baseURL + "/v1/user/unlink"),
+                    "admin_key": .string(Fixture.kakaoAdminKey),
                 ]),
                 "github": .members([
                     "client_id": .string(Fixture.githubClient), "client_secret": .string(Fixture.githubSecret),
@@ -107,6 +112,8 @@ struct ServerHarness {
     let runner: ServiceRunner
     let client: HTTPTestClient
     let routes: [RouteDescription]
+    /// The server's services, for work `serve` runs in the background (sweeps, revocation retries).
+    let components: ServerComponents
 
     static func start(adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> ServerHarness {
         let database = try await TestDatabase.make()
@@ -127,7 +134,8 @@ struct ServerHarness {
             providers: providers,
             runner: runner,
             client: HTTPTestClient(baseURL: runner.baseURL),
-            routes: routes
+            routes: routes,
+            components: components
         )
     }
 

@@ -68,3 +68,19 @@ public struct PersonalDataVault: Sendable {
         Array("authlog.user_key.v1\u{0}\(userID.lowercased)".utf8)
     }
 }
+
+extension PersonalDataVault {
+    /// What read paths show in place of personal data whose key was destroyed.
+    public static let erased = "[erased]"
+
+    /// The profile's members for people to read: the opened values, or ``erased`` for each member when the
+    /// user's key has been destroyed (the account was deleted).
+    /// - Throws: ``StoreError``, or ``CryptoError`` when the sealed data was tampered with.
+    public func readableProfile(_ sealed: String, for userID: UUID) async throws -> [(name: String, value: String)] {
+        guard let profile = try await self.openProfile(sealed, for: userID) else {
+            return [("display_name", Self.erased), ("email", Self.erased)]
+        }
+        guard case .object(let members) = profile else { return [] }
+        return members.map { ($0.name, $0.value.stringValue ?? Self.erased) }
+    }
+}

@@ -192,7 +192,6 @@ public struct SigninService: Sendable {
                     user = (userID, true, nil)
                 }
             }
-            try await registry.remember(identity, subjectHash: subjectHash, userID: user.id)
             var sealedProfile: String?
             if user.isNew, let vault = self.dependencies.vault {
                 sealedProfile = try await self.dependencies.storeCall {
@@ -214,13 +213,16 @@ public struct SigninService: Sendable {
             )
             do {
                 try await self.dependencies.store.append(plan.command)
-                return plan.response
             } catch let error as StoreError where error.code == .wrongExpectedVersion {
                 lastConflict = true
                 continue
             } catch {
                 throw ServiceError.failure(error)
             }
+            // Only once the identity is the user's: what it proved is kept for the same-email policy and for
+            // revoking the grant at deletion.
+            try await registry.remember(identity, subjectHash: subjectHash, userID: user.id)
+            return plan.response
         }
         throw ServiceError(.conflict, "conflict", "The sign-in collided with another one; try again.")
     }

@@ -1,0 +1,15 @@
+public import AuthlogCore
+
+// Types that hold a token, key or client secret print redacted (see RedactedWhenPrinted).
+
+extension ServerConfiguration: RedactedWhenPrinted {}
+extension ServerConfiguration.ClientCredentials: RedactedWhenPrinted {}
+extension ServerConfiguration.ProviderSettings: RedactedWhenPrinted {}
+extension ServerConfiguration.Apple: RedactedWhenPrinted {}
+extension ServerConfiguration.OIDC: RedactedWhenPrinted {}
+extension ServerConfiguration.Kakao: RedactedWhenPrinted {}
+extension ServerConfiguration.GitHub: RedactedWhenPrinted {}
+extension TokenResponse: RedactedWhenPrinted {}
+extension RefreshTokenSecret: RedactedWhenPrinted {}
+extension ServiceDependencies: RedactedWhenPrinted {}
+extension ServerComponents: RedactedWhenPrinted {}
