@@ -159,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthlogCLITests",
-            dependencies: ["authlog", "AuthlogStore", "AuthlogCore", "AuthlogTesting"],
+            dependencies: ["authlog", "AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogServer", "AuthlogTesting"],
             swiftSettings: strictSettings
         ),
     ],

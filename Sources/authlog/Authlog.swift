@@ -15,7 +15,7 @@ struct Authlog: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             MigrateCommand.self, AppendEventsCommand.self, VerifyCommand.self, RebuildCommand.self,
-            ReportCommand.self, SessionsCommand.self, DatabaseCommand.self, ServeCommand.self,
+            ReportCommand.self, SessionsCommand.self, UsersCommand.self, DatabaseCommand.self, ServeCommand.self,
         ]
     )
 

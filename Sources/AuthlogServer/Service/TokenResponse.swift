@@ -18,6 +18,25 @@ public struct TokenResponse: Sendable {
     /// When the refresh token expires.
     public var refreshTokenExpiresAt: Timestamp
 
+    /// Creates an answer.
+    public init(
+        userID: UUID,
+        sessionID: UUID,
+        isNewUser: Bool,
+        accessToken: String,
+        accessTokenExpiresAt: Timestamp,
+        refreshToken: String,
+        refreshTokenExpiresAt: Timestamp
+    ) {
+        self.userID = userID
+        self.sessionID = sessionID
+        self.isNewUser = isNewUser
+        self.accessToken = accessToken
+        self.accessTokenExpiresAt = accessTokenExpiresAt
+        self.refreshToken = refreshToken
+        self.refreshTokenExpiresAt = refreshTokenExpiresAt
+    }
+
     /// The JSON body, with lowercase UUIDs and RFC 3339 UTC times.
     var json: JSONValue {
         .object([
