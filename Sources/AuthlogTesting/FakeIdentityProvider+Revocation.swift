@@ -99,10 +99,16 @@ extension FakeIdentityProvider {
             if let failure = self.record(request, path: "/v1/user/unlink", fields: fields) { return failure }
             let adminKey = self.state.withLock { $0.kakaoAdminKey }
             guard let adminKey, request.headers[.authorization] == "KakaoAK \(adminKey)" else {
-                return Self.json(.object([("msg", .string("wrong admin key")), ("code", .number("-401"))]), status: .unauthorized)
+                return Self.json(
+                    .object([("msg", .string("wrong admin key")), ("code", .number("-401"))]),
+                    status: .unauthorized
+                )
             }
             guard let target = fields["target_id"], Int64(target) != nil else {
-                return Self.json(.object([("msg", .string("no target")), ("code", .number("-2"))]), status: .badRequest)
+                return Self.json(
+                    .object([("msg", .string("no target")), ("code", .number("-2"))]),
+                    status: .badRequest
+                )
             }
             return Self.json(.object([("id", .number(target))]))
         }

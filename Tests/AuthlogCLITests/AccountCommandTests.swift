@@ -28,7 +28,11 @@ struct AccountCommandTests {
         let active = try await database.scalar("SELECT count(*) FROM authlog.sessions WHERE state = 'active'")
         #expect(active > 0)
         let config = try Self.configuration(
-            .members(["refresh_token": .members(["remember_me_ttl_seconds": .number("1"), "session_ttl_seconds": .number("1")])])
+            .members([
+                "refresh_token": .members([
+                    "remember_me_ttl_seconds": .number("1"), "session_ttl_seconds": .number("1"),
+                ])
+            ])
         )
         try await Task.sleep(for: .milliseconds(1_100))
         let first = try CLIProcess.run(["sessions", "expire", "--config", config], databaseURL: database.conninfo)
@@ -37,7 +41,9 @@ struct AccountCommandTests {
         let second = try CLIProcess.run(["sessions", "expire", "--config", config], databaseURL: database.conninfo)
         #expect(second.stdout == "expired 0 sessions\n")
         #expect(try await database.scalar("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 0)
-        #expect(try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'session.expired'") >= active)
+        #expect(
+            try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'session.expired'") >= active
+        )
         #expect(try CLIProcess.run(["verify"], databaseURL: database.conninfo).status == 0)
     }
 
@@ -51,21 +57,33 @@ struct AccountCommandTests {
         let stream = StreamName(category: "user", id: userID.lowercased)
         try await store.append(
             try EventEnvelope(
-                UserRegistered(provider: "apple", subjectHash: String(repeating: "ab", count: 32), sealedProfile: sealed),
+                UserRegistered(
+                    provider: "apple",
+                    subjectHash: String(repeating: "ab", count: 32),
+                    sealedProfile: sealed
+                ),
                 stream: stream,
                 provider: "apple",
                 userID: userID
             )
         )
         let config = try Self.configuration(.members(["data_key": .string(Base64URL.encode(Self.dataKey))]))
-        let shown = try CLIProcess.run(["users", "show", userID.lowercased, "--config", config], databaseURL: database.conninfo)
+        let shown = try CLIProcess.run(
+            ["users", "show", userID.lowercased, "--config", config],
+            databaseURL: database.conninfo
+        )
         #expect(shown.status == 0)
         #expect(shown.stdout.contains("display_name     Jane Appleseed"))
         #expect(shown.stdout.contains("identity         apple\n"))
 
-        try await store.append(try EventEnvelope(AccountDeleted(providerRevocations: [:]), stream: stream, userID: userID))
+        try await store.append(
+            try EventEnvelope(AccountDeleted(providerRevocations: [:]), stream: stream, userID: userID)
+        )
         try await UserKeyStore(pool: pool).destroy(for: userID)
-        let erased = try CLIProcess.run(["users", "show", userID.lowercased, "--config", config], databaseURL: database.conninfo)
+        let erased = try CLIProcess.run(
+            ["users", "show", userID.lowercased, "--config", config],
+            databaseURL: database.conninfo
+        )
         #expect(erased.stdout.contains("status           deleted"))
         #expect(erased.stdout.contains("display_name     [erased]"))
         #expect(erased.stdout.contains("email            [erased]"))

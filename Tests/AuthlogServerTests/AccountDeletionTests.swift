@@ -13,7 +13,10 @@ struct AccountDeletionTests {
         try await ServerHarness.run { harness in
             let apple = try await harness.signInWithApple(code: "apple-code-delete")
             let other = try await harness.signInWithApple()
-            #expect(try await harness.send("POST", "/v1/me/identities/github", harness.githubProof(), as: apple).status == 200)
+            #expect(
+                try await harness.send("POST", "/v1/me/identities/github", harness.githubProof(), as: apple).status
+                    == 200
+            )
             let oldRegistration = try #require(try await harness.events(ofType: "user.registered").first)
 
             let answer = try await harness.send("DELETE", "/v1/me", as: apple)
@@ -85,7 +88,9 @@ struct AccountDeletionTests {
             let answer = try await harness.send("DELETE", "/v1/me", as: session)
             #expect(answer.status == 401)
             #expect(answer.string("error") == "reauthentication_required")
-            #expect(try await harness.events(ofType: "account.action_refused").first?.data["action"] == "delete_account")
+            #expect(
+                try await harness.events(ofType: "account.action_refused").first?.data["action"] == "delete_account"
+            )
             #expect(try await harness.events(ofType: "account.deleted").isEmpty)
             #expect(try await harness.refresh(session.refreshToken).status == 200)
         }
@@ -116,7 +121,8 @@ struct AccountDeletionTests {
             #expect(attempts.map { $0.data["result"] } == ["queued", "revoked"])
             #expect(attempts.map { $0.data["attempt"] } == [.number("1"), .number("2")])
             #expect(
-                try await harness.count("SELECT count(*) FROM authlog.provider_revocations WHERE state = 'revoked'") == 1
+                try await harness.count("SELECT count(*) FROM authlog.provider_revocations WHERE state = 'revoked'")
+                    == 1
             )
         }
     }

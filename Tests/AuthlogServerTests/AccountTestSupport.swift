@@ -14,7 +14,10 @@ struct SignedIn {
     let isNewUser: Bool
 
     init(_ answer: HTTPTestClient.Answer) throws {
-        #expect(answer.status == 200, "sign-in answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+        #expect(
+            answer.status == 200,
+            "sign-in answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))"
+        )
         self.userID = try #require(answer.string("user_id").flatMap(UUID.init(uuidString:)))
         self.sessionID = try #require(answer.string("session_id").flatMap(UUID.init(uuidString:)))
         self.accessToken = try #require(answer.string("access_token"))
@@ -36,7 +39,11 @@ extension ServerHarness {
     }
 
     /// An Apple proof body (identity token and raw nonce, optionally a code).
-    func appleProof(subject: String, email: String = "a@privaterelay.appleid.com", code: String? = nil) throws
+    func appleProof(
+        subject: String,
+        email: String = "a@privaterelay.appleid.com",
+        code: String? = nil
+    ) throws
         -> JSONValue
     {
         let raw = ProofMaker.rawNonce()
@@ -68,11 +75,17 @@ extension ServerHarness {
             "gho_\(code)",
             for: .init(id: id, appID: Fixture.githubClient, email: email)
         )
-        return .members(["authorization_code": .string(code), "code_verifier": .string(String(repeating: "g", count: 43))])
+        return .members([
+            "authorization_code": .string(code), "code_verifier": .string(String(repeating: "g", count: 43)),
+        ])
     }
 
     /// A Google proof body for `subject` with `email` (verified), in the Workspace domain `hd` when given.
-    func googleProof(subject: String = "1098765432", email: String = "g@gmail.com", hd: String? = nil) throws
+    func googleProof(
+        subject: String = "1098765432",
+        email: String = "g@gmail.com",
+        hd: String? = nil
+    ) throws
         -> JSONValue
     {
         let raw = ProofMaker.rawNonce()

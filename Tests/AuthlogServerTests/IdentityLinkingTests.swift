@@ -115,7 +115,9 @@ struct IdentityLinkingTests {
                 "SELECT count(*) FROM authlog.user_emails WHERE email_hash LIKE '%gmail%' OR email_hash = 'g@gmail.com'"
             )
             #expect(stored == 0)
-            #expect(try await harness.count("SELECT count(*) FROM authlog.user_emails WHERE user_id = \(apple.userID)") == 1)
+            #expect(
+                try await harness.count("SELECT count(*) FROM authlog.user_emails WHERE user_id = \(apple.userID)") == 1
+            )
         }
     }
 

@@ -62,7 +62,9 @@ struct ProviderNotificationTests {
                 audience: "com.other.app"
             )
             #expect(try await Self.notify(harness, foreignAudience).status == 400)
-            #expect(try await harness.events(ofType: "provider.notification_received").last?.reason == "audience_mismatch")
+            #expect(
+                try await harness.events(ofType: "provider.notification_received").last?.reason == "audience_mismatch"
+            )
             let stale = try harness.providers.apple.makeAppleNotification(
                 subject: "001234.apple-user",
                 type: "consent-revoked",
@@ -99,7 +101,9 @@ struct ProviderNotificationTests {
                 audience: Fixture.appleClient
             )
             #expect(try await Self.notify(harness, disabled).status == 200)
-            #expect(try await harness.events(ofType: "provider.email_changed").first?.data["change"] == "email-disabled")
+            #expect(
+                try await harness.events(ofType: "provider.email_changed").first?.data["change"] == "email-disabled"
+            )
 
             let delete = try harness.providers.apple.makeAppleNotification(
                 subject: "001234.apple-user",
@@ -118,7 +122,10 @@ struct ProviderNotificationTests {
     @Test func accountDeleteOfALinkedAppleIdentityOnlyUnlinksIt() async throws {
         try await ServerHarness.run { harness in
             let apple = try await harness.signInWithApple()
-            #expect(try await harness.send("POST", "/v1/me/identities/github", harness.githubProof(), as: apple).status == 200)
+            #expect(
+                try await harness.send("POST", "/v1/me/identities/github", harness.githubProof(), as: apple).status
+                    == 200
+            )
             let github = try await harness.post("/v1/signin/github", harness.githubProof()).signedIn()
             let delete = try harness.providers.apple.makeAppleNotification(
                 subject: "001234.apple-user",
@@ -137,7 +144,10 @@ struct ProviderNotificationTests {
         try await ServerHarness.run { harness in
             let body = try ProofMaker(providers: harness.providers).validBody(for: "kakao")
             let kakao = try await harness.post("/v1/signin/kakao", body).signedIn()
-            #expect(try await harness.send("POST", "/v1/me/identities/github", harness.githubProof(), as: kakao).status == 200)
+            #expect(
+                try await harness.send("POST", "/v1/me/identities/github", harness.githubProof(), as: kakao).status
+                    == 200
+            )
             let form = "app_id=\(Fixture.kakaoAppID)&user_id=3141592653&referrer_type=UNLINK_FROM_APPS"
 
             let wrong = try await harness.client.send(
@@ -159,7 +169,9 @@ struct ProviderNotificationTests {
             let received = try #require(try await harness.events(ofType: "provider.notification_received").last)
             #expect(received.outcome == "success")
             #expect(received.data["referrer_type"] == "UNLINK_FROM_APPS")
-            #expect(try await harness.events(ofType: "provider.consent_revoked").first?.data["source"] == "kakao_unlink")
+            #expect(
+                try await harness.events(ofType: "provider.consent_revoked").first?.data["source"] == "kakao_unlink"
+            )
             #expect(try await harness.events(ofType: "identity.unlinked").first?.provider == "kakao")
             #expect(try await harness.events(ofType: "session.revoked").first?.reason == "provider_consent_revoked")
             #expect(try await harness.count("SELECT count(*) FROM authlog.identities WHERE provider = 'kakao'") == 0)
@@ -174,7 +186,9 @@ struct ProviderNotificationTests {
                 ]
             )
             #expect(otherApp.status == 403)
-            #expect(try await harness.events(ofType: "provider.notification_received").last?.reason == "app_id_mismatch")
+            #expect(
+                try await harness.events(ofType: "provider.notification_received").last?.reason == "app_id_mismatch"
+            )
         }
     }
 }

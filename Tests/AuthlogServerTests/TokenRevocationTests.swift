@@ -55,7 +55,10 @@ struct TokenRevocationTests {
                 #expect(try await harness.oauth("/oauth/revoke", "token=\(token)").status == 200)
             }
             #expect(try await harness.events().count == before)
-            let hint = try await harness.oauth("/oauth/revoke", "token=\(session.refreshToken)&token_type_hint=id_token")
+            let hint = try await harness.oauth(
+                "/oauth/revoke",
+                "token=\(session.refreshToken)&token_type_hint=id_token"
+            )
             #expect(hint.status == 400)
             #expect(hint.string("error") == "unsupported_token_type")
             #expect(try await harness.refresh(session.refreshToken).status == 200)

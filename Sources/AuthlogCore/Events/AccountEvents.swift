@@ -72,7 +72,8 @@ public struct ProviderNotificationReceived: EventPayload {
     public var referrerType: String?
 
     /// Creates the payload.
-    public init(notice: String? = nil, noticeID: String? = nil, subjectHash: String? = nil, referrerType: String? = nil) {
+    public init(notice: String? = nil, noticeID: String? = nil, subjectHash: String? = nil, referrerType: String? = nil)
+    {
         self.notice = notice
         self.noticeID = noticeID
         self.subjectHash = subjectHash

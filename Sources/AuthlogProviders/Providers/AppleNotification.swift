@@ -24,7 +24,8 @@ extension AppleProvider {
     ) async throws(ProviderError) -> AppleNotification {
         let claims = try await self.verifier.verifiedPayload(payload)
         let rules = self.verifier.rules
-        guard let issuer = claims["iss"]?.stringValue, rules.issuers.contains(where: { $0.utf8.elementsEqual(issuer.utf8) })
+        guard let issuer = claims["iss"]?.stringValue,
+            rules.issuers.contains(where: { $0.utf8.elementsEqual(issuer.utf8) })
         else { throw ProviderError(.issuerMismatch, "the notification's issuer is not Apple") }
         let audiences: [String]
         switch claims["aud"] {

@@ -9,7 +9,12 @@ extension ServiceSettings {
         var settings = self
         let year = 366 * 86_400
         settings.accessTokenLifetime = Int64(
-            try Self.checked(configuration.accessToken?.ttlSeconds, "access_token.ttl_seconds", default: 900, in: 1...86_400)
+            try Self.checked(
+                configuration.accessToken?.ttlSeconds,
+                "access_token.ttl_seconds",
+                default: 900,
+                in: 1...86_400
+            )
         )
         let refresh = configuration.refreshToken
         settings.lifetimes.rememberMe = SessionLifetimes.Limits(
@@ -82,7 +87,8 @@ extension ServiceSettings {
 
     /// `value`, or `fallback` when absent.
     /// - Throws: ``ServerConfiguration/Invalid`` when `value` is outside `range`.
-    static func checked(_ value: Int?, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+    static func checked(_ value: Int?, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int
+    {
         guard let value else { return fallback }
         guard range.contains(value) else {
             throw ServerConfiguration.Invalid(description: "\(name) must be \(range.lowerBound) to \(range.upperBound)")

@@ -33,7 +33,10 @@ public struct AccountDeletion: Sendable {
             results[identity.provider] = results[identity.provider] ?? ProviderRevocationResult.none
             guard self.revoker.canRevoke(identity.provider) else { continue }
             let sealed = try await self.dependencies.storeCall {
-                try await self.dependencies.credentials.sealed(provider: identity.provider, subjectHash: identity.subjectHash)
+                try await self.dependencies.credentials.sealed(
+                    provider: identity.provider,
+                    subjectHash: identity.subjectHash
+                )
             }
             if let sealed {
                 items.append(

@@ -15,7 +15,13 @@ extension AccountService {
         metadata: RequestMetadata
     ) async throws(ServiceError) -> Timestamp {
         let (_, session) = try await self.tokens.authenticate(bearer: bearer)
-        let (identity, standing) = try await self.verify(proof, provider: provider, for: .reauthenticate, session, metadata)
+        let (identity, standing) = try await self.verify(
+            proof,
+            provider: provider,
+            for: .reauthenticate,
+            session,
+            metadata
+        )
         guard case .linked(let owner, let subjectHash) = standing, owner == session.userID else {
             throw try await self.refuse(
                 .reauthenticate,
@@ -52,7 +58,13 @@ extension AccountService {
     ) async throws(ServiceError) {
         let (_, session) = try await self.tokens.authenticate(bearer: bearer)
         try await self.requireRecentAuthentication(session, for: .linkIdentity, provider: provider, metadata: metadata)
-        let (identity, standing) = try await self.verify(proof, provider: provider, for: .linkIdentity, session, metadata)
+        let (identity, standing) = try await self.verify(
+            proof,
+            provider: provider,
+            for: .linkIdentity,
+            session,
+            metadata
+        )
         let subjectHash: String
         switch standing {
         case .linked(let owner, _) where owner == session.userID:
@@ -92,7 +104,12 @@ extension AccountService {
     ///   `last_identity` (each recorded), 503.
     public func unlink(bearer: String, provider: String, metadata: RequestMetadata) async throws(ServiceError) {
         let (_, session) = try await self.tokens.authenticate(bearer: bearer)
-        try await self.requireRecentAuthentication(session, for: .unlinkIdentity, provider: provider, metadata: metadata)
+        try await self.requireRecentAuthentication(
+            session,
+            for: .unlinkIdentity,
+            provider: provider,
+            metadata: metadata
+        )
         let userID = session.userID
         let identities = try await self.dependencies.storeCall {
             try await self.dependencies.queries.identities(of: userID)
@@ -148,7 +165,10 @@ extension AccountService {
 
     /// `DELETE /v1/me`: deletes the signed-in user's account (see ``AccountDeletion``).
     /// - Throws: ``ServiceError`` 401 `reauthentication_required` (recorded), 503.
-    public func deleteAccount(bearer: String, metadata: RequestMetadata) async throws(ServiceError)
+    public func deleteAccount(
+        bearer: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError)
         -> [String: ProviderRevocationResult]
     {
         let (_, session) = try await self.tokens.authenticate(bearer: bearer)

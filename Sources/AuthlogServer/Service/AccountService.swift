@@ -25,8 +25,12 @@ public struct AccountService: Sendable {
     let deletion: AccountDeletion
 
     /// Creates the service.
-    public init(dependencies: ServiceDependencies, signin: SigninService, tokens: TokenService, revoker: ProviderRevoker)
-    {
+    public init(
+        dependencies: ServiceDependencies,
+        signin: SigninService,
+        tokens: TokenService,
+        revoker: ProviderRevoker
+    ) {
         self.dependencies = dependencies
         self.signin = signin
         self.tokens = tokens
@@ -54,7 +58,11 @@ public struct AccountService: Sendable {
             throw try await self.refuse(
                 .credentialState,
                 reason: "identity_not_linked",
-                answer: ServiceError(.unprocessableContent, "identity_not_linked", "No identity of that provider is linked."),
+                answer: ServiceError(
+                    .unprocessableContent,
+                    "identity_not_linked",
+                    "No identity of that provider is linked."
+                ),
                 session: session,
                 provider: provider,
                 metadata: metadata

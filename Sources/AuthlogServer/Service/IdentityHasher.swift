@@ -53,6 +53,8 @@ public struct IdentityHasher: Sendable {
     private func mac(_ message: String) -> String {
         // HMAC fails only for an empty key, which the initialisers never make; fall back to a keyed SHA-256.
         let bytes = Array(message.utf8)
-        return Hex.encode((try? HMACSHA256.authenticationCode(for: bytes, key: self.key)) ?? SHA256.hash(self.key + bytes))
+        return Hex.encode(
+            (try? HMACSHA256.authenticationCode(for: bytes, key: self.key)) ?? SHA256.hash(self.key + bytes)
+        )
     }
 }

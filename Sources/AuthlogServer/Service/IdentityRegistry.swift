@@ -72,8 +72,15 @@ struct IdentityRegistry: Sendable {
         var members: [(name: String, value: JSONValue)] = [("credential", .string(credential))]
         if let clientID = identity.clientID { members.append(("client_id", .string(clientID))) }
         let associated = Self.credentialContext(provider: identity.provider, subjectHash: subjectHash)
-        guard let sealed = try? AESGCM.seal(JSONValue.object(members).canonicalBytes, key: key, authenticating: associated)
-        else { throw ServiceError(.internalServerError, "internal_error", "The provider credential could not be sealed.") }
+        guard
+            let sealed = try? AESGCM.seal(
+                JSONValue.object(members).canonicalBytes,
+                key: key,
+                authenticating: associated
+            )
+        else {
+            throw ServiceError(.internalServerError, "internal_error", "The provider credential could not be sealed.")
+        }
         try await self.dependencies.storeCall {
             try await self.dependencies.credentials.save(
                 provider: identity.provider,
@@ -86,9 +93,17 @@ struct IdentityRegistry: Sendable {
 
     /// Opens a sealed credential: the credential and the client it was issued to; `nil` when it cannot be
     /// opened (no data key, or not sealed by it).
-    func openCredential(_ sealed: [UInt8], provider: String, subjectHash: String) -> (credential: String, clientID: String?)? {
+    func openCredential(
+        _ sealed: [UInt8],
+        provider: String,
+        subjectHash: String
+    ) -> (credential: String, clientID: String?)? {
         guard let key = self.dependencies.dataKey, let box = try? AESGCM.SealedBox(combined: sealed),
-            let plain = try? AESGCM.open(box, key: key, authenticating: Self.credentialContext(provider: provider, subjectHash: subjectHash)),
+            let plain = try? AESGCM.open(
+                box,
+                key: key,
+                authenticating: Self.credentialContext(provider: provider, subjectHash: subjectHash)
+            ),
             let document = try? JSONParser(maximumDepth: 2).parse(plain),
             let credential = document["credential"]?.stringValue
         else { return nil }

@@ -101,10 +101,20 @@ public struct ProviderNotificationService: Sendable {
                     consent: consent,
                     metadata: metadata
                 )
-                try await self.accounts.deletion.delete(userID: userID, requestedBy: "apple_notification", metadata: metadata)
+                try await self.accounts.deletion.delete(
+                    userID: userID,
+                    requestedBy: "apple_notification",
+                    metadata: metadata
+                )
                 return
             }
-            try await self.unlink(userID: userID, provider: "apple", subjectHash: subjectHash, consent: consent, metadata)
+            try await self.unlink(
+                userID: userID,
+                provider: "apple",
+                subjectHash: subjectHash,
+                consent: consent,
+                metadata
+            )
         case "email-disabled", "email-enabled":
             let event = try self.dependencies.event(
                 metadata,
@@ -148,7 +158,11 @@ public struct ProviderNotificationService: Sendable {
         }
         let standing = try await IdentityRegistry(dependencies: self.dependencies)
             .standing(provider: "kakao", subject: kakaoUserID)
-        var received = ProviderNotificationReceived(notice: "unlink", subjectHash: standing.subjectHash, referrerType: referrer)
+        var received = ProviderNotificationReceived(
+            notice: "unlink",
+            subjectHash: standing.subjectHash,
+            referrerType: referrer
+        )
         guard case .linked(let userID, let subjectHash) = standing else {
             try await self.record("kakao", received, reason: "unknown_subject", userID: nil, metadata)
             return

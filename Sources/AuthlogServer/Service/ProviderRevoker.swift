@@ -30,7 +30,12 @@ public struct ProviderRevoker: Sendable {
     func attempt(_ item: RevocationQueue.Item) async -> (result: ProviderRevocationResult, detail: String?) {
         let registry = IdentityRegistry(dependencies: self.dependencies)
         guard let provider = self.providers[item.provider] else { return (.abandoned, "provider not configured") }
-        guard let opened = registry.openCredential(item.sealedToken, provider: item.provider, subjectHash: item.subjectHash)
+        guard
+            let opened = registry.openCredential(
+                item.sealedToken,
+                provider: item.provider,
+                subjectHash: item.subjectHash
+            )
         else { return (.abandoned, "credential cannot be opened") }
         do {
             try await provider.revokeGrant(credential: opened.credential, clientID: opened.clientID)

@@ -1,4 +1,5 @@
 public import AuthlogCore
+
 /// The lifetimes and limits the service works with, resolved from ``ServerConfiguration`` defaults.
 public struct ServiceSettings: Sendable {
     /// Access-token lifetime, seconds.

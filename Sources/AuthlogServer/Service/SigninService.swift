@@ -74,8 +74,10 @@ public struct SigninService: Sendable {
 
     /// Verifies `proof` at provider `providerName` and consumes its nonce once; a refusal carries the reason
     /// to record and the answer to give.
-    func verifiedIdentity(provider providerName: String, proof: SigninProof) async -> Result<VerifiedIdentity, ProofRefusal>
-    {
+    func verifiedIdentity(
+        provider providerName: String,
+        proof: SigninProof
+    ) async -> Result<VerifiedIdentity, ProofRefusal> {
         guard let provider = self.providers[providerName] else {
             let answer = ServiceError(.notFound, "unknown_provider", "No provider of that name is enabled.")
             return .failure(ProofRefusal(provider: "unknown", reason: "unknown_provider", answer: answer))
@@ -85,7 +87,9 @@ public struct SigninService: Sendable {
             try await self.consumeNonce(of: identity)
             return .success(identity)
         } catch let error as ProviderError {
-            return .failure(ProofRefusal(provider: providerName, reason: error.reason.rawValue, answer: Self.answer(for: error)))
+            return .failure(
+                ProofRefusal(provider: providerName, reason: error.reason.rawValue, answer: Self.answer(for: error))
+            )
         } catch {
             let answer = ServiceError.failure(error)
             return .failure(ProofRefusal(provider: providerName, reason: answer.code, answer: answer))

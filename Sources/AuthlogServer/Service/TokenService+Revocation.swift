@@ -25,7 +25,8 @@ extension TokenService {
     ) async throws(ServiceError) {
         let actor = "client:\(EnvelopeText.normalized(clientID, limit: EnvelopeText.Limit.code) ?? "unknown")"
         // The hint orders the search (§2.1); a wrong hint still finds the token.
-        let order: [TokenTypeHint] = hint == .accessToken ? [.accessToken, .refreshToken] : [.refreshToken, .accessToken]
+        let order: [TokenTypeHint] =
+            hint == .accessToken ? [.accessToken, .refreshToken] : [.refreshToken, .accessToken]
         for kind in order {
             switch kind {
             case .refreshToken:
@@ -36,7 +37,11 @@ extension TokenService {
         }
     }
 
-    private func revokeRefreshToken(_ token: String, actor: String, metadata: RequestMetadata) async throws(ServiceError)
+    private func revokeRefreshToken(
+        _ token: String,
+        actor: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError)
         -> Bool
     {
         guard token.hasPrefix(RefreshTokenSecret.prefix) else { return false }
@@ -65,7 +70,11 @@ extension TokenService {
         return true
     }
 
-    private func revokeAccessToken(_ token: String, actor: String, metadata: RequestMetadata) async throws(ServiceError)
+    private func revokeAccessToken(
+        _ token: String,
+        actor: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError)
         -> Bool
     {
         guard let (claims, session) = try? await self.authenticate(bearer: token) else { return false }

@@ -55,7 +55,10 @@ public struct TokenService: Sendable {
                         at: now,
                         outcome: .failure,
                         reason: RefreshFailureReason.sessionExpired.rawValue,
-                        data: TokenRefreshFailed(reason: RefreshFailureReason.sessionExpired.rawValue, tokenID: record.tokenID)
+                        data: TokenRefreshFailed(
+                            reason: RefreshFailureReason.sessionExpired.rawValue,
+                            tokenID: record.tokenID
+                        )
                     ),
                     try self.event(
                         record: record,

@@ -154,7 +154,8 @@ struct ProjectionWriter {
                 run,
                 suffix: " ON CONFLICT DO NOTHING"
             ) { change, query in
-                guard case .startSession(let sessionID, let userID, let provider, let clientID, let kind, let at) = change
+                guard
+                    case .startSession(let sessionID, let userID, let provider, let clientID, let kind, let at) = change
                 else { return [] }
                 return [
                     query.bind(sessionID), query.bind(userID), query.bind(provider), query.bind(clientID),

@@ -97,7 +97,10 @@ public struct SessionQueries: Sendable {
 
     /// The active sessions of a user, or of a user with one provider, with each session stream's version.
     /// - Throws: ``StoreError``.
-    public func activeSessions(of userID: UUID, provider: String? = nil) async throws -> [(
+    public func activeSessions(
+        of userID: UUID,
+        provider: String? = nil
+    ) async throws -> [(
         session: SessionRecord, version: Int32
     )] {
         let rows = try await self.pool.withConnection { connection in

@@ -49,7 +49,9 @@ public struct UserEmailStore: Sendable {
                 """
             ).rows
         }
-        return try rows.map { Owner(userID: try $0.decode(UUID.self, at: 0), provider: try $0.decode(String.self, at: 1)) }
+        return try rows.map {
+            Owner(userID: try $0.decode(UUID.self, at: 0), provider: try $0.decode(String.self, at: 1))
+        }
     }
 
     /// Forgets the emails one provider vouched for, for one user (the identity was unlinked).

@@ -33,7 +33,12 @@ struct MeController: Sendable {
         } catch let refusal as RequestBodyReader.Refusal {
             throw await self.refuse(bearer, .credentialState, refusal, metadata)
         }
-        try await self.service.reportCredentialState(bearer: bearer, provider: provider, state: state, metadata: metadata)
+        try await self.service.reportCredentialState(
+            bearer: bearer,
+            provider: provider,
+            state: state,
+            metadata: metadata
+        )
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
     }
 
@@ -90,7 +95,9 @@ struct MeController: Sendable {
             bearer: bearer,
             metadata: self.requestMetadata.metadata(of: request, context: context)
         )
-        let revocations = results.sorted { $0.key < $1.key }.map { (name: $0.key, value: JSONValue.string($0.value.rawValue)) }
+        let revocations = results.sorted { $0.key < $1.key }.map {
+            (name: $0.key, value: JSONValue.string($0.value.rawValue))
+        }
         return JSONResponse.make(
             .object([("status", .string("deleted")), ("provider_revocations", .object(revocations))]),
             status: .accepted

@@ -38,7 +38,12 @@ struct ProviderCallbackController: Sendable {
             do {
                 bytes = try await self.body.bytes(of: request)
             } catch let refusal as RequestBodyReader.Refusal {
-                throw await self.service.refuseUnreadable("kakao", reason: refusal.reason, answer: refusal.answer, metadata)
+                throw await self.service.refuseUnreadable(
+                    "kakao",
+                    reason: refusal.reason,
+                    answer: refusal.answer,
+                    metadata
+                )
             }
             if !bytes.isEmpty {
                 guard let decoded = FormEncoding.decode(String(decoding: bytes, as: UTF8.self)) else {
