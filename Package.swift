@@ -159,7 +159,9 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthlogCLITests",
-            dependencies: ["authlog", "AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogServer", "AuthlogTesting"],
+            dependencies: [
+                "authlog", "AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogServer", "AuthlogTesting",
+            ],
             swiftSettings: strictSettings
         ),
     ],

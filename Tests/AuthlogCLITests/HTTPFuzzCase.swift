@@ -37,6 +37,10 @@ struct HTTPFuzzGenerator {
         ("POST", "/v1/logout"), ("POST", "/oauth/introspect"), ("GET", "/.well-known/jwks.json"), ("GET", "/healthz"),
         ("GET", "/readyz"), ("GET", "/metrics"), ("GET", "/v1/nowhere"), ("DELETE", "/v1/signin/dev"),
         ("PUT", "/v1/token/refresh"), ("OPTIONS", "/v1/logout"), ("GET", "/v1/signin/dev?x=%00%ff"),
+        ("POST", "/v1/me/credential-state"), ("POST", "/v1/me/reauthenticate"), ("POST", "/v1/me/identities/dev"),
+        ("DELETE", "/v1/me/identities/dev"), ("DELETE", "/v1/me"), ("POST", "/v1/providers/apple/notifications"),
+        ("POST", "/v1/providers/kakao/unlink"), ("GET", "/v1/providers/kakao/unlink?user_id=%00"),
+        ("POST", "/oauth/revoke"),
     ]
 
     var random: SeededRandom

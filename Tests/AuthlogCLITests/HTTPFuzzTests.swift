@@ -76,7 +76,10 @@ struct HTTPFuzzTests {
             configuration: .members(["connections": .members(["body_timeout_seconds": .number("2")])])
         )
         defer { server.stop() }
-        let paths = ["/v1/signin/dev", "/v1/signin/apple", "/v1/token/refresh", "/v1/logout", "/oauth/introspect"]
+        let paths = [
+            "/v1/signin/dev", "/v1/signin/apple", "/v1/token/refresh", "/v1/logout", "/oauth/introspect", "/oauth/revoke",
+            "/v1/me/credential-state", "/v1/providers/apple/notifications",
+        ]
         let answers = await onOwnThread {
             paths.map { path in
                 let request =
