@@ -19,7 +19,7 @@ import Synchronization
 /// - Revocation: Apple `POST /auth/revoke`, GitHub `DELETE /applications/{client_id}/grant`, Kakao
 ///   `POST /v1/user/unlink` (recorded, see ``calls(to:)``; ``setFailure(_:forPath:)`` makes one fail)
 ///
-/// ``isDown`` makes every route answer 503.
+/// ``isDown`` makes every route answer 503 (calls to the revocation routes are still recorded).
 public final class FakeIdentityProvider: Sendable {
     /// A user the provider knows by access token.
     public struct User: Sendable {
@@ -161,6 +161,7 @@ public final class FakeIdentityProvider: Sendable {
 
     private func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: RecordingMiddleware(provider: self))
         router.add(middleware: DownMiddleware(provider: self))
         router.get("/jwks") { _, _ in
             let (keys, cacheControl) = self.state.withLock { state in

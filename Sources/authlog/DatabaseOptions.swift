@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthlogServer
 import AuthlogStore
 import Foundation
 
@@ -67,5 +68,17 @@ func reportingStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
         printError(error.code == .insufficientPrivilege ? error.message : error.description)
         let unreachable = error.code == .connectionFailed || error.code == .embeddedDatabase
         throw ExitCode(unreachable ? 3 : 1)
+    }
+}
+
+/// The configuration file at `path` (every default without one), with secrets from the environment; a file
+/// that cannot be read or parsed is reported on standard error and exits 2.
+func loadConfiguration(_ path: String?) throws -> ServerConfiguration {
+    do {
+        let configuration = try path.map(ServerConfiguration.load(path:)) ?? ServerConfiguration()
+        return configuration.applyingEnvironment(ProcessInfo.processInfo.environment)
+    } catch {
+        printError("\(error)")
+        throw ExitCode(2)
     }
 }

@@ -45,14 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
                 ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             return logger
         }()
-        var configuration: ServerConfiguration
-        do {
-            configuration = try self.config.map(ServerConfiguration.load(path:)) ?? ServerConfiguration()
-        } catch {
-            printError("\(error)")
-            throw ExitCode(2)
-        }
-        configuration = configuration.applyingEnvironment(ProcessInfo.processInfo.environment)
+        var configuration = try loadConfiguration(self.config)
         if self.dev { configuration.development = true }
         if let port = self.port { configuration.port = port }
         let conninfo = try await self.database.conninfo(migrating: false)

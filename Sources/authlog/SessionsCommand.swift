@@ -30,11 +30,10 @@ struct ExpireSessionsCommand: AsyncParsableCommand {
     var config: String?
 
     func run() async throws {
+        let configuration = try loadConfiguration(self.config)
         let settings: ServiceSettings
         do {
-            settings = try ServiceSettings(
-                configuration: try self.config.map(ServerConfiguration.load(path:)) ?? ServerConfiguration()
-            )
+            settings = try ServiceSettings(configuration: configuration)
         } catch {
             printError("\(error)")
             throw ExitCode(2)

@@ -39,14 +39,7 @@ struct ShowUserCommand: AsyncParsableCommand {
             printError("\(self.userID) is not a user id (a UUID)")
             throw ExitCode(2)
         }
-        var configuration: ServerConfiguration
-        do {
-            configuration = try self.config.map(ServerConfiguration.load(path:)) ?? ServerConfiguration()
-        } catch {
-            printError("\(error)")
-            throw ExitCode(2)
-        }
-        configuration = configuration.applyingEnvironment(ProcessInfo.processInfo.environment)
+        let configuration = try loadConfiguration(self.config)
         let pool = ConnectionPool(conninfo: try await self.database.conninfo(migrating: false), maximumConnections: 2)
         guard let user = try await reportingStoreErrors({ try await UserRecordQueries(pool: pool).user(id) }) else {
             printError("no user \(id.lowercased)")

@@ -77,7 +77,8 @@ struct HTTPFuzzTests {
         )
         defer { server.stop() }
         let paths = [
-            "/v1/signin/dev", "/v1/signin/apple", "/v1/token/refresh", "/v1/logout", "/oauth/introspect", "/oauth/revoke",
+            "/v1/signin/dev", "/v1/signin/apple", "/v1/token/refresh", "/v1/logout", "/oauth/introspect",
+            "/oauth/revoke",
             "/v1/me/credential-state", "/v1/providers/apple/notifications",
         ]
         let answers = await onOwnThread {

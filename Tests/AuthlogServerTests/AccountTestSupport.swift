@@ -67,6 +67,12 @@ extension ServerHarness {
         return .object(members)
     }
 
+    /// A re-authentication body: an Apple proof for `subject` with `"provider": "apple"`.
+    func appleReauthentication(subject: String) throws -> JSONValue {
+        guard case .object(let members) = try self.appleProof(subject: subject) else { return .null }
+        return .object(members + [("provider", "apple")])
+    }
+
     /// A GitHub proof body: a code whose exchange gives an access token of GitHub user `id` with `email`.
     func githubProof(id: Int64 = 583231, email: String = "octo@example.com") -> JSONValue {
         let code = "gh-code-\(UUID().uuidString)"

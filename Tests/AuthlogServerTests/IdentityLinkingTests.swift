@@ -18,11 +18,7 @@ struct IdentityLinkingTests {
             #expect(refused.reason == "reauthentication_required")
             #expect(refused.data["action"] == "link_identity")
 
-            var reauth = try harness.appleProof(subject: "001234.apple-user")
-            if case .object(var members) = reauth {
-                members.append(("provider", "apple"))
-                reauth = .object(members)
-            }
+            let reauth = try harness.appleReauthentication(subject: "001234.apple-user")
             let answer = try await harness.send("POST", "/v1/me/reauthenticate", reauth, as: apple)
             #expect(answer.status == 200)
             #expect(answer.string("authenticated_at") != nil)
@@ -47,11 +43,7 @@ struct IdentityLinkingTests {
         try await ServerHarness.run { harness in
             _ = try await harness.signInWithApple(subject: "000001.someone-else", email: "else@example.com")
             let apple = try await harness.signInWithApple()
-            var proof = try harness.appleProof(subject: "000001.someone-else")
-            if case .object(var members) = proof {
-                members.append(("provider", "apple"))
-                proof = .object(members)
-            }
+            let proof = try harness.appleReauthentication(subject: "000001.someone-else")
             let answer = try await harness.send("POST", "/v1/me/reauthenticate", proof, as: apple)
             #expect(answer.status == 403)
             #expect(answer.string("error") == "identity_mismatch")

@@ -91,9 +91,7 @@ public struct AccountDeletion: Sendable {
         return results
     }
 
-    /// One command: `session.revoked` for each active session, the attempts, `account.deleted`. Each session
-    /// stream is expected at the version read, so a refresh that commits meanwhile makes the command read again
-    /// (and a refresh after it finds its session ended).
+    /// One command: `session.revoked` for each active session, the attempts, `account.deleted`.
     private func recordDeletion(
         userID: UUID,
         attempts: [(item: RevocationQueue.Item, result: ProviderRevocationResult, detail: String?)],
@@ -101,57 +99,35 @@ public struct AccountDeletion: Sendable {
         requestedBy: String,
         metadata: RequestMetadata
     ) async throws(ServiceError) {
-        for _ in 0..<self.dependencies.settings.maximumAttempts {
-            let sessions = try await self.dependencies.storeCall {
-                try await self.dependencies.queries.activeSessions(of: userID)
-            }
-            let now = Timestamp.now()
-            var events: [EventEnvelope] = []
-            var expectations: [StreamName: ExpectedVersion] = [:]
-            for (session, version) in sessions {
-                let event = try self.dependencies.event(
-                    metadata,
-                    stream: .session(session.sessionID),
-                    reason: SessionEndReason.accountDeleted.rawValue,
-                    provider: session.provider,
-                    userID: userID,
-                    sessionID: session.sessionID,
-                    at: now,
-                    data: SessionRevoked(reason: .accountDeleted)
-                )
-                events.append(event)
-                expectations[event.stream] = .exactly(version)
-            }
-            for attempt in attempts {
-                events.append(
-                    try self.revoker.attemptEvent(
-                        attempt.item,
-                        result: attempt.result,
-                        detail: attempt.detail,
-                        metadata: metadata,
-                        at: now
-                    )
-                )
-            }
+        let now = Timestamp.now()
+        var events: [EventEnvelope] = []
+        for attempt in attempts {
             events.append(
-                try self.dependencies.event(
-                    metadata,
-                    stream: .user(userID),
-                    userID: userID,
-                    at: now,
-                    data: AccountDeleted(providerRevocations: results, requestedBy: requestedBy)
+                try self.revoker.attemptEvent(
+                    attempt.item,
+                    result: attempt.result,
+                    detail: attempt.detail,
+                    metadata: metadata,
+                    at: now
                 )
             )
-            do {
-                try await self.dependencies.store.append(AppendCommand(events: events, expectedVersions: expectations))
-                return
-            } catch let error as StoreError where error.code == .wrongExpectedVersion {
-                continue
-            } catch {
-                throw ServiceError.failure(error)
-            }
         }
-        throw ServiceError(.conflict, "conflict", "The account changed while it was being deleted; try again.")
+        events.append(
+            try self.dependencies.event(
+                metadata,
+                stream: .user(userID),
+                userID: userID,
+                at: now,
+                data: AccountDeleted(providerRevocations: results, requestedBy: requestedBy)
+            )
+        )
+        try await SessionEnder(dependencies: self.dependencies).endSessions(
+            of: userID,
+            provider: nil,
+            reason: .accountDeleted,
+            extra: events,
+            metadata: metadata
+        )
     }
 
     /// The result of a provider with several identities: revoked only when every one was.

@@ -84,10 +84,7 @@ public struct AccountService: Sendable {
         )
     }
 
-    /// Ends every active session of `userID` with `provider` (`session.revoked` each) and, with `consent`,
-    /// records `provider.consent_revoked` — all in one command that expects each session stream's version, so
-    /// two concurrent reports end each session once and record the consent once. Returns whether anything
-    /// was recorded; `extra` events of the user stream join the command.
+    /// Ends every active session of `userID` with `provider` (see ``SessionEnder``).
     @discardableResult
     func endSessions(
         of userID: UUID,
@@ -97,51 +94,14 @@ public struct AccountService: Sendable {
         extra: [EventEnvelope] = [],
         metadata: RequestMetadata
     ) async throws(ServiceError) -> Bool {
-        for _ in 0..<self.dependencies.settings.maximumAttempts {
-            let sessions = try await self.dependencies.storeCall {
-                try await self.dependencies.queries.activeSessions(of: userID, provider: provider)
-            }
-            guard !sessions.isEmpty || !extra.isEmpty else { return false }
-            let now = Timestamp.now()
-            var events: [EventEnvelope] = []
-            var expectations: [StreamName: ExpectedVersion] = [:]
-            for (session, version) in sessions {
-                let event = try self.dependencies.event(
-                    metadata,
-                    stream: .session(session.sessionID),
-                    reason: reason.rawValue,
-                    provider: session.provider,
-                    userID: userID,
-                    sessionID: session.sessionID,
-                    at: now,
-                    data: SessionRevoked(reason: reason)
-                )
-                events.append(event)
-                expectations[event.stream] = .exactly(version)
-            }
-            if let consent {
-                events.append(
-                    try self.dependencies.event(
-                        metadata,
-                        stream: .user(userID),
-                        provider: provider,
-                        userID: userID,
-                        at: now,
-                        data: ProviderConsentRevoked(source: consent.source, providerEventID: consent.noticeID)
-                    )
-                )
-            }
-            events += extra
-            do {
-                try await self.dependencies.store.append(AppendCommand(events: events, expectedVersions: expectations))
-                return true
-            } catch let error as StoreError where error.code == .wrongExpectedVersion {
-                continue
-            } catch {
-                throw ServiceError.failure(error)
-            }
-        }
-        throw ServiceError(.conflict, "conflict", "The sessions changed while they were being ended; try again.")
+        try await SessionEnder(dependencies: self.dependencies).endSessions(
+            of: userID,
+            provider: provider,
+            reason: reason,
+            consent: consent,
+            extra: extra,
+            metadata: metadata
+        )
     }
 
     /// Requires the session's last authentication to lie within the re-authentication window; otherwise

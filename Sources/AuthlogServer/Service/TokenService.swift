@@ -271,17 +271,14 @@ public struct TokenService: Sendable {
                 data: payload
             )
         } else {
-            do {
-                event = try metadata.envelope(
-                    stream: StreamName(category: "signin", id: "unknown"),
-                    outcome: .failure,
-                    reason: reason,
-                    at: now,
-                    data: payload
-                )
-            } catch {
-                throw ServiceError(.internalServerError, "internal_error", "The event could not be made.")
-            }
+            event = try self.dependencies.event(
+                metadata,
+                stream: StreamName(category: "signin", id: "unknown"),
+                outcome: .failure,
+                reason: reason,
+                at: now,
+                data: payload
+            )
         }
         try await self.dependencies.storeCall { try await self.dependencies.store.append(event) }
     }
@@ -337,19 +334,16 @@ public struct TokenService: Sendable {
         reason: String?,
         data: Payload
     ) throws(ServiceError) -> EventEnvelope {
-        do {
-            return try metadata.envelope(
-                stream: StreamName(category: "session", id: sessionID.lowercased),
-                outcome: outcome,
-                reason: reason,
-                provider: provider,
-                userID: userID,
-                sessionID: sessionID,
-                at: now,
-                data: data
-            )
-        } catch {
-            throw ServiceError(.internalServerError, "internal_error", "The event could not be made.")
-        }
+        try self.dependencies.event(
+            metadata,
+            stream: .session(sessionID),
+            outcome: outcome,
+            reason: reason,
+            provider: provider,
+            userID: userID,
+            sessionID: sessionID,
+            at: now,
+            data: data
+        )
     }
 }

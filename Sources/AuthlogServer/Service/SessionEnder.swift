@@ -1,0 +1,72 @@
+public import AuthlogCore
+import AuthlogStore
+import Foundation
+
+/// Ends a user's active sessions (all, or those with one provider) with `session.revoked`, together with
+/// the events that say why (`provider.consent_revoked`, `identity.unlinked`, `account.deleted`, …), in one
+/// command that expects each session stream's version: a refresh that commits meanwhile makes the command
+/// read again (its new token then dies with the session), one that comes after finds the session ended, and
+/// two concurrent callers end each session once.
+struct SessionEnder: Sendable {
+    let dependencies: ServiceDependencies
+
+    /// Ends the sessions and appends `consent` (as `provider.consent_revoked`) and `extra` events of the same
+    /// command. Returns whether anything was recorded: nothing is when no session is active and there is no
+    /// `extra` event (a repeated report).
+    /// - Throws: ``ServiceError`` from the store, 409 when the sessions kept changing.
+    @discardableResult
+    func endSessions(
+        of userID: UUID,
+        provider: String?,
+        reason: SessionEndReason,
+        consent: (source: ConsentRevocationSource, noticeID: String?)? = nil,
+        extra: [EventEnvelope] = [],
+        metadata: RequestMetadata
+    ) async throws(ServiceError) -> Bool {
+        for _ in 0..<self.dependencies.settings.maximumAttempts {
+            let sessions = try await self.dependencies.storeCall {
+                try await self.dependencies.queries.activeSessions(of: userID, provider: provider)
+            }
+            guard !sessions.isEmpty || !extra.isEmpty else { return false }
+            let now = Timestamp.now()
+            var events: [EventEnvelope] = []
+            var expectations: [StreamName: ExpectedVersion] = [:]
+            for (session, version) in sessions {
+                let event = try self.dependencies.event(
+                    metadata,
+                    stream: .session(session.sessionID),
+                    reason: reason.rawValue,
+                    provider: session.provider,
+                    userID: userID,
+                    sessionID: session.sessionID,
+                    at: now,
+                    data: SessionRevoked(reason: reason)
+                )
+                events.append(event)
+                expectations[event.stream] = .exactly(version)
+            }
+            if let consent, let provider {
+                events.append(
+                    try self.dependencies.event(
+                        metadata,
+                        stream: .user(userID),
+                        provider: provider,
+                        userID: userID,
+                        at: now,
+                        data: ProviderConsentRevoked(source: consent.source, providerEventID: consent.noticeID)
+                    )
+                )
+            }
+            events += extra
+            do {
+                try await self.dependencies.store.append(AppendCommand(events: events, expectedVersions: expectations))
+                return true
+            } catch let error as StoreError where error.code == .wrongExpectedVersion {
+                continue
+            } catch {
+                throw ServiceError.failure(error)
+            }
+        }
+        throw ServiceError(.conflict, "conflict", "The sessions changed while they were being ended; try again.")
+    }
+}
