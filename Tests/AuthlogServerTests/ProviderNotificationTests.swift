@@ -157,6 +157,14 @@ struct ProviderNotificationTests {
                 headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "KakaoAK wrong")]
             )
             #expect(wrong.status == 401)
+            for header in ["KakaoAK ", "KakaoAK", "Bearer \(Fixture.kakaoAdminKey)"] {
+                let empty = try await harness.client.send(
+                    "GET",
+                    "/v1/providers/kakao/unlink?\(form)",
+                    headers: [("Authorization", header)]
+                )
+                #expect(empty.status == 401, "\(header)")
+            }
             #expect(try await harness.events(ofType: "provider.notification_received").last?.reason == "invalid_client")
             #expect(try await harness.refresh(kakao.refreshToken).status == 200)
 

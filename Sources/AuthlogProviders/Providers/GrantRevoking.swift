@@ -69,7 +69,9 @@ extension KakaoProvider: GrantRevoking {
 
     /// Whether `header` is `KakaoAK <admin key>` (constant time), for Kakao's unlink callback.
     public func isAdminAuthorization(_ header: String?) -> Bool {
-        guard let adminKey = self.settings.adminKey, let header, header.hasPrefix("KakaoAK ") else { return false }
+        // An empty key would make an empty header match: no key configured means no callback is accepted.
+        guard let adminKey = self.settings.adminKey, !adminKey.isEmpty, let header, header.hasPrefix("KakaoAK ")
+        else { return false }
         return ConstantTime.equals(Array(header.utf8.dropFirst(8)), Array(adminKey.utf8))
     }
 

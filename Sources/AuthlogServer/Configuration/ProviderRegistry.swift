@@ -72,7 +72,7 @@ public struct ProviderRegistry: Sendable {
             options.tokenInfoURL = kakao.tokenInfoURL ?? options.tokenInfoURL
             options.userURL = kakao.userURL ?? options.userURL
             options.unlinkURL = kakao.unlinkURL ?? options.unlinkURL
-            options.adminKey = kakao.adminKey
+            options.adminKey = kakao.adminKey.flatMap { $0.isEmpty ? nil : $0 }
             providers.append(
                 KakaoProvider(
                     settings: options,

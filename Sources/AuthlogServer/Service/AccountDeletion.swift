@@ -11,14 +11,16 @@ public import Foundation
 ///    (`provider.revocation_attempted`) and `account.deleted` with the per-provider results; its projection
 ///    changes mark the user deleted, end every session and token family, and release the identities, so the
 ///    same provider account signing in again gets a new user under the next subject-hash generation;
-/// 3. the user's data key, verified-email hashes and stored credentials are destroyed: sealed personal data
-///    in past events can no longer be read (read paths show `[erased]`) while `verify` still passes.
+/// 3. before that command, the user's data key, verified-email hashes and stored credentials are destroyed, so
+///    no failure leaves personal data readable: sealed personal data in past events can no longer be read
+///    (read paths show `[erased]`) while `verify` still passes.
 public struct AccountDeletion: Sendable {
     let dependencies: ServiceDependencies
     let revoker: ProviderRevoker
 
     /// Deletes `userID`; `requestedBy` is `user` or `apple_notification`. Returns the per-provider results.
-    /// - Throws: ``ServiceError`` 503 when the database is down (nothing is deleted then).
+    /// - Throws: ``ServiceError`` 503 when the database is down: the account is not deleted then (its personal
+    ///   data may already be erased, which is what was asked), and the same call again completes it.
     public func delete(
         userID: UUID,
         requestedBy: String,
@@ -55,6 +57,19 @@ public struct AccountDeletion: Sendable {
         try await self.dependencies.storeCall {
             try await self.dependencies.revocations.enqueue(items, dueAt: now.adding(seconds: 300), at: now)
         }
+        // What only the account needs goes before the deletion is recorded, so that a failure after this point
+        // never leaves personal data readable: the data key, the email hashes, the credentials (the queue holds
+        // its own sealed copies).
+        try await self.dependencies.storeCall {
+            try await self.dependencies.userKeys.destroy(for: userID)
+            try await self.dependencies.emails.forgetAll(userID: userID)
+            for identity in identities {
+                try await self.dependencies.credentials.forget(
+                    provider: identity.provider,
+                    subjectHash: identity.subjectHash
+                )
+            }
+        }
         var attempts: [(item: RevocationQueue.Item, result: ProviderRevocationResult, detail: String?)] = []
         for item in items {
             let (result, detail) = await self.revoker.attempt(item)
@@ -69,24 +84,13 @@ public struct AccountDeletion: Sendable {
             metadata: metadata
         )
         for attempt in attempts {
-            try await self.dependencies.storeCall {
-                try await self.dependencies.revocations.finish(
-                    attempt.item,
-                    result: attempt.result,
-                    detail: attempt.detail,
-                    nextAttemptAt: self.revoker.nextAttempt(after: 1, from: .now())
-                )
-            }
-        }
-        try await self.dependencies.storeCall {
-            try await self.dependencies.userKeys.destroy(for: userID)
-            try await self.dependencies.emails.forgetAll(userID: userID)
-            for identity in identities {
-                try await self.dependencies.credentials.forget(
-                    provider: identity.provider,
-                    subjectHash: identity.subjectHash
-                )
-            }
+            // When this fails the item stays pending and the retry worker makes one more (recorded) attempt.
+            try? await self.dependencies.revocations.finish(
+                attempt.item,
+                result: attempt.result,
+                detail: attempt.detail,
+                nextAttemptAt: self.revoker.nextAttempt(after: 1, from: .now())
+            )
         }
         return results
     }

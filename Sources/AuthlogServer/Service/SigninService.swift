@@ -224,8 +224,9 @@ public struct SigninService: Sendable {
                 throw ServiceError.failure(error)
             }
             // Only once the identity is the user's: what it proved is kept for the same-email policy and for
-            // revoking the grant at deletion.
-            try await registry.remember(identity, subjectHash: subjectHash, userID: user.id)
+            // revoking the grant at deletion. The sign-in has committed, so a failure here does not undo it;
+            // the next sign-in of the identity keeps them again.
+            try? await registry.remember(identity, subjectHash: subjectHash, userID: user.id)
             return plan.response
         }
         throw ServiceError(.conflict, "conflict", "The sign-in collided with another one; try again.")
