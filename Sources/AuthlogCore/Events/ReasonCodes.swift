@@ -85,3 +85,39 @@ public enum AccountAction: String, Sendable, Codable, CaseIterable {
     /// `POST /v1/me/credential-state`.
     case credentialState = "credential_state"
 }
+
+/// Why a signed-in user's action was refused: the reason of `account.action_refused`, and the answer's
+/// `error` code.
+public enum AccountRefusalReason: String, Sendable, CaseIterable {
+    /// The session's last authentication is older than the re-authentication window.
+    case reauthenticationRequired = "reauthentication_required"
+    /// The proof is for an identity of another user.
+    case identityMismatch = "identity_mismatch"
+    /// The identity to link belongs to another user.
+    case identityInUse = "identity_in_use"
+    /// The user has no identity of that provider.
+    case identityNotLinked = "identity_not_linked"
+    /// The identity to unlink is the user's last one.
+    case lastIdentity = "last_identity"
+}
+
+/// The reason of a `provider.notification_received` that was refused or acknowledged without effect (a
+/// refused token's own reason, such as `invalid_signature`, is used as it is).
+public enum NotificationReason: String, Sendable, CaseIterable {
+    /// The callback lacks what it needs (Apple's `payload`, Kakao's `user_id`).
+    case malformed
+    /// Apple sent this `jti` before; nothing changes.
+    case duplicate
+    /// The notice names nobody authlog knows.
+    case unknownSubject = "unknown_subject"
+    /// Kakao's `KakaoAK` admin key is wrong or missing.
+    case invalidClient = "invalid_client"
+    /// Kakao's `app_id` is not this app's.
+    case appIDMismatch = "app_id_mismatch"
+}
+
+/// Why a token was revoked (`token.revoked`'s reason).
+public enum TokenRevocationReason: String, Sendable, CaseIterable {
+    /// A client asked for it through RFC 7009 `POST /oauth/revoke`.
+    case clientRevocation = "client_revocation"
+}

@@ -25,8 +25,12 @@ extension AccountService {
         guard case .linked(let owner, let subjectHash) = standing, owner == session.userID else {
             throw try await self.refuse(
                 .reauthenticate,
-                reason: "identity_mismatch",
-                answer: ServiceError(.forbidden, "identity_mismatch", "The proof is for an identity of another user."),
+                reason: AccountRefusalReason.identityMismatch.rawValue,
+                answer: ServiceError(
+                    .forbidden,
+                    AccountRefusalReason.identityMismatch.rawValue,
+                    "The proof is for an identity of another user."
+                ),
                 session: session,
                 provider: identity.provider,
                 metadata: metadata
@@ -72,8 +76,12 @@ extension AccountService {
         case .linked:
             throw try await self.refuse(
                 .linkIdentity,
-                reason: "identity_in_use",
-                answer: ServiceError(.conflict, "identity_in_use", "This identity belongs to another account."),
+                reason: AccountRefusalReason.identityInUse.rawValue,
+                answer: ServiceError(
+                    .conflict,
+                    AccountRefusalReason.identityInUse.rawValue,
+                    "This identity belongs to another account."
+                ),
                 session: session,
                 provider: identity.provider,
                 metadata: metadata
@@ -118,8 +126,12 @@ extension AccountService {
         guard !unlinked.isEmpty else {
             throw try await self.refuse(
                 .unlinkIdentity,
-                reason: "identity_not_linked",
-                answer: ServiceError(.notFound, "identity_not_linked", "No identity of that provider is linked."),
+                reason: AccountRefusalReason.identityNotLinked.rawValue,
+                answer: ServiceError(
+                    .notFound,
+                    AccountRefusalReason.identityNotLinked.rawValue,
+                    "No identity of that provider is linked."
+                ),
                 session: session,
                 provider: provider,
                 metadata: metadata
@@ -128,10 +140,10 @@ extension AccountService {
         guard unlinked.count < identities.count else {
             throw try await self.refuse(
                 .unlinkIdentity,
-                reason: "last_identity",
+                reason: AccountRefusalReason.lastIdentity.rawValue,
                 answer: ServiceError(
                     .conflict,
-                    "last_identity",
+                    AccountRefusalReason.lastIdentity.rawValue,
                     "The last identity cannot be unlinked: link another one first, or delete the account."
                 ),
                 session: session,

@@ -57,10 +57,10 @@ public struct AccountService: Sendable {
         guard identities.contains(where: { $0.provider == provider }) else {
             throw try await self.refuse(
                 .credentialState,
-                reason: "identity_not_linked",
+                reason: AccountRefusalReason.identityNotLinked.rawValue,
                 answer: ServiceError(
                     .unprocessableContent,
-                    "identity_not_linked",
+                    AccountRefusalReason.identityNotLinked.rawValue,
                     "No identity of that provider is linked."
                 ),
                 session: session,
@@ -116,10 +116,10 @@ public struct AccountService: Sendable {
         guard session.authenticatedAt.adding(seconds: window) < .now() else { return }
         throw try await self.refuse(
             action,
-            reason: "reauthentication_required",
+            reason: AccountRefusalReason.reauthenticationRequired.rawValue,
             answer: ServiceError(
                 .unauthorized,
-                "reauthentication_required",
+                AccountRefusalReason.reauthenticationRequired.rawValue,
                 "This needs a sign-in within the last \(window) seconds: call /v1/me/reauthenticate first.",
                 headers: [.wwwAuthenticate: "Bearer error=\"insufficient_user_authentication\""]
             ),

@@ -28,7 +28,12 @@ public struct ProviderNotificationService: Sendable {
             throw ServiceError(.notFound, "unknown_provider", "Sign in with Apple is not enabled.")
         }
         guard let payload, !payload.isEmpty else {
-            throw try await self.refuse("apple", reason: "malformed", description: "payload is required.", metadata)
+            throw try await self.refuse(
+                "apple",
+                reason: NotificationReason.malformed.rawValue,
+                description: "payload is required.",
+                metadata
+            )
         }
         let notification: AppleNotification
         do {
@@ -55,11 +60,23 @@ public struct ProviderNotificationService: Sendable {
             try await self.dependencies.notices.claim(provider: "apple", noticeID: notification.noticeID, at: .now())
         }
         guard claimed else {
-            try await self.record("apple", received, reason: "duplicate", userID: nil, metadata)
+            try await self.record(
+                "apple",
+                received,
+                reason: NotificationReason.duplicate.rawValue,
+                userID: nil,
+                metadata
+            )
             return
         }
         guard case .linked(let userID, let subjectHash) = standing else {
-            try await self.record("apple", received, reason: "unknown_subject", userID: nil, metadata)
+            try await self.record(
+                "apple",
+                received,
+                reason: NotificationReason.unknownSubject.rawValue,
+                userID: nil,
+                metadata
+            )
             return
         }
         received.subjectHash = subjectHash
@@ -145,16 +162,39 @@ public struct ProviderNotificationService: Sendable {
         }
         let referrer = EnvelopeText.normalized(fields["referrer_type"], limit: EnvelopeText.Limit.code)
         guard kakao.isAdminAuthorization(authorization) else {
-            var answer = ServiceError(.unauthorized, "invalid_client", "The KakaoAK admin key is wrong.")
+            var answer = ServiceError(
+                .unauthorized,
+                NotificationReason.invalidClient.rawValue,
+                "The KakaoAK admin key is wrong."
+            )
             answer.headers[.wwwAuthenticate] = "KakaoAK"
-            throw try await self.refuse("kakao", reason: "invalid_client", answer: answer, metadata)
+            throw try await self.refuse(
+                "kakao",
+                reason: NotificationReason.invalidClient.rawValue,
+                answer: answer,
+                metadata
+            )
         }
         guard kakao.isOurApp(fields["app_id"]) else {
-            let answer = ServiceError(.forbidden, "app_id_mismatch", "app_id is not this app's.")
-            throw try await self.refuse("kakao", reason: "app_id_mismatch", answer: answer, metadata)
+            let answer = ServiceError(
+                .forbidden,
+                NotificationReason.appIDMismatch.rawValue,
+                "app_id is not this app's."
+            )
+            throw try await self.refuse(
+                "kakao",
+                reason: NotificationReason.appIDMismatch.rawValue,
+                answer: answer,
+                metadata
+            )
         }
         guard let kakaoUserID = fields["user_id"], !kakaoUserID.isEmpty, kakaoUserID.utf8.count <= 64 else {
-            throw try await self.refuse("kakao", reason: "malformed", description: "user_id is required.", metadata)
+            throw try await self.refuse(
+                "kakao",
+                reason: NotificationReason.malformed.rawValue,
+                description: "user_id is required.",
+                metadata
+            )
         }
         let standing = try await IdentityRegistry(dependencies: self.dependencies)
             .standing(provider: "kakao", subject: kakaoUserID)
@@ -164,7 +204,13 @@ public struct ProviderNotificationService: Sendable {
             referrerType: referrer
         )
         guard case .linked(let userID, let subjectHash) = standing else {
-            try await self.record("kakao", received, reason: "unknown_subject", userID: nil, metadata)
+            try await self.record(
+                "kakao",
+                received,
+                reason: NotificationReason.unknownSubject.rawValue,
+                userID: nil,
+                metadata
+            )
             return
         }
         received.subjectHash = subjectHash

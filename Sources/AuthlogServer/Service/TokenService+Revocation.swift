@@ -57,11 +57,11 @@ extension TokenService {
             metadata: metadata,
             at: .now(),
             outcome: .success,
-            reason: "client_revocation",
+            reason: TokenRevocationReason.clientRevocation.rawValue,
             data: TokenRevoked(
                 tokenID: record.tokenID,
                 tokenKind: TokenTypeHint.refreshToken.rawValue,
-                reason: "client_revocation",
+                reason: TokenRevocationReason.clientRevocation.rawValue,
                 actor: actor,
                 familyID: record.familyID
             )
@@ -89,11 +89,11 @@ extension TokenService {
                 metadata: metadata,
                 at: now,
                 outcome: .success,
-                reason: "client_revocation",
+                reason: TokenRevocationReason.clientRevocation.rawValue,
                 data: TokenRevoked(
                     tokenID: claims.tokenID,
                     tokenKind: TokenTypeHint.accessToken.rawValue,
-                    reason: "client_revocation",
+                    reason: TokenRevocationReason.clientRevocation.rawValue,
                     actor: actor
                 )
             ),
