@@ -81,6 +81,30 @@ struct AccountDeletionTests {
         }
     }
 
+    @Test func everyRegistrationAfterADeletionIsANewUserUnderTheNextGeneration() async throws {
+        try await ServerHarness.run { harness in
+            var users: [UUID] = []
+            for _ in 0..<3 {
+                let session = try await harness.signInDev("returning")
+                #expect(session.isNewUser)
+                users.append(session.userID)
+                #expect(try await harness.send("DELETE", "/v1/me", as: session).status == 202)
+            }
+            #expect(Set(users).count == 3)
+            let hashes = try await harness.events(ofType: "user.registered").compactMap {
+                $0.data["subject_hash"]?.stringValue
+            }
+            #expect(hashes.count == 3 && Set(hashes).count == 3)
+            #expect(
+                try await harness.count("SELECT count(*) FROM authlog.identities WHERE released_at IS NOT NULL") == 3
+            )
+            // Still one user at a time: the identity of the fourth registration is its only live row.
+            let fourth = try await harness.signInDev("returning")
+            #expect(try await harness.signInDev("returning").userID == fourth.userID)
+            #expect(try await harness.chainIsIntact())
+        }
+    }
+
     @Test func deletionNeedsARecentAuthentication() async throws {
         try await ServerHarness.run { harness in
             let session = try await harness.signInDev()

@@ -33,11 +33,6 @@ public struct IdentityHasher: Sendable {
         return self.mac(message)
     }
 
-    /// The subject's hashes of every generation, 0 first.
-    func subjectHashes(provider: String, subject: String) -> [String] {
-        (0..<Self.maximumGenerations).map { self.subjectHash(provider: provider, subject: subject, generation: $0) }
-    }
-
     /// Hex HMAC of an email, compared case-insensitively (the whole address lower-cased, trimmed).
     func emailHash(_ email: String) -> String {
         self.mac("authlog.email.v1\u{0}" + email.trimmingCharacters(in: .whitespaces).lowercased())

@@ -22,6 +22,9 @@ enum IdentityStanding: Sendable, Equatable {
 /// Identities as the service keeps them: the keyed subject hashes and their generations, verified emails as
 /// keyed hashes, and the credentials that revoke a user's grant at deletion, sealed under the data key.
 struct IdentityRegistry: Sendable {
+    /// How many subject-hash generations one lookup asks for.
+    static let generationsPerLookup = 2
+
     let dependencies: ServiceDependencies
 
     /// Finds whether `identity` belongs to a user.
@@ -33,13 +36,19 @@ struct IdentityRegistry: Sendable {
     /// Finds whether the identity `provider`/`subject` belongs to a user.
     /// - Throws: as ``standing(of:)``.
     func standing(provider: String, subject: String) async throws(ServiceError) -> IdentityStanding {
-        let hashes = self.dependencies.hasher.subjectHashes(provider: provider, subject: subject)
-        let rows = try await self.dependencies.storeCall {
-            try await self.dependencies.queries.identities(provider: provider, subjectHashes: hashes)
-        }
-        for hash in hashes {
-            guard let row = rows[hash] else { return .unregistered(subjectHash: hash) }
-            if !row.isReleased && row.userIsActive { return .linked(userID: row.userID, subjectHash: hash) }
+        // Generations are looked up a few at a time: almost every identity is found at generation 0, and each
+        // hash is an HMAC and an index probe on the sign-in path.
+        let hasher = self.dependencies.hasher
+        for first in stride(from: 0, to: IdentityHasher.maximumGenerations, by: Self.generationsPerLookup) {
+            let last = min(first + Self.generationsPerLookup, IdentityHasher.maximumGenerations)
+            let hashes = (first..<last).map { hasher.subjectHash(provider: provider, subject: subject, generation: $0) }
+            let rows = try await self.dependencies.storeCall {
+                try await self.dependencies.queries.identities(provider: provider, subjectHashes: hashes)
+            }
+            for hash in hashes {
+                guard let row = rows[hash] else { return .unregistered(subjectHash: hash) }
+                if !row.isReleased && row.userIsActive { return .linked(userID: row.userID, subjectHash: hash) }
+            }
         }
         throw ServiceError(.conflict, "identity_exhausted", "This identity cannot be registered again.")
     }
