@@ -2,6 +2,7 @@ import AuthlogCore
 public import AuthlogCrypto
 public import AuthlogProviders
 public import AuthlogStore
+import Foundation
 public import Hummingbird
 import HummingbirdCore
 public import Logging
@@ -32,6 +33,10 @@ public struct ServerComponents: Sendable {
     public let trustedProxies: TrustedProxies
     /// Introspection callers: id → secret.
     public let introspectionClients: [String: String]
+    /// The log's checkpoint settings (origin, key, directory, schedule).
+    public let checkpoints: CheckpointSettings
+    /// Signs checkpoints, when a key is configured.
+    public let checkpointer: Checkpointer?
     /// Whether subject and email hashes use the fixed development key (neither a subject key nor a data key
     /// is configured); `serve` warns.
     public let usesDevelopmentSubjectKey: Bool
@@ -68,6 +73,14 @@ public struct ServerComponents: Sendable {
         self.usesDevelopmentSubjectKey = subjectKey == nil
         let metrics = ServerMetrics()
         let store = EventStore(pool: pool, batchObserver: { metrics.recordBatch(events: $0) })
+        let checkpoints = try CheckpointSettings(
+            configuration: configuration,
+            environment: ProcessInfo.processInfo.environment
+        )
+        self.checkpoints = checkpoints
+        self.checkpointer = checkpoints.signer.map {
+            Checkpointer(store: store, signer: $0, directory: checkpoints.directory)
+        }
         self.dependencies = ServiceDependencies(
             store: store,
             accessTokens: issuer,
@@ -134,6 +147,7 @@ public func buildRouter(
     MeController(service: components.accounts, body: body, requestMetadata: metadata).register(on: &table)
     ProviderCallbackController(service: components.notifications, body: body, requestMetadata: metadata)
         .register(on: &table)
+    LogController(pool: components.dependencies.store.pool).register(on: &table)
     OperationsController(
         queries: components.dependencies.queries,
         metrics: components.dependencies.metrics,

@@ -15,7 +15,7 @@ struct AppendEventsCommand: AsyncParsableCommand {
             Every line is checked first: if any is bad, each bad line is reported with its number and nothing \
             is stored. Without --batch-size all events are committed in one transaction: all or nothing. With \
             --batch-size N they are committed N at a time and each commit is acknowledged on standard output as \
-            one JSON line; if the database then refuses a batch (a wrong expected stream version, say), the \
+            one JSON line with the positions the events were sealed at; if the database then refuses a batch (a wrong expected stream version, say), the \
             batches acknowledged before it stay committed and nothing from that batch on is stored. Give every \
             event an event_id to make such a run safe to repeat: stored events are not stored twice.
             """
@@ -49,7 +49,10 @@ struct AppendEventsCommand: AsyncParsableCommand {
             let chunk = Array(lines.events[start..<min(start + size, lines.events.count)])
             let result: AppendResult
             do {
-                result = try await store.append(AppendCommand(events: chunk.map(\.event)))
+                guard let sealed = await store.appendSealed([AppendCommand(events: chunk.map(\.event))]).first else {
+                    throw StoreError(.server, "the store returned no result")
+                }
+                result = try sealed.get()
             } catch let error as StoreError {
                 let line = error.eventIndex.map { chunk[$0].line }
                 printError((line.map { "line \($0): " } ?? "") + error.description)
@@ -59,8 +62,8 @@ struct AppendEventsCommand: AsyncParsableCommand {
             let acknowledgement = Acknowledgement(
                 firstLine: chunk[0].line,
                 lastLine: chunk[chunk.count - 1].line,
-                firstPosition: result.events.map(\.position).min() ?? 0,
-                lastPosition: result.lastPosition,
+                firstPosition: result.events.compactMap(\.position).min() ?? 0,
+                lastPosition: result.lastPosition ?? 0,
                 stored: result.events.filter { !$0.wasAlreadyStored }.count,
                 alreadyStored: result.events.filter(\.wasAlreadyStored).count
             )

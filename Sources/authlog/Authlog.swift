@@ -14,8 +14,9 @@ struct Authlog: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            MigrateCommand.self, AppendEventsCommand.self, VerifyCommand.self, RebuildCommand.self,
-            ReportCommand.self, SessionsCommand.self, UsersCommand.self, DatabaseCommand.self, ServeCommand.self,
+            MigrateCommand.self, AppendEventsCommand.self, VerifyCommand.self, CheckpointCommand.self,
+            ProveCommand.self, KeysCommand.self, RebuildCommand.self, ReportCommand.self, SessionsCommand.self,
+            UsersCommand.self, DatabaseCommand.self, ServeCommand.self,
         ]
     )
 

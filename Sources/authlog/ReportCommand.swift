@@ -71,6 +71,6 @@ struct ReportCommand: AsyncParsableCommand {
             stream: StreamName(category: "audit", id: "access")
         )
         let store = EventStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
-        try await reportingStoreErrors { _ = try await store.append(event) }
+        try await reportingStoreErrors { _ = try await store.appendSealed([AppendCommand(event)]).first?.get() }
     }
 }

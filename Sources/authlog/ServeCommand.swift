@@ -104,7 +104,26 @@ struct ServeCommand: AsyncParsableCommand {
         defer { sweeping.cancel() }
         let revoking = Task { await components.revoker.run(every: .seconds(15), logger: logger) }
         defer { revoking.cancel() }
+        // The writers wake the sealer after every commit; the timer seals what another process committed
+        // and could not seal (it crashed in between).
+        let store = components.dependencies.store
+        let sealing = Task { await store.sealer.runPeriodically(every: .seconds(1)) }
+        defer { sealing.cancel() }
+        let checkpointing = Task {
+            guard let checkpointer = components.checkpointer else { return }
+            await CheckpointScheduler(checkpointer: checkpointer, pool: pool, settings: components.checkpoints)
+                .run(logger: logger)
+        }
+        defer { checkpointing.cancel() }
+        if components.checkpointer == nil {
+            logger.warning("no log.checkpoint_key_file: no checkpoints are signed (authlog keys generate makes a key)")
+        }
         try await app.runService()
+        do {
+            try await store.sealPending()
+        } catch {
+            logger.warning("could not seal the last events; the next sealer will", metadata: ["error": "\(error)"])
+        }
         logger.info("authlog stopped")
     }
 

@@ -39,8 +39,13 @@ struct ExpireSessionsCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let pool = ConnectionPool(conninfo: try await self.database.conninfo(migrating: false), maximumConnections: 2)
-        let sweeper = SessionSweeper(store: EventStore(pool: pool), lifetimes: settings.lifetimes)
-        let expired = try await reportingStoreErrors { try await sweeper.sweep() }
+        let store = EventStore(pool: pool)
+        let sweeper = SessionSweeper(store: store, lifetimes: settings.lifetimes)
+        let expired = try await reportingStoreErrors {
+            let expired = try await sweeper.sweep()
+            try await store.sealPending()
+            return expired
+        }
         print("expired \(expired) session\(expired == 1 ? "" : "s")")
     }
 }

@@ -1,28 +1,52 @@
 import ArgumentParser
 import AuthlogCore
 import AuthlogStore
+import Foundation
 
 /// `authlog verify`.
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check the hash chain; exit 1 and name the first bad position when it is broken."
+        abstract: "Recompute the Merkle tree from the events and check every stored and outside checkpoint.",
+        discussion: """
+            Checks each event's digest, leaf and stored tree nodes, the head, and every signed checkpoint in the \
+            database (its signature with the configured checkpoint key or --verifier-key, and its root). With \
+            --checkpoint FILE, a note kept outside the database, it also proves that the log still extends it: \
+            truncation, rewriting and re-signing without the key are caught. Exit 1 names the first bad position.
+            """
     )
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var key: CheckpointKeyOptions
+
+    @Option(name: .long, help: ArgumentHelp("A signed checkpoint note kept outside the database.", valueName: "file"))
+    var checkpoint: String?
 
     func run() async throws {
+        var outside: String?
+        if let path = self.checkpoint {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                printError("cannot read the checkpoint \(path)")
+                throw ExitCode(2)
+            }
+            outside = String(decoding: data, as: UTF8.self)
+        }
+        let verifier = try self.key.verifier()
         let connection = try await self.database.connect()
         let progress = ProgressLine(label: "verified")
         let report = try await reportingStoreErrors {
-            try await ChainVerifier().verify(on: connection) { progress.update($0) }
+            try await LogVerifier(key: verifier).verify(on: connection, outside: outside) { progress.update($0) }
         }
         progress.finish()
         switch report {
-        case .intact(let events, let headHash):
-            print("chain intact: \(events) events, head \(Hex.encode(headHash))")
+        case .intact(let events, let root, let checkpoints):
+            let signatures = verifier == nil ? " (signatures not checked: no checkpoint key)" : ""
+            print(
+                "log intact: \(events) events, root \(Data(root).base64EncodedString()), "
+                    + "\(checkpoints) checkpoints match\(signatures)"
+            )
         case .broken(let position, let reason):
-            print("chain broken at position \(position): \(reason)")
+            print("log broken at position \(position): \(reason)")
             throw ExitCode(1)
         }
     }

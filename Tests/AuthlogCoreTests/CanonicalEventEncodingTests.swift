@@ -35,18 +35,17 @@ struct CanonicalEventEncodingTests {
 
     @Test func theLayoutIsTaggedLengthPrefixedAndInTheDocumentedOrder() throws {
         let bytes = CanonicalEventEncoding.bytes(
-            position: 12,
             envelope: try self.event(),
             recordedAt: Timestamp(microsecondsSinceEpoch: 5)
         )
-        #expect(Array(bytes.prefix(16)) == Array("authlog.event.v1".utf8))
+        #expect(Array(bytes.prefix(16)) == Array("authlog.event.v2".utf8))
         let text: [String?] = Self.fields(of: bytes).enumerated().map { index, field in
             guard let field else { return nil }
-            return index == 13 ? field.map(String.init).joined(separator: ".") : String(decoding: field, as: UTF8.self)
+            return index == 12 ? field.map(String.init).joined(separator: ".") : String(decoding: field, as: UTF8.self)
         }
         #expect(
             text == [
-                "12", "0193a1b2-0000-7000-8000-000000000001", "signin-apple", "3", "signin.failed", "1700000000000001",
+                "0193a1b2-0000-7000-8000-000000000001", "signin-apple", "3", "signin.failed", "1700000000000001",
                 "5", "failure", "expired", "apple", nil, nil, nil, "192.0.2.7", nil, nil, #"{"reason":"expired"}"#, "1",
             ]
         )
@@ -55,7 +54,6 @@ struct CanonicalEventEncodingTests {
     @Test func everyFieldChangesTheBytes() throws {
         let base = try self.event()
         let reference = CanonicalEventEncoding.bytes(
-            position: 1,
             envelope: base,
             recordedAt: Timestamp(microsecondsSinceEpoch: 0)
         )
@@ -78,18 +76,26 @@ struct CanonicalEventEncodingTests {
         for variant in variants {
             #expect(
                 CanonicalEventEncoding.bytes(
-                    position: 1,
                     envelope: variant,
                     recordedAt: Timestamp(microsecondsSinceEpoch: 0)
                 ) != reference
             )
         }
         #expect(
-            CanonicalEventEncoding.bytes(position: 2, envelope: base, recordedAt: Timestamp(microsecondsSinceEpoch: 0))
-                != reference
+            CanonicalEventEncoding.legacyBytes(
+                position: 2,
+                envelope: base,
+                recordedAt: Timestamp(microsecondsSinceEpoch: 0)
+            )
+                != CanonicalEventEncoding.legacyBytes(
+                    position: 1,
+                    envelope: base,
+                    recordedAt: Timestamp(microsecondsSinceEpoch: 0)
+                ),
+            "the old chain's layout still binds the position"
         )
         #expect(
-            CanonicalEventEncoding.bytes(position: 1, envelope: base, recordedAt: Timestamp(microsecondsSinceEpoch: 1))
+            CanonicalEventEncoding.bytes(envelope: base, recordedAt: Timestamp(microsecondsSinceEpoch: 1))
                 != reference
         )
     }
@@ -120,8 +126,8 @@ struct CanonicalEventEncodingTests {
         )
         let time = Timestamp(microsecondsSinceEpoch: 0)
         #expect(
-            CanonicalEventEncoding.bytes(position: 1, envelope: absent, recordedAt: time)
-                != CanonicalEventEncoding.bytes(position: 1, envelope: empty, recordedAt: time)
+            CanonicalEventEncoding.bytes(envelope: absent, recordedAt: time)
+                != CanonicalEventEncoding.bytes(envelope: empty, recordedAt: time)
         )
     }
 }

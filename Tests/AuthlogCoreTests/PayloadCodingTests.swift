@@ -54,7 +54,12 @@ struct PayloadCodingTests {
         #expect(try self.roundTrip(refreshed) == refreshed)
         let deleted = AccountDeleted(providerRevocations: ["apple": .revoked, "kakao": .queued], requestedBy: "user")
         #expect(try self.roundTrip(deleted) == deleted)
-        let checkpoint = AuditCheckpointSigned(checkpointPosition: 42, headHash: "00", keyID: "k1", signature: "sig")
+        let checkpoint = AuditCheckpointSigned(
+            treeSize: 42,
+            rootHash: "AA==",
+            keyName: "log.example",
+            keyHash: "0a0b0c0d"
+        )
         #expect(try self.roundTrip(checkpoint) == checkpoint)
         #expect(try self.roundTrip(SessionLoggedOut(scope: .all)) == SessionLoggedOut(scope: .all))
         #expect(
@@ -82,8 +87,8 @@ struct PayloadCodingTests {
         }
         #expect(throws: DecodingError.self) {
             try JSONValue.object([
-                ("checkpoint_position", .number("1.5")), ("head_hash", .string("")), ("key_id", .string("")),
-                ("signature", .string("")),
+                ("tree_size", .number("1.5")), ("root_hash", .string("")), ("key_name", .string("")),
+                ("key_hash", .string("")),
             ])
             .decode(AuditCheckpointSigned.self)
         }

@@ -156,7 +156,7 @@ import Testing
             do {
                 let event = try EventEnvelope(ingesting: json)
                 try event.validate()
-                _ = CanonicalEventEncoding.bytes(position: 1, envelope: event, recordedAt: event.occurredAt)
+                _ = CanonicalEventEncoding.bytes(envelope: event, recordedAt: event.occurredAt)
                 accepted += 1
             } catch {
                 #expect(!error.field.isEmpty && !error.problem.isEmpty, "seed \(seed), input \(index)")

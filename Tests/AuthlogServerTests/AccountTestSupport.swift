@@ -162,7 +162,8 @@ extension ServerHarness {
 
     /// Whether `authlog verify`'s check passes.
     func chainIsIntact() async throws -> Bool {
-        if case .intact = try await ChainVerifier().verify(on: try await self.database.connect()) { return true }
+        try await self.components.dependencies.store.sealPending()
+        if case .intact = try await LogVerifier().verify(on: try await self.database.connect()) { return true }
         return false
     }
 }

@@ -157,8 +157,9 @@ struct ServerHarness {
         try await self.client.post(path, body, headers: headers)
     }
 
-    /// The stored events, in position order.
+    /// The stored events, in position order, once every committed one is sealed.
     func events() async throws -> [StoredEvent] {
+        try await self.components.dependencies.store.sealPending()
         let rows = try await self.database.connect().query(
             """
             SELECT type, stream, provider, user_id, session_id, host(ip), user_agent, outcome, reason, request_id,
@@ -185,7 +186,10 @@ struct ServerHarness {
     }
 
     /// One integer from SQL.
-    func count(_ query: SQLQuery) async throws -> Int64 { try await self.database.scalar(query) }
+    func count(_ query: SQLQuery) async throws -> Int64 {
+        try await self.components.dependencies.store.sealPending()
+        return try await self.database.scalar(query)
+    }
 }
 
 /// One stored event's envelope columns.

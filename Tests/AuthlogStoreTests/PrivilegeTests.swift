@@ -13,46 +13,77 @@ struct PrivilegeTests {
         return String(name)
     }
 
-    @Test func theAppRoleCanAppendButNeverChangeEvents() async throws {
+    /// Every table of the log that only grows.
+    static let appendOnlyTables = ["authlog.event_records", "authlog.log_leaves", "authlog.checkpoints"]
+
+    @Test func theAppRoleCanAppendButNeverChangeTheLog() async throws {
         let database = try await TestDatabase.make()
         let role = try await self.loginRole(in: "authlog_app", on: database)
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo(asUser: role)))
         try await store.append(failedSignin())
+        try await store.sealPending()
         let app = try await Connection.connect(database.conninfo(asUser: role))
         #expect(try await app.query("SELECT count(*) FROM authlog.events").first?.decode(Int.self, at: 0) == 1)
+        for table in Self.appendOnlyTables + ["authlog.log_head"] {
+            for statement in ["DELETE FROM \(table)", "TRUNCATE \(table)"] {
+                let error = await #expect(throws: StoreError.self) {
+                    try await app.execute(SQLQuery(unsafeSQL: statement))
+                }
+                #expect(error?.sqlState == "42501", "\(statement) must be refused")
+            }
+        }
         for statement in [
-            "UPDATE authlog.events SET reason = 'x'", "DELETE FROM authlog.events", "TRUNCATE authlog.events",
+            "UPDATE authlog.event_records SET reason = 'x'", "UPDATE authlog.log_leaves SET leaf_hash = leaf_hash",
+            "UPDATE authlog.log_head SET size = 0, root = sha256(''::bytea), frontier = ''::bytea",
         ] {
             let error = await #expect(throws: StoreError.self) { try await app.execute(SQLQuery(unsafeSQL: statement)) }
-            #expect(error?.sqlState == "42501", "\(statement) must be refused for lack of privilege")
+            #expect(error?.sqlState == "42501", "\(statement) must be refused")
         }
         #expect(try await positions(in: database) == [1])
     }
 
-    @Test func theTriggerRefusesChangesEvenForTheOwner() async throws {
+    @Test func theTriggersRefuseChangesEvenForTheOwner() async throws {
         let database = try await TestDatabase.make()
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(failedSignin())
+        try await store.sealPending()
         let owner = try await database.connect()
-        for statement in [
-            "UPDATE authlog.events SET reason = 'x'", "DELETE FROM authlog.events", "TRUNCATE authlog.events",
-        ] {
-            let error = await #expect(throws: StoreError.self) {
-                try await owner.execute(SQLQuery(unsafeSQL: statement))
+        try await owner.execute(
+            "INSERT INTO authlog.checkpoints VALUES (1, (SELECT root FROM authlog.log_head), 'k', 'note', now())"
+        )
+        for table in Self.appendOnlyTables {
+            for statement in [
+                "UPDATE \(table) SET signed_at = signed_at", "DELETE FROM \(table)", "TRUNCATE \(table) CASCADE",
+            ] {
+                let sql =
+                    table == "authlog.checkpoints"
+                    ? statement
+                    : statement.replacingOccurrences(
+                        of: "SET signed_at = signed_at",
+                        with: table == "authlog.log_leaves" ? "SET sealed_at = sealed_at" : "SET reason = 'x'"
+                    )
+                let error = await #expect(throws: StoreError.self) { try await owner.execute(SQLQuery(unsafeSQL: sql)) }
+                #expect(error?.message.contains("append-only") == true, "\(sql)")
             }
-            #expect(error?.message.contains("append-only") == true)
         }
+        let rewind = await #expect(throws: StoreError.self) {
+            try await owner.execute(
+                "UPDATE authlog.log_head SET size = 0, root = sha256(''::bytea), frontier = ''::bytea"
+            )
+        }
+        #expect(rewind?.message.contains("only grows") == true)
         #expect(try await positions(in: database) == [1])
     }
 
-    @Test func theAppRoleCannotDisableTheTrigger() async throws {
+    @Test func theAppRoleCannotDisableTheTriggers() async throws {
         let database = try await TestDatabase.make()
         let role = try await self.loginRole(in: "authlog_app", on: database)
         let app = try await Connection.connect(database.conninfo(asUser: role))
         for statement in [
-            "ALTER TABLE authlog.events DISABLE TRIGGER events_append_only_rows",
-            "ALTER TABLE authlog.events DISABLE TRIGGER USER", "ALTER TABLE authlog.events DISABLE TRIGGER ALL",
-            "DROP TRIGGER events_append_only_rows ON authlog.events",
+            "ALTER TABLE authlog.event_records DISABLE TRIGGER event_records_append_only_rows",
+            "ALTER TABLE authlog.event_records DISABLE TRIGGER USER",
+            "ALTER TABLE authlog.log_leaves DISABLE TRIGGER ALL",
+            "DROP TRIGGER log_head_only_grows ON authlog.log_head",
         ] {
             let error = await #expect(throws: StoreError.self) { try await app.execute(SQLQuery(unsafeSQL: statement)) }
             #expect(error?.sqlState == "42501", "\(statement) must be refused: it needs ownership of the table")
@@ -61,10 +92,12 @@ struct PrivilegeTests {
         let enabled = try await database.scalar(
             """
             SELECT count(*) FROM pg_trigger
-            WHERE tgrelid = 'authlog.events'::regclass AND NOT tgisinternal AND tgenabled = 'O'
+            WHERE tgrelid IN ('authlog.event_records'::regclass, 'authlog.log_leaves'::regclass,
+                              'authlog.checkpoints'::regclass, 'authlog.log_head'::regclass)
+              AND NOT tgisinternal AND tgenabled = 'O'
             """
         )
-        #expect(enabled == 2, "both append-only triggers are still enabled")
+        #expect(enabled == 8, "every append-only trigger is still enabled")
     }
 
     @Test func migrateWithoutCreateRoleNamesThePrivilege() async throws {
@@ -126,24 +159,26 @@ struct PrivilegeTests {
 
         let service = try await Connection.connect(cluster.conninfo + " user=authlog_service")
         let refused = await #expect(throws: StoreError.self) {
-            try await service.execute("ALTER TABLE authlog.events DISABLE TRIGGER USER")
+            try await service.execute("ALTER TABLE authlog.event_records DISABLE TRIGGER USER")
         }
         #expect(refused?.sqlState == "42501")
         let store = EventStore(pool: ConnectionPool(conninfo: cluster.conninfo + " user=authlog_service"))
         try await store.append(failedSignin())
+        try await store.sealPending()
 
         // What the documentation warns about: the owner can disable the trigger and edit history, and
         // verification is what catches it.
         let tamperer = try await Connection.connect(owner)
         try await tamperer.execute(
             """
-            BEGIN; ALTER TABLE authlog.events DISABLE TRIGGER USER;
-            UPDATE authlog.events SET reason = 'edited'; ALTER TABLE authlog.events ENABLE TRIGGER USER; COMMIT
+            BEGIN; ALTER TABLE authlog.event_records DISABLE TRIGGER USER;
+            UPDATE authlog.event_records SET reason = 'edited';
+            ALTER TABLE authlog.event_records ENABLE TRIGGER USER; COMMIT
             """
         )
-        let report = try await ChainVerifier(pageSize: 100).verify(on: admin)
+        let report = try await LogVerifier(pageSize: 100).verify(on: admin)
         #expect(
-            report == .broken(position: 1, reason: "hash does not match the event's contents"),
+            report == .broken(position: 1, reason: "edited: the event's contents do not match its digest"),
             "verify catches the owner's edit"
         )
 

@@ -23,21 +23,33 @@ func positions(in database: TestDatabase) async throws -> [Int64] {
     return try rows.rows.map { try $0.decode(Int64.self, at: 0) }
 }
 
-/// Verifies the chain of `database`.
-func verify(_ database: TestDatabase) async throws -> ChainVerifier.Report {
-    try await ChainVerifier(pageSize: 700).verify(on: database.connect())
+/// Verifies the log of `database`, checking checkpoint signatures with `key` and proving `outside` when given.
+func verify(
+    _ database: TestDatabase,
+    key: NoteVerifier? = nil,
+    outside: String? = nil
+) async throws -> LogVerifier.Report {
+    try await LogVerifier(pageSize: 700, key: key).verify(on: database.connect(), outside: outside)
 }
 
-/// Runs statements as the superuser with the append-only triggers disabled, as an attacker with full access would.
+/// The report of an intact log of `database` as it stands.
+func intact(_ database: TestDatabase, checkpoints: Int = 0) async throws -> LogVerifier.Report {
+    let head = try await EventReader().head(on: database.connect())
+    return .intact(events: head.size, root: head.root, checkpoints: checkpoints)
+}
+
+/// Runs statements as the superuser with the append-only triggers of every log table disabled, as an attacker
+/// with full access would.
 func tamper(_ database: TestDatabase, _ statement: String) async throws {
+    let tables = ["authlog.event_records", "authlog.log_leaves", "authlog.log_head", "authlog.checkpoints"]
     let connection = try await database.connect()
     try await connection.execute(
         SQLQuery(
             unsafeSQL: """
                 BEGIN;
-                ALTER TABLE authlog.events DISABLE TRIGGER USER;
+                \(tables.map { "ALTER TABLE \($0) DISABLE TRIGGER USER;" }.joined(separator: "\n"))
                 \(statement);
-                ALTER TABLE authlog.events ENABLE TRIGGER USER;
+                \(tables.map { "ALTER TABLE \($0) ENABLE TRIGGER USER;" }.joined(separator: "\n"))
                 COMMIT
                 """
         )

@@ -2,82 +2,238 @@ import AuthlogCore
 import AuthlogCrypto
 import AuthlogStore
 import AuthlogTesting
+import Foundation
 import Testing
 
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct TamperEvidenceTests {
-    /// A database holding 20 events of generated traffic.
-    private func seeded() async throws -> TestDatabase {
+    /// A database holding 20 sealed events of generated traffic.
+    private func seeded() async throws -> (TestDatabase, EventStore) {
         let database = try await TestDatabase.make()
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         var traffic = TrafficGenerator(seed: 7)
         try await store.append(AppendCommand(events: Array(traffic.events(count: 20).prefix(20))))
-        #expect(try await verify(database) == .intact(events: 20, headHash: try await headHash(database)))
-        return database
+        try await store.sealPending()
+        #expect(try await verify(database) == intact(database))
+        return (database, store)
+    }
+
+    /// A checkpoint signer with a fresh key.
+    private func checkpointer(_ store: EventStore, name: String = "log.test/audit") throws -> Checkpointer {
+        Checkpointer(
+            store: store,
+            signer: try NoteSigner(name: name, key: try PrivateKey.generate(for: .edDSA)),
+            directory: nil
+        )
     }
 
     @Test func anUpdatedEventIsNamed() async throws {
-        let database = try await self.seeded()
-        try await tamper(database, "UPDATE authlog.events SET user_agent = 'curl/8' WHERE position = 7")
+        let (database, _) = try await self.seeded()
+        try await tamper(
+            database,
+            """
+            UPDATE authlog.event_records SET user_agent = 'curl/8'
+            WHERE event_id = (SELECT event_id FROM authlog.log_leaves WHERE position = 7)
+            """
+        )
         let report = try await verify(database)
-        #expect(report == .broken(position: 7, reason: "hash does not match the event's contents"))
+        #expect(report == .broken(position: 7, reason: "edited: the event's contents do not match its digest"))
     }
 
-    @Test func anUpdatedDataFieldIsNamed() async throws {
-        let database = try await self.seeded()
-        try await tamper(database, "UPDATE authlog.events SET data = data || '{\"x\": 1}' WHERE position = 12")
-        guard case .broken(let position, _) = try await verify(database) else {
-            Issue.record("an edited data field must break the chain")
-            return
-        }
-        #expect(position == 12)
+    @Test func anUpdatedDataFieldWithARecomputedDigestIsNamedByItsLeaf() async throws {
+        let (database, _) = try await self.seeded()
+        let connection = try await database.connect()
+        var event = try await EventReader().events(after: 11, limit: 1, on: connection)[0]
+        event.envelope.data = .object([("x", .number("1"))])
+        let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
+        try await tamper(
+            database,
+            """
+            UPDATE authlog.event_records SET data = '{"x": 1}', digest = '\\x\(Hex.encode(digest))'
+            WHERE event_id = '\(event.envelope.eventID.lowercased)'
+            """
+        )
+        #expect(try await verify(database) == .broken(position: 12, reason: "the leaf hash does not match the event"))
     }
 
-    /// A deleted event in the middle (9) and the last one (20), which only the chain head reveals.
+    /// A deleted event in the middle (9) and the last one (20), which only the head reveals.
     @Test(arguments: [Int64(9), 20])
     func aDeletedEventIsNamed(deleted: Int64) async throws {
-        let database = try await self.seeded()
-        try await tamper(database, "DELETE FROM authlog.events WHERE position = \(deleted)")
+        let (database, _) = try await self.seeded()
+        try await tamper(database, "DELETE FROM authlog.log_leaves WHERE position = \(deleted)")
         guard case .broken(let position, let reason) = try await verify(database) else {
-            Issue.record("a deleted event must break the chain")
+            Issue.record("a deleted event must break the log")
             return
         }
         #expect(position == deleted)
         #expect(reason.hasPrefix("missing"))
     }
 
-    @Test func anInsertedEventIsNamedEvenWithAValidHash() async throws {
-        let database = try await self.seeded()
+    @Test func anInsertedEventIsNamedEvenWithValidHashes() async throws {
+        let (database, _) = try await self.seeded()
         let connection = try await database.connect()
         let last = try await EventReader().events(after: 19, limit: 1, on: connection)[0]
         var forged = last.envelope
         forged.eventID = .version7()
         forged.streamVersion = 999
-        let bytes = CanonicalEventEncoding.bytes(position: 21, envelope: forged, recordedAt: last.recordedAt)
-        let hash = SHA256.hash(last.hash, bytes)
+        let digest = EventRow.digest(of: forged, recordedAt: last.recordedAt)
+        let leaf = MerkleTree.leafHash(position: 21, digest: digest)
         try await tamper(
             database,
             """
-            INSERT INTO authlog.events SELECT 21, '\(forged.eventID.lowercased)', stream, 999, type, occurred_at,
+            INSERT INTO authlog.event_records SELECT '\(forged.eventID.lowercased)', stream, 999, type, occurred_at,
                 recorded_at, outcome, reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data,
-                schema_version, hash, '\\x\(Hex.encode(hash))' FROM authlog.events WHERE position = 20
+                schema_version, '\\x\(Hex.encode(digest))' FROM authlog.event_records WHERE event_id = '\(last.envelope.eventID.lowercased)';
+            INSERT INTO authlog.log_leaves VALUES (21, '\(forged.eventID.lowercased)', '\\x\(Hex.encode(leaf))', '', now())
             """
         )
         let report = try await verify(database)
-        #expect(report == .broken(position: 21, reason: "inserted: the event lies beyond the chain head at 20"))
+        #expect(report == .broken(position: 21, reason: "inserted: the event lies beyond the head at 20"))
     }
 
     @Test func twoSwappedEventsAreNamed() async throws {
-        let database = try await self.seeded()
+        let (database, _) = try await self.seeded()
         try await tamper(
             database,
             """
-            UPDATE authlog.events SET position = 1000005 WHERE position = 5;
-            UPDATE authlog.events SET position = 5 WHERE position = 11;
-            UPDATE authlog.events SET position = 11 WHERE position = 1000005
+            UPDATE authlog.log_leaves SET position = 1000005 WHERE position = 5;
+            UPDATE authlog.log_leaves SET position = 5 WHERE position = 11;
+            UPDATE authlog.log_leaves SET position = 11 WHERE position = 1000005
             """
         )
+        #expect(try await verify(database) == .broken(position: 5, reason: "the leaf hash does not match the event"))
+    }
+
+    @Test func aCommittedEventDroppedFromTheQueueIsCaught() async throws {
+        let (database, store) = try await self.seeded()
+        let blocker = try await database.connect()
+        try await blocker.execute("BEGIN; SELECT * FROM authlog.log_head FOR UPDATE")
+        try await store.append(failedSignin())
+        try await database.connect().execute("DELETE FROM authlog.unsealed_events")
+        try await blocker.execute("ROLLBACK")
         let report = try await verify(database)
-        #expect(report == .broken(position: 5, reason: "prev_hash does not match the hash of event 4"))
+        #expect(
+            report
+                == .broken(
+                    position: 21,
+                    reason: "unsealed: 1 committed events are neither sealed nor waiting in the queue"
+                )
+        )
+    }
+
+    /// Everything after position 15 is deleted and the head rewound: the stored data is self-consistent, and only
+    /// the checkpoint kept outside shows it.
+    @Test func truncationAfterACheckpointIsCaughtWithTheOutsideNote() async throws {
+        let (database, store) = try await self.seeded()
+        let checkpointer = try self.checkpointer(store)
+        let outside = try await checkpointer.signNow().note
+        #expect(outside.hasPrefix("log.test/audit\n20\n"))
+        try await store.sealPending()
+        let frontier = try await self.frontier(database, size: 15)
+        try await tamper(
+            database,
+            """
+            DELETE FROM authlog.checkpoints;
+            DELETE FROM authlog.event_records WHERE event_id IN (SELECT event_id FROM authlog.log_leaves WHERE position > 15);
+            DELETE FROM authlog.log_leaves WHERE position > 15;
+            UPDATE authlog.log_head SET size = 15, root = '\\x\(Hex.encode(frontier.root))',
+                frontier = '\\x\(Hex.encode(frontier.bytes))'
+            """
+        )
+        #expect(
+            try await verify(database, key: checkpointer.verifier) == intact(database),
+            "consistent without the note"
+        )
+        let report = try await verify(database, key: checkpointer.verifier, outside: outside)
+        #expect(
+            report
+                == .broken(
+                    position: 16,
+                    reason: "truncated: the outside checkpoint covers 20 events but the log ends at 15"
+                )
+        )
+    }
+
+    /// Event 7 is rewritten with every hash recomputed and the checkpoints re-signed with another key: the
+    /// stored checkpoints no longer verify, and the outside note's root differs.
+    @Test func aReSignedRewriteIsCaught() async throws {
+        let (database, store) = try await self.seeded()
+        let checkpointer = try self.checkpointer(store)
+        let outside = try await checkpointer.signNow().note
+        try await store.sealPending()
+        // The forger rewrites event 7 and recomputes every hash after it.
+        let connection = try await database.connect()
+        var events = try await EventReader().events(after: 0, limit: 100, on: connection)
+        events[6].envelope.userAgent = "curl/8"
+        var frontier = MerkleFrontier()
+        var rootAt20: [UInt8] = []
+        var statements: [String] = []
+        for event in events {
+            let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
+            let leaf = MerkleTree.leafHash(position: event.position, digest: digest)
+            let nodes = frontier.append(leaf: leaf).flatMap { $0 }
+            if frontier.size == 20 { rootAt20 = frontier.root }
+            statements.append(
+                """
+                UPDATE authlog.event_records SET user_agent = \(event.envelope.userAgent.map { "'\($0)'" } ?? "NULL"),
+                    digest = '\\x\(Hex.encode(digest))' WHERE event_id = '\(event.envelope.eventID.lowercased)';
+                UPDATE authlog.log_leaves SET leaf_hash = '\\x\(Hex.encode(leaf))', subtree_hashes = '\\x\(Hex.encode(nodes))'
+                WHERE position = \(event.position)
+                """
+            )
+        }
+        let forgedNote = try NoteSigner(name: "log.test/audit", key: try PrivateKey.generate(for: .edDSA))
+            .sign(Checkpoint(origin: "log.test/audit", size: 20, root: rootAt20).body)
+        statements.append(
+            """
+            UPDATE authlog.log_head SET root = '\\x\(Hex.encode(frontier.root))', frontier = '\\x\(Hex.encode(frontier.bytes))';
+            UPDATE authlog.checkpoints SET root = '\\x\(Hex.encode(rootAt20))', note = '\(forgedNote)' WHERE tree_size = 20
+            """
+        )
+        try await tamper(database, statements.joined(separator: ";\n"))
+        let stored = try await verify(database, key: checkpointer.verifier)
+        guard case .broken(let position, let reason) = stored else {
+            Issue.record("a re-signed checkpoint must not verify")
+            return
+        }
+        #expect(position == 1)
+        #expect(reason == "the stored checkpoint at 20: the note has no signature by the key log.test/audit")
+        // Without the stored checkpoints (dropped by the forger), the outside note still catches the rewrite.
+        try await tamper(database, "DELETE FROM authlog.checkpoints")
+        let report = try await verify(database, key: checkpointer.verifier, outside: outside)
+        #expect(
+            report
+                == .broken(
+                    position: 1,
+                    reason: "rewritten: the tree of 20 events no longer has the root of the outside checkpoint; "
+                        + "positions 1…20 were changed"
+                )
+        )
+    }
+
+    @Test func anOutsideNoteSignedByAnotherKeyIsRefused() async throws {
+        let (database, store) = try await self.seeded()
+        let checkpointer = try self.checkpointer(store)
+        let head = try await EventReader().head(on: database.connect())
+        let forged = try NoteSigner(name: "log.test/audit", key: try PrivateKey.generate(for: .edDSA))
+            .sign(Checkpoint(origin: "log.test/audit", size: head.size, root: head.root).body)
+        let report = try await verify(database, key: checkpointer.verifier, outside: forged)
+        #expect(
+            report
+                == .broken(
+                    position: 1,
+                    reason: "the outside checkpoint: the note has no signature by the key log.test/audit"
+                )
+        )
+    }
+
+    /// The frontier of the first `size` stored leaves.
+    private func frontier(_ database: TestDatabase, size: Int64) async throws -> MerkleFrontier {
+        let rows = try await database.connect().query(
+            "SELECT leaf_hash FROM authlog.log_leaves WHERE position <= \(size) ORDER BY position"
+        )
+        var frontier = MerkleFrontier()
+        for row in rows.rows { frontier.append(leaf: try row.decode(ByteaValue.self, at: 0).bytes) }
+        return frontier
     }
 }

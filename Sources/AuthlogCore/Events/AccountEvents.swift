@@ -97,24 +97,24 @@ public struct AccountActionRefused: EventPayload {
     }
 }
 
-/// A signed checkpoint of the chain head (`audit.checkpoint_signed`).
+/// A signed checkpoint of the log's Merkle tree (`audit.checkpoint_signed`).
 public struct AuditCheckpointSigned: EventPayload {
     public static let eventType = EventType.auditCheckpointSigned
-    /// The position the checkpoint pins.
-    public var checkpointPosition: Int64
-    /// Hex of the chain hash at that position.
-    public var headHash: String
-    /// The signing key's id.
-    public var keyID: String
-    /// Base64url Ed25519 signature.
-    public var signature: String
+    /// The tree size the checkpoint pins.
+    public var treeSize: Int64
+    /// Base64 of the tree's root hash at that size.
+    public var rootHash: String
+    /// The signing key's name (the log's origin).
+    public var keyName: String
+    /// Hex of the key hash in the note's signature line.
+    public var keyHash: String
 
     /// Creates the payload.
-    public init(checkpointPosition: Int64, headHash: String, keyID: String, signature: String) {
-        self.checkpointPosition = checkpointPosition
-        self.headHash = headHash
-        self.keyID = keyID
-        self.signature = signature
+    public init(treeSize: Int64, rootHash: String, keyName: String, keyHash: String) {
+        self.treeSize = treeSize
+        self.rootHash = rootHash
+        self.keyName = keyName
+        self.keyHash = keyHash
     }
 }
 

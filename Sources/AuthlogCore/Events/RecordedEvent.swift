@@ -1,23 +1,24 @@
-/// An event as stored: its envelope plus the position, commit time and chain hashes the sequencer gave it.
+/// A sealed event as stored: its envelope plus the commit time, the digest of its canonical bytes, and the
+/// position and leaf hash the sealer gave it.
 public struct RecordedEvent: Sendable, Equatable {
-    /// Global, gapless, commit-ordered position (1, 2, 3, …).
+    /// Global, gapless position in the log (1, 2, 3, …), in sealing order.
     public var position: Int64
     /// The envelope; its `streamVersion` is always set.
     public var envelope: EventEnvelope
     /// When authlog committed it.
     public var recordedAt: Timestamp
-    /// The previous event's hash (32 zero bytes before the first event).
-    public var prevHash: [UInt8]
-    /// `SHA-256(prevHash ‖ canonicalBytes)`.
-    public var hash: [UInt8]
+    /// SHA-256 of the event's canonical bytes (``CanonicalEventEncoding``), as stored.
+    public var digest: [UInt8]
+    /// The Merkle leaf hash, as stored: `SHA-256(0x00 ‖ position ‖ digest)`.
+    public var leafHash: [UInt8]
 
     /// Creates a recorded event.
-    public init(position: Int64, envelope: EventEnvelope, recordedAt: Timestamp, prevHash: [UInt8], hash: [UInt8]) {
+    public init(position: Int64, envelope: EventEnvelope, recordedAt: Timestamp, digest: [UInt8], leafHash: [UInt8]) {
         self.position = position
         self.envelope = envelope
         self.recordedAt = recordedAt
-        self.prevHash = prevHash
-        self.hash = hash
+        self.digest = digest
+        self.leafHash = leafHash
     }
 
     /// The version within the stream.

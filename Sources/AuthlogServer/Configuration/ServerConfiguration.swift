@@ -35,9 +35,27 @@ public struct ServerConfiguration: Codable, Sendable {
     public var introspectionClients: [ClientCredentials]?
     /// The identity providers.
     public var providers: ProviderSettings?
+    /// The log's signed checkpoints.
+    public var log: LogSettings?
 
     /// An empty configuration: every default.
     public init() {}
+
+    /// Signed checkpoints of the log (``CheckpointSettings`` holds the defaults).
+    public struct LogSettings: Codable, Sendable {
+        /// The log's origin, the first line of every checkpoint and the name of its key (default: the host of
+        /// `public_url` followed by `/log`).
+        public var origin: String?
+        /// The Ed25519 checkpoint key (PKCS#8 PEM file) made by `authlog keys generate`; prefer
+        /// `AUTHLOG_CHECKPOINT_KEY` for the PEM itself. Without one, `serve` signs no checkpoints.
+        public var checkpointKeyFile: String?
+        /// The directory outside the database where every signed checkpoint note is written.
+        public var checkpointDirectory: String?
+        /// Sign a checkpoint once this many events are sealed since the last one (default 1,000).
+        public var checkpointEveryEvents: Int?
+        /// Sign a checkpoint at least this often while events arrive, in seconds (default 60).
+        public var checkpointEverySeconds: Int?
+    }
 
     /// Access-token settings.
     public struct AccessTokenSettings: Codable, Sendable {

@@ -21,7 +21,7 @@ public struct AppendCommand: Sendable {
     /// Expectations on stream versions, checked before any event of the command is placed.
     public var expectedVersions: [StreamName: ExpectedVersion]
     /// Each event's projection changes, decided by ``EventStore`` before the command is queued, so the
-    /// reducer's work never runs while the chain head is locked.
+    /// reducer's work never runs inside a batch's transaction.
     var projectionChanges: [[ScopedChange]] = []
 
     /// Creates a command.
@@ -42,16 +42,20 @@ public struct AppendResult: Sendable, Equatable {
     /// One entry per event of the command, in order.
     public var events: [AppendedEvent]
 
-    /// The highest position among the command's events.
-    public var lastPosition: Int64 { self.events.map(\.position).max() ?? 0 }
+    /// The highest position among the command's events, once all of them are sealed.
+    public var lastPosition: Int64? {
+        let positions = self.events.compactMap(\.position)
+        guard positions.count == self.events.count else { return nil }
+        return positions.max()
+    }
 }
 
-/// The stored position of one appended event.
+/// What became of one appended event.
 public struct AppendedEvent: Sendable, Equatable {
     /// The event's id.
     public var eventID: UUID
-    /// Its global position.
-    public var position: Int64
+    /// Its global position in the log: nil while committed but not yet sealed.
+    public var position: Int64?
     /// Its version within its stream.
     public var streamVersion: Int32
     /// Whether it was stored by an earlier call with the same `event_id` (idempotent replay).

@@ -1,25 +1,43 @@
 public import AuthlogCore
+public import Foundation
 
-/// The event log in PostgreSQL: appends go through the process's ``Sequencer``; reads use the pool.
+/// The event log in PostgreSQL: appends go through the process's ``GroupCommitWriter`` (parallel batches,
+/// answered after COMMIT), which hands the committed events to the process's ``Sealer`` (positions, leaves,
+/// the Merkle tree); reads use the pool.
 public final class EventStore: Sendable {
     /// The connections this store uses.
     public let pool: ConnectionPool
-    private let sequencer: Sequencer
+    /// The process's sealer.
+    public let sealer: Sealer
+    private let writer: GroupCommitWriter
 
     /// Creates a store over `pool`. Batches hold at most `maximumBatchEvents` events; `batchObserver`, when
-    /// given, hears the number of events of every batch before it is written (for metrics).
-    public init(pool: ConnectionPool, maximumBatchEvents: Int = 4000, batchObserver: (@Sendable (Int) -> Void)? = nil) {
+    /// given, hears the number of events of every batch before it is written, and `sealObserver` the number
+    /// of events of every sealing transaction (for metrics).
+    public init(
+        pool: ConnectionPool,
+        maximumBatchEvents: Int = 4000,
+        batchObserver: (@Sendable (Int) -> Void)? = nil,
+        sealObserver: (@Sendable (Int) -> Void)? = nil
+    ) {
         self.pool = pool
-        self.sequencer = Sequencer(pool: pool, maximumBatchEvents: maximumBatchEvents, batchObserver: batchObserver)
+        self.sealer = Sealer(pool: pool, observer: sealObserver)
+        self.writer = GroupCommitWriter(
+            pool: pool,
+            sealer: self.sealer,
+            maximumBatchEvents: maximumBatchEvents,
+            batchObserver: batchObserver
+        )
     }
 
-    /// Validates and appends one command; returns after COMMIT.
+    /// Validates and appends one command; returns after COMMIT, before the events are sealed (their
+    /// positions are nil unless they were stored and sealed earlier).
     /// - Throws: ``StoreError`` `.invalidEvent`, `.wrongExpectedVersion`, `.connectionFailed` or `.server`.
     @discardableResult
     public func append(_ command: AppendCommand) async throws -> AppendResult {
         let prepared = try Self.prepare(command)
-        guard let result = await self.sequencer.submit([prepared]).first else {
-            throw StoreError(.server, "the sequencer returned no result")
+        guard let result = await self.writer.submit([prepared]).first else {
+            throw StoreError(.server, "the writer returned no result")
         }
         return try result.get()
     }
@@ -43,14 +61,61 @@ public final class EventStore: Sendable {
                 failures[index] = (error as? StoreError) ?? StoreError(.invalidEvent, "\(error)")
             }
         }
-        var written = await self.sequencer.submit(valid)[...]
+        var written = await self.writer.submit(valid)[...]
         return commands.indices.map { index in
             if let failure = failures[index] { return .failure(failure) }
-            return written.popFirst() ?? .failure(StoreError(.server, "the sequencer returned no result"))
+            return written.popFirst() ?? .failure(StoreError(.server, "the writer returned no result"))
         }
     }
 
-    /// Validates every event and decides its projection changes, outside the sequencer's transaction.
+    /// Appends several commands in one batch as ``appendTogether(_:)`` does, then waits until their events
+    /// are sealed and answers with their positions.
+    public func appendSealed(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {
+        let results = await self.appendTogether(commands)
+        let ids = results.flatMap { (try? $0.get())?.events.filter { $0.position == nil }.map(\.eventID) ?? [] }
+        guard !ids.isEmpty else { return results }
+        let positions: [UUID: Int64]
+        do {
+            try await self.sealer.sealPending()
+            positions = try await self.positions(of: ids)
+        } catch {
+            let failure = (error as? StoreError) ?? StoreError(.server, "\(error)")
+            let unsealed = StoreError(failure.code, "committed, but not sealed yet: \(failure.message)")
+            return results.map { result in result.flatMap { _ in .failure(unsealed) } }
+        }
+        return results.map { result in
+            result.map { appended in
+                var sealed = appended
+                for index in sealed.events.indices where sealed.events[index].position == nil {
+                    sealed.events[index].position = positions[sealed.events[index].eventID]
+                }
+                return sealed
+            }
+        }
+    }
+
+    /// Returns once every event committed before the call is sealed.
+    /// - Throws: ``StoreError`` when the database cannot be reached.
+    public func sealPending() async throws {
+        try await self.sealer.sealPending()
+    }
+
+    private func positions(of ids: [UUID]) async throws -> [UUID: Int64] {
+        let rows = try await self.pool.withConnection { connection in
+            try await connection.query(
+                "SELECT event_id::text, position FROM authlog.log_leaves WHERE event_id = ANY(\(ArrayLiteral(ids))::uuid[])"
+            )
+        }
+        var positions: [UUID: Int64] = [:]
+        for row in rows.rows {
+            if let id = UUID(uuidString: try row.decode(String.self, at: 0)) {
+                positions[id] = try row.decode(Int64.self, at: 1)
+            }
+        }
+        return positions
+    }
+
+    /// Validates every event and decides its projection changes, outside the batch's transaction.
     private static func prepare(_ command: AppendCommand) throws -> AppendCommand {
         var prepared = command
         prepared.projectionChanges = []

@@ -22,6 +22,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         public static let schema = Code("schema_error")
         /// The role lacks a privilege the operation needs; the message names it.
         public static let insufficientPrivilege = Code("insufficient_privilege")
+        /// A proof or checkpoint was asked for a position or tree size the log does not have.
+        public static let outOfRange = Code("out_of_range")
         /// The embedded PostgreSQL cluster could not be prepared.
         public static let embeddedDatabase = Code("embedded_database")
 

@@ -24,7 +24,8 @@ public struct ProjectionRebuilder: Sendable {
     }
 
     /// Rebuilds into temporary tables and returns the differences from the live projections (empty when
-    /// they match exactly). Reads one consistent snapshot; writers are not blocked.
+    /// they match exactly). Reads one consistent snapshot, the sealed events and then the committed ones still
+    /// waiting for the sealer (the projections already hold their changes); writers are not blocked.
     /// - Throws: ``StoreError`` from the server.
     public func check(
         on connection: Connection,
@@ -32,7 +33,7 @@ public struct ProjectionRebuilder: Sendable {
     ) async throws -> [Difference] {
         try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         do {
-            try await self.replayIntoTemporaryTables(on: connection, progress: progress)
+            try await self.replayIntoTemporaryTables(includingQueued: true, on: connection, progress: progress)
             var differences: [Difference] = []
             for table in ProjectionTable.allCases {
                 if let difference = try await self.compare(table.rawValue, on: connection) {
@@ -47,8 +48,9 @@ public struct ProjectionRebuilder: Sendable {
         }
     }
 
-    /// Replaces the live projections with rebuilt ones, holding the chain head lock so no batch commits
-    /// meanwhile. Returns the differences that were repaired.
+    /// Replaces the live projections with rebuilt ones. It locks out the writers (a SHARE lock on
+    /// `authlog.event_records`), seals every committed event, and replays the sealed log. Returns the
+    /// differences that were repaired.
     /// - Throws: ``StoreError`` from the server.
     public func rebuild(
         on connection: Connection,
@@ -56,8 +58,9 @@ public struct ProjectionRebuilder: Sendable {
     ) async throws -> [Difference] {
         try await connection.execute("BEGIN")
         do {
-            try await connection.query("SELECT position FROM authlog.chain_head FOR UPDATE")
-            try await self.replayIntoTemporaryTables(on: connection, progress: progress)
+            try await connection.execute("LOCK TABLE authlog.event_records IN SHARE MODE")
+            try await Self.sealEverything(on: connection)
+            try await self.replayIntoTemporaryTables(includingQueued: false, on: connection, progress: progress)
             var differences: [Difference] = []
             for table in ProjectionTable.allCases {
                 if let difference = try await self.compare(table.rawValue, on: connection) {
@@ -80,8 +83,15 @@ public struct ProjectionRebuilder: Sendable {
         }
     }
 
-    private func replayIntoTemporaryTables(on connection: Connection, progress: @Sendable (Int64) -> Void) async throws
-    {
+    private static func sealEverything(on connection: isolated Connection) throws {
+        while try SealStep.run(ownsTransaction: false, on: connection).count > 0 {}
+    }
+
+    private func replayIntoTemporaryTables(
+        includingQueued: Bool,
+        on connection: Connection,
+        progress: @Sendable (Int64) -> Void
+    ) async throws {
         for table in ProjectionTable.allCases {
             try await connection.execute(
                 SQLQuery(
@@ -99,6 +109,21 @@ public struct ProjectionRebuilder: Sendable {
             position = page.last?.position ?? position
             progress(position)
             if page.count < self.pageSize { break }
+        }
+        if includingQueued {
+            // Committed, not sealed yet: in queue order, which keeps every stream's order.
+            let queued = try await connection.query(
+                """
+                SELECT \(unescaped: EventRow.columns(of: "r", position: "0", digest: "r.digest", leafHash: "r.digest"))
+                FROM authlog.event_records r JOIN authlog.unsealed_events q ON q.event_id = r.event_id
+                ORDER BY q.queued
+                """
+            )
+            try await Self.apply(
+                writer,
+                try ScopedChange.changes(of: try queued.rows.map(EventRow.decode)),
+                on: connection
+            )
         }
     }
 

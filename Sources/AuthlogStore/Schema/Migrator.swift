@@ -109,6 +109,7 @@ public struct Migrator: Sendable {
             try await connection.execute("BEGIN")
             try await MigrationPrivileges.naming(step: "apply migration \(migration.version)_\(migration.name)") {
                 try await connection.execute(SQLQuery(unsafeSQL: migration.text))
+                if migration.version == 6 { try await LegacyLogImport.run(on: connection) }
             }
             try await connection.query(
                 """

@@ -26,7 +26,7 @@ public struct SessionExpiryQueries: Sendable {
             try await connection.query(
                 """
                 SELECT \(unescaped: SessionQueries.sessionColumns),
-                       (SELECT max(e.stream_version) FROM authlog.events e
+                       (SELECT max(e.stream_version) FROM authlog.event_records e
                         WHERE e.stream = 'session-' || s.session_id::text)
                 FROM authlog.sessions s LEFT JOIN authlog.users u ON u.user_id = s.user_id
                 WHERE s.state = 'active' AND (

@@ -56,7 +56,7 @@ public struct SessionQueries: Sendable {
             try await connection.query(
                 """
                 SELECT t.token_id, t.family_id, t.state, t.expires_at,
-                       (SELECT max(e.stream_version) FROM authlog.events e
+                       (SELECT max(e.stream_version) FROM authlog.event_records e
                         WHERE e.stream = 'session-' || t.session_id::text),
                        \(unescaped: Self.sessionColumns)
                 FROM authlog.refresh_tokens t JOIN authlog.sessions s USING (session_id)
@@ -107,7 +107,7 @@ public struct SessionQueries: Sendable {
             try await connection.query(
                 """
                 SELECT \(unescaped: Self.sessionColumns),
-                       (SELECT max(e.stream_version) FROM authlog.events e
+                       (SELECT max(e.stream_version) FROM authlog.event_records e
                         WHERE e.stream = 'session-' || s.session_id::text)
                 FROM authlog.sessions s LEFT JOIN authlog.users u ON u.user_id = s.user_id
                 WHERE s.user_id = \(userID) AND s.state = 'active'

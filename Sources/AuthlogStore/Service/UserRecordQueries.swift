@@ -34,7 +34,7 @@ public struct UserRecordQueries: Sendable {
                 let row = try await connection.query(
                     """
                     SELECT u.status, u.created_at, u.deleted_at,
-                           (SELECT e.data->>'sealed_profile' FROM authlog.events e
+                           (SELECT e.data->>'sealed_profile' FROM authlog.event_records e
                             WHERE e.stream = 'user-' || u.user_id::text AND e.type = 'user.registered'
                             ORDER BY e.stream_version LIMIT 1),
                            (SELECT count(*) FROM authlog.sessions s WHERE s.user_id = u.user_id AND s.state = 'active')

@@ -1,13 +1,11 @@
-/// The writer of one process: queues commands and writes them in batches, one transaction each, under the
-/// locked chain head (group commit). While a batch is being written, new commands queue up and form the
-/// next batch, so throughput grows with concurrency while a lone command still commits at once.
+/// The writer of one process: queues commands and writes them in batches, one transaction each (group
+/// commit). While batches are being written, new commands queue up and form the next batch, so throughput
+/// grows with concurrency while a lone command still commits at once.
 ///
-/// Up to two batches are in flight, each on its own connection: the second one's `SELECT … FOR UPDATE`
-/// waits in the server until the first commits, so positions stay gapless and in commit order (the row
-/// lock decides), while the second batch's round trip and preparation overlap the first one's work.
-/// Callers are answered only after their own COMMIT. Several processes may share a database: the head
-/// row lock serialises all their batches.
-actor Sequencer {
+/// Several batches are in flight at once, each on its own connection, and they share no lock: expected
+/// versions meet in the unique `(stream, stream_version)` index (``BatchWriter``). Callers are answered after
+/// their own COMMIT; the events then wait in the queue for the ``Sealer``, which this writer wakes.
+actor GroupCommitWriter {
     private struct Group {
         let commands: [AppendCommand]
         let continuation: CheckedContinuation<[Result<AppendResult, StoreError>], Never>
@@ -15,6 +13,7 @@ actor Sequencer {
     }
 
     private let pool: ConnectionPool
+    private let sealer: Sealer
     private let maximumBatchEvents: Int
     private let maximumBatchesInFlight: Int
     private var queue: [Group] = []
@@ -23,14 +22,16 @@ actor Sequencer {
 
     init(
         pool: ConnectionPool,
+        sealer: Sealer,
         maximumBatchEvents: Int = 4000,
-        maximumBatchesInFlight: Int = 2,
+        maximumBatchesInFlight: Int = 4,
         batchObserver: (@Sendable (Int) -> Void)? = nil
     ) {
         self.pool = pool
+        self.sealer = sealer
         self.batchObserver = batchObserver
         self.maximumBatchEvents = maximumBatchEvents
-        self.maximumBatchesInFlight = min(maximumBatchesInFlight, pool.maximumConnections)
+        self.maximumBatchesInFlight = max(1, min(maximumBatchesInFlight, pool.maximumConnections - 1))
     }
 
     /// Queues `commands` as one group, always written in the same batch, and waits for their results.
@@ -50,7 +51,7 @@ actor Sequencer {
             // Callers answered by the previous batch get one turn to queue their next command, so that
             // the batches under steady load stay full instead of alternating between full and nearly empty.
             await Task.yield()
-            // The other writer may have taken everything meanwhile.
+            // Another writer may have taken everything meanwhile.
             guard !self.queue.isEmpty else { break }
             var batch: [Group] = []
             var events = 0
@@ -61,6 +62,7 @@ actor Sequencer {
             }
             self.batchObserver?(events)
             var results = await self.write(batch.flatMap(\.commands))[...]
+            await self.sealer.wake()
             for group in batch {
                 group.continuation.resume(returning: Array(results.prefix(group.commands.count)))
                 results = results.dropFirst(group.commands.count)

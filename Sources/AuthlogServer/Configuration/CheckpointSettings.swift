@@ -1,0 +1,69 @@
+public import AuthlogCrypto
+public import AuthlogStore
+import Foundation
+
+/// The checkpoint settings with their defaults applied, and the signing key loaded: the one place where the
+/// `log` section of the configuration is resolved (`serve`, `checkpoint`, `verify` and `prove` share it).
+public struct CheckpointSettings: Sendable {
+    /// Events sealed since the last checkpoint that make the next one due.
+    public static let defaultEveryEvents = 1000
+    /// Seconds after which a checkpoint is due while events arrive.
+    public static let defaultEverySeconds = 60
+
+    /// The log's origin and key name.
+    public let origin: String
+    /// The signer, when a key is configured.
+    public let signer: NoteSigner?
+    /// Where notes are written outside the database.
+    public let directory: String?
+    /// Events that make a checkpoint due.
+    public let everyEvents: Int
+    /// Seconds that make a checkpoint due.
+    public let everySeconds: Int
+
+    /// Resolves the `log` section of `configuration`; the key comes from `AUTHLOG_CHECKPOINT_KEY` in
+    /// `environment`, else from `log.checkpoint_key_file`.
+    /// - Throws: ``ServerConfiguration/Invalid`` for a bad setting or an unreadable or unusable key.
+    public init(configuration: ServerConfiguration, environment: [String: String]) throws {
+        let log = configuration.log
+        self.origin = log?.origin ?? Self.defaultOrigin(publicURL: configuration.publicURL)
+        self.directory = log?.checkpointDirectory
+        self.everyEvents = try ServiceSettings.checked(
+            log?.checkpointEveryEvents,
+            "log.checkpoint_every_events",
+            default: Self.defaultEveryEvents,
+            in: 1...10_000_000
+        )
+        self.everySeconds = try ServiceSettings.checked(
+            log?.checkpointEverySeconds,
+            "log.checkpoint_every_seconds",
+            default: Self.defaultEverySeconds,
+            in: 1...86_400
+        )
+        let pem: String?
+        if let text = environment["AUTHLOG_CHECKPOINT_KEY"], !text.isEmpty {
+            pem = text
+        } else if let file = log?.checkpointKeyFile {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ServerConfiguration.Invalid(description: "log.checkpoint_key_file: cannot read \(file)")
+            }
+            pem = String(decoding: data, as: UTF8.self)
+        } else {
+            pem = nil
+        }
+        do {
+            let origin = self.origin
+            self.signer = try pem.map { try NoteSigner(name: origin, key: try PrivateKey(pem: $0)) }
+        } catch {
+            throw ServerConfiguration.Invalid(description: "the checkpoint key or log.origin is unusable: \(error)")
+        }
+    }
+
+    /// `<host[:port]>/log` of `publicURL`, or `authlog.localhost/log`.
+    public static func defaultOrigin(publicURL: String?) -> String {
+        guard let publicURL, let url = URL(string: publicURL), let host = url.host, !host.isEmpty else {
+            return "authlog.localhost/log"
+        }
+        return host + (url.port.map { ":\($0)" } ?? "") + "/log"
+    }
+}

@@ -1,0 +1,95 @@
+import AuthlogCore
+import AuthlogStore
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `/v1/log/checkpoint` and the proofs: what an outside witness or auditor needs to check the log without
+/// trusting it. Every answer is hashes and sizes; no event contents.
+struct LogController: Sendable {
+    let pool: ConnectionPool
+
+    func register(on routes: inout RouteTable) {
+        routes.add(.get, "/v1/log/checkpoint", use: self.checkpoint)
+        routes.add(.get, "/v1/log/proof/inclusion", use: self.inclusion)
+        routes.add(.get, "/v1/log/proof/consistency", use: self.consistency)
+    }
+
+    /// The latest signed checkpoint note, as `text/plain`.
+    @Sendable func checkpoint(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let latest = try await self.answering { try await Checkpointer.latest(pool: self.pool) }
+        guard let latest else {
+            throw ServiceError(.notFound, "no_checkpoint", "No checkpoint has been signed yet.")
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(string: latest.note))
+        )
+    }
+
+    /// `?position=N[&tree_size=M]`: the inclusion proof of position N in the tree of M (default: the whole
+    /// sealed log).
+    @Sendable func inclusion(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let position = try Self.number(query["position"].map(String.init), "position")
+        let requestedSize = try query["tree_size"].map { try Self.number(String($0), "tree_size") }
+        let proof = try await self.answering {
+            try await self.pool.withConnection { connection in
+                var size = requestedSize ?? 0
+                if requestedSize == nil { size = try await EventReader().head(on: connection).size }
+                return try await LogProofs.inclusion(position: position, treeSize: size, on: connection)
+            }
+        }
+        return JSONResponse.make(
+            .object([
+                ("position", .number(String(proof.position))), ("tree_size", .number(String(proof.treeSize))),
+                ("leaf_index", .number(String(proof.position - 1))),
+                ("leaf_hash", .string(Self.base64(proof.leafHash))), ("root_hash", .string(Self.base64(proof.root))),
+                ("proof", .array(proof.hashes.map { .string(Self.base64($0)) })),
+            ])
+        )
+    }
+
+    /// `?from=M&to=N`: the consistency proof from the tree of M to the tree of N.
+    @Sendable func consistency(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let from = try Self.number(query["from"].map(String.init), "from")
+        let to = try Self.number(query["to"].map(String.init), "to")
+        let proof = try await self.answering {
+            try await self.pool.withConnection { try await LogProofs.consistency(from: from, to: to, on: $0) }
+        }
+        return JSONResponse.make(
+            .object([
+                ("from", .number(String(proof.from))), ("to", .number(String(proof.to))),
+                ("from_root_hash", .string(Self.base64(proof.fromRoot))),
+                ("to_root_hash", .string(Self.base64(proof.toRoot))),
+                ("proof", .array(proof.hashes.map { .string(Self.base64($0)) })),
+            ])
+        )
+    }
+
+    /// A positive decimal parameter: at most 18 digits, so it always fits an `Int64`.
+    private static func number(_ text: String?, _ name: String) throws -> Int64 {
+        guard let text else { throw ServiceError.badRequest("The query parameter \(name) is missing.") }
+        guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }),
+            let value = Int64(text), value >= 1
+        else {
+            throw ServiceError.badRequest("The query parameter \(name) must be a whole number from 1.")
+        }
+        return value
+    }
+
+    private static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+
+    /// Runs a read: a position or size beyond the log is 400 `out_of_range`; other failures as everywhere.
+    private func answering<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as StoreError where error.code == .outOfRange {
+            throw ServiceError(.badRequest, "out_of_range", error.message)
+        } catch {
+            throw ServiceError.failure(error)
+        }
+    }
+}

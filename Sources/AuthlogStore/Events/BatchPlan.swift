@@ -1,0 +1,98 @@
+import AuthlogCore
+import Foundation
+
+/// The decisions of one batch, made without a database: given the stream versions and stored event ids the
+/// batch's lookup found, it decides each command in order (its expected versions, the versions of its
+/// events, which events are idempotent replays) and collects the rows to insert and the projection changes
+/// to apply. A command that fails leaves nothing behind; the others are unaffected.
+struct BatchPlan {
+    /// The commit time every row of the batch carries.
+    let recordedAt: Timestamp
+    /// The rows to insert, in order.
+    private(set) var rows: [EventRow.Committed] = []
+    /// The projection changes of the placed rows, in order.
+    private(set) var changes: [ScopedChange] = []
+    /// One result per command: the placed events (without positions) or the failure.
+    private(set) var results: [Result<AppendResult, StoreError>] = []
+
+    private var streamVersions: [String: Int32]
+    private var knownEvents: [UUID: AppendedEvent]
+
+    /// Decides `commands` against the current `streamVersions` (absent: no events) and the events already
+    /// stored, by id.
+    init(
+        commands: [AppendCommand],
+        streamVersions: [String: Int32],
+        knownEvents: [UUID: AppendedEvent],
+        recordedAt: Timestamp
+    ) {
+        self.recordedAt = recordedAt
+        self.streamVersions = streamVersions
+        self.knownEvents = knownEvents
+        for command in commands {
+            self.results.append(self.place(command))
+        }
+    }
+
+    private mutating func place(_ command: AppendCommand) -> Result<AppendResult, StoreError> {
+        var versions: [String: Int32] = [:]
+        func version(of stream: String) -> Int32 { versions[stream] ?? self.streamVersions[stream] ?? 0 }
+
+        for (stream, expected) in command.expectedVersions {
+            let current = version(of: stream.rawValue)
+            let matches: Bool
+            switch expected {
+            case .any: matches = true
+            case .noStream: matches = current == 0
+            case .exactly(let version): matches = current == version
+            }
+            if !matches {
+                return .failure(
+                    StoreError(.wrongExpectedVersion, "stream \(stream) is at version \(current), expected \(expected)")
+                )
+            }
+        }
+        var placedHere: [UUID: AppendedEvent] = [:]
+        var rows: [EventRow.Committed] = []
+        var changes: [ScopedChange] = []
+        var appended: [AppendedEvent] = []
+        for (index, var event) in command.events.enumerated() {
+            if let known = placedHere[event.eventID] ?? self.knownEvents[event.eventID] {
+                appended.append(known)
+                continue
+            }
+            let current = version(of: event.stream.rawValue)
+            if let given = event.streamVersion, given != current + 1 {
+                return .failure(
+                    StoreError(
+                        .wrongExpectedVersion,
+                        "stream \(event.stream) is at version \(current), so the next event cannot be version \(given)",
+                        eventIndex: index
+                    )
+                )
+            }
+            event.streamVersion = current + 1
+            versions[event.stream.rawValue] = current + 1
+            rows.append(EventRow.Committed(envelope: event, recordedAt: self.recordedAt))
+            precondition(index < command.projectionChanges.count, "EventStore prepares every command it queues")
+            changes += command.projectionChanges[index]
+            let placed = AppendedEvent(
+                eventID: event.eventID,
+                position: nil,
+                streamVersion: current + 1,
+                wasAlreadyStored: false
+            )
+            placedHere[event.eventID] = placed
+            appended.append(placed)
+        }
+        self.rows += rows
+        self.changes += changes
+        self.streamVersions.merge(versions) { _, new in new }
+        for (id, placed) in placedHere {
+            var stored = placed
+            stored.wasAlreadyStored = true
+            self.knownEvents[id] = stored
+        }
+        return .success(AppendResult(events: appended))
+    }
+}

@@ -1,0 +1,136 @@
+public import AuthlogCore
+import AuthlogCrypto
+import Foundation
+
+/// The event row, defined once: the columns of `authlog.event_records`, the INSERT the writers run, the
+/// columns of the sealed view `authlog.events` that readers select, and the decoding of a selected row.
+public enum EventRow {
+    /// An event as a writer inserts it: its envelope with the stream version decided, the commit time and
+    /// the digest of its canonical bytes.
+    struct Committed: Sendable {
+        let envelope: EventEnvelope
+        let recordedAt: Timestamp
+        let digest: [UInt8]
+
+        init(envelope: EventEnvelope, recordedAt: Timestamp) {
+            self.envelope = envelope
+            self.recordedAt = recordedAt
+            self.digest = EventRow.digest(of: envelope, recordedAt: recordedAt)
+        }
+    }
+
+    /// SHA-256 of the event's canonical bytes: what its leaf covers.
+    public static func digest(of envelope: EventEnvelope, recordedAt: Timestamp) -> [UInt8] {
+        SHA256.hash(CanonicalEventEncoding.bytes(envelope: envelope, recordedAt: recordedAt))
+    }
+
+    /// The most events one INSERT statement carries.
+    static let rowsPerInsert = 5000
+
+    /// The INSERTs of `rows`, one per 5,000 events: one array parameter per column, so the server parses
+    /// and plans a short statement however many rows it carries. A row whose `event_id` or
+    /// `(stream, stream_version)` is taken by a committed row is skipped (`ON CONFLICT DO NOTHING`); each
+    /// statement returns the ids it inserted.
+    static func inserts(_ rows: [Committed]) -> [SQLQuery] {
+        stride(from: 0, to: rows.count, by: Self.rowsPerInsert).map { start in
+            let chunk = rows[start..<min(start + Self.rowsPerInsert, rows.count)]
+            var columns = [[String?]](repeating: [], count: 18)
+            for index in columns.indices { columns[index].reserveCapacity(chunk.count) }
+            for row in chunk {
+                let event = row.envelope
+                let values: [String?] = [
+                    event.eventID.sqlText, event.stream.rawValue, event.streamVersion.map { String($0) },
+                    event.type.rawValue, event.occurredAt.sqlText, row.recordedAt.sqlText, event.outcome.rawValue,
+                    event.reason, event.provider, event.userID?.sqlText, event.sessionID?.sqlText, event.clientID,
+                    event.ip?.sqlText, event.userAgent, event.requestID, event.data.sqlText,
+                    event.schemaVersion.sqlText, ByteaValue(row.digest).sqlText,
+                ]
+                for (index, value) in values.enumerated() { columns[index].append(value) }
+            }
+            return """
+                INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at, recorded_at,
+                    outcome, reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data,
+                    schema_version, digest)
+                SELECT * FROM unnest(\(ArrayLiteral(columns[0]))::uuid[], \(ArrayLiteral(columns[1]))::text[],
+                    \(ArrayLiteral(columns[2]))::integer[], \(ArrayLiteral(columns[3]))::text[],
+                    \(ArrayLiteral(columns[4]))::timestamptz[], \(ArrayLiteral(columns[5]))::timestamptz[],
+                    \(ArrayLiteral(columns[6]))::text[], \(ArrayLiteral(columns[7]))::text[],
+                    \(ArrayLiteral(columns[8]))::text[], \(ArrayLiteral(columns[9]))::uuid[],
+                    \(ArrayLiteral(columns[10]))::uuid[], \(ArrayLiteral(columns[11]))::text[],
+                    \(ArrayLiteral(columns[12]))::inet[], \(ArrayLiteral(columns[13]))::text[],
+                    \(ArrayLiteral(columns[14]))::text[], \(ArrayLiteral(columns[15]))::jsonb[],
+                    \(ArrayLiteral(columns[16]))::smallint[], \(ArrayLiteral(columns[17]))::bytea[])
+                ON CONFLICT DO NOTHING
+                RETURNING event_id::text
+                """
+        }
+    }
+
+    /// The queue rows that hand committed events to the sealer, in the given order (the queue's identity
+    /// follows the INSERT's row order).
+    static func enqueue(_ rows: [EventRow.Committed]) -> SQLQuery {
+        """
+        INSERT INTO authlog.unsealed_events (event_id, digest)
+        SELECT id, digest FROM unnest(\(ArrayLiteral(rows.map(\.envelope.eventID)))::uuid[],
+                                      \(ArrayLiteral(rows.map { ByteaValue($0.digest) }))::bytea[])
+            WITH ORDINALITY AS q(id, digest, n)
+        ORDER BY n
+        """
+    }
+
+    /// The select list of a stored event in the order ``decode(_:)`` expects, from the row `table` (which has
+    /// the columns of `authlog.event_records`), with the position, digest and leaf hash given as expressions.
+    static func columns(of table: String, position: String, digest: String, leafHash: String) -> String {
+        let envelope = [
+            "event_id", "stream", "stream_version", "type", "occurred_at", "recorded_at", "outcome", "reason",
+            "provider", "user_id", "session_id", "client_id", "ip", "user_agent", "request_id", "data::text",
+            "schema_version",
+        ]
+        return ([position] + envelope.map { "\(table).\($0)" } + [digest, leafHash]).joined(separator: ", ")
+    }
+
+    /// The select list of a sealed event in the view `authlog.events`.
+    static let sealedColumns = Self.columns(
+        of: "events",
+        position: "events.position",
+        digest: "events.digest",
+        leafHash: "events.leaf_hash"
+    )
+
+    /// Decodes one row selected with ``sealedColumns``.
+    static func decode(_ row: QueryRow) throws -> RecordedEvent {
+        let position = try row.decode(Int64.self, at: 0)
+        func fail(_ field: String) -> StoreError {
+            StoreError(.decoding, "event at position \(position) has an invalid \(field)")
+        }
+        guard let stream = StreamName(rawValue: try row.decode(String.self, at: 2)) else { throw fail("stream") }
+        guard let type = EventType(rawValue: try row.decode(String.self, at: 4)) else { throw fail("type") }
+        guard let outcome = Outcome(rawValue: try row.decode(String.self, at: 7)) else { throw fail("outcome") }
+        let envelope = EventEnvelope(
+            eventID: try row.decode(UUID.self, at: 1),
+            stream: stream,
+            streamVersion: try row.decode(Int32.self, at: 3),
+            type: type,
+            occurredAt: try row.decode(Timestamp.self, at: 5),
+            outcome: outcome,
+            reason: try row.decode(String?.self, at: 8),
+            provider: try row.decode(String?.self, at: 9),
+            userID: try row.decode(UUID?.self, at: 10),
+            sessionID: try row.decode(UUID?.self, at: 11),
+            clientID: try row.decode(String?.self, at: 12),
+            ip: try row.decode(IPAddress?.self, at: 13),
+            userAgent: try row.decode(String?.self, at: 14),
+            requestID: try row.decode(String?.self, at: 15),
+            data: try row.decode(JSONValue.self, at: 16),
+            schemaVersion: try row.decode(Int16.self, at: 17),
+            normalizing: false
+        )
+        return RecordedEvent(
+            position: position,
+            envelope: envelope,
+            recordedAt: try row.decode(Timestamp.self, at: 6),
+            digest: try row.decode(ByteaValue.self, at: 18).bytes,
+            leafHash: try row.decode(ByteaValue.self, at: 19).bytes
+        )
+    }
+}

@@ -1,0 +1,133 @@
+import AuthlogCore
+
+/// Inclusion and consistency proofs read from the sealed log: each proof plans the complete-subtree nodes it
+/// needs (``MerkleProof``) and reads them in one query by position, O(log n) rows.
+public enum LogProofs {
+    /// An inclusion proof: the audit path of one leaf in the tree of `treeSize` leaves.
+    public struct Inclusion: Sendable, Equatable {
+        /// The leaf's position (1-based; its leaf index is `position − 1`).
+        public var position: Int64
+        /// The tree size the proof is for.
+        public var treeSize: Int64
+        /// The leaf hash.
+        public var leafHash: [UInt8]
+        /// The tree's root hash at `treeSize`.
+        public var root: [UInt8]
+        /// The audit path, bottom up (RFC 9162 §2.1.3).
+        public var hashes: [[UInt8]]
+    }
+
+    /// A consistency proof between two tree sizes.
+    public struct Consistency: Sendable, Equatable {
+        /// The older size.
+        public var from: Int64
+        /// The newer size.
+        public var to: Int64
+        /// The root at `from`.
+        public var fromRoot: [UInt8]
+        /// The root at `to`.
+        public var toRoot: [UInt8]
+        /// The proof (RFC 9162 §2.1.4).
+        public var hashes: [[UInt8]]
+    }
+
+    /// The inclusion proof of the event at `position` in the tree of `treeSize` leaves.
+    /// - Throws: ``StoreError`` `.outOfRange` unless 1 ≤ position ≤ treeSize ≤ the sealed size.
+    public static func inclusion(position: Int64, treeSize: Int64, on connection: Connection) async throws -> Inclusion
+    {
+        try await self.checkSize(treeSize, on: connection)
+        guard position >= 1, position <= treeSize else {
+            throw StoreError(.outOfRange, "position must be between 1 and the tree size \(treeSize)")
+        }
+        let leaf = MerkleProof.Range(start: position - 1, end: position)
+        let ranges = MerkleProof.inclusion(index: position - 1, size: treeSize)
+        let whole = MerkleProof.Range(start: 0, end: treeSize)
+        let nodes = try await self.nodes(for: ranges + [leaf, whole], on: connection)
+        return Inclusion(
+            position: position,
+            treeSize: treeSize,
+            leafHash: try self.hash(of: leaf, nodes),
+            root: try self.hash(of: whole, nodes),
+            hashes: try ranges.map { try self.hash(of: $0, nodes) }
+        )
+    }
+
+    /// The consistency proof from the tree of `from` leaves to the tree of `to` leaves.
+    /// - Throws: ``StoreError`` `.outOfRange` unless 1 ≤ from ≤ to ≤ the sealed size.
+    public static func consistency(from: Int64, to: Int64, on connection: Connection) async throws -> Consistency {
+        try await self.checkSize(to, on: connection)
+        guard from >= 1, from <= to else {
+            throw StoreError(.outOfRange, "from must be between 1 and to (\(to))")
+        }
+        let ranges = MerkleProof.consistency(oldSize: from, newSize: to)
+        let old = MerkleProof.Range(start: 0, end: from)
+        let new = MerkleProof.Range(start: 0, end: to)
+        let nodes = try await self.nodes(for: ranges + [old, new], on: connection)
+        return Consistency(
+            from: from,
+            to: to,
+            fromRoot: try self.hash(of: old, nodes),
+            toRoot: try self.hash(of: new, nodes),
+            hashes: try ranges.map { try self.hash(of: $0, nodes) }
+        )
+    }
+
+    /// The root hash of the tree of `size` leaves (the empty tree's for 0).
+    /// - Throws: ``StoreError`` `.outOfRange` beyond the sealed size.
+    public static func root(size: Int64, on connection: Connection) async throws -> [UInt8] {
+        try await self.checkSize(size, on: connection)
+        guard size > 0 else { return MerkleTree.emptyRoot }
+        let whole = MerkleProof.Range(start: 0, end: size)
+        return try self.hash(of: whole, try await self.nodes(for: [whole], on: connection))
+    }
+
+    private static func checkSize(_ size: Int64, on connection: Connection) async throws {
+        let sealed = try await EventReader().head(on: connection).size
+        guard size >= 0, size <= sealed else {
+            throw StoreError(.outOfRange, "the log has \(sealed) sealed events; tree size \(size) does not exist")
+        }
+    }
+
+    private static func hash(of range: MerkleProof.Range, _ nodes: [MerkleNodeID: [UInt8]]) throws -> [UInt8] {
+        guard let hash = MerkleProof.hash(of: range, nodes: nodes) else {
+            throw StoreError(
+                .schema,
+                "a node of leaves \(range.start + 1)…\(range.end) is missing from authlog.log_leaves"
+            )
+        }
+        return hash
+    }
+
+    /// Reads the nodes the ranges are made of, in one query.
+    private static func nodes(
+        for ranges: [MerkleProof.Range],
+        on connection: Connection
+    ) async throws -> [MerkleNodeID: [UInt8]] {
+        let wanted = Set(ranges.flatMap(MerkleProof.nodes(of:)))
+        let positions = Set(wanted.map(\.storingPosition))
+        let rows = try await connection.query(
+            """
+            SELECT position, leaf_hash, subtree_hashes FROM authlog.log_leaves
+            WHERE position = ANY(\(ArrayLiteral(positions.sorted()))::bigint[])
+            """
+        )
+        var stored: [Int64: (leaf: [UInt8], subtrees: [UInt8])] = [:]
+        for row in rows.rows {
+            stored[try row.decode(Int64.self, at: 0)] = (
+                try row.decode(ByteaValue.self, at: 1).bytes, try row.decode(ByteaValue.self, at: 2).bytes
+            )
+        }
+        var nodes: [MerkleNodeID: [UInt8]] = [:]
+        for node in wanted {
+            guard let row = stored[node.storingPosition] else { continue }
+            if node.level == 0 {
+                nodes[node] = row.leaf
+            } else {
+                let offset = (node.level - 1) * 32
+                guard offset + 32 <= row.subtrees.count else { continue }
+                nodes[node] = Array(row.subtrees[offset..<offset + 32])
+            }
+        }
+        return nodes
+    }
+}

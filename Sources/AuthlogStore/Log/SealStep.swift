@@ -1,0 +1,93 @@
+import AuthlogCore
+import Foundation
+
+/// One sealing transaction, the only serial step of the write path: under the locked log head it takes up to
+/// `limit` committed events from the queue (in queue order), gives them the next gapless positions, computes
+/// their leaf hashes, extends the Merkle tree, stores the leaves with the interior nodes they complete, and
+/// moves the head. Runs entirely on the connection's own thread.
+enum SealStep {
+    /// The most events one sealing transaction takes.
+    static let defaultLimit = 5000
+
+    /// What one step sealed.
+    struct Sealed: Sendable {
+        /// How many events got positions.
+        var count: Int
+        /// The tree size after the step.
+        var treeSize: Int64
+    }
+
+    /// Seals up to `limit` queued events. With `ownsTransaction` the step begins and commits its own
+    /// transaction; without, it runs inside the caller's (the migration, a rebuild).
+    static func run(
+        limit: Int = Self.defaultLimit,
+        ownsTransaction: Bool,
+        on connection: isolated Connection
+    ) throws -> Sealed {
+        var opening: [SQLQuery] = ownsTransaction ? ["BEGIN"] : []
+        opening += [
+            "SELECT size, frontier FROM authlog.log_head FOR UPDATE",
+            """
+            DELETE FROM authlog.unsealed_events
+            WHERE queued = ANY(ARRAY(SELECT queued FROM authlog.unsealed_events ORDER BY queued LIMIT \(limit)))
+            RETURNING queued, event_id::text, digest
+            """,
+        ]
+        do {
+            let results = try connection.pipeline(opening)
+            guard results.count == opening.count, let headRow = results[results.count - 2].first else {
+                throw StoreError(.schema, "authlog.log_head has no row")
+            }
+            let size = try headRow.decode(Int64.self, at: 0)
+            guard var frontier = MerkleFrontier(size: size, bytes: try headRow.decode(ByteaValue.self, at: 1).bytes)
+            else {
+                throw StoreError(.schema, "authlog.log_head's frontier does not fit its size \(size)")
+            }
+            var queued: [(order: Int64, id: String, digest: [UInt8])] = []
+            for row in results[results.count - 1].rows {
+                queued.append(
+                    (
+                        try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1),
+                        try row.decode(ByteaValue.self, at: 2).bytes
+                    )
+                )
+            }
+            guard !queued.isEmpty else {
+                if ownsTransaction { try connection.execute("ROLLBACK") }
+                return Sealed(count: 0, treeSize: size)
+            }
+            queued.sort { $0.order < $1.order }
+            var positions: [String?] = []
+            var ids: [String?] = []
+            var leaves: [String?] = []
+            var nodes: [String?] = []
+            for entry in queued {
+                let position = frontier.size + 1
+                let leaf = MerkleTree.leafHash(position: position, digest: entry.digest)
+                let completed = frontier.append(leaf: leaf)
+                positions.append(String(position))
+                ids.append(entry.id)
+                leaves.append(ByteaValue(leaf).sqlText)
+                nodes.append(ByteaValue(completed.flatMap { $0 }).sqlText)
+            }
+            var closing: [SQLQuery] = [
+                """
+                INSERT INTO authlog.log_leaves (position, event_id, leaf_hash, subtree_hashes, sealed_at)
+                SELECT p, id, leaf, nodes, clock_timestamp()
+                FROM unnest(\(ArrayLiteral(positions))::bigint[], \(ArrayLiteral(ids))::uuid[],
+                            \(ArrayLiteral(leaves))::bytea[], \(ArrayLiteral(nodes))::bytea[]) AS s(p, id, leaf, nodes)
+                """,
+                """
+                UPDATE authlog.log_head SET size = \(frontier.size), root = \(ByteaValue(frontier.root)),
+                    frontier = \(ByteaValue(frontier.bytes)), updated_at = clock_timestamp()
+                """,
+            ]
+            if ownsTransaction { closing.append("COMMIT") }
+            try connection.pipeline(closing)
+            return Sealed(count: queued.count, treeSize: frontier.size)
+        } catch {
+            if ownsTransaction { connection.rollbackQuietly() }
+            throw error
+        }
+    }
+}

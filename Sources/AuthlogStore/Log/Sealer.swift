@@ -1,0 +1,87 @@
+/// The sealer of one process: runs ``SealStep`` until the queue of committed events is empty. The writers wake
+/// it after every commit, so sealing follows a commit within milliseconds; ``runPeriodically(every:)`` also
+/// wakes it on a timer, which seals what another process committed and could not seal (it crashed between
+/// its commit and its seal). Every process runs one; the locked log head makes them take turns.
+public actor Sealer {
+    private let pool: ConnectionPool
+    private let limit: Int
+    private let observer: (@Sendable (Int) -> Void)?
+    private var isRunning = false
+    private var isRequested = false
+    private var passesStarted = 0
+    private var waiters: [(pass: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+
+    /// Creates the sealer of `pool`; each transaction seals at most `limit` events, and `observer` (metrics)
+    /// hears how many each one sealed.
+    public init(pool: ConnectionPool, limit: Int = 5000, observer: (@Sendable (Int) -> Void)? = nil) {
+        self.pool = pool
+        self.limit = max(1, limit)
+        self.observer = observer
+    }
+
+    /// Asks for a pass over the queue; returns at once.
+    public func wake() {
+        self.isRequested = true
+        guard !self.isRunning else { return }
+        self.isRunning = true
+        Task { await self.run() }
+    }
+
+    /// Returns once every event committed before the call has a position, sealed by this process or another.
+    /// - Throws: ``StoreError`` when the database cannot be reached to seal.
+    public func sealPending() async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            // A pass that starts after this call sees every event committed before it.
+            self.waiters.append((self.passesStarted + 1, continuation))
+            self.wake()
+        }
+    }
+
+    /// Wakes the sealer every `interval` until the task is cancelled.
+    public func runPeriodically(every interval: Duration) async {
+        while !Task.isCancelled {
+            self.wake()
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    private func run() async {
+        while self.isRequested {
+            self.isRequested = false
+            self.passesStarted += 1
+            let pass = self.passesStarted
+            let failure: (any Error)?
+            do {
+                try await self.drain()
+                failure = nil
+            } catch {
+                failure = error
+            }
+            let ready = self.waiters.filter { $0.pass <= pass }
+            self.waiters.removeAll { $0.pass <= pass }
+            for waiter in ready {
+                if let failure { waiter.continuation.resume(throwing: failure) } else { waiter.continuation.resume() }
+            }
+        }
+        self.isRunning = false
+    }
+
+    private func drain() async throws {
+        let connection = try await self.pool.acquire()
+        do {
+            while true {
+                let sealed = try await Self.step(limit: self.limit, on: connection)
+                if sealed.count > 0 { self.observer?(sealed.count) }
+                if sealed.count < self.limit { break }
+            }
+            await self.pool.release(connection)
+        } catch {
+            await self.pool.release(connection)
+            throw error
+        }
+    }
+
+    private static func step(limit: Int, on connection: isolated Connection) throws -> SealStep.Sealed {
+        try SealStep.run(limit: limit, ownsTransaction: true, on: connection)
+    }
+}

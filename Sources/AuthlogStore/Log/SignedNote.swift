@@ -1,0 +1,150 @@
+import AuthlogCore
+public import AuthlogCrypto
+import Foundation
+
+/// A checkpoint body in the C2SP tlog-checkpoint format: the origin line, the tree size in decimal and the
+/// root hash in standard base64, each followed by a newline.
+public struct Checkpoint: Sendable, Equatable {
+    /// The log's origin: a unique, schema-less identifier such as `auth.example.com/log`.
+    public var origin: String
+    /// The number of leaves.
+    public var size: Int64
+    /// The root hash (32 bytes).
+    public var root: [UInt8]
+
+    /// Creates a checkpoint.
+    public init(origin: String, size: Int64, root: [UInt8]) {
+        self.origin = origin
+        self.size = size
+        self.root = root
+    }
+
+    /// The note body.
+    public var body: String { "\(self.origin)\n\(self.size)\n\(Data(self.root).base64EncodedString())\n" }
+
+    /// Parses a note body; nil when it is not a checkpoint (extension lines after the root are allowed).
+    public init?(body: String) {
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        guard body.hasSuffix("\n"), lines.count >= 4, !lines[0].isEmpty,
+            lines[1].allSatisfy(\.isASCII), let size = Int64(lines[1]), size >= 0, String(size) == lines[1],
+            let root = Data(base64Encoded: String(lines[2])), root.count == 32
+        else { return nil }
+        self.init(origin: String(lines[0]), size: size, root: Array(root))
+    }
+}
+
+/// Signs notes (C2SP signed-note) with an Ed25519 key: the body, an empty line, and one signature line
+/// `— <name> <base64(key hash ‖ signature)>`.
+public struct NoteSigner: Sendable {
+    /// The key name (by convention the log's origin).
+    public let name: String
+    private let key: PrivateKey
+    /// The verifier for this signer's key.
+    public let verifier: NoteVerifier
+
+    /// A signer named `name` with the Ed25519 `key`.
+    /// - Throws: ``CryptoError`` `.invalidKey` for another kind of key or a name with spaces or `+`.
+    public init(name: String, key: PrivateKey) throws(CryptoError) {
+        guard key.algorithm == .edDSA else { throw CryptoError(.invalidKey, "checkpoints are signed with Ed25519") }
+        self.name = name
+        self.key = key
+        self.verifier = try NoteVerifier(name: name, publicKey: try key.publicKey())
+    }
+
+    /// The signed note of `body` (which ends with a newline).
+    /// - Throws: ``CryptoError`` when OpenSSL cannot sign.
+    public func sign(_ body: String) throws(CryptoError) -> String {
+        let signature = try self.key.sign(Array(body.utf8))
+        let blob = Data(self.verifier.keyHash + signature).base64EncodedString()
+        return body + "\n\u{2014} \(self.name) \(blob)\n"
+    }
+}
+
+/// Checks notes signed by one Ed25519 key, named by a verifier key string
+/// `<name>+<hex key hash>+<base64(0x01 ‖ public key)>` (the form Go's `sumdb/note` reads).
+public struct NoteVerifier: Sendable {
+    /// The key name.
+    public let name: String
+    /// The first four bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key).
+    public let keyHash: [UInt8]
+    private let publicKey: PublicKey
+    private let rawKey: [UInt8]
+
+    /// A verifier for `publicKey` under `name`.
+    /// - Throws: ``CryptoError`` `.invalidKey` for a non-Ed25519 key or a name with spaces, `+` or newlines.
+    public init(name: String, publicKey: PublicKey) throws(CryptoError) {
+        guard !name.isEmpty, !name.contains(where: { $0 == "+" || $0.isWhitespace || $0.isNewline }) else {
+            throw CryptoError(.invalidKey, "a note key name is not empty and has no spaces or +")
+        }
+        self.name = name
+        self.publicKey = publicKey
+        self.rawKey = try publicKey.ed25519Bytes()
+        self.keyHash = Array(SHA256.hash(Array(name.utf8) + [0x0A, 0x01] + self.rawKey).prefix(4))
+    }
+
+    /// Parses a verifier key string.
+    /// - Throws: ``CryptoError`` `.invalidKey` when it is malformed or its hash does not match.
+    public init(verifierKey text: String) throws(CryptoError) {
+        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: "+",
+            omittingEmptySubsequences: false
+        )
+        guard parts.count == 3, let blob = Data(base64Encoded: String(parts[2])), blob.count == 33, blob.first == 0x01
+        else { throw CryptoError(.invalidKey, "a verifier key is <name>+<hash>+<base64 key> with an Ed25519 key") }
+        try self.init(name: String(parts[0]), publicKey: try PublicKey(ed25519: Array(blob.dropFirst())))
+        guard Hex.encode(self.keyHash) == parts[1].lowercased() else {
+            throw CryptoError(.invalidKey, "the verifier key's hash does not match its name and key")
+        }
+    }
+
+    /// The verifier key string.
+    public var verifierKey: String {
+        "\(self.name)+\(Hex.encode(self.keyHash))+\(Data([0x01] + self.rawKey).base64EncodedString())"
+    }
+
+    /// Why a note does not open.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The text is not a signed note.
+        case malformed(String)
+        /// No signature line is by this key.
+        case notSignedByKey(String)
+        /// This key's signature line does not verify.
+        case badSignature(String)
+
+        public var description: String {
+            switch self {
+            case .malformed(let why): "not a signed note: \(why)"
+            case .notSignedByKey(let name): "the note has no signature by the key \(name)"
+            case .badSignature(let name): "the signature by \(name) does not verify"
+            }
+        }
+    }
+
+    /// The body of `note` once a signature by this key verifies.
+    /// - Throws: ``Failure``.
+    public func open(_ note: String) throws(Failure) -> String {
+        guard let split = note.range(of: "\n\n", options: .backwards) else {
+            throw .malformed("no empty line before the signatures")
+        }
+        let body = String(note[..<note.index(after: split.lowerBound)])
+        let signatures = note[split.upperBound...]
+        guard signatures.hasSuffix("\n") else { throw .malformed("the last signature line has no newline") }
+        var sawKey = false
+        for line in signatures.split(separator: "\n") {
+            guard line.hasPrefix("\u{2014} ") else { throw .malformed("a signature line does not start with —") }
+            let fields = line.dropFirst(2).split(separator: " ")
+            guard fields.count == 2, let blob = Data(base64Encoded: String(fields[1])), blob.count >= 5 else {
+                throw .malformed("a signature line is not `— name base64`")
+            }
+            guard String(fields[0]) == self.name, Array(blob.prefix(4)) == self.keyHash else { continue }
+            sawKey = true
+            do {
+                try self.publicKey.verify(Array(blob.dropFirst(4)), for: Array(body.utf8), algorithm: .edDSA)
+                return body
+            } catch {
+                continue
+            }
+        }
+        throw sawKey ? .badSignature(self.name) : .notSignedByKey(self.name)
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import AuthlogStore
+
+/// `authlog checkpoint`: sign one now.
+struct CheckpointCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checkpoint",
+        abstract: "Seal what is pending and sign a checkpoint of the log now; print the note.",
+        discussion: """
+            The key comes from AUTHLOG_CHECKPOINT_KEY or log.checkpoint_key_file in --config; the note is also \
+            written into log.checkpoint_directory when set. A checkpoint of the same size is not signed twice.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var key: CheckpointKeyOptions
+
+    func run() async throws {
+        let settings = try self.key.settings()
+        guard let signer = settings.signer else {
+            printError(
+                "no checkpoint key: set AUTHLOG_CHECKPOINT_KEY or log.checkpoint_key_file (authlog keys generate)"
+            )
+            throw ExitCode(2)
+        }
+        let store = EventStore(
+            pool: ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2)
+        )
+        let checkpointer = Checkpointer(store: store, signer: signer, directory: settings.directory)
+        let signed = try await reportingStoreErrors {
+            let signed = try await checkpointer.signNow()
+            try await store.sealPending()
+            return signed
+        }
+        print(signed.note, terminator: "")
+    }
+}

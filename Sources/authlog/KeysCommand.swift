@@ -1,0 +1,82 @@
+import ArgumentParser
+import AuthlogCrypto
+import AuthlogServer
+import AuthlogStore
+import Foundation
+
+/// `authlog keys …`.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Make signing keys.",
+        subcommands: [GenerateKeysCommand.self]
+    )
+}
+
+/// `authlog keys generate`: the access-token key and the checkpoint key, as files outside the database.
+struct GenerateKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Make an ES256 access-token key and an Ed25519 checkpoint key in a directory.",
+        discussion: """
+            Writes access-token-es256.pem and checkpoint-ed25519.pem (mode 0600) and checkpoint.vkey, the \
+            checkpoint verifier key (<origin>+<key hash>+<base64 key>) that auditors and witnesses check notes \
+            with. Keep the private keys outside the database and away from its administrators. Existing files \
+            are never overwritten.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The directory to write the keys into.", valueName: "dir"))
+    var out = "."
+
+    @Option(
+        help: "The log's origin, which names the checkpoint key (default: from --config, else authlog.localhost/log)."
+    )
+    var origin: String?
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file (log.origin, public_url).", valueName: "file"))
+    var config: String?
+
+    func run() async throws {
+        let configuration = try loadConfiguration(self.config)
+        let origin =
+            self.origin ?? configuration.log?.origin
+            ?? CheckpointSettings.defaultOrigin(publicURL: configuration.publicURL)
+        let files = ["access-token-es256.pem", "checkpoint-ed25519.pem", "checkpoint.vkey"].map { "\(self.out)/\($0)" }
+        for file in files where FileManager.default.fileExists(atPath: file) {
+            printError("\(file) exists; not overwriting it")
+            throw ExitCode(1)
+        }
+        let verifierKey: String
+        do {
+            try FileManager.default.createDirectory(atPath: self.out, withIntermediateDirectories: true)
+            let accessKey = try PrivateKey.generate(for: .es256)
+            let checkpointKey = try PrivateKey.generate(for: .edDSA)
+            verifierKey = try NoteSigner(name: origin, key: checkpointKey).verifier.verifierKey
+            try Self.write(try accessKey.pemRepresentation(), to: files[0], mode: 0o600)
+            try Self.write(try checkpointKey.pemRepresentation(), to: files[1], mode: 0o600)
+            try Self.write(verifierKey + "\n", to: files[2], mode: 0o644)
+        } catch {
+            printError("cannot make the keys: \(error)")
+            throw ExitCode(1)
+        }
+        print(
+            """
+            wrote \(files[0]), \(files[1]) and \(files[2])
+            checkpoint verifier key: \(verifierKey)
+            configure: "access_token": {"signing_key_file": "\(files[0])"}, \
+            "log": {"origin": "\(origin)", "checkpoint_key_file": "\(files[1])"}
+            """
+        )
+    }
+
+    private static func write(_ text: String, to path: String, mode: Int) throws {
+        guard
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(text.utf8),
+                attributes: [.posixPermissions: mode]
+            )
+        else { throw CocoaError(.fileWriteUnknown) }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import AuthlogCore
+import AuthlogStore
+import Foundation
+
+/// `authlog prove`: an inclusion proof an auditor can check against a signed checkpoint.
+struct ProveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prove",
+        abstract: "Print the inclusion proof of an event as JSON.",
+        discussion: """
+            Give an event id or --position. The proof is for --tree-size, else for the latest signed checkpoint \
+            that covers the event (printed with it, so the proof can be checked against a signed root), else for \
+            the whole sealed log. Hashes are standard base64; leaf_index is position − 1 (RFC 9162).
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The event id.")
+    var eventID: String?
+
+    @Option(help: "The event's position instead of its id.")
+    var position: Int64?
+
+    @Option(help: "The tree size to prove against.")
+    var treeSize: Int64?
+
+    func validate() throws {
+        guard (self.eventID == nil) != (self.position == nil) else {
+            throw ValidationError("give either an event id or --position")
+        }
+        if let position, position < 1 { throw ValidationError("--position must be 1 or more") }
+        if let treeSize, treeSize < 1 { throw ValidationError("--tree-size must be 1 or more") }
+        if let eventID, UUID(uuidString: eventID) == nil { throw ValidationError("\(eventID) is not an event id") }
+    }
+
+    func run() async throws {
+        let pool = ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 1)
+        let output = try await reportingStoreErrors {
+            try await pool.withConnection { connection in try await self.prove(on: connection, pool: pool) }
+        }
+        print(output.canonicalText)
+    }
+
+    private func prove(on connection: Connection, pool: ConnectionPool) async throws -> JSONValue {
+        var position = self.position ?? 0
+        if let eventID = self.eventID.flatMap(UUID.init(uuidString:)) {
+            let rows = try await connection.query("SELECT position FROM authlog.log_leaves WHERE event_id = \(eventID)")
+            guard let row = rows.first else {
+                throw StoreError(.outOfRange, "event \(eventID.lowercased) is not in the sealed log")
+            }
+            position = try row.decode(Int64.self, at: 0)
+        }
+        var checkpoint: Checkpointer.Signed?
+        var size = self.treeSize ?? 0
+        if self.treeSize == nil {
+            if let latest = try await Checkpointer.latest(pool: pool), latest.size >= position {
+                checkpoint = latest
+                size = latest.size
+            } else {
+                size = try await EventReader().head(on: connection).size
+            }
+        }
+        let proof = try await LogProofs.inclusion(position: position, treeSize: size, on: connection)
+        func base64(_ bytes: [UInt8]) -> JSONValue { .string(Data(bytes).base64EncodedString()) }
+        var members: [(name: String, value: JSONValue)] = [
+            ("position", .number(String(proof.position))), ("leaf_index", .number(String(proof.position - 1))),
+            ("tree_size", .number(String(proof.treeSize))), ("leaf_hash", base64(proof.leafHash)),
+            ("root_hash", base64(proof.root)), ("proof", .array(proof.hashes.map(base64))),
+        ]
+        if let checkpoint { members.append(("checkpoint", .string(checkpoint.note))) }
+        return .object(members)
+    }
+}
