@@ -4,7 +4,9 @@ import Foundation
 
 /// The three measurements; each returns events per second.
 enum Measurements {
-    /// `appenders` tasks append one user action per command through one EventStore (the sequencer).
+    /// `appenders` tasks append one user action per command through one EventStore (parallel group-commit
+    /// writers and the sealer); the rate counts events **sealed**: the clock stops when the last committed
+    /// event has a position. Also prints the sealing delay (commit time to sealing time) p50 and p99.
     static func sequencer(
         _ workload: Workload,
         appenders: Int,
@@ -14,7 +16,7 @@ enum Measurements {
         let batches = Ticket()
         let batchedEvents = Ticket()
         let store = EventStore(
-            pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2),
+            pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 6),
             batchObserver: { events in
                 _ = batches.take()
                 batchedEvents.add(events)
@@ -27,7 +29,9 @@ enum Measurements {
                 "  \(appenders) appenders: \(batches.current) batches, \(batchedEvents.current / count) events per batch on average"
             )
         }
-        return try await self.timed(workers: appenders, for: duration) { deadline in
+        let sealedBefore = try await self.sealedCount(in: database)
+        let start = ContinuousClock.now
+        _ = try await self.timed(workers: appenders, for: duration) { deadline in
             var events = 0
             while ContinuousClock.now < deadline {
                 let index = ticket.take()
@@ -36,6 +40,53 @@ enum Measurements {
             }
             return events
         }
+        try await store.sealPending()
+        let seconds = (ContinuousClock.now - start).inSeconds
+        let sealed = try await self.sealedCount(in: database) - sealedBefore
+        let delays = try await Connection.connect(database.conninfo).query(
+            """
+            SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY d), 0),
+                   coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY d), 0)
+            FROM (SELECT extract(epoch FROM l.sealed_at - e.recorded_at) * 1000 AS d
+                  FROM authlog.log_leaves l JOIN authlog.event_records e USING (event_id)
+                  WHERE l.position > \(sealedBefore)) s
+            """
+        )
+        if let row = delays.first {
+            say(
+                String(
+                    format: "  %d appenders: sealing delay p50 %.1f ms, p99 %.1f ms",
+                    appenders,
+                    try row.decode(Double.self, at: 0),
+                    try row.decode(Double.self, at: 1)
+                )
+            )
+        }
+        return Double(sealed) / seconds
+    }
+
+    private static func sealedCount(in database: BenchDatabase) async throws -> Int64 {
+        let rows = try await Connection.connect(database.conninfo).query("SELECT size FROM authlog.log_head")
+        return try rows.first?.decode(Int64.self, at: 0) ?? 0
+    }
+
+    /// The sealer alone: `count` committed events are queued with SQL, then one sealer seals them all.
+    static func sealerAlone(count: Int, in database: BenchDatabase) async throws -> Double {
+        try await Connection.connect(database.conninfo).execute(
+            """
+            INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at, recorded_at,
+                outcome, reason, provider, data, schema_version, digest)
+            SELECT gen_random_uuid(), 'signin-backlog', n, 'signin.failed', now(), now(), 'failure', 'expired',
+                   'backlog', '{"reason": "expired"}', 1, sha256(n::text::bytea)
+            FROM generate_series(1, \(count)) AS n;
+            INSERT INTO authlog.unsealed_events (event_id, digest)
+            SELECT event_id, digest FROM authlog.event_records WHERE stream = 'signin-backlog' ORDER BY stream_version
+            """
+        )
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 1))
+        let start = ContinuousClock.now
+        try await store.sealPending()
+        return Double(count) / (ContinuousClock.now - start).inSeconds
     }
 
     /// Baseline (a) with `rowsPerInsert` 1: each connection inserts one event per transaction, as Keycloak
@@ -68,9 +119,8 @@ enum Measurements {
     private static func createBaselineTable(in database: BenchDatabase) async throws {
         try await Connection.connect(database.conninfo).execute(
             """
-            CREATE TABLE public.audit_rows (LIKE authlog.events INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
-            ALTER TABLE public.audit_rows ALTER COLUMN position ADD GENERATED ALWAYS AS IDENTITY;
-            ALTER TABLE public.audit_rows ADD PRIMARY KEY (position);
+            CREATE TABLE public.audit_rows (LIKE authlog.event_records INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+            ALTER TABLE public.audit_rows ADD COLUMN position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;
             CREATE UNIQUE INDEX ON public.audit_rows (event_id);
             CREATE INDEX ON public.audit_rows (type, occurred_at) INCLUDE (provider, outcome, user_id);
             CREATE INDEX ON public.audit_rows (user_id, position) WHERE user_id IS NOT NULL
@@ -85,7 +135,7 @@ enum Measurements {
             unsafeSQL: """
                 INSERT INTO public.audit_rows (event_id, stream, stream_version, type, occurred_at, recorded_at, outcome,
                     reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data, schema_version,
-                    prev_hash, hash) VALUES
+                    digest) VALUES
                 """
         )
         let now = Timestamp.now()
@@ -96,7 +146,7 @@ enum Measurements {
                 query.bind(event.outcome.rawValue), query.bind(event.reason), query.bind(event.provider),
                 query.bind(event.userID), query.bind(event.sessionID), query.bind(event.clientID), query.bind(event.ip),
                 query.bind(event.userAgent), query.bind(event.requestID), query.bind(event.data),
-                query.bind(event.schemaVersion), query.bind(self.zeroHash), query.bind(self.zeroHash),
+                query.bind(event.schemaVersion), query.bind(self.zeroHash),
             ]
             query.append(unescaped: (index == 0 ? "(" : ",(") + values.joined(separator: ",") + ")")
         }

@@ -38,12 +38,12 @@ struct ProveCommand: AsyncParsableCommand {
     func run() async throws {
         let pool = ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 1)
         let output = try await reportingStoreErrors {
-            try await pool.withConnection { connection in try await self.prove(on: connection, pool: pool) }
+            try await pool.withConnection { connection in try await self.prove(on: connection) }
         }
         print(output.canonicalText)
     }
 
-    private func prove(on connection: Connection, pool: ConnectionPool) async throws -> JSONValue {
+    private func prove(on connection: Connection) async throws -> JSONValue {
         var position = self.position ?? 0
         if let eventID = self.eventID.flatMap(UUID.init(uuidString:)) {
             let rows = try await connection.query("SELECT position FROM authlog.log_leaves WHERE event_id = \(eventID)")
@@ -55,7 +55,7 @@ struct ProveCommand: AsyncParsableCommand {
         var checkpoint: Checkpointer.Signed?
         var size = self.treeSize ?? 0
         if self.treeSize == nil {
-            if let latest = try await Checkpointer.latest(pool: pool), latest.size >= position {
+            if let latest = try await Checkpointer.stored(size: nil, on: connection), latest.size >= position {
                 checkpoint = latest
                 size = latest.size
             } else {

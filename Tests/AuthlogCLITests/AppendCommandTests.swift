@@ -43,7 +43,7 @@ struct AppendCommandTests {
         #expect(try stored.rows.map { try $0.decode(Int64.self, at: 0) } == Array(1...Int64(expected)))
         let verify = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(verify.status == 0)
-        #expect(verify.stdout.hasPrefix("chain intact: \(expected) events"))
+        #expect(verify.stdout.hasPrefix("log intact: \(expected) events"))
     }
 
     @Test func aKilledAppenderLosesNoAcknowledgedEvent() async throws {

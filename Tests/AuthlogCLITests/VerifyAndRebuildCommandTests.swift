@@ -11,17 +11,19 @@ struct VerifyAndRebuildCommandTests {
         var traffic = TrafficGenerator(seed: 21)
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 100)))
+        try await store.sealPending()
         #expect(try CLIProcess.run(["verify"], databaseURL: database.conninfo).status == 0)
         try await database.connect().execute(
             """
-            BEGIN; ALTER TABLE authlog.events DISABLE TRIGGER USER;
-            UPDATE authlog.events SET occurred_at = occurred_at + interval '1 second' WHERE position = 42;
-            ALTER TABLE authlog.events ENABLE TRIGGER USER; COMMIT
+            BEGIN; ALTER TABLE authlog.event_records DISABLE TRIGGER USER;
+            UPDATE authlog.event_records SET occurred_at = occurred_at + interval '1 second'
+            WHERE event_id = (SELECT event_id FROM authlog.log_leaves WHERE position = 42);
+            ALTER TABLE authlog.event_records ENABLE TRIGGER USER; COMMIT
             """
         )
         let output = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(output.status == 1)
-        #expect(output.stdout == "chain broken at position 42: hash does not match the event's contents\n")
+        #expect(output.stdout == "log broken at position 42: edited: the event's contents do not match its digest\n")
     }
 
     @Test func rebuildCheckExitsOneOnADifferenceAndRebuildRepairsIt() async throws {

@@ -132,7 +132,7 @@ struct EnvelopeValueTests {
                 """
                 CREATE FUNCTION authlog.refuse_for_test() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN RAISE EXCEPTION 'refused for the test' USING ERRCODE = 'P0001'; END $$;
-                CREATE TRIGGER refuse_for_test BEFORE INSERT ON authlog.events FOR EACH ROW
+                CREATE TRIGGER refuse_for_test BEFORE INSERT ON authlog.event_records FOR EACH ROW
                     WHEN (NEW.type IN ('signin.succeeded', 'token.refreshed')) EXECUTE FUNCTION authlog.refuse_for_test();
                 """
             )

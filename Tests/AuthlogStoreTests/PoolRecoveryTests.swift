@@ -50,9 +50,10 @@ struct PoolRecoveryTests {
         try await store.append(failedSignin())
         _ = try await self.fillIdle(pool, count: 8)
         try await cluster.restart()
-        // The sequencer retries a batch once when its opening round trip fails; eight stale connections
+        // The writer retries a batch once when its opening round trip fails; eight stale connections
         // used to exhaust that, failing the first append after recovery.
         try await store.append(failedSignin())
+        try await store.sealPending()
         #expect(try await cluster.scalar("SELECT count(*) FROM authlog.events") == 2)
     }
 

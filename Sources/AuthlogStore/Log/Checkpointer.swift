@@ -2,6 +2,10 @@ public import AuthlogCore
 import AuthlogCrypto
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Signs checkpoints of the sealed log: seals what is pending, signs the head as a C2SP checkpoint note,
 /// keeps the note in `authlog.checkpoints` (one per tree size, whoever signs first), writes it into a
 /// directory outside the database, and records `audit.checkpoint_signed`.
@@ -55,7 +59,8 @@ public struct Checkpointer: Sendable {
             )
         }
         guard !inserted.rows.isEmpty else {
-            guard let existing = try await Self.stored(size: head.size, pool: self.store.pool) else {
+            let existing = try await self.store.pool.withConnection { try await Self.stored(size: head.size, on: $0) }
+            guard let existing else {
                 throw StoreError(.server, "the checkpoint at \(head.size) vanished")
             }
             return existing
@@ -78,13 +83,13 @@ public struct Checkpointer: Sendable {
     /// The latest stored checkpoint, if any.
     /// - Throws: ``StoreError`` from the database.
     public static func latest(pool: ConnectionPool) async throws -> Signed? {
-        try await self.stored(size: nil, pool: pool)
+        try await pool.withConnection { try await self.stored(size: nil, on: $0) }
     }
 
     /// The stored checkpoint of `size` (the latest when nil).
     /// - Throws: ``StoreError`` from the database.
-    public static func stored(size: Int64?, pool: ConnectionPool) async throws -> Signed? {
-        let rows = try await pool.withConnection { connection in
+    public static func stored(size: Int64?, on connection: Connection) async throws -> Signed? {
+        let rows =
             if let size {
                 try await connection.query(
                     "SELECT tree_size, root, note FROM authlog.checkpoints WHERE tree_size = \(size)"
@@ -94,7 +99,6 @@ public struct Checkpointer: Sendable {
                     "SELECT tree_size, root, note FROM authlog.checkpoints ORDER BY tree_size DESC LIMIT 1"
                 )
             }
-        }
         guard let row = rows.first else { return nil }
         return Signed(
             size: try row.decode(Int64.self, at: 0),
@@ -114,15 +118,15 @@ public struct Checkpointer: Sendable {
             for name in ["checkpoint-\(size).note", "latest.note"] {
                 let temporary = "\(directory)/.\(name).\(UUID().uuidString)"
                 try Data(note.utf8).write(to: URL(fileURLWithPath: temporary))
-                if manager.fileExists(atPath: "\(directory)/\(name)") {
-                    _ = try manager.replaceItemAt(
-                        URL(fileURLWithPath: "\(directory)/\(name)"),
-                        withItemAt: URL(fileURLWithPath: temporary)
-                    )
-                } else {
-                    try manager.moveItem(atPath: temporary, toPath: "\(directory)/\(name)")
+                // rename(2) replaces the old note atomically.
+                guard rename(temporary, "\(directory)/\(name)") == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    try? manager.removeItem(atPath: temporary)
+                    throw StoreError(.server, "cannot rename \(temporary): \(reason)")
                 }
             }
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError(.server, "cannot write the checkpoint into \(directory): \(error.localizedDescription)")
         }

@@ -87,6 +87,7 @@ public struct NoteVerifier: Sendable {
     public init(verifierKey text: String) throws(CryptoError) {
         let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(
             separator: "+",
+            maxSplits: 2,
             omittingEmptySubsequences: false
         )
         guard parts.count == 3, let blob = Data(base64Encoded: String(parts[2])), blob.count == 33, blob.first == 0x01

@@ -1,0 +1,94 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// Migration 6 moves the events of the old single-writer chain into the transparency log: each keeps its
+/// position, the log verifies, and a broken old chain stops the migration with its position.
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct LegacyLogImportTests {
+    /// The migrations before the transparency log.
+    private static var upToFive: [(name: String, text: String)] {
+        Migrator().migrations.filter { $0.version <= 5 }.map { migration in
+            (
+                name: "migrations/\(String(format: "%04d", migration.version))_\(migration.name).sql",
+                text: migration.text
+            )
+        }
+    }
+
+    /// A database at migration 5 holding `count` events written as the old sequencer wrote them.
+    private func legacyDatabase(count: Int, breakingAt broken: Int64? = nil) async throws -> (TestDatabase, [UUID]) {
+        let database = try await TestDatabase.make(migrated: false)
+        let connection = try await database.connect()
+        try await Migrator(files: Self.upToFive).migrate(on: connection)
+        var traffic = TrafficGenerator(seed: 5)
+        var previous = CanonicalEventEncoding.legacyGenesisHash
+        var ids: [UUID] = []
+        var versions: [String: Int32] = [:]
+        let recordedAt = Timestamp.now()
+        var statements: [String] = []
+        for (index, var event) in traffic.events(count: count).prefix(count).enumerated() {
+            let position = Int64(index + 1)
+            let version = (versions[event.stream.rawValue] ?? 0) + 1
+            versions[event.stream.rawValue] = version
+            event.streamVersion = version
+            let hash = SHA256.hash(
+                previous,
+                CanonicalEventEncoding.legacyBytes(position: position, envelope: event, recordedAt: recordedAt)
+            )
+            let reason = position == broken ? "'tampered'" : event.reason.map { "'\($0)'" } ?? "NULL"
+            statements.append(
+                """
+                INSERT INTO authlog.events (position, event_id, stream, stream_version, type, occurred_at, recorded_at,
+                    outcome, reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data,
+                    schema_version, prev_hash, hash)
+                VALUES (\(position), '\(event.eventID.lowercased)', '\(event.stream.rawValue)', \(version),
+                    '\(event.type.rawValue)', '\(event.occurredAt)', '\(recordedAt)', '\(event.outcome.rawValue)',
+                    \(reason), \(event.provider.map { "'\($0)'" } ?? "NULL"),
+                    \(event.userID.map { "'\($0.lowercased)'" } ?? "NULL"),
+                    \(event.sessionID.map { "'\($0.lowercased)'" } ?? "NULL"),
+                    \(event.clientID.map { "'\($0)'" } ?? "NULL"), \(event.ip.map { "'\($0)'" } ?? "NULL"),
+                    \(event.userAgent.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL"),
+                    \(event.requestID.map { "'\($0)'" } ?? "NULL"),
+                    '\(event.data.canonicalText.replacingOccurrences(of: "'", with: "''"))', \(event.schemaVersion),
+                    '\\x\(Hex.encode(previous))', '\\x\(Hex.encode(hash))')
+                """
+            )
+            previous = hash
+            ids.append(event.eventID)
+        }
+        statements.append("UPDATE authlog.chain_head SET position = \(count), hash = '\\x\(Hex.encode(previous))'")
+        try await connection.execute(SQLQuery(unsafeSQL: statements.joined(separator: ";\n")))
+        return (database, ids)
+    }
+
+    @Test func everyEventKeepsItsPositionAndTheLogVerifies() async throws {
+        let (database, ids) = try await self.legacyDatabase(count: 150)
+        let applied = try await Migrator().migrate(on: database.connect())
+        #expect(applied.map(\.version).contains(6))
+        let rows = try await database.connect().query(
+            "SELECT position, event_id::text FROM authlog.events ORDER BY position"
+        )
+        #expect(rows.rows.count == 150)
+        for (index, row) in rows.rows.enumerated() {
+            #expect(try row.decode(Int64.self, at: 0) == Int64(index + 1))
+            #expect(try row.decode(String.self, at: 1) == ids[index].lowercased)
+        }
+        #expect(try await database.scalar("SELECT count(*) FROM pg_tables WHERE tablename = 'events_v1'") == 0)
+        #expect(try await verify(database) == intact(database))
+        // The moved log takes new events after the old ones.
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        #expect(try await store.appendSealed([AppendCommand(failedSignin())])[0].get().lastPosition == 151)
+    }
+
+    @Test func aBrokenOldChainStopsTheMigrationAndNamesThePosition() async throws {
+        let (database, _) = try await self.legacyDatabase(count: 40, breakingAt: 23)
+        let error = await #expect(throws: StoreError.self) { try await Migrator().migrate(on: database.connect()) }
+        #expect(error?.message.contains("the old hash chain is broken at position 23") == true)
+        #expect(try await database.scalar("SELECT max(version) FROM authlog.schema_migrations") == 5)
+        #expect(try await database.scalar("SELECT count(*) FROM authlog.events") == 40, "nothing was moved")
+    }
+}
