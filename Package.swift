@@ -125,6 +125,7 @@ let package = Package(
                 "AuthlogProviders",
                 "AuthlogCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),

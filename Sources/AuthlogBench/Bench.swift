@@ -47,7 +47,7 @@ struct StoreBench: AsyncParsableCommand {
         let workload = Workload.make(events: 250_000)
         say("workload: \(workload.actions.count) user actions, \(workload.eventCount) events of generated traffic")
         let duration = Duration.milliseconds(Int64(self.seconds * 1000))
-        var table: [(Int, Double, Double)] = []
+        var table: [(appenders: Int, sealed: Double, a: Double, aPlus: Double)] = []
         for count in self.appenders {
             let database = try await BenchDatabase.make(in: cluster)
             let sequencer = try await Measurements.sequencer(workload, appenders: count, for: duration, in: database)
@@ -58,10 +58,17 @@ struct StoreBench: AsyncParsableCommand {
                 for: duration,
                 in: try await BenchDatabase.make(in: cluster)
             )
-            table.append((count, sequencer, baselineA))
+            let baselineAPlus = try await Measurements.conventional(
+                workload,
+                appenders: count,
+                for: duration,
+                in: try await BenchDatabase.make(in: cluster)
+            )
+            table.append((count, sequencer, baselineA, baselineAPlus))
             say(
                 "appenders \(count): writers + sealer \(Self.rate(sequencer)) events sealed/s, "
-                    + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s"
+                    + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s, "
+                    + "baseline (a+) one transaction per command \(Self.rate(baselineAPlus)) events/s"
             )
         }
         let baselineB = try await Measurements.plainInserts(
@@ -90,24 +97,29 @@ struct StoreBench: AsyncParsableCommand {
         )
         say("the sealer alone over a backlog of \(self.sealerBacklog) committed events: \(Self.rate(sealer)) events/s")
         say("")
-        say("appenders  sealed ev/s  baseline (a) ev/s  vs (a)  vs 1-connection ceiling")
-        for (count, sequencer, baselineA) in table {
+        say("appenders  sealed ev/s  (a) ev/s  (a+) ev/s  vs (a)  vs (a+)  vs 1-connection ceiling")
+        for row in table {
             say(
-                Self.pad(String(count), 9) + Self.pad(Self.rate(sequencer), 13) + Self.pad(Self.rate(baselineA), 19)
-                    + Self.pad(String(format: "%.2fx", sequencer / baselineA), 8)
-                    + Self.pad(String(format: "%.0f%%", 100 * sequencer / oneWriter), 8)
+                Self.pad(String(row.appenders), 9) + Self.pad(Self.rate(row.sealed), 13)
+                    + Self.pad(Self.rate(row.a), 10)
+                    + Self.pad(Self.rate(row.aPlus), 11) + Self.pad(String(format: "%.2fx", row.sealed / row.a), 8)
+                    + Self.pad(String(format: "%.2fx", row.sealed / row.aPlus), 9)
+                    + Self.pad(String(format: "%.0f%%", 100 * row.sealed / oneWriter), 8)
             )
         }
-        if let at32 = table.first(where: { $0.0 == 32 }) {
-            let againstA = at32.1 / at32.2
-            let againstCeiling = at32.1 / oneWriter
+        if let at32 = table.first(where: { $0.appenders == 32 }) {
+            let againstA = at32.sealed / at32.a
+            let againstAPlus = at32.sealed / at32.aPlus
+            let againstCeiling = at32.sealed / oneWriter
             say("")
             say(
                 String(
-                    format: "goals at 32 appenders: >= 2x baseline (a): %.2fx %@; >= 60%% of the 1-connection ceiling: "
-                        + "%.0f%% %@; sealer alone >= 50,000 events/s: %.0f %@",
+                    format: "goals at 32 appenders: >= 2x baseline (a): %.2fx %@; >= 1.3x baseline (a+): %.2fx %@; "
+                        + ">= 60%% of the 1-connection ceiling: %.0f%% %@; sealer alone >= 50,000 events/s: %.0f %@",
                     againstA,
                     againstA >= 2 ? "met" : "NOT met",
+                    againstAPlus,
+                    againstAPlus >= 1.3 ? "met" : "NOT met",
                     100 * againstCeiling,
                     againstCeiling >= 0.6 ? "met" : "NOT met",
                     sealer,

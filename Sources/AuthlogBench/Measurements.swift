@@ -78,7 +78,7 @@ enum Measurements {
                 outcome, reason, provider, data, schema_version, digest)
             SELECT gen_random_uuid(), 'signin-backlog', n, 'signin.failed', now(), now(), 'failure', 'expired',
                    'backlog', '{"reason": "expired"}', 1, sha256(n::text::bytea)
-            FROM generate_series(1, \(count)) AS n;
+            FROM generate_series(1, \(unescaped: String(count))) AS n;
             INSERT INTO authlog.unsealed_events (event_id, digest)
             SELECT event_id, digest FROM authlog.event_records WHERE stream = 'signin-backlog' ORDER BY stream_version
             """
@@ -87,6 +87,28 @@ enum Measurements {
         let start = ContinuousClock.now
         try await store.sealPending()
         return Double(count) / (ContinuousClock.now - start).inSeconds
+    }
+
+    /// Baseline (a+): `appenders` connections, each writing one command per transaction with the same events
+    /// and projection statements as the writers, without grouping, queue, sealer or tree.
+    static func conventional(
+        _ workload: Workload,
+        appenders: Int,
+        for duration: Duration,
+        in database: BenchDatabase
+    ) async throws -> Double {
+        let ticket = Ticket()
+        return try await self.timed(workers: appenders, for: duration) { deadline in
+            let connection = try await Connection.connect(database.conninfo)
+            var events = 0
+            while ContinuousClock.now < deadline {
+                let index = ticket.take()
+                guard index < workload.actions.count else { break }
+                let command = AppendCommand(events: workload.actions[index])
+                events += try await ConventionalWriterBaseline.append(command, on: connection).events.count
+            }
+            return events
+        }
     }
 
     /// Baseline (a) with `rowsPerInsert` 1: each connection inserts one event per transaction, as Keycloak

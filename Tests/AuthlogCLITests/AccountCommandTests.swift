@@ -25,6 +25,7 @@ struct AccountCommandTests {
         var traffic = TrafficGenerator(seed: 31)
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 300)))
+        try await store.sealPending()
         let active = try await database.scalar("SELECT count(*) FROM authlog.sessions WHERE state = 'active'")
         #expect(active > 0)
         let config = try Self.configuration(

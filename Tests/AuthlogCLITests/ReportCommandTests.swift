@@ -39,6 +39,7 @@ struct ReportCommandTests {
         var traffic = TrafficGenerator(seed: 11)
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 3000)))
+        try await store.sealPending()
         let ranges = [
             ("2026-10-01", "2026-11-01"), ("2026-10-03T12:00:00Z", "2026-10-05T06:30:00Z"),
             ("2026-10-02", "2026-10-03"), ("2025-01-01", "2026-10-01"),

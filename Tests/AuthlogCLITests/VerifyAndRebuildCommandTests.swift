@@ -31,6 +31,7 @@ struct VerifyAndRebuildCommandTests {
         var traffic = TrafficGenerator(seed: 22)
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 500)))
+        try await store.sealPending()
         let clean = try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
         #expect(clean.status == 0)
         #expect(clean.stdout == "projections match the events\n")

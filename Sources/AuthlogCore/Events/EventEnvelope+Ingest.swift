@@ -17,14 +17,14 @@ extension EventEnvelope {
     /// `type`, `stream` and `occurred_at` are required; `outcome` too unless the type fixes it; `event_id`
     /// is made (UUIDv7) and `stream_version` assigned when absent; `data` may hold at most
     /// ``ingestDataLimit`` bytes of canonical JSON. Unknown members are refused, and so
-    /// are the columns authlog fills itself (`position`, `recorded_at`, `hash`, `prev_hash`).
+    /// are the columns authlog fills itself (`position`, `recorded_at`, `digest`, `leaf_hash`, `hash`, `prev_hash`).
     /// - Throws: ``EventValidationError`` naming the first problem.
     public init(ingesting json: JSONValue) throws(EventValidationError) {
         guard case .object(let members) = json else {
             throw EventValidationError(field: "event", problem: "must be a JSON object")
         }
         for member in members where !Self.ingestFields.contains(member.name) {
-            let reserved = ["position", "recorded_at", "hash", "prev_hash"].contains(member.name)
+            let reserved = ["position", "recorded_at", "digest", "leaf_hash", "hash", "prev_hash"].contains(member.name)
             // The name is the sender's: shown escaped and cut, and quoted when blank, so the error always names it.
             let shown = EnvelopeText.normalized(member.name, limit: 64) ?? "\"\(member.name)\""
             throw EventValidationError(

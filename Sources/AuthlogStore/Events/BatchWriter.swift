@@ -2,6 +2,10 @@ import AuthlogCore
 import AuthlogCrypto
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Writes one batch of commands in one transaction, in parallel with other batches: no lock is shared
 /// between batches. Runs entirely on the connection's own thread.
 ///
@@ -13,21 +17,31 @@ import Foundation
 ///    When one was skipped, the transaction rolls back and the batch is planned again against the newer
 ///    versions, so the command that lost the race fails alone (or, expecting nothing, lands after it).
 enum BatchWriter {
-    /// How often a batch is planned again after losing races before the losers fail.
-    static let maximumAttempts = 8
+    /// How often a batch is planned again after losing races (to another process's writer) before it fails.
+    static let maximumAttempts = 32
 
     /// Writes `commands` as one transaction; when the database refuses the batch, each command is retried in
     /// a transaction of its own so that one bad command fails alone.
-    static func write(_ commands: [AppendCommand], on connection: isolated Connection) -> Outcome {
+    /// Without `queueForSealing` the events are committed but never sealed: only the (a+) baseline of
+    /// `authlog-bench store` (``ConventionalWriterBaseline``) writes that way.
+    static func write(
+        _ commands: [AppendCommand],
+        queueForSealing: Bool = true,
+        on connection: isolated Connection
+    ) -> Outcome {
         do {
-            return .written(try self.writeRetryingConflicts(commands, on: connection))
+            return .written(try self.writeRetryingConflicts(commands, queueForSealing: queueForSealing, on: connection))
         } catch let failure as NotStarted {
             return .notStarted(failure.error)
         } catch let error as StoreError where error.code == .server && commands.count > 1 {
             return .written(
                 commands.map { command in
                     do {
-                        return try self.writeRetryingConflicts([command], on: connection)[0]
+                        return try self.writeRetryingConflicts(
+                            [command],
+                            queueForSealing: queueForSealing,
+                            on: connection
+                        )[0]
                     } catch {
                         return .failure(Self.storeError(error))
                     }
@@ -57,12 +71,21 @@ enum BatchWriter {
 
     private static func writeRetryingConflicts(
         _ commands: [AppendCommand],
+        queueForSealing: Bool,
         on connection: isolated Connection
     ) throws -> [Result<AppendResult, StoreError>] {
         for attempt in 1...Self.maximumAttempts {
-            if let results = try self.attempt(commands, on: connection, isFirst: attempt == 1) {
+            let results = try self.attempt(
+                commands,
+                queueForSealing: queueForSealing,
+                on: connection,
+                isFirst: attempt == 1
+            )
+            if let results {
                 return results
             }
+            // Another process is writing the same streams: let it commit before planning again.
+            usleep(UInt32.random(in: 100...(200 * UInt32(attempt))))
         }
         return commands.map { _ in
             .failure(StoreError(.wrongExpectedVersion, "the streams kept changing concurrently; try again"))
@@ -72,6 +95,7 @@ enum BatchWriter {
     /// One transaction; nil when a row lost a race to a concurrent batch and the transaction was rolled back.
     private static func attempt(
         _ commands: [AppendCommand],
+        queueForSealing: Bool,
         on connection: isolated Connection,
         isFirst: Bool
     ) throws -> [Result<AppendResult, StoreError>]? {
@@ -96,8 +120,8 @@ enum BatchWriter {
                 try connection.execute("ROLLBACK")
                 return nil
             }
-            var statements = [EventRow.enqueue(plan.rows)]
-            statements += ProjectionWriter(schema: "authlog").statements(for: plan.changes)
+            var statements = queueForSealing ? [EventRow.enqueue(plan.rows)] : []
+            statements += ProjectionWriter(schema: "authlog").statements(for: plan.changes, countingSignins: false)
             statements.append("COMMIT")
             try connection.pipeline(statements)
             return plan.results

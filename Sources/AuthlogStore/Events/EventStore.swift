@@ -116,7 +116,7 @@ public final class EventStore: Sendable {
     }
 
     /// Validates every event and decides its projection changes, outside the batch's transaction.
-    private static func prepare(_ command: AppendCommand) throws -> AppendCommand {
+    static func prepare(_ command: AppendCommand) throws -> AppendCommand {
         var prepared = command
         prepared.projectionChanges = []
         for (index, event) in command.events.enumerated() {

@@ -3,13 +3,25 @@
 /// grows with concurrency while a lone command still commits at once.
 ///
 /// Several batches are in flight at once, each on its own connection, and they share no lock: expected
-/// versions meet in the unique `(stream, stream_version)` index (``BatchWriter``). Callers are answered after
-/// their own COMMIT; the events then wait in the queue for the ``Sealer``, which this writer wakes.
+/// versions meet in the unique `(stream, stream_version)` index (``BatchWriter``). Within the process, two
+/// batches in flight never touch the same stream: a command whose stream a batch in flight is writing waits
+/// for the next batch (so a busy stream such as `signin-apple` gathers its commands into one batch instead
+/// of making concurrent batches collide on it). Callers are answered after their own COMMIT; the events then
+/// wait in the queue for the ``Sealer``, which this writer wakes.
 actor GroupCommitWriter {
     private struct Group {
         let commands: [AppendCommand]
         let continuation: CheckedContinuation<[Result<AppendResult, StoreError>], Never>
         var eventCount: Int { self.commands.reduce(0) { $0 + $1.events.count } }
+        /// Every stream the group's commands write or expect.
+        var streams: Set<String> {
+            var streams = Set<String>()
+            for command in self.commands {
+                streams.formUnion(command.events.map(\.stream.rawValue))
+                streams.formUnion(command.expectedVersions.keys.map(\.rawValue))
+            }
+            return streams
+        }
     }
 
     private let pool: ConnectionPool
@@ -18,6 +30,8 @@ actor GroupCommitWriter {
     private let maximumBatchesInFlight: Int
     private var queue: [Group] = []
     private var writers = 0
+    /// The streams the batches in flight write.
+    private var busyStreams = Set<String>()
     private let batchObserver: (@Sendable (Int) -> Void)?
 
     init(
@@ -51,17 +65,12 @@ actor GroupCommitWriter {
             // Callers answered by the previous batch get one turn to queue their next command, so that
             // the batches under steady load stay full instead of alternating between full and nearly empty.
             await Task.yield()
-            // Another writer may have taken everything meanwhile.
-            guard !self.queue.isEmpty else { break }
-            var batch: [Group] = []
-            var events = 0
-            while let group = self.queue.first, batch.isEmpty || events + group.eventCount <= self.maximumBatchEvents {
-                self.queue.removeFirst()
-                batch.append(group)
-                events += group.eventCount
-            }
-            self.batchObserver?(events)
+            // Another writer may have taken everything meanwhile, or everything left waits for its streams.
+            let (batch, streams) = self.takeBatch()
+            guard !batch.isEmpty else { break }
+            self.batchObserver?(batch.reduce(0) { $0 + $1.eventCount })
             var results = await self.write(batch.flatMap(\.commands))[...]
+            self.busyStreams.subtract(streams)
             await self.sealer.wake()
             for group in batch {
                 group.continuation.resume(returning: Array(results.prefix(group.commands.count)))
@@ -69,6 +78,31 @@ actor GroupCommitWriter {
             }
         }
         self.writers -= 1
+    }
+
+    /// The queued groups, in order, that fit one batch and touch no stream a batch in flight writes. A group
+    /// left waiting blocks its streams for the groups behind it, so no stream's commands overtake each other.
+    private func takeBatch() -> (batch: [Group], streams: Set<String>) {
+        var batch: [Group] = []
+        var streams = Set<String>()
+        var blocked = self.busyStreams
+        var events = 0
+        var remaining: [Group] = []
+        for group in self.queue {
+            let groupStreams = group.streams
+            let fits = batch.isEmpty || events + group.eventCount <= self.maximumBatchEvents
+            if fits && groupStreams.isDisjoint(with: blocked) {
+                batch.append(group)
+                events += group.eventCount
+                streams.formUnion(groupStreams)
+            } else {
+                remaining.append(group)
+                blocked.formUnion(groupStreams)
+            }
+        }
+        self.queue = remaining
+        self.busyStreams.formUnion(streams)
+        return (batch, streams)
     }
 
     private func write(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {

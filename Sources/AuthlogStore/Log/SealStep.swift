@@ -18,10 +18,14 @@ enum SealStep {
     }
 
     /// Seals up to `limit` queued events. With `ownsTransaction` the step begins and commits its own
-    /// transaction; without, it runs inside the caller's (the migration, a rebuild).
+    /// transaction; without, it runs inside the caller's (the migration, a rebuild). With `countingSignins`
+    /// it also adds the sealed sign-ins to `authlog.signins_daily` (the one projection kept in log order,
+    /// see ``ProjectionWriter/statements(for:countingSignins:)``); the migration's import, whose events were
+    /// counted by the old writer, passes false.
     static func run(
         limit: Int = Self.defaultLimit,
         ownsTransaction: Bool,
+        countingSignins: Bool = true,
         on connection: isolated Connection
     ) throws -> Sealed {
         var opening: [SQLQuery] = ownsTransaction ? ["BEGIN"] : []
@@ -82,6 +86,24 @@ enum SealStep {
                     frontier = \(ByteaValue(frontier.bytes)), updated_at = clock_timestamp()
                 """,
             ]
+            if countingSignins {
+                // The reducer's `countSignin` in SQL: one per signin.succeeded (with its session, user and
+                // provider) or signin.failed (with its provider), by UTC day, provider and outcome. Rows are
+                // locked in key order, so two sealers' transactions can never deadlock on them.
+                closing.append(
+                    """
+                    INSERT INTO authlog.signins_daily (day, provider, outcome, signins)
+                    SELECT (e.occurred_at AT TIME ZONE 'UTC')::date, e.provider,
+                           CASE e.type WHEN 'signin.succeeded' THEN 'success' ELSE 'failure' END, count(*)
+                    FROM authlog.event_records e
+                    WHERE e.event_id = ANY(\(ArrayLiteral(ids))::uuid[]) AND e.provider IS NOT NULL
+                      AND (e.type = 'signin.failed'
+                           OR (e.type = 'signin.succeeded' AND e.session_id IS NOT NULL AND e.user_id IS NOT NULL))
+                    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+                    ON CONFLICT (day, provider, outcome) DO UPDATE SET signins = signins_daily.signins + excluded.signins
+                    """
+                )
+            }
             if ownsTransaction { closing.append("COMMIT") }
             try connection.pipeline(closing)
             return Sealed(count: queued.count, treeSize: frontier.size)

@@ -111,7 +111,8 @@ public struct ProjectionRebuilder: Sendable {
             if page.count < self.pageSize { break }
         }
         if includingQueued {
-            // Committed, not sealed yet: in queue order, which keeps every stream's order.
+            // Committed, not sealed yet: in queue order, which keeps every stream's order. Their sign-ins are
+            // not counted yet: the sealer counts them (SealStep).
             let queued = try await connection.query(
                 """
                 SELECT \(unescaped: EventRow.columns(of: "r", position: "0", digest: "r.digest", leafHash: "r.digest"))
@@ -122,6 +123,7 @@ public struct ProjectionRebuilder: Sendable {
             try await Self.apply(
                 writer,
                 try ScopedChange.changes(of: try queued.rows.map(EventRow.decode)),
+                countingSignins: false,
                 on: connection
             )
         }
@@ -130,9 +132,10 @@ public struct ProjectionRebuilder: Sendable {
     private static func apply(
         _ writer: ProjectionWriter,
         _ changes: [ScopedChange],
+        countingSignins: Bool = true,
         on connection: isolated Connection
     ) throws {
-        try writer.apply(changes, on: connection)
+        try writer.apply(changes, countingSignins: countingSignins, on: connection)
     }
 
     private func compare(_ table: String, on connection: Connection) async throws -> Difference? {

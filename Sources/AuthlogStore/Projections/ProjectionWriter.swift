@@ -43,17 +43,19 @@ struct ProjectionWriter {
     /// The schema whose tables are written.
     let schema: String
 
-    func apply(_ changes: [ScopedChange], on connection: isolated Connection) throws {
-        for statement in self.statements(for: changes) {
+    func apply(_ changes: [ScopedChange], countingSignins: Bool = true, on connection: isolated Connection) throws {
+        for statement in self.statements(for: changes, countingSignins: countingSignins) {
             try connection.query(statement)
         }
     }
 
-    /// The statements that apply `changes`, in the order they must run.
-    func statements(for changes: [ScopedChange]) -> [SQLQuery] {
+    /// The statements that apply `changes`, in the order they must run. `countingSignins: false` leaves out
+    /// `signins_daily`: the writers leave those counters to the sealer (``SealStep``), since every batch of
+    /// sign-ins would otherwise wait on the same few counter rows held until the previous batch commits.
+    func statements(for changes: [ScopedChange], countingSignins: Bool = true) -> [SQLQuery] {
         var statements: [SQLQuery] = []
         let counts = changes.map(\.change).filter { $0.table == .signinsDaily }
-        if !counts.isEmpty { statements.append(self.countSignins(counts)) }
+        if countingSignins && !counts.isEmpty { statements.append(self.countSignins(counts)) }
         for layer in Self.layers(of: changes.filter { $0.change.table != .signinsDaily }) {
             var kinds: [Int] = []
             var byKind: [Int: [ProjectionChange]] = [:]
