@@ -50,7 +50,12 @@ struct StoreBench: AsyncParsableCommand {
         var table: [(appenders: Int, sealed: Double, a: Double, aPlus: Double)] = []
         for count in self.appenders {
             let database = try await BenchDatabase.make(in: cluster)
-            let sequencer = try await Measurements.sequencer(workload, appenders: count, for: duration, in: database)
+            let sealed = try await Measurements.writersAndSealer(
+                workload,
+                appenders: count,
+                for: duration,
+                in: database
+            )
             let baselineA = try await Measurements.plainInserts(
                 workload,
                 connections: count,
@@ -64,9 +69,9 @@ struct StoreBench: AsyncParsableCommand {
                 for: duration,
                 in: try await BenchDatabase.make(in: cluster)
             )
-            table.append((count, sequencer, baselineA, baselineAPlus))
+            table.append((count, sealed, baselineA, baselineAPlus))
             say(
-                "appenders \(count): writers + sealer \(Self.rate(sequencer)) events sealed/s, "
+                "appenders \(count): writers + sealer \(Self.rate(sealed)) events sealed/s, "
                     + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s, "
                     + "baseline (a+) one transaction per command \(Self.rate(baselineAPlus)) events/s"
             )

@@ -7,7 +7,7 @@ enum Measurements {
     /// `appenders` tasks append one user action per command through one EventStore (parallel group-commit
     /// writers and the sealer); the rate counts events **sealed**: the clock stops when the last committed
     /// event has a position. Also prints the sealing delay (commit time to sealing time) p50 and p99.
-    static func sequencer(
+    static func writersAndSealer(
         _ workload: Workload,
         appenders: Int,
         for duration: Duration,

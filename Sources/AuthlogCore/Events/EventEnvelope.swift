@@ -2,7 +2,8 @@ public import Foundation
 
 /// One event as it is proposed for appending: the typed envelope columns of events.md plus `data`.
 ///
-/// Position, `recorded_at` and the chain hashes are added by the sequencer (see ``RecordedEvent``).
+/// `recorded_at` and the digest are added by the writer, the position and leaf hash by the sealer (see
+/// ``RecordedEvent``).
 /// The free-text columns (`reason`, `provider`, `client_id`, `user_agent`, `request_id`) always hold
 /// their ``EnvelopeText`` normal form, however they are set: blank is `nil`, control characters are
 /// escaped and long values are cut, so a request value can never make the event unstorable.
@@ -11,7 +12,7 @@ public struct EventEnvelope: Sendable, Equatable {
     public var eventID: UUID
     /// The stream the event belongs to.
     public var stream: StreamName
-    /// The version within the stream; `nil` lets the sequencer assign the next one.
+    /// The version within the stream; `nil` lets the writer assign the next one.
     public var streamVersion: Int32?
     /// The catalogue type.
     public var type: EventType

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The numbers `/metrics` exposes, in Prometheus text format: requests by route and status, request
-/// latency, sign-ins by provider and outcome, sequencer batch sizes, and key-set fetch failures.
+/// latency, sign-ins by provider and outcome, writer batch sizes, and key-set fetch failures.
 public final class ServerMetrics: Sendable {
     /// Upper bounds of the latency histogram, in seconds.
     static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
@@ -45,7 +45,7 @@ public final class ServerMetrics: Sendable {
         self.state.withLock { $0.signins[SigninKey(provider: provider, outcome: outcome), default: 0] += 1 }
     }
 
-    /// Records the size of one sequencer batch.
+    /// Records the size of one writer batch.
     public func recordBatch(events: Int) {
         self.state.withLock { $0.batches.observe(Double(events)) }
     }
@@ -73,7 +73,11 @@ public final class ServerMetrics: Sendable {
                 help: "Sign-in attempts, by provider and outcome.",
                 samples: signins.map { ([("provider", $0.key.provider), ("outcome", $0.key.outcome)], $0.value) }
             )
-            + Self.histogram("authlog_sequencer_batch_events", help: "Events per sequencer batch.", state.batches)
+            + Self.histogram(
+                "authlog_sequencer_batch_events",
+                help: "Events per writer batch (group commit).",
+                state.batches
+            )
         return (lines + extraLines).joined(separator: "\n") + "\n"
     }
 

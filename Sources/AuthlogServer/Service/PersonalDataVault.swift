@@ -6,7 +6,7 @@ public import Foundation
 /// Seals personal data (display name, verified email) with a per-user key before it enters an event.
 ///
 /// The user's key is random, wrapped under the service's data key and kept in `authlog.user_keys`;
-/// erasing a user deletes that row, after which the sealed fields cannot be read while the hash chain,
+/// erasing a user deletes that row, after which the sealed fields cannot be read while the log,
 /// computed over the ciphertext, still verifies (crypto-shredding).
 public struct PersonalDataVault: Sendable {
     let dataKey: [UInt8]
