@@ -42,10 +42,17 @@ CREATE INDEX event_records_user_id ON authlog.event_records (user_id) WHERE user
 -- The queue of committed events waiting for a position. A row enters only with its writer's COMMIT, so the
 -- sealer never sees an event that could still roll back. `queued` orders the queue (an event inserted after
 -- another event of its stream committed always queues behind it); it is never read as a position.
+-- A sign-in also carries what the sealer adds to authlog.signins_daily (the reducer's count, decided by the
+-- writer): those counters are kept in log order by the sealer, not by the writers, whose batches would
+-- otherwise all wait on the same few counter rows.
 CREATE TABLE authlog.unsealed_events (
-    queued    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    event_id  uuid   NOT NULL,
-    digest    bytea  NOT NULL CHECK (octet_length(digest) = 32)
+    queued           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    event_id         uuid   NOT NULL,
+    digest           bytea  NOT NULL CHECK (octet_length(digest) = 32),
+    signin_day       date,
+    signin_provider  text,
+    signin_outcome   text   CHECK (signin_outcome IN ('success', 'failure')),
+    CHECK ((signin_day IS NULL) = (signin_provider IS NULL) AND (signin_day IS NULL) = (signin_outcome IS NULL))
 );
 
 -- The sealed log: one row per position. leaf_hash = SHA-256(0x00 || position as 8 bytes big-endian || digest);

@@ -73,8 +73,14 @@ struct BatchPlan {
             }
             event.streamVersion = current + 1
             versions[event.stream.rawValue] = current + 1
-            rows.append(EventRow.Committed(envelope: event, recordedAt: self.recordedAt))
             precondition(index < command.projectionChanges.count, "EventStore prepares every command it queues")
+            rows.append(
+                EventRow.Committed(
+                    envelope: event,
+                    recordedAt: self.recordedAt,
+                    changes: command.projectionChanges[index]
+                )
+            )
             changes += command.projectionChanges[index]
             let placed = AppendedEvent(
                 eventID: event.eventID,

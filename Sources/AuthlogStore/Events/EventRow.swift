@@ -11,12 +11,30 @@ public enum EventRow {
         let envelope: EventEnvelope
         let recordedAt: Timestamp
         let digest: [UInt8]
+        /// The reducer's `countSignin` of this event, which the sealer adds to `signins_daily`.
+        let signinCount: SigninCount?
 
-        init(envelope: EventEnvelope, recordedAt: Timestamp) {
+        init(envelope: EventEnvelope, recordedAt: Timestamp, changes: [ScopedChange] = []) {
             self.envelope = envelope
             self.recordedAt = recordedAt
             self.digest = EventRow.digest(of: envelope, recordedAt: recordedAt)
+            self.signinCount =
+                changes.lazy.compactMap { scoped -> SigninCount? in
+                    guard case .countSignin(let day, let provider, let outcome) = scoped.change else { return nil }
+                    return SigninCount(
+                        day: Timestamp(microsecondsSinceEpoch: day * 86_400_000_000).dayString,
+                        provider: provider,
+                        outcome: outcome.rawValue
+                    )
+                }.first
         }
+    }
+
+    /// One sign-in to count in `signins_daily`: its UTC day (`YYYY-MM-DD`), provider and outcome.
+    struct SigninCount: Sendable, Hashable {
+        let day: String
+        let provider: String
+        let outcome: String
     }
 
     /// SHA-256 of the event's canonical bytes: what its leaf covers.
@@ -70,10 +88,14 @@ public enum EventRow {
     /// follows the INSERT's row order).
     static func enqueue(_ rows: [EventRow.Committed]) -> SQLQuery {
         """
-        INSERT INTO authlog.unsealed_events (event_id, digest)
-        SELECT id, digest FROM unnest(\(ArrayLiteral(rows.map(\.envelope.eventID)))::uuid[],
-                                      \(ArrayLiteral(rows.map { ByteaValue($0.digest) }))::bytea[])
-            WITH ORDINALITY AS q(id, digest, n)
+        INSERT INTO authlog.unsealed_events (event_id, digest, signin_day, signin_provider, signin_outcome)
+        SELECT id, digest, day, provider, outcome
+        FROM unnest(\(ArrayLiteral(rows.map(\.envelope.eventID)))::uuid[],
+                    \(ArrayLiteral(rows.map { ByteaValue($0.digest) }))::bytea[],
+                    \(ArrayLiteral(rows.map { $0.signinCount?.day }))::date[],
+                    \(ArrayLiteral(rows.map { $0.signinCount?.provider }))::text[],
+                    \(ArrayLiteral(rows.map { $0.signinCount?.outcome }))::text[])
+            WITH ORDINALITY AS q(id, digest, day, provider, outcome, n)
         ORDER BY n
         """
     }

@@ -18,14 +18,12 @@ enum SealStep {
     }
 
     /// Seals up to `limit` queued events. With `ownsTransaction` the step begins and commits its own
-    /// transaction; without, it runs inside the caller's (the migration, a rebuild). With `countingSignins`
-    /// it also adds the sealed sign-ins to `authlog.signins_daily` (the one projection kept in log order,
-    /// see ``ProjectionWriter/statements(for:countingSignins:)``); the migration's import, whose events were
-    /// counted by the old writer, passes false.
+    /// transaction; without, it runs inside the caller's (the migration, a rebuild). It also adds the sealed
+    /// sign-ins, as their writers queued them, to `authlog.signins_daily`: the one projection kept in log
+    /// order (see ``ProjectionWriter/statements(for:countingSignins:)``).
     static func run(
         limit: Int = Self.defaultLimit,
         ownsTransaction: Bool,
-        countingSignins: Bool = true,
         on connection: isolated Connection
     ) throws -> Sealed {
         var opening: [SQLQuery] = ownsTransaction ? ["BEGIN"] : []
@@ -34,7 +32,7 @@ enum SealStep {
             """
             DELETE FROM authlog.unsealed_events
             WHERE queued = ANY(ARRAY(SELECT queued FROM authlog.unsealed_events ORDER BY queued LIMIT \(limit)))
-            RETURNING queued, event_id::text, digest
+            RETURNING queued, event_id::text, digest, signin_day::text, signin_provider, signin_outcome
             """,
         ]
         do {
@@ -48,6 +46,7 @@ enum SealStep {
                 throw StoreError(.schema, "authlog.log_head's frontier does not fit its size \(size)")
             }
             var queued: [(order: Int64, id: String, digest: [UInt8])] = []
+            var signins: [EventRow.SigninCount: Int64] = [:]
             for row in results[results.count - 1].rows {
                 queued.append(
                     (
@@ -55,6 +54,11 @@ enum SealStep {
                         try row.decode(ByteaValue.self, at: 2).bytes
                     )
                 )
+                if let day = try row.decode(String?.self, at: 3), let provider = try row.decode(String?.self, at: 4),
+                    let outcome = try row.decode(String?.self, at: 5)
+                {
+                    signins[EventRow.SigninCount(day: day, provider: provider, outcome: outcome), default: 0] += 1
+                }
             }
             guard !queued.isEmpty else {
                 if ownsTransaction { try connection.execute("ROLLBACK") }
@@ -86,23 +90,8 @@ enum SealStep {
                     frontier = \(ByteaValue(frontier.bytes)), updated_at = clock_timestamp()
                 """,
             ]
-            if countingSignins {
-                // The reducer's `countSignin` in SQL: one per signin.succeeded (with its session, user and
-                // provider) or signin.failed (with its provider), by UTC day, provider and outcome. Rows are
-                // locked in key order, so two sealers' transactions can never deadlock on them.
-                closing.append(
-                    """
-                    INSERT INTO authlog.signins_daily (day, provider, outcome, signins)
-                    SELECT (e.occurred_at AT TIME ZONE 'UTC')::date, e.provider,
-                           CASE e.type WHEN 'signin.succeeded' THEN 'success' ELSE 'failure' END, count(*)
-                    FROM authlog.event_records e
-                    WHERE e.event_id = ANY(\(ArrayLiteral(ids))::uuid[]) AND e.provider IS NOT NULL
-                      AND (e.type = 'signin.failed'
-                           OR (e.type = 'signin.succeeded' AND e.session_id IS NOT NULL AND e.user_id IS NOT NULL))
-                    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-                    ON CONFLICT (day, provider, outcome) DO UPDATE SET signins = signins_daily.signins + excluded.signins
-                    """
-                )
+            if !signins.isEmpty {
+                closing.append(Self.countSignins(signins))
             }
             if ownsTransaction { closing.append("COMMIT") }
             try connection.pipeline(closing)
@@ -111,5 +100,18 @@ enum SealStep {
             if ownsTransaction { connection.rollbackQuietly() }
             throw error
         }
+    }
+
+    /// The upsert of sealed sign-ins into `signins_daily`, rows in key order so that two sealers' transactions
+    /// (a sealer and a rebuild) can never deadlock on them.
+    private static func countSignins(_ signins: [EventRow.SigninCount: Int64]) -> SQLQuery {
+        let keys = signins.keys.sorted { ($0.day, $0.provider, $0.outcome) < ($1.day, $1.provider, $1.outcome) }
+        return """
+            INSERT INTO authlog.signins_daily (day, provider, outcome, signins)
+            SELECT * FROM unnest(\(ArrayLiteral(keys.map(\.day)))::date[], \(ArrayLiteral(keys.map(\.provider)))::text[],
+                                 \(ArrayLiteral(keys.map(\.outcome)))::text[],
+                                 \(ArrayLiteral(keys.map { String(signins[$0] ?? 0) }))::bigint[])
+            ON CONFLICT (day, provider, outcome) DO UPDATE SET signins = signins_daily.signins + excluded.signins
+            """
     }
 }

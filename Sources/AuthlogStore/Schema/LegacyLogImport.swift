@@ -59,6 +59,6 @@ enum LegacyLogImport {
             throw StoreError(.schema, "the old log holds an event id or stream version twice")
         }
         try connection.pipeline([EventRow.enqueue(rows)])
-        while try SealStep.run(ownsTransaction: false, countingSignins: false, on: connection).count > 0 {}
+        while try SealStep.run(ownsTransaction: false, on: connection).count > 0 {}
     }
 }
