@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthlogCrypto
 import Foundation
 
 /// The `authlog` command line.
@@ -22,6 +23,7 @@ struct Authlog: AsyncParsableCommand {
 
     /// Runs the command, mapping usage errors to exit code 2 as docs/cli.md promises.
     static func main() async {
+        SHA256.initializeLibrary()
         do {
             var command = try self.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -66,6 +66,7 @@ struct ReportCommandTests {
             }
 
             let csv = try CLIProcess.run(arguments + ["--format", "csv"], databaseURL: database.conninfo)
+            #expect(csv.status == 0, "\(csv.stderr)")
             let csvLines = csv.stdout.split(separator: "\n")
             #expect(csvLines.first == "provider,succeeded,failed,unique_users")
             #expect(
@@ -74,7 +75,9 @@ struct ReportCommandTests {
             )
 
             let table = try CLIProcess.run(arguments, databaseURL: database.conninfo)
+            #expect(table.status == 0, "\(table.stderr)")
             let tableLines = table.stdout.split(separator: "\n").map(String.init)
+            try #require(tableLines.count > 2, "a table has a title, a header and rows: \(table.stdout)")
             #expect(
                 tableLines[1].split(separator: " ", omittingEmptySubsequences: true) == [
                     "provider", "succeeded", "failed", "unique_users",
