@@ -53,22 +53,17 @@ struct ProveCommand: AsyncParsableCommand {
             position = try row.decode(Int64.self, at: 0)
         }
         var checkpoint: Checkpointer.Signed?
-        var size = self.treeSize ?? 0
-        if self.treeSize == nil {
-            if let latest = try await Checkpointer.stored(size: nil, on: connection), latest.size >= position {
-                checkpoint = latest
-                size = latest.size
-            } else {
-                size = try await EventReader().head(on: connection).size
-            }
+        if self.treeSize == nil, let latest = try await Checkpointer.stored(size: nil, on: connection),
+            latest.size >= position
+        {
+            checkpoint = latest
         }
-        let proof = try await LogProofs.inclusion(position: position, treeSize: size, on: connection)
-        func base64(_ bytes: [UInt8]) -> JSONValue { .string(Data(bytes).base64EncodedString()) }
-        var members: [(name: String, value: JSONValue)] = [
-            ("position", .number(String(proof.position))), ("leaf_index", .number(String(proof.position - 1))),
-            ("tree_size", .number(String(proof.treeSize))), ("leaf_hash", base64(proof.leafHash)),
-            ("root_hash", base64(proof.root)), ("proof", .array(proof.hashes.map(base64))),
-        ]
+        let proof = try await LogProofs.inclusion(
+            position: position,
+            treeSize: self.treeSize ?? checkpoint?.size,
+            on: connection
+        )
+        guard case .object(var members) = proof.json else { return proof.json }
         if let checkpoint { members.append(("checkpoint", .string(checkpoint.note))) }
         return .object(members)
     }

@@ -106,25 +106,13 @@ struct IndependentProofTests {
         return digests
     }
 
-    private static func base64(_ bytes: [UInt8]) -> JSONValue { .string(Data(bytes).base64EncodedString()) }
-
     private static func json(_ proof: LogProofs.Inclusion, digest: [UInt8]?) -> JSONValue {
-        var members: [(name: String, value: JSONValue)] = [
-            ("position", .number(String(proof.position))), ("tree_size", .number(String(proof.treeSize))),
-            ("leaf_hash", self.base64(proof.leafHash)), ("root_hash", self.base64(proof.root)),
-            ("proof", .array(proof.hashes.map(self.base64))),
-        ]
-        if let digest { members.append(("digest", self.base64(digest))) }
+        guard let digest, case .object(var members) = proof.json else { return proof.json }
+        members.append(("digest", .string(Data(digest).base64EncodedString())))
         return .object(members)
     }
 
-    private static func json(_ proof: LogProofs.Consistency) -> JSONValue {
-        .object([
-            ("from", .number(String(proof.from))), ("to", .number(String(proof.to))),
-            ("from_root_hash", self.base64(proof.fromRoot)), ("to_root_hash", self.base64(proof.toRoot)),
-            ("proof", .array(proof.hashes.map(self.base64))),
-        ])
-    }
+    private static func json(_ proof: LogProofs.Consistency) -> JSONValue { proof.json }
 }
 
 /// The Go checker, built once per test from Tests/GoCheckers/tlogcheck with Debian's Go packages, offline.

@@ -30,6 +30,11 @@ public struct AppendCommand: Sendable {
         self.expectedVersions = expectedVersions
     }
 
+    /// Every stream the command writes or expects a version of.
+    var streams: Set<String> {
+        Set(self.events.map(\.stream.rawValue)).union(self.expectedVersions.keys.map(\.rawValue))
+    }
+
     /// Creates a command for one event.
     public init(_ event: EventEnvelope, expecting expected: ExpectedVersion = .any) {
         self.events = [event]

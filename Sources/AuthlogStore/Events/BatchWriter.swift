@@ -135,11 +135,7 @@ enum BatchWriter {
     /// version of every stream the batch touches, from the committed rows.
     private static func lookup(for commands: [AppendCommand]) -> SQLQuery {
         let ids = commands.flatMap { $0.events.map(\.eventID) }
-        var streams = Set<String>()
-        for command in commands {
-            streams.formUnion(command.events.map(\.stream.rawValue))
-            streams.formUnion(command.expectedVersions.keys.map(\.rawValue))
-        }
+        let streams = commands.reduce(into: Set<String>()) { $0.formUnion($1.streams) }
         // One `max()` per stream, so each is a single step down the (stream, stream_version) index however
         // long the stream is (a GROUP BY would read every version of every stream).
         return """

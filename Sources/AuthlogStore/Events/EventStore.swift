@@ -12,16 +12,10 @@ public final class EventStore: Sendable {
     private let writer: GroupCommitWriter
 
     /// Creates a store over `pool`. Batches hold at most `maximumBatchEvents` events; `batchObserver`, when
-    /// given, hears the number of events of every batch before it is written, and `sealObserver` the number
-    /// of events of every sealing transaction (for metrics).
-    public init(
-        pool: ConnectionPool,
-        maximumBatchEvents: Int = 4000,
-        batchObserver: (@Sendable (Int) -> Void)? = nil,
-        sealObserver: (@Sendable (Int) -> Void)? = nil
-    ) {
+    /// given, hears the number of events of every batch before it is written (for metrics).
+    public init(pool: ConnectionPool, maximumBatchEvents: Int = 4000, batchObserver: (@Sendable (Int) -> Void)? = nil) {
         self.pool = pool
-        self.sealer = Sealer(pool: pool, observer: sealObserver)
+        self.sealer = Sealer(pool: pool)
         self.writer = GroupCommitWriter(
             pool: pool,
             sealer: self.sealer,

@@ -12,15 +12,16 @@ actor GroupCommitWriter {
     private struct Group {
         let commands: [AppendCommand]
         let continuation: CheckedContinuation<[Result<AppendResult, StoreError>], Never>
-        var eventCount: Int { self.commands.reduce(0) { $0 + $1.events.count } }
-        /// Every stream the group's commands write or expect.
-        var streams: Set<String> {
-            var streams = Set<String>()
-            for command in self.commands {
-                streams.formUnion(command.events.map(\.stream.rawValue))
-                streams.formUnion(command.expectedVersions.keys.map(\.rawValue))
-            }
-            return streams
+        let eventCount: Int
+        /// Every stream the group's commands write or expect, decided once: a group waiting for a busy
+        /// stream is looked at again by every batch.
+        let streams: Set<String>
+
+        init(commands: [AppendCommand], continuation: CheckedContinuation<[Result<AppendResult, StoreError>], Never>) {
+            self.commands = commands
+            self.continuation = continuation
+            self.eventCount = commands.reduce(0) { $0 + $1.events.count }
+            self.streams = commands.reduce(into: Set<String>()) { $0.formUnion($1.streams) }
         }
     }
 

@@ -31,11 +31,12 @@ public enum LogProofs {
         public var hashes: [[UInt8]]
     }
 
-    /// The inclusion proof of the event at `position` in the tree of `treeSize` leaves.
+    /// The inclusion proof of the event at `position` in the tree of `treeSize` leaves (nil: every sealed event).
     /// - Throws: ``StoreError`` `.outOfRange` unless 1 ≤ position ≤ treeSize ≤ the sealed size.
-    public static func inclusion(position: Int64, treeSize: Int64, on connection: Connection) async throws -> Inclusion
+    public static func inclusion(position: Int64, treeSize: Int64?, on connection: Connection) async throws -> Inclusion
     {
-        try await self.checkSize(treeSize, on: connection)
+        let sealed = try await self.checkSize(treeSize, on: connection)
+        let treeSize = treeSize ?? sealed
         guard position >= 1, position <= treeSize else {
             throw StoreError(.outOfRange, "position must be between 1 and the tree size \(treeSize)")
         }
@@ -55,7 +56,7 @@ public enum LogProofs {
     /// The consistency proof from the tree of `from` leaves to the tree of `to` leaves.
     /// - Throws: ``StoreError`` `.outOfRange` unless 1 ≤ from ≤ to ≤ the sealed size.
     public static func consistency(from: Int64, to: Int64, on connection: Connection) async throws -> Consistency {
-        try await self.checkSize(to, on: connection)
+        _ = try await self.checkSize(to, on: connection)
         guard from >= 1, from <= to else {
             throw StoreError(.outOfRange, "from must be between 1 and to (\(to))")
         }
@@ -75,17 +76,19 @@ public enum LogProofs {
     /// The root hash of the tree of `size` leaves (the empty tree's for 0).
     /// - Throws: ``StoreError`` `.outOfRange` beyond the sealed size.
     public static func root(size: Int64, on connection: Connection) async throws -> [UInt8] {
-        try await self.checkSize(size, on: connection)
+        _ = try await self.checkSize(size, on: connection)
         guard size > 0 else { return MerkleTree.emptyRoot }
         let whole = MerkleProof.Range(start: 0, end: size)
         return try self.hash(of: whole, try await self.nodes(for: [whole], on: connection))
     }
 
-    private static func checkSize(_ size: Int64, on connection: Connection) async throws {
+    /// The sealed size, after checking that `size` (when given) does not exceed it.
+    private static func checkSize(_ size: Int64?, on connection: Connection) async throws -> Int64 {
         let sealed = try await EventReader().head(on: connection).size
-        guard size >= 0, size <= sealed else {
+        if let size, size < 0 || size > sealed {
             throw StoreError(.outOfRange, "the log has \(sealed) sealed events; tree size \(size) does not exist")
         }
+        return sealed
     }
 
     private static func hash(of range: MerkleProof.Range, _ nodes: [MerkleNodeID: [UInt8]]) throws -> [UInt8] {

@@ -117,7 +117,6 @@ public enum MerkleProof {
 
     /// The ranges of the inclusion proof of leaf `index` in the tree of `size` leaves (0 ≤ index < size).
     public static func inclusion(index: Int64, size: Int64) -> [Range] {
-        var path: [Range] = []
         var start: Int64 = 0
         var end = size
         var pending: [Range] = []
@@ -131,8 +130,7 @@ public enum MerkleProof {
                 start = split
             }
         }
-        path = pending.reversed()
-        return path
+        return pending.reversed()
     }
 
     /// The ranges of the consistency proof from the tree of `oldSize` leaves to the tree of `newSize`

@@ -5,18 +5,15 @@
 public actor Sealer {
     private let pool: ConnectionPool
     private let limit: Int
-    private let observer: (@Sendable (Int) -> Void)?
     private var isRunning = false
     private var isRequested = false
     private var passesStarted = 0
     private var waiters: [(pass: Int, continuation: CheckedContinuation<Void, any Error>)] = []
 
-    /// Creates the sealer of `pool`; each transaction seals at most `limit` events, and `observer` (metrics)
-    /// hears how many each one sealed.
-    public init(pool: ConnectionPool, limit: Int = 5000, observer: (@Sendable (Int) -> Void)? = nil) {
+    /// Creates the sealer of `pool`; each transaction seals at most `limit` events.
+    public init(pool: ConnectionPool, limit: Int = 5000) {
         self.pool = pool
         self.limit = max(1, limit)
-        self.observer = observer
     }
 
     /// Asks for a pass over the queue; returns at once.
@@ -71,7 +68,6 @@ public actor Sealer {
         do {
             while true {
                 let sealed = try await Self.step(limit: self.limit, on: connection)
-                if sealed.count > 0 { self.observer?(sealed.count) }
                 if sealed.count < self.limit { break }
             }
             await self.pool.release(connection)

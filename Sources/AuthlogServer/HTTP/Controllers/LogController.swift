@@ -35,20 +35,11 @@ struct LogController: Sendable {
         let position = try Self.number(query["position"].map(String.init), "position")
         let requestedSize = try query["tree_size"].map { try Self.number(String($0), "tree_size") }
         let proof = try await self.answering {
-            try await self.pool.withConnection { connection in
-                var size = requestedSize ?? 0
-                if requestedSize == nil { size = try await EventReader().head(on: connection).size }
-                return try await LogProofs.inclusion(position: position, treeSize: size, on: connection)
+            try await self.pool.withConnection {
+                try await LogProofs.inclusion(position: position, treeSize: requestedSize, on: $0)
             }
         }
-        return JSONResponse.make(
-            .object([
-                ("position", .number(String(proof.position))), ("tree_size", .number(String(proof.treeSize))),
-                ("leaf_index", .number(String(proof.position - 1))),
-                ("leaf_hash", .string(Self.base64(proof.leafHash))), ("root_hash", .string(Self.base64(proof.root))),
-                ("proof", .array(proof.hashes.map { .string(Self.base64($0)) })),
-            ])
-        )
+        return JSONResponse.make(proof.json)
     }
 
     /// `?from=M&to=N`: the consistency proof from the tree of M to the tree of N.
@@ -59,14 +50,7 @@ struct LogController: Sendable {
         let proof = try await self.answering {
             try await self.pool.withConnection { try await LogProofs.consistency(from: from, to: to, on: $0) }
         }
-        return JSONResponse.make(
-            .object([
-                ("from", .number(String(proof.from))), ("to", .number(String(proof.to))),
-                ("from_root_hash", .string(Self.base64(proof.fromRoot))),
-                ("to_root_hash", .string(Self.base64(proof.toRoot))),
-                ("proof", .array(proof.hashes.map { .string(Self.base64($0)) })),
-            ])
-        )
+        return JSONResponse.make(proof.json)
     }
 
     /// A positive decimal parameter: at most 18 digits, so it always fits an `Int64`.
@@ -79,8 +63,6 @@ struct LogController: Sendable {
         }
         return value
     }
-
-    private static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 
     /// Runs a read: a position or size beyond the log is 400 `out_of_range`; other failures as everywhere.
     private func answering<T: Sendable>(_ body: () async throws -> T) async throws -> T {
