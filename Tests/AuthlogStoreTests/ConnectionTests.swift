@@ -1,8 +1,9 @@
 import AuthlogCore
-import AuthlogStore
 import AuthlogTesting
 import Foundation
 import Testing
+
+@testable import AuthlogStore
 
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct ConnectionTests {
@@ -79,5 +80,34 @@ struct ConnectionTests {
         }
         #expect(error?.code == .connectionFailed)
         #expect(error?.description.contains("hunter2") == false)
+    }
+
+    /// A statement prepared while its table was small can keep a sequential scan as the table grows, so the
+    /// connection deallocates its statements after `replanAfterExecutions` executions and prepares them
+    /// again, planned against the tables as they are then.
+    @Test func preparedStatementsArePreparedAgainAfterManyExecutions() async throws {
+        let connection = try await TestDatabase.make(migrated: false).connect()
+        let lookup: SQLQuery = "SELECT count(*) FROM pg_class WHERE relname = ANY(\(ArrayLiteral(["t", "u"]))::name[])"
+        func preparedName() async throws -> String? {
+            try await connection.execute(
+                "SELECT name FROM pg_prepared_statements WHERE statement LIKE 'SELECT count(*) FROM pg_class%'"
+            ).first?.decode(String.self, at: 0)
+        }
+        try await connection.pipeline(Array(repeating: lookup, count: 20))
+        let first = try #require(try await preparedName(), "prepared on its second sighting")
+        var executions = 20
+        while executions < PreparedStatements.replanAfterExecutions - 1000 {
+            try await connection.pipeline(Array(repeating: lookup, count: 1000))
+            executions += 1000
+        }
+        #expect(try await preparedName() == first, "kept until the limit")
+        try await connection.pipeline(Array(repeating: lookup, count: 1000))
+        try await connection.pipeline(Array(repeating: lookup, count: 20))
+        let second = try #require(try await preparedName(), "prepared again")
+        #expect(second != first, "the old statement was deallocated and the text prepared afresh")
+        let old = try await connection.execute(
+            SQLQuery(unsafeSQL: "SELECT count(*) FROM pg_prepared_statements WHERE name = '\(first)'")
+        ).first
+        #expect(try old?.decode(Int64.self, at: 0) == 0, "the first preparation is gone from the server")
     }
 }

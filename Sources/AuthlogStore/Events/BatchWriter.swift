@@ -136,12 +136,17 @@ enum BatchWriter {
     private static func lookup(for commands: [AppendCommand]) -> SQLQuery {
         let ids = commands.flatMap { $0.events.map(\.eventID) }
         let streams = commands.reduce(into: Set<String>()) { $0.formUnion($1.streams) }
-        // One `max()` per stream, so each is a single step down the (stream, stream_version) index however
-        // long the stream is (a GROUP BY would read every version of every stream).
+        // One probe per id and one `max()` per stream, so each is a single step down an index however long
+        // the log is. The probes are LATERAL with LIMIT 1 so that the plan is a parameterized index scan per
+        // id whatever the table's statistics said when the statement was prepared: an `= ANY(array)` join
+        // prepared while the tables were small keeps a sequential scan (and a hash join) for the connection's
+        // life, which costs a scan of the whole log per batch as it grows.
         return """
-            SELECT r.event_id::text, l.position, r.stream_version, true FROM authlog.event_records r
-            LEFT JOIN authlog.log_leaves l ON l.event_id = r.event_id
-            WHERE r.event_id = ANY(\(ArrayLiteral(ids))::uuid[])
+            SELECT r.event_id::text, (SELECT l.position FROM authlog.log_leaves l WHERE l.event_id = r.event_id),
+                   r.stream_version, true
+            FROM unnest(\(ArrayLiteral(ids))::uuid[]) AS i(id)
+            CROSS JOIN LATERAL (SELECT e.event_id, e.stream_version FROM authlog.event_records e
+                                WHERE e.event_id = i.id LIMIT 1) r
             UNION ALL
             SELECT s.stream, NULL, v.version, false
             FROM unnest(\(ArrayLiteral(Array(streams)))::text[]) AS s(stream)

@@ -90,6 +90,7 @@ public actor Connection {
     @discardableResult
     public func query(_ query: SQLQuery) throws -> QueryResult {
         guard let handle = self.handle else { throw StoreError(.connectionFailed, "the connection is closed") }
+        try self.replanIfDue(handle)
         let count = Int32(query.binds.count)
         let name = try self.statementName(for: query.sql) { fresh in
             _ = try self.consume(PQprepare(handle, fresh, query.sql, count, nil), handle: handle)
@@ -117,6 +118,7 @@ public actor Connection {
     @discardableResult
     public func pipeline(_ queries: [SQLQuery]) throws -> [QueryResult] {
         guard let handle = self.handle else { throw StoreError(.connectionFailed, "the connection is closed") }
+        try self.replanIfDue(handle)
         guard PQenterPipelineMode(handle) == 1 else {
             throw StoreError(.connectionFailed, "cannot enter pipeline mode: \(Self.libpqMessage(handle))")
         }
@@ -181,6 +183,14 @@ public actor Connection {
         }
         if let firstError { throw firstError }
         return results
+    }
+
+    /// Deallocates every prepared statement when ``PreparedStatements/isDueForReplanning``, between
+    /// transactions only, so that the next executions plan against the tables as they are now.
+    private func replanIfDue(_ handle: OpaquePointer) throws {
+        guard self.prepared.isDueForReplanning, PQtransactionStatus(handle) == PQTRANS_IDLE else { return }
+        _ = try self.consume(PQexec(handle, "DEALLOCATE ALL"), handle: handle)
+        self.prepared.didDeallocateAll()
     }
 
     /// The prepared statement to run `sql` as, after `prepare` has prepared it under a fresh name when

@@ -4,9 +4,17 @@
 /// path (`authlog-bench service`, perf); a prepared statement is parsed once per connection and its plan
 /// can be reused. A text is prepared the second time it is seen, so statements whose text varies from
 /// call to call are never kept; at most ``limit`` are kept per connection.
+///
+/// A prepared statement's generic plan is made once, from the statistics of the moment, and kept until a
+/// relation it reads is analysed. Made while a table was small (a fresh database, the first minutes of a
+/// deployment) it can keep a sequential scan that reads the whole table on every execution as the table
+/// grows. So after ``replanAfterExecutions`` executions the connection deallocates every statement and
+/// prepares them again (``isDueForReplanning``), which plans them against the tables as they are now.
 struct PreparedStatements {
     /// The most statements prepared on one connection.
     static let limit = 256
+    /// How many executions of prepared statements a connection runs before it prepares them afresh.
+    static let replanAfterExecutions = 10_000
 
     /// How to send one statement.
     enum Plan {
@@ -21,10 +29,25 @@ struct PreparedStatements {
     private var names: [String: String] = [:]
     private var seenOnce: Set<String> = []
     private var counter = 0
+    private var executionsSinceReplanning = 0
+
+    /// Whether the connection should deallocate its statements (and call ``didDeallocateAll()``) before
+    /// running the next one.
+    var isDueForReplanning: Bool { self.executionsSinceReplanning >= Self.replanAfterExecutions }
+
+    /// Forgets every statement after the server deallocated them all.
+    mutating func didDeallocateAll() {
+        self.names.removeAll()
+        self.seenOnce.removeAll()
+        self.executionsSinceReplanning = 0
+    }
 
     /// How to send `sql` now.
     mutating func plan(for sql: String) -> Plan {
-        if let name = self.names[sql] { return .execute(name) }
+        if let name = self.names[sql] {
+            self.executionsSinceReplanning += 1
+            return .execute(name)
+        }
         guard self.names.count < Self.limit else { return .unnamed }
         guard self.seenOnce.remove(sql) != nil else {
             if self.seenOnce.count >= 4 * Self.limit { self.seenOnce.removeAll() }
