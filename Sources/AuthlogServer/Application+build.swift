@@ -21,6 +21,8 @@ public struct ServerComponents: Sendable {
     public let revoker: ProviderRevoker
     /// Expires sessions past their lifetimes.
     public let sweeper: SessionSweeper
+    /// Authenticates API keys on the operator and auditor routes and records their reads.
+    public let operatorAccess: OperatorAccess
     /// What the services share.
     public let dependencies: ServiceDependencies
     /// The enabled providers.
@@ -109,6 +111,7 @@ public struct ServerComponents: Sendable {
             accounts: self.accounts
         )
         self.sweeper = SessionSweeper(store: store, lifetimes: settings.lifetimes)
+        self.operatorAccess = OperatorAccess(keys: APIKeyStore(pool: pool), store: store)
         self.bodyLimit = try checked(
             configuration.requestBodyLimit,
             "request_body_limit",
@@ -148,6 +151,12 @@ public func buildRouter(
     ProviderCallbackController(service: components.notifications, body: body, requestMetadata: metadata)
         .register(on: &table)
     LogController(pool: components.dependencies.store.pool).register(on: &table)
+    EventsController(
+        access: components.operatorAccess,
+        pool: components.dependencies.store.pool,
+        requestMetadata: metadata
+    )
+    .register(on: &table)
     OperationsController(
         queries: components.dependencies.queries,
         metrics: components.dependencies.metrics,

@@ -16,7 +16,8 @@ struct Authlog: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             MigrateCommand.self, AppendEventsCommand.self, VerifyCommand.self, CheckpointCommand.self,
-            ProveCommand.self, KeysCommand.self, RebuildCommand.self, ReportCommand.self, SessionsCommand.self,
+            ProveCommand.self, ExportCommand.self, KeysCommand.self, RebuildCommand.self, ReportCommand.self,
+            SessionsCommand.self,
             UsersCommand.self, DatabaseCommand.self, ServeCommand.self,
         ]
     )

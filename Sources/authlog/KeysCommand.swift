@@ -8,8 +8,10 @@ import Foundation
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Make signing keys.",
-        subcommands: [GenerateKeysCommand.self]
+        abstract: "Make signing keys; create, list and revoke API keys.",
+        subcommands: [
+            GenerateKeysCommand.self, CreateAPIKeyCommand.self, ListAPIKeysCommand.self, RevokeAPIKeyCommand.self,
+        ]
     )
 }
 
@@ -78,5 +80,84 @@ struct GenerateKeysCommand: AsyncParsableCommand {
                 attributes: [.posixPermissions: mode]
             )
         else { throw CocoaError(.fileWriteUnknown) }
+    }
+}
+
+/// `authlog keys create-api-key --name NAME --scope ingest|audit|admin`: prints the key once.
+struct CreateAPIKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create-api-key",
+        abstract: "Create a scoped API key for the operator and auditor routes and print it once.",
+        discussion: """
+            Only the key's SHA-256 is stored: keep the printed key now, it cannot be shown again. Callers send it \
+            as Authorization: Bearer. Events caused through it name key:NAME as their actor.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "The key's name: 1 to 64 of A-Z a-z 0-9 . _ -; never reused, even after revocation.")
+    var name: String
+
+    @Option(help: "What the key may do: ingest, audit or admin.")
+    var scope: String
+
+    func run() async throws {
+        guard let scope = APIKeyScope(rawValue: self.scope) else {
+            printError("--scope must be ingest, audit or admin")
+            throw ExitCode(2)
+        }
+        guard APIKeyStore.isValidName(self.name) else {
+            printError("--name must be 1 to 64 of A-Z a-z 0-9 . _ -")
+            throw ExitCode(2)
+        }
+        let conninfo = try await self.database.conninfo()
+        let keys = APIKeyStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
+        let key = try await reportingStoreErrors { try await keys.create(name: self.name, scope: scope) }
+        print(key)
+        printError("API key \(self.name) (scope \(scope.rawValue)) created; it is shown only this once.")
+    }
+}
+
+/// `authlog keys list`: every API key's name, scope and dates; never the keys.
+struct ListAPIKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the API keys: name, scope, created, revoked."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let conninfo = try await self.database.conninfo()
+        let keys = APIKeyStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
+        let records = try await reportingStoreErrors { try await keys.list() }
+        let rows = records.map {
+            [$0.name, $0.scope.rawValue, $0.createdAt.description, $0.revokedAt?.description ?? "-"]
+        }
+        print(TextTable.render(header: ["name", "scope", "created", "revoked"], rows: rows), terminator: "")
+    }
+}
+
+/// `authlog keys revoke NAME`.
+struct RevokeAPIKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke an API key: its next request is answered 401."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The key's name.")
+    var name: String
+
+    func run() async throws {
+        let conninfo = try await self.database.conninfo()
+        let keys = APIKeyStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
+        guard try await reportingStoreErrors({ try await keys.revoke(name: self.name) }) else {
+            printError("no unrevoked API key is named \(self.name)")
+            throw ExitCode(1)
+        }
+        print("API key \(self.name) revoked")
     }
 }

@@ -59,18 +59,7 @@ struct ReportCommand: AsyncParsableCommand {
         let report = try await reportingStoreErrors {
             try await SigninReport.make(since: since, until: until, on: connection)
         }
-        try await self.recordAccess(conninfo: conninfo, since: since, until: until)
+        try await AccessRecord.record("report \(self.kind.rawValue) since=\(since) until=\(until)", conninfo: conninfo)
         print(ReportFormatter.render(report, as: self.format), terminator: "")
-    }
-
-    /// Appends `audit.accessed`: reads of the audit log are themselves audited (PCI DSS 10.2.1.3).
-    private func recordAccess(conninfo: String, since: Timestamp, until: Timestamp) async throws {
-        let actor = ProcessInfo.processInfo.environment["USER"] ?? "uid:\(getuid())"
-        let event = try EventEnvelope(
-            AuditAccessed(actor: "os:" + actor, query: "report \(self.kind.rawValue) since=\(since) until=\(until)"),
-            stream: StreamName(category: "audit", id: "access")
-        )
-        let store = EventStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
-        try await reportingStoreErrors { _ = try await store.appendSealed([AppendCommand(event)]).first?.get() }
     }
 }

@@ -200,7 +200,7 @@ struct GoChecker {
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tlogcheck-\(UUID().uuidString).err"
         )
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)

@@ -1,0 +1,106 @@
+public import AuthlogCore
+public import AuthlogStore
+import Foundation
+
+/// Why an operator or auditor request was refused (`audit.accessed`'s reason when its outcome is failure).
+public enum APIKeyRefusal: String, Sendable, CaseIterable {
+    /// No `Authorization: Bearer` key was sent.
+    case missingKey = "missing_api_key"
+    /// No key has the hash of the one sent.
+    case unknownKey = "unknown_api_key"
+    /// The key was revoked.
+    case revokedKey = "revoked_api_key"
+    /// The key is valid but its scope is not the one the route needs.
+    case insufficientScope = "insufficient_scope"
+    /// The key was right but the request's parameters were not; nothing was read.
+    case invalidRequest = "invalid_request"
+}
+
+/// The gate of the operator and auditor routes: authenticates the caller's scoped API key and records every
+/// read of the log, allowed or refused, as `audit.accessed` before anything is answered (PCI DSS 10.2.1.3:
+/// access to audit logs is itself logged).
+public struct OperatorAccess: Sendable {
+    let keys: APIKeyStore
+    let store: EventStore
+
+    /// Creates the gate over the key table and the store the audit events go to.
+    public init(keys: APIKeyStore, store: EventStore) {
+        self.keys = keys
+        self.store = store
+    }
+
+    /// The actor an event names for a request made with the key `name`.
+    static func actor(key name: String) -> String { "key:" + name }
+
+    /// The caller's actor (`key:NAME`) when `bearer` is an unrevoked key of `scope`. Otherwise records the
+    /// refused attempt as `audit.accessed` with outcome failure and throws 401 `invalid_api_key` (missing,
+    /// unknown or revoked key) or 403 `insufficient_scope`.
+    func authorize(
+        bearer: String?,
+        scope: APIKeyScope,
+        what: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) -> String {
+        let refusal: APIKeyRefusal
+        var actor = "key:unknown"
+        if let bearer, !bearer.isEmpty {
+            let record: APIKeyRecord?
+            do {
+                record = try await self.keys.find(hash: APIKeyStore.hash(of: bearer))
+            } catch {
+                throw ServiceError.failure(error)
+            }
+            if let record {
+                actor = Self.actor(key: record.name)
+                if record.revokedAt != nil {
+                    refusal = .revokedKey
+                } else if record.scope != scope {
+                    refusal = .insufficientScope
+                } else {
+                    return actor
+                }
+            } else {
+                refusal = .unknownKey
+            }
+        } else {
+            refusal = .missingKey
+        }
+        try await self.record(actor: actor, what: what, refusal: refusal, metadata: metadata)
+        if refusal == .insufficientScope {
+            throw ServiceError(
+                .forbidden,
+                "insufficient_scope",
+                "This route needs an API key with scope \(scope.rawValue).",
+                headers: [.wwwAuthenticate: "Bearer error=\"insufficient_scope\", scope=\"\(scope.rawValue)\""]
+            )
+        }
+        throw ServiceError(
+            .unauthorized,
+            "invalid_api_key",
+            "Send a valid, unrevoked API key as Authorization: Bearer.",
+            headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""]
+        )
+    }
+
+    /// Records one read (or a refused attempt) as `audit.accessed`, committed before the caller answers.
+    /// - Throws: 503 when the database is down, like every write.
+    func record(
+        actor: String,
+        what: String,
+        refusal: APIKeyRefusal? = nil,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        do {
+            let event = try metadata.envelope(
+                stream: StreamName(category: "audit", id: "access"),
+                outcome: refusal == nil ? .success : .failure,
+                reason: refusal?.rawValue,
+                at: .now(),
+                data: AuditAccessed(actor: actor, query: what)
+            )
+            try await self.store.append(event)
+        } catch {
+            throw ServiceError.failure(error)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import AuthlogCore
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// `authlog export` and `authlog keys create-api-key | list | revoke`.
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct ExportAndAPIKeyCommandTests {
+    @Test func exportPrintsJSONLinesResumesFromItsCursorAndRecordsTheRead() async throws {
+        let database = try await TestDatabase.make()
+        var traffic = TrafficGenerator(seed: 5)
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        for _ in 0..<40 { _ = try await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
+        let total = try await database.scalar("SELECT size FROM authlog.log_head")
+
+        let first = try CLIProcess.run(["export", "--after", "0", "--limit", "25"], databaseURL: database.conninfo)
+        #expect(first.status == 0, "\(first.stderr)")
+        let firstLines = first.stdout.split(separator: "\n")
+        #expect(firstLines.count == 25)
+        #expect(first.stderr.contains("next: 25"), "\(first.stderr)")
+
+        // The first export's own audit.accessed is sealed after position `total`; the second run exports
+        // everything from 25 up to its own start, which includes it.
+        let rest = try CLIProcess.run(["export", "--after", "25"], databaseURL: database.conninfo)
+        #expect(rest.status == 0, "\(rest.stderr)")
+        let restLines = rest.stdout.split(separator: "\n")
+        let positions = try (firstLines + restLines).map { line in
+            try #require(JSONParser().parse(Array(line.utf8))["position"].flatMap { Int64($0.canonicalText) })
+        }
+        #expect(positions == Array(1...(total + 1)), "every event once, in order, across the two runs")
+        let last = try JSONParser().parse(Array(try #require(restLines.last).utf8))
+        #expect(last["type"]?.stringValue == "audit.accessed", "the first export's record is exported too")
+        #expect(last["data"]?["actor"]?.stringValue?.hasPrefix("os:") == true)
+        #expect(last["data"]?["query"]?.stringValue == "export after=0 through=\(total) limit=25")
+        #expect(last["leaf_hash"]?.stringValue?.count == 64)
+
+        let beyond = try CLIProcess.run(["export", "--after", "100000"], databaseURL: database.conninfo)
+        #expect(beyond.status == 1)
+        #expect(beyond.stderr.contains("lies beyond it"))
+        let badType = try CLIProcess.run(["export", "--type", "nope"], databaseURL: database.conninfo)
+        #expect(badType.status == 2)
+        let accessed = try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed'")
+        #expect(accessed == 2, "one record per export that read the log; refused runs read nothing")
+    }
+
+    @Test func apiKeysAreShownOnceListedWithoutTheKeyAndRevoked() async throws {
+        let database = try await TestDatabase.make()
+        let created = try CLIProcess.run(
+            ["keys", "create-api-key", "--name", "siem", "--scope", "audit"],
+            databaseURL: database.conninfo
+        )
+        #expect(created.status == 0, "\(created.stderr)")
+        let key = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(key.hasPrefix("alk_") && key.count == 47)
+        let stored = try await database.scalar(
+            "SELECT count(*) FROM authlog.api_keys WHERE key_hash = sha256(convert_to(\(key), 'UTF8')) AND name = 'siem'"
+        )
+        #expect(stored == 1, "only the SHA-256 of the key is stored")
+        let again = try CLIProcess.run(
+            ["keys", "create-api-key", "--name", "siem", "--scope", "admin"],
+            databaseURL: database.conninfo
+        )
+        #expect(again.status == 1 && again.stderr.contains("exists already"))
+        let badScope = try CLIProcess.run(
+            ["keys", "create-api-key", "--name", "x", "--scope", "root"],
+            databaseURL: database.conninfo
+        )
+        #expect(badScope.status == 2)
+
+        let listed = try CLIProcess.run(["keys", "list"], databaseURL: database.conninfo)
+        #expect(listed.stdout.contains("siem") && listed.stdout.contains("audit"))
+        #expect(!listed.stdout.contains(key), "the key is never shown again")
+        let revoked = try CLIProcess.run(["keys", "revoke", "siem"], databaseURL: database.conninfo)
+        #expect(revoked.status == 0)
+        let twice = try CLIProcess.run(["keys", "revoke", "siem"], databaseURL: database.conninfo)
+        #expect(twice.status == 1)
+        let after = try CLIProcess.run(["keys", "list"], databaseURL: database.conninfo)
+        let row = try #require(after.stdout.split(separator: "\n").first { $0.hasPrefix("siem") })
+        #expect(!row.hasSuffix("-"), "the revocation time is listed: \(row)")
+    }
+}
