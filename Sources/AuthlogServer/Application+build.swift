@@ -153,10 +153,13 @@ public func buildRouter(
     LogController(pool: components.dependencies.store.pool).register(on: &table)
     EventsController(
         access: components.operatorAccess,
-        pool: components.dependencies.store.pool,
+        store: components.dependencies.store,
+        body: body,
         requestMetadata: metadata
     )
     .register(on: &table)
+    AdminController(access: components.operatorAccess, dependencies: components.dependencies, requestMetadata: metadata)
+        .register(on: &table)
     OperationsController(
         queries: components.dependencies.queries,
         metrics: components.dependencies.metrics,

@@ -4,13 +4,53 @@ import AuthlogServer
 import AuthlogStore
 import Foundation
 
-/// `authlog sessions expire`.
+/// `authlog sessions USER_ID` and `authlog sessions expire`.
 struct SessionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions",
-        abstract: "Work on sessions.",
-        subcommands: [ExpireSessionsCommand.self]
+        abstract: "List a user's sessions, or expire sessions past their lifetimes.",
+        subcommands: [ListSessionsCommand.self, ExpireSessionsCommand.self],
+        defaultSubcommand: ListSessionsCommand.self
     )
+}
+
+/// `authlog sessions USER_ID`: the user's sessions as a table, newest first; the read is audited.
+struct ListSessionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Print a user's sessions: id, provider, state, end reason, started, last seen.",
+        discussion: "Records audit.accessed (your OS user and host) before printing."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The user's id.")
+    var userID: String
+
+    func run() async throws {
+        guard let userID = UUID(uuidString: self.userID) else {
+            printError("USER_ID must be a UUID")
+            throw ExitCode(2)
+        }
+        let conninfo = try await self.database.conninfo()
+        let queries = SessionQueries(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
+        let sessions = try await reportingStoreErrors { try await queries.sessions(of: userID) }
+        try await AccessRecord.record("sessions user_id=\(userID.lowercased)", conninfo: conninfo)
+        let rows = sessions.map {
+            [
+                $0.sessionID.lowercased, $0.provider, $0.state.rawValue, $0.endReason ?? "-", $0.startedAt.description,
+                $0.lastSeenAt.description,
+            ]
+        }
+        print(
+            TextTable.render(
+                header: ["session", "provider", "state", "end_reason", "started", "last_seen"],
+                rows: rows
+            ),
+            terminator: ""
+        )
+        if sessions.isEmpty { printError("no sessions for user \(userID.lowercased)") }
+    }
 }
 
 /// `authlog sessions expire`: one run of the sweeper that `serve` runs every minute.

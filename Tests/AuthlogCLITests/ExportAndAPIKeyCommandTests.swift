@@ -79,4 +79,29 @@ struct ExportAndAPIKeyCommandTests {
         let row = try #require(after.stdout.split(separator: "\n").first { $0.hasPrefix("siem") })
         #expect(!row.hasSuffix("-"), "the revocation time is listed: \(row)")
     }
+
+    @Test func sessionsListsAUsersSessionsAndRecordsTheRead() async throws {
+        let database = try await TestDatabase.make()
+        var traffic = TrafficGenerator(seed: 9)
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        for _ in 0..<60 { _ = try await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
+        let row = try #require(
+            try await database.connect().query(
+                "SELECT user_id::text, count(*) FROM authlog.sessions GROUP BY user_id ORDER BY count(*) DESC LIMIT 1"
+            ).first
+        )
+        let user = try row.decode(String.self, at: 0)
+        let count = try row.decode(Int64.self, at: 1)
+        let listed = try CLIProcess.run(["sessions", user], databaseURL: database.conninfo)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let lines = listed.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("session") == true, "a header")
+        #expect(lines.count == Int(count) + 2, "header, rule and one line per session: \(listed.stdout)")
+        let recorded = try await database.scalar(
+            "SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed' AND data->>'query' = \("sessions user_id=" + user)"
+        )
+        #expect(recorded == 1)
+        let bad = try CLIProcess.run(["sessions", "not-a-uuid"], databaseURL: database.conninfo)
+        #expect(bad.status == 2)
+    }
 }

@@ -65,6 +65,23 @@ struct RequestBodyReader: Sendable {
     func jsonObject(of request: Request, allowEmpty: Bool = false) async throws -> JSONValue {
         let bytes = try await self.bytes(of: request)
         if bytes.isEmpty, allowEmpty { return .emptyObject }
+        let document = try self.json(bytes, of: request)
+        guard document.isObject else { throw Refusal.malformed("The body must be a JSON object.") }
+        return document
+    }
+
+    /// The body as a JSON object or array.
+    /// - Throws: ``Refusal``.
+    func jsonObjectOrArray(of request: Request) async throws -> JSONValue {
+        let document = try self.json(try await self.bytes(of: request), of: request)
+        switch document {
+        case .object, .array: return document
+        default: throw Refusal.malformed("The body must be a JSON object or an array of objects.")
+        }
+    }
+
+    /// `bytes` parsed as JSON, when the request says it is JSON.
+    private func json(_ bytes: [UInt8], of request: Request) throws -> JSONValue {
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         guard contentType.hasPrefix("application/json") else {
             throw Refusal.unsupportedMediaType(expected: "application/json")
@@ -75,7 +92,6 @@ struct RequestBodyReader: Sendable {
         } catch {
             throw Refusal.malformed("The body is not valid JSON (\(error)).")
         }
-        guard document.isObject else { throw Refusal.malformed("The body must be a JSON object.") }
         return document
     }
 }

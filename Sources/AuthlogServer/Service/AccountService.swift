@@ -93,7 +93,7 @@ public struct AccountService: Sendable {
         consent: (source: ConsentRevocationSource, noticeID: String?)?,
         extra: [EventEnvelope] = [],
         metadata: RequestMetadata
-    ) async throws(ServiceError) -> Bool {
+    ) async throws(ServiceError) -> Int {
         try await SessionEnder(dependencies: self.dependencies).endSessions(
             of: userID,
             provider: provider,

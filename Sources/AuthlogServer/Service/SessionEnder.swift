@@ -10,24 +10,26 @@ import Foundation
 struct SessionEnder: Sendable {
     let dependencies: ServiceDependencies
 
-    /// Ends the sessions and appends `consent` (as `provider.consent_revoked`) and `extra` events of the same
-    /// command. Returns whether anything was recorded: nothing is when no session is active and there is no
-    /// `extra` event (a repeated report).
+    /// Ends the sessions (or only `onlySession` of them), naming `actor` when an operator asked, and appends `consent` (as `provider.consent_revoked`) and `extra` events of the same
+    /// command. Returns how many sessions it ended; nothing is recorded when no session is active and there
+    /// is no `extra` event (a repeated report).
     /// - Throws: ``ServiceError`` from the store, 409 when the sessions kept changing.
     @discardableResult
     func endSessions(
         of userID: UUID,
         provider: String?,
+        onlySession: UUID? = nil,
         reason: SessionEndReason,
+        actor: String? = nil,
         consent: (source: ConsentRevocationSource, noticeID: String?)? = nil,
         extra: [EventEnvelope] = [],
         metadata: RequestMetadata
-    ) async throws(ServiceError) -> Bool {
+    ) async throws(ServiceError) -> Int {
         for _ in 0..<self.dependencies.settings.maximumAttempts {
             let sessions = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.activeSessions(of: userID, provider: provider)
-            }
-            guard !sessions.isEmpty || !extra.isEmpty else { return false }
+            }.filter { onlySession == nil || $0.session.sessionID == onlySession }
+            guard !sessions.isEmpty || !extra.isEmpty else { return 0 }
             let now = Timestamp.now()
             var events: [EventEnvelope] = []
             var expectations: [StreamName: ExpectedVersion] = [:]
@@ -40,7 +42,7 @@ struct SessionEnder: Sendable {
                     userID: userID,
                     sessionID: session.sessionID,
                     at: now,
-                    data: SessionRevoked(reason: reason)
+                    data: SessionRevoked(reason: reason, actor: actor)
                 )
                 events.append(event)
                 expectations[event.stream] = .exactly(version)
@@ -60,7 +62,7 @@ struct SessionEnder: Sendable {
             events += extra
             do {
                 try await self.dependencies.store.append(AppendCommand(events: events, expectedVersions: expectations))
-                return true
+                return sessions.count
             } catch let error as StoreError where error.code == .wrongExpectedVersion {
                 continue
             } catch {

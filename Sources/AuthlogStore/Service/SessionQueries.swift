@@ -119,6 +119,32 @@ public struct SessionQueries: Sendable {
         return try rows.map { (try Self.session($0, from: 0), try $0.decode(Int32?.self, at: 11) ?? 0) }
     }
 
+    /// Every session of a user, active or ended, newest first.
+    /// - Throws: ``StoreError``.
+    public func sessions(of userID: UUID) async throws -> [SessionRecord] {
+        let rows = try await self.pool.withConnection { connection in
+            try await connection.query(
+                """
+                SELECT \(unescaped: Self.sessionColumns)
+                FROM authlog.sessions s LEFT JOIN authlog.users u ON u.user_id = s.user_id
+                WHERE s.user_id = \(userID)
+                ORDER BY s.started_at DESC, s.session_id
+                """
+            ).rows
+        }
+        return try rows.map { try Self.session($0, from: 0) }
+    }
+
+    /// Whether a user with this id was ever registered (deleted users included).
+    /// - Throws: ``StoreError``.
+    public func userExists(_ userID: UUID) async throws -> Bool {
+        try await self.pool.withConnection { connection in
+            try await connection.query(
+                "SELECT EXISTS (SELECT 1 FROM authlog.users WHERE user_id = \(userID))"
+            ).first?.decode(Bool.self, at: 0) ?? false
+        }
+    }
+
     /// Whether the user exists and is not deleted.
     /// - Throws: ``StoreError``.
     public func userIsActive(_ userID: UUID) async throws -> Bool {

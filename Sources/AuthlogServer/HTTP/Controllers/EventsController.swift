@@ -3,16 +3,92 @@ import AuthlogStore
 import Foundation
 import Hummingbird
 
-/// `GET /v1/events` (scope `audit`): sealed events in position order with a cursor to resume from, for
-/// SIEMs and auditors. Every page read, and every refused attempt, is recorded as `audit.accessed` before
-/// the answer goes out.
+/// The log as a resource for other systems. `GET /v1/events` (scope `audit`): sealed events in position
+/// order with a cursor to resume from, for SIEMs and auditors; every page read, and every refused attempt,
+/// is recorded as `audit.accessed` before the answer goes out. `POST /v1/events` (scope `ingest`): events
+/// from other systems, idempotent by `event_id`.
 struct EventsController: Sendable {
     let access: OperatorAccess
-    let pool: ConnectionPool
+    let store: EventStore
+    let body: RequestBodyReader
     let requestMetadata: RequestMetadataReader
 
     func register(on routes: inout RouteTable) {
         routes.add(.get, "/v1/events", use: self.export)
+        routes.add(.post, "/v1/events", use: self.ingest)
+    }
+
+    /// One event object or an array → `{"events": [{"event_id", "position", "stream_version", "stored"}]}`
+    /// once they are sealed, all or nothing. A retried call answers with the first call's positions and
+    /// `stored: false`, and stores nothing. A bad event is 422 `invalid_event` with its `index`; an
+    /// explicit `stream_version` already taken is 409 `wrong_expected_version` with its index.
+    @Sendable func ingest(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let metadata = self.requestMetadata.metadata(of: request, context: context)
+        let actor = try await self.access.authorize(
+            bearer: TokenController.bearer(request),
+            scope: .ingest,
+            what: "ingest",
+            metadata: metadata
+        )
+        let envelopes: [EventEnvelope]
+        do {
+            let document = try await self.body.jsonObjectOrArray(of: request)
+            envelopes = try EventIngest.envelopes(from: document, actor: actor)
+        } catch let refusal as RequestBodyReader.Refusal {
+            try await self.access.record(actor: actor, what: "ingest", refusal: .invalidRequest, metadata: metadata)
+            throw refusal.answer
+        } catch let refusal as EventIngest.Refusal {
+            try await self.access.record(
+                actor: actor,
+                what: "ingest refused event \(refusal.index)",
+                refusal: .invalidRequest,
+                metadata: metadata
+            )
+            throw Self.invalidEvent(index: refusal.index, refusal.problem)
+        }
+        let result: AppendResult
+        do {
+            guard let outcome = await self.store.appendSealed([AppendCommand(events: envelopes)]).first else {
+                throw StoreError(.server, "the store returned no result")
+            }
+            result = try outcome.get()
+        } catch let error as StoreError where error.code == .invalidEvent || error.code == .wrongExpectedVersion {
+            try await self.access.record(
+                actor: actor,
+                what: "ingest refused event \(error.eventIndex ?? 0)",
+                refusal: .invalidRequest,
+                metadata: metadata
+            )
+            if error.code == .invalidEvent { throw Self.invalidEvent(index: error.eventIndex ?? 0, error.message) }
+            var answer = ServiceError(.conflict, "wrong_expected_version", error.message)
+            answer.extraMembers = [("index", .number(String(error.eventIndex ?? 0)))]
+            throw answer
+        } catch {
+            throw ServiceError.failure(error)
+        }
+        return JSONResponse.make(
+            .object([
+                (
+                    "events",
+                    .array(
+                        result.events.map { event in
+                            .object([
+                                ("event_id", .string(event.eventID.lowercased)),
+                                ("position", event.position.map { .number(String($0)) } ?? .null),
+                                ("stream_version", .number(String(event.streamVersion))),
+                                ("stored", .bool(!event.wasAlreadyStored)),
+                            ])
+                        }
+                    )
+                )
+            ])
+        )
+    }
+
+    private static func invalidEvent(index: Int, _ problem: String) -> ServiceError {
+        var answer = ServiceError(.unprocessableContent, "invalid_event", "Event \(index): \(problem).")
+        answer.extraMembers = [("index", .number(String(index)))]
+        return answer
     }
 
     /// `?after=&limit=&type=&user_id=&provider=` → `{"events": […], "next": N, "head": H}`.
@@ -35,7 +111,7 @@ struct EventsController: Sendable {
         }
         let page: ExportPage
         do {
-            page = try await self.pool.withConnection { connection in
+            page = try await self.store.pool.withConnection { connection in
                 try await EventReader().page(
                     after: query.after,
                     limit: query.limit,

@@ -1,0 +1,157 @@
+import AuthlogCore
+import AuthlogStore
+import Foundation
+import Hummingbird
+
+/// What operators do to sessions: `POST /v1/sessions/{id}/revoke` and `POST /v1/users/{id}/revoke` (scope
+/// `admin`) record `session.revoked` with reason `admin` naming the key as actor; `GET
+/// /v1/users/{id}/sessions` (scope `audit`) lists a user's sessions and is recorded as `audit.accessed`.
+struct AdminController: Sendable {
+    let access: OperatorAccess
+    let dependencies: ServiceDependencies
+    let requestMetadata: RequestMetadataReader
+
+    func register(on routes: inout RouteTable) {
+        routes.add(.post, "/v1/sessions/{id}/revoke", use: self.revokeSession)
+        routes.add(.post, "/v1/users/{id}/revoke", use: self.revokeUser)
+        routes.add(.get, "/v1/users/{id}/sessions", use: self.sessions)
+    }
+
+    /// → `{"session_id", "revoked": true|false, "state"}`; false when it had already ended. 404 `not_found`.
+    @Sendable func revokeSession(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let metadata = self.requestMetadata.metadata(of: request, context: context)
+        let actor = try await self.access.authorize(
+            bearer: TokenController.bearer(request),
+            scope: .admin,
+            what: "revoke session",
+            metadata: metadata
+        )
+        let sessionID = try await self.identifier(context, actor: actor, what: "revoke session", metadata: metadata)
+        guard
+            let session = try await self.dependencies.storeCall({
+                try await self.dependencies.queries.session(sessionID)
+            })
+        else {
+            try await self.access.record(
+                actor: actor,
+                what: "revoke session \(sessionID.lowercased)",
+                refusal: .invalidRequest,
+                metadata: metadata
+            )
+            throw ServiceError(.notFound, "not_found", "No session has this id.")
+        }
+        let ended = try await SessionEnder(dependencies: self.dependencies).endSessions(
+            of: session.userID,
+            provider: nil,
+            onlySession: sessionID,
+            reason: .admin,
+            actor: actor,
+            metadata: metadata
+        )
+        let state = ended > 0 ? SessionState.revoked.rawValue : session.state.rawValue
+        return JSONResponse.make(
+            .object([
+                ("session_id", .string(sessionID.lowercased)), ("revoked", .bool(ended > 0)), ("state", .string(state)),
+            ])
+        )
+    }
+
+    /// → `{"user_id", "sessions_revoked": N}`: every active session of the user ended. 404 for an unknown user.
+    @Sendable func revokeUser(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let metadata = self.requestMetadata.metadata(of: request, context: context)
+        let actor = try await self.access.authorize(
+            bearer: TokenController.bearer(request),
+            scope: .admin,
+            what: "revoke user",
+            metadata: metadata
+        )
+        let userID = try await self.identifier(context, actor: actor, what: "revoke user", metadata: metadata)
+        try await self.requireKnownUser(userID, actor: actor, what: "revoke user", metadata: metadata)
+        let ended = try await SessionEnder(dependencies: self.dependencies).endSessions(
+            of: userID,
+            provider: nil,
+            reason: .admin,
+            actor: actor,
+            metadata: metadata
+        )
+        return JSONResponse.make(
+            .object([("user_id", .string(userID.lowercased)), ("sessions_revoked", .number(String(ended)))])
+        )
+    }
+
+    /// → `{"user_id", "sessions": [{"session_id", "provider", "state", "end_reason", "started_at", "last_seen_at",
+    /// "kind"}]}`, newest first.
+    @Sendable func sessions(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let metadata = self.requestMetadata.metadata(of: request, context: context)
+        let actor = try await self.access.authorize(
+            bearer: TokenController.bearer(request),
+            scope: .audit,
+            what: "sessions",
+            metadata: metadata
+        )
+        let userID = try await self.identifier(context, actor: actor, what: "sessions", metadata: metadata)
+        try await self.requireKnownUser(userID, actor: actor, what: "sessions", metadata: metadata)
+        let sessions = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.sessions(of: userID)
+        }
+        try await self.access.record(actor: actor, what: "sessions user_id=\(userID.lowercased)", metadata: metadata)
+        return JSONResponse.make(
+            .object([
+                ("user_id", .string(userID.lowercased)),
+                ("sessions", .array(sessions.map(\.summaryJSON))),
+            ])
+        )
+    }
+
+    /// The `{id}` of the path as a UUID; otherwise records the refusal and throws 400.
+    private func identifier(
+        _ context: AppRequestContext,
+        actor: String,
+        what: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) -> UUID {
+        guard let text = context.parameters.get("id"), text.utf8.count == 36, let id = UUID(uuidString: text) else {
+            try await self.access.record(actor: actor, what: what, refusal: .invalidRequest, metadata: metadata)
+            throw ServiceError.badRequest("The id in the path must be a UUID.")
+        }
+        return id
+    }
+
+    /// Throws 404 `not_found` (recorded) when no user has this id.
+    private func requireKnownUser(
+        _ userID: UUID,
+        actor: String,
+        what: String,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        let known = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.userExists(userID)
+        }
+        guard known else {
+            try await self.access.record(
+                actor: actor,
+                what: "\(what) user_id=\(userID.lowercased)",
+                refusal: .invalidRequest,
+                metadata: metadata
+            )
+            throw ServiceError(.notFound, "not_found", "No user has this id.")
+        }
+    }
+}
+
+extension SessionRecord {
+    /// The session as the operator routes and `authlog sessions` show it.
+    var summaryJSON: JSONValue {
+        var members: [(name: String, value: JSONValue)] = [
+            ("session_id", .string(self.sessionID.lowercased)),
+            ("provider", .string(self.provider)),
+            ("state", .string(self.state.rawValue)),
+            ("kind", .string(self.kind.rawValue)),
+            ("started_at", .string(self.startedAt.description)),
+            ("last_seen_at", .string(self.lastSeenAt.description)),
+        ]
+        members.append(("end_reason", self.endReason.map { .string($0) } ?? .null))
+        if let clientID = self.clientID { members.append(("client_id", .string(clientID))) }
+        return .object(members)
+    }
+}
