@@ -150,7 +150,12 @@ public func buildRouter(
     MeController(service: components.accounts, body: body, requestMetadata: metadata).register(on: &table)
     ProviderCallbackController(service: components.notifications, body: body, requestMetadata: metadata)
         .register(on: &table)
-    LogController(pool: components.dependencies.store.pool).register(on: &table)
+    LogController(
+        pool: components.dependencies.store.pool,
+        access: components.operatorAccess,
+        requestMetadata: metadata
+    )
+    .register(on: &table)
     EventsController(
         access: components.operatorAccess,
         store: components.dependencies.store,

@@ -11,7 +11,8 @@ struct ProveCommand: AsyncParsableCommand {
         discussion: """
             Give an event id or --position. The proof is for --tree-size, else for the latest signed checkpoint \
             that covers the event (printed with it, so the proof can be checked against a signed root), else for \
-            the whole sealed log. Hashes are standard base64; leaf_index is position − 1 (RFC 9162).
+            the whole sealed log. Hashes are standard base64; leaf_index is position − 1 (RFC 9162). The read \
+            is recorded as audit.accessed (your OS user and host).
             """
     )
 
@@ -36,10 +37,16 @@ struct ProveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pool = ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 1)
+        let conninfo = try await self.database.conninfo()
+        let pool = ConnectionPool(conninfo: conninfo, maximumConnections: 1)
         let output = try await reportingStoreErrors {
             try await pool.withConnection { connection in try await self.prove(on: connection) }
         }
+        let proved = output["position"]?.canonicalText ?? "?"
+        try await AccessRecord.record(
+            "proof inclusion position=\(proved) tree_size=\(output["tree_size"]?.canonicalText ?? "?")",
+            conninfo: conninfo
+        )
         print(output.canonicalText)
     }
 

@@ -35,13 +35,22 @@ struct ExportAndAPIKeyCommandTests {
         #expect(last["data"]?["query"]?.stringValue == "export after=0 through=\(total) limit=25")
         #expect(last["leaf_hash"]?.stringValue?.count == 64)
 
+        let prove = try CLIProcess.run(
+            ["prove", "--position", "3", "--tree-size", "10"],
+            databaseURL: database.conninfo
+        )
+        #expect(prove.status == 0, "\(prove.stderr)")
+        let provedRead = try await database.scalar(
+            "SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed' AND data->>'actor' LIKE 'os:%' AND data->>'query' = 'proof inclusion position=3 tree_size=10'"
+        )
+        #expect(provedRead == 1, "authlog prove records the proof it printed")
         let beyond = try CLIProcess.run(["export", "--after", "100000"], databaseURL: database.conninfo)
         #expect(beyond.status == 1)
         #expect(beyond.stderr.contains("lies beyond it"))
         let badType = try CLIProcess.run(["export", "--type", "nope"], databaseURL: database.conninfo)
         #expect(badType.status == 2)
         let accessed = try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed'")
-        #expect(accessed == 2, "one record per export that read the log; refused runs read nothing")
+        #expect(accessed == 3, "one record per export and proof that read the log; refused runs read nothing")
     }
 
     @Test func apiKeysAreShownOnceListedWithoutTheKeyAndRevoked() async throws {

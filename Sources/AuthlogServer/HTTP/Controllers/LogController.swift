@@ -5,9 +5,13 @@ import Hummingbird
 import NIOCore
 
 /// `/v1/log/checkpoint` and the proofs: what an outside witness or auditor needs to check the log without
-/// trusting it. Every answer is hashes and sizes; no event contents.
+/// trusting it. Every answer is hashes and sizes; no event contents. The routes are public; each proof
+/// served is recorded as `audit.accessed` (actor `key:NAME` when the caller sent a valid API key, else
+/// `anonymous`) before it is answered.
 struct LogController: Sendable {
     let pool: ConnectionPool
+    let access: OperatorAccess
+    let requestMetadata: RequestMetadataReader
 
     func register(on routes: inout RouteTable) {
         routes.add(.get, "/v1/log/checkpoint", use: self.checkpoint)
@@ -39,6 +43,7 @@ struct LogController: Sendable {
                 try await LogProofs.inclusion(position: position, treeSize: requestedSize, on: $0)
             }
         }
+        try await self.record("proof inclusion position=\(position) tree_size=\(proof.treeSize)", request, context)
         return JSONResponse.make(proof.json)
     }
 
@@ -50,7 +55,18 @@ struct LogController: Sendable {
         let proof = try await self.answering {
             try await self.pool.withConnection { try await LogProofs.consistency(from: from, to: to, on: $0) }
         }
+        try await self.record("proof consistency from=\(from) to=\(to)", request, context)
         return JSONResponse.make(proof.json)
+    }
+
+    /// Records the proof served as `audit.accessed`.
+    private func record(_ what: String, _ request: Request, _ context: AppRequestContext) async throws {
+        let actor = try await self.access.optionalActor(bearer: TokenController.bearer(request))
+        try await self.access.record(
+            actor: actor,
+            what: what,
+            metadata: self.requestMetadata.metadata(of: request, context: context)
+        )
     }
 
     /// A positive decimal parameter: at most 18 digits, so it always fits an `Int64`.
