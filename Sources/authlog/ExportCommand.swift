@@ -83,7 +83,7 @@ struct ExportCommand: AsyncParsableCommand {
                     passedHead = true
                     break
                 }
-                bytes += event.exportJSON.canonicalBytes
+                bytes += Array(event.json.utf8)
                 bytes.append(0x0A)
                 cursor = event.position
                 remaining -= 1

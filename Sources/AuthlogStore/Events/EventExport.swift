@@ -30,8 +30,8 @@ public struct EventFilter: Sendable, Equatable {
 /// One page of an export: the sealed events after a cursor, in position order, and the cursor to resume
 /// from.
 public struct ExportPage: Sendable {
-    /// The events, in position order.
-    public var events: [RecordedEvent]
+    /// The events in position order: each one's position, and its line of JSON in the export format.
+    public var events: [(position: Int64, json: String)]
     /// Where the next page starts (`after=next`). Every sealed event up to `next` that matches the filter is
     /// in this page or an earlier one: a consumer that stops and resumes from it misses nothing and sees
     /// nothing twice.
@@ -72,7 +72,9 @@ extension EventReader {
         guard after <= head else {
             throw StoreError(.outOfRange, "the log ends at position \(head); the cursor \(after) lies beyond it")
         }
-        let events = try results[2].rows.map(EventRow.decode)
+        let events = try results[2].rows.map { row -> (position: Int64, json: String) in
+            (try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1))
+        }
         let next = events.count == limit ? events[events.count - 1].position : head
         return ExportPage(events: events, next: next, head: head)
     }
@@ -88,7 +90,7 @@ extension EventReader {
             "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
             "SELECT size FROM authlog.log_head",
             """
-            SELECT \(unescaped: EventRow.sealedColumns) FROM authlog.events
+            SELECT e.position, \(unescaped: EventRow.exportLine) FROM authlog.events e
             WHERE position > \(after)
               AND (\(filter.type?.rawValue)::text IS NULL OR type = \(filter.type?.rawValue))
               AND (\(filter.userID)::uuid IS NULL OR user_id = \(filter.userID))

@@ -112,6 +112,44 @@ public actor Connection {
         return try self.consume(PQexec(handle, script.sql), handle: handle)
     }
 
+    /// Runs `COPY … TO STDOUT` and hands each row's bytes to `row` as they arrive; returns the number of rows.
+    /// For bulk reads (the export benchmark's baseline, archives).
+    /// - Throws: ``StoreError`` as ``query(_:)`` does.
+    @discardableResult
+    public func copyOut(_ statement: SQLQuery, row: (UnsafeRawBufferPointer) -> Void) throws -> Int {
+        precondition(statement.binds.isEmpty, "copyOut(_:) takes no parameters")
+        guard let handle = self.handle else { throw StoreError(.connectionFailed, "the connection is closed") }
+        guard let started = PQexec(handle, statement.sql) else {
+            throw StoreError(.connectionFailed, "cannot send COPY: \(Self.libpqMessage(handle))")
+        }
+        guard PQresultStatus(started) == PGRES_COPY_OUT else {
+            return try self.consume(started, handle: handle).rows.count
+        }
+        PQclear(started)
+        var rows = 0
+        var buffer: UnsafeMutablePointer<CChar>?
+        while true {
+            let length = PQgetCopyData(handle, &buffer, 0)
+            if length < 0 { break }
+            if let bytes = buffer {
+                row(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
+                PQfreemem(bytes)
+                buffer = nil
+            }
+            rows += 1
+        }
+        // The COPY's own result (or its error), then nothing.
+        var failure: StoreError?
+        while let result = PQgetResult(handle) {
+            if PQresultStatus(result) != PGRES_COMMAND_OK, failure == nil {
+                failure = Self.error(from: result, handle: handle)
+            }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+        return rows
+    }
+
     /// Sends every statement at once in libpq's pipeline mode and reads the results after one sync:
     /// one round trip for the lot. Statements after a failed one are not run.
     /// - Throws: the first statement's error, as ``query(_:)`` would.

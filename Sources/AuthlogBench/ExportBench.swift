@@ -1,0 +1,144 @@
+import ArgumentParser
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogProviders
+import AuthlogServer
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+
+/// `authlog-bench export`: sealed events per second through `GET /v1/events`, against `COPY … TO STDOUT` of
+/// the same rows in the same run.
+struct ExportBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Measure events/s exported over HTTP against COPY TO STDOUT of the same rows.",
+        discussion: """
+            Fills a fresh database of the given cluster with sealed sign-in events, starts authlog's HTTP server in \
+            this process, and pages through GET /v1/events (1,000 events a page by default, one consumer, an audit \
+            API key) \
+            from position 0 to the end; the baseline copies the same rows, in position order, with COPY TO STDOUT \
+            on one connection. Goal: at least 0.5x the COPY rate.
+            """
+    )
+
+    @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
+    var databaseURL: String?
+
+    @Option(help: "How many sealed events to export.")
+    var events: Int = 200_000
+
+    @Option(help: "Events per page (the route's limit, at most 1,000).")
+    var pageSize: Int = 1000
+
+    func run() async throws {
+        guard let cluster = self.databaseURL ?? ProcessInfo.processInfo.environment["AUTHLOG_TEST_DATABASE_URL"] else {
+            throw ValidationError("give --database-url or AUTHLOG_TEST_DATABASE_URL")
+        }
+        let database = try await BenchDatabase.make(in: cluster)
+        try await Self.fill(database, events: self.events)
+        let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 8)
+        let configuration = try JSONValue.members(["development": .bool(true)]).decode(ServerConfiguration.self)
+        let components = try ServerComponents(
+            configuration: configuration,
+            pool: pool,
+            accessTokenKey: try PrivateKey.generate(for: .es256),
+            fetcher: AsyncHTTPFetcher()
+        )
+        let server = try await ServiceRunner.start(router: try buildRouter(components: components).router)
+        let key = try await APIKeyStore(pool: pool).create(name: "bench-siem", scope: .audit)
+        let client = HTTPTestClient(baseURL: server.baseURL)
+
+        let total = Int64(self.events)
+        var cursor: Int64 = 0
+        var exported = 0
+        var bytes = 0
+        let httpStart = ContinuousClock.now
+        while cursor < total {
+            let answer = try await client.send(
+                "GET",
+                "/v1/events?after=\(cursor)&limit=\(self.pageSize)",
+                headers: [("Authorization", "Bearer \(key)")]
+            )
+            // The consumer reads the cursor from the end of the page without parsing the events (a SIEM hands
+            // them on), so the rate measures authlog, not this client's JSON parser.
+            guard answer.status == 200, let next = Self.cursor(in: answer.body) else {
+                throw ValidationError("export answered \(answer.status)")
+            }
+            exported += Int(min(next, total) - cursor)
+            bytes += answer.body.count
+            cursor = next
+        }
+        let httpSeconds = (ContinuousClock.now - httpStart).inSeconds
+        await server.stop()
+
+        let connection = try await Connection.connect(database.conninfo)
+        var copied = 0
+        var copiedBytes = 0
+        let copyStart = ContinuousClock.now
+        copied = try await connection.copyOut(
+            SQLQuery(
+                unsafeSQL: """
+                    COPY (SELECT \(EventRow.exportedColumns) FROM authlog.events WHERE position <= \(total)
+                          ORDER BY position) TO STDOUT
+                    """
+            )
+        ) { copiedBytes += $0.count }
+        let copySeconds = (ContinuousClock.now - copyStart).inSeconds
+
+        let httpRate = Double(exported) / httpSeconds
+        let copyRate = Double(copied) / copySeconds
+        say("export benchmark: \(total) sealed events, one consumer, pages of \(self.pageSize)")
+        say(
+            String(
+                format: "GET /v1/events: %.0f events/s (%d events, %.1f MB of JSON in %.2f s)",
+                httpRate,
+                exported,
+                Double(bytes) / 1e6,
+                httpSeconds
+            )
+        )
+        say(
+            String(
+                format: "baseline COPY ... TO STDOUT of the same rows: %.0f rows/s (%d rows, %.1f MB in %.2f s)",
+                copyRate,
+                copied,
+                Double(copiedBytes) / 1e6,
+                copySeconds
+            )
+        )
+        say(
+            String(
+                format: "goal: export >= 0.5x COPY: %.2fx %@",
+                httpRate / copyRate,
+                httpRate / copyRate >= 0.5 ? "met" : "NOT met"
+            )
+        )
+    }
+
+    /// The `next` member of a page, read from the body's tail: `…],"next":N,"head":H}` (canonical member order).
+    static func cursor(in body: [UInt8]) -> Int64? {
+        let tail = String(decoding: body.suffix(64), as: UTF8.self)
+        guard let range = tail.range(of: "\"next\":", options: .backwards) else { return nil }
+        return Int64(tail[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// `events` sealed sign-in failures with realistic columns, written with SQL and sealed by one sealer.
+    static func fill(_ database: BenchDatabase, events: Int) async throws {
+        let connection = try await Connection.connect(database.conninfo)
+        try await connection.execute(
+            """
+            INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at, recorded_at,
+                outcome, reason, provider, user_id, client_id, ip, user_agent, request_id, data, schema_version, digest)
+            SELECT gen_random_uuid(), 'signin-apple', n, 'signin.failed', now(), now(), 'failure', 'expired', 'apple',
+                   gen_random_uuid(), 'com.example.app', '203.0.113.7', 'ExampleApp/1.0 (iPhone; iOS 18.1)',
+                   'req-' || n, '{"reason": "expired", "detail": "the identity token expired 12 s ago"}', 1,
+                   sha256(n::text::bytea)
+            FROM generate_series(1, \(unescaped: String(events))) AS n;
+            INSERT INTO authlog.unsealed_events (event_id, digest)
+            SELECT event_id, digest FROM authlog.event_records ORDER BY stream_version
+            """
+        )
+        try await EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 1)).sealPending()
+    }
+}
