@@ -2,13 +2,22 @@ import AuthlogCore
 import AuthlogStore
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Reads of the audit log from the command line are themselves audited (PCI DSS 10.2.1.3): each appends
 /// `audit.accessed` naming the operating-system user and host and what was read, and waits for it to be
 /// sealed, before anything is printed.
 enum AccessRecord {
-    /// `os:USER@HOST` for the user running the command.
+    /// `os:USER@HOST` for the user running the command, from the password database by the real user id
+    /// (`$USER` is whatever the caller set), else `uid:N`.
     static var actor: String {
-        let user = ProcessInfo.processInfo.environment["USER"] ?? "uid:\(getuid())"
+        let uid = getuid()
+        var user = "uid:\(uid)"
+        if let entry = getpwuid(uid), let name = entry.pointee.pw_name {
+            user = String(cString: name)
+        }
         return "os:\(user)@\(ProcessInfo.processInfo.hostName)"
     }
 

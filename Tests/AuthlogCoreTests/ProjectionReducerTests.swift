@@ -104,4 +104,31 @@ struct ProjectionReducerTests {
         )
         #expect(try ProjectionReducer.changes(for: event).isEmpty)
     }
+
+    /// Events another system sent over HTTP carry `data.ingested_by`: they are counted in the sign-in reports
+    /// and change nothing else.
+    @Test func ingestedEventsAreCountedAndChangeNothingElse() throws {
+        let session = UUID()
+        let user = UUID()
+        func succeeded(ingested: Bool) -> EventEnvelope {
+            var data: [(name: String, value: JSONValue)] = [
+                ("method", .string("id_token")), ("subject_hash", .string(String(repeating: "a", count: 64))),
+                ("is_new_user", .bool(false)),
+            ]
+            if ingested { data.append(("ingested_by", .string("key:crm"))) }
+            return EventEnvelope(
+                stream: StreamName(category: "session", id: session.lowercased),
+                type: .signinSucceeded,
+                provider: "apple",
+                userID: user,
+                sessionID: session,
+                data: .object(data)
+            )
+        }
+        let own = try ProjectionReducer.changes(for: succeeded(ingested: false))
+        let ingested = try ProjectionReducer.changes(for: succeeded(ingested: true))
+        #expect(own.contains { if case .startSession = $0 { return true } else { return false } })
+        #expect(ingested.count == 1)
+        #expect(ingested.allSatisfy { if case .countSignin = $0 { return true } else { return false } })
+    }
 }

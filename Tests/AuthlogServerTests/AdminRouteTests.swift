@@ -44,7 +44,7 @@ struct AdminRouteTests {
         #expect(one.json["revoked"] == .bool(true))
         #expect(try await server.refresh(first.refreshToken).status == 401, "the revoked session's token is dead")
         let again = try await Self.call("POST", "/v1/sessions/\(first.sessionID)/revoke", key: keys[.admin], on: server)
-        #expect(again.status == 200 && again.json["revoked"] == .bool(false), "revoking twice records nothing")
+        #expect(again.status == 200 && again.json["revoked"] == .bool(false), "revoking twice ends nothing")
 
         let all = try await Self.call("POST", "/v1/users/\(first.userID)/revoke", key: keys[.admin], on: server)
         #expect(all.status == 200)
@@ -66,8 +66,14 @@ struct AdminRouteTests {
             sessions.allSatisfy { $0["state"]?.stringValue == "revoked" && $0["end_reason"]?.stringValue == "admin" }
         )
         let reads = try await server.events(ofType: "audit.accessed").filter { $0.outcome == "success" }
-        #expect(reads.map { $0.data["query"]?.stringValue } == ["sessions user_id=\(first.userID.lowercased)"])
-        #expect(reads.first?.data["actor"]?.stringValue == "key:ops-audit")
+        #expect(
+            reads.map { $0.data["query"]?.stringValue } == [
+                "revoke session \(first.sessionID.lowercased): already ended",
+                "sessions user_id=\(first.userID.lowercased)",
+            ],
+            "the repeat, which ended nothing, is recorded as a read"
+        )
+        #expect(reads.map { $0.data["actor"]?.stringValue } == ["key:ops-admin", "key:ops-audit"])
     }
 
     @Test func everyOperatorRouteChecksItsScope() async throws {

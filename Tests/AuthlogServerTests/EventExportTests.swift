@@ -53,9 +53,9 @@ struct EventExportTests {
             ("revoked", keys["revoked"], 401, "invalid_api_key", "revoked_api_key", "key:old-siem"),
             (
                 "unknown", "alk_" + String(repeating: "A", count: 43), 401, "invalid_api_key", "unknown_api_key",
-                "key:unknown"
+                "anonymous"
             ),
-            ("missing", nil, 401, "invalid_api_key", "missing_api_key", "key:unknown"),
+            ("missing", nil, 401, "invalid_api_key", "missing_api_key", "anonymous"),
         ]
         for (index, entry) in cases.enumerated() {
             let answer = try await Self.get("/v1/events?limit=5", key: entry.key, on: server)
@@ -131,8 +131,11 @@ struct EventExportTests {
         let leaf = try #require(first["leaf_hash"]?.stringValue)
         let proof = try await server.client.send("GET", "/v1/log/proof/inclusion?position=\(position)")
         #expect(proof.status == 200)
+        let refusedProof = try await server.client.send("GET", "/v1/log/proof/inclusion?position=999999")
+        #expect(refusedProof.status == 400 && refusedProof.string("error") == "out_of_range")
         let proofReads = try await Self.accessEvents(server).filter { $0.3.hasPrefix("proof inclusion") }
-        #expect(proofReads.count == 1, "the proof served is recorded")
+        #expect(proofReads.count == 2, "the proof served and the refused one are recorded")
+        #expect(proofReads.last?.0 == "failure" && proofReads.last?.1 == "invalid_request")
         #expect(
             proofReads.first?.2 == "anonymous"
                 && proofReads.first?.3.hasPrefix("proof inclusion position=\(position) tree_size=") == true

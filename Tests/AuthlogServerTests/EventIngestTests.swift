@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogCrypto
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
@@ -119,5 +120,78 @@ struct EventIngestTests {
             "SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed' AND outcome = 'failure'"
         )
         #expect(refused == 5, "each refused key is recorded once")
+    }
+
+    /// An ingest key cannot grant access: a `token.issued` naming a refresh-token hash the attacker chose for
+    /// the victim's session, and an `identity.linked` attaching the attacker's identity to the victim, are
+    /// stored but change nothing; the chosen token is refused.
+    @Test func ingestedEventsAreRecordedButNeverGrantAccess() async throws {
+        let server = try await ServerHarness.start()
+        defer { Task { await server.stop() } }
+        let key = try await APIKeyStore(pool: server.components.dependencies.store.pool).create(
+            name: "crm",
+            scope: .ingest
+        )
+        let victim = try await server.signInDev("victim")
+        let chosen = "alr_attacker-chosen-refresh-token"
+        let forged: JSONValue = .object([
+            ("event_id", .string(UUID().uuidString)),
+            ("type", .string("token.issued")),
+            ("stream", .string("session-\(victim.sessionID.lowercased)")),
+            ("occurred_at", .string(Timestamp.now().description)),
+            ("user_id", .string(victim.userID.uuidString)),
+            ("session_id", .string(victim.sessionID.uuidString)),
+            (
+                "data",
+                .members([
+                    "source": .string("crm"), "access_token_id": .string(UUID().uuidString),
+                    "access_token_expires_at": .string(Timestamp.now().adding(seconds: 600).description),
+                    "refresh_token_id": .string(UUID().uuidString),
+                    "refresh_token_hash": .string(Hex.encode(SHA256.hash(Array(chosen.utf8)))),
+                    "family_id": .string(UUID().uuidString),
+                    "refresh_token_expires_at": .string(Timestamp.now().adding(seconds: 86_400).description),
+                    "kind": .string("remember_me"),
+                ])
+            ),
+        ])
+        let answer = try await Self.post(forged, key: key, on: server)
+        #expect(answer.status == 200, "stored: \(answer.json.canonicalText)")
+        #expect(try await server.refresh(chosen).status == 401, "the forged token grants nothing")
+        #expect(
+            try await server.count("SELECT count(*) FROM authlog.refresh_tokens WHERE user_id = \(victim.userID)") == 1
+        )
+        #expect(try await server.refresh(victim.refreshToken).status == 200, "the victim's own session still works")
+    }
+
+    @Test func hostileIngestBodiesAre422AndNever500() async throws {
+        let server = try await ServerHarness.start()
+        defer { Task { await server.stop() } }
+        let key = try await APIKeyStore(pool: server.components.dependencies.store.pool).create(
+            name: "crm",
+            scope: .ingest
+        )
+        func variant(_ change: (inout [(name: String, value: JSONValue)]) -> Void) -> JSONValue {
+            guard case .object(var members) = Self.event(UUID()) else { return .null }
+            change(&members)
+            return .object(members)
+        }
+        let cases: [(String, JSONValue)] = [
+            ("a null event_id", variant { $0 = $0.map { $0.name == "event_id" ? ($0.name, .null) : $0 } }),
+            (
+                "year 0 through an offset",
+                variant {
+                    $0 = $0.map { $0.name == "occurred_at" ? ($0.name, .string("0001-01-01T00:00:00+01:00")) : $0 }
+                }
+            ),
+            (
+                "authlog's own audit type",
+                variant { $0 = $0.map { $0.name == "type" ? ($0.name, .string("audit.accessed")) : $0 } }
+            ),
+        ]
+        for (label, body) in cases {
+            let answer = try await Self.post(body, key: key, on: server)
+            #expect(answer.status == 422, "\(label): \(answer.status) \(answer.json.canonicalText)")
+        }
+        #expect(try await server.count("SELECT count(*) FROM authlog.events WHERE data->>'source' = 'crm'") == 0)
     }
 }

@@ -5,9 +5,33 @@ public enum ProjectionReducer {
     /// The changes `event` makes to the projections, in the order they apply. `decoded` is the event's
     /// payload when the caller has decoded it already (validation does); otherwise `data` is decoded here.
     /// - Throws: `DecodingError` when the event's `data` does not fit its type (validated events never do).
+    ///
+    /// Events another system sent over `POST /v1/events` (they carry `data.ingested_by`) are recorded, never
+    /// acted on: they are counted in the sign-in reports, but they start, end or change no session, token,
+    /// identity or user, live or in a rebuild. An `ingest` key must never be able to grant access.
     public static func changes(
         for envelope: EventEnvelope,
         decoded: (any EventPayload)? = nil
+    ) throws
+        -> [ProjectionChange]
+    {
+        let changes = try self.allChanges(for: envelope, decoded: decoded)
+        guard Self.isIngestedByAnotherSystem(envelope) else { return changes }
+        return changes.filter { change in
+            if case .countSignin = change { return true }
+            return false
+        }
+    }
+
+    /// Whether `envelope` came in over `POST /v1/events` (authlog sets `data.ingested_by` there and refuses it
+    /// from the sender).
+    public static func isIngestedByAnotherSystem(_ envelope: EventEnvelope) -> Bool {
+        envelope.data["ingested_by"] != nil
+    }
+
+    private static func allChanges(
+        for envelope: EventEnvelope,
+        decoded: (any EventPayload)?
     ) throws
         -> [ProjectionChange]
     {

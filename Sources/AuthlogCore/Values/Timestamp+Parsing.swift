@@ -1,4 +1,7 @@
 extension Timestamp {
+    /// 0001-01-01T00:00:00Z, the earliest instant a parsed timestamp may name.
+    static let earliestMicroseconds: Int64 = -62_135_596_800_000_000
+
     /// Parses ISO 8601 / RFC 3339: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.fraction]]` with `Z`, `±HH:MM`,
     /// `±HHMM` or `±HH` (a time without an offset is taken as UTC). A space may stand for `T`.
     /// Fractions beyond microseconds are truncated. Years run from 0001 to 9999 (year 0000, which
@@ -35,6 +38,9 @@ extension Timestamp {
             micros -= offset * 1_000_000
         }
         guard scanner.isAtEnd else { return nil }
+        // An offset can carry 0001-01-01 into year 0, which PostgreSQL refuses: the earliest instant is
+        // 0001-01-01T00:00:00Z.
+        guard micros >= Self.earliestMicroseconds else { return nil }
         self.init(microsecondsSinceEpoch: micros)
     }
 }

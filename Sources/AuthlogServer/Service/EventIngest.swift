@@ -5,7 +5,8 @@ import Foundation
 /// ``maximumEvents``, each in the ingest format and validated as `authlog append` validates them, plus two
 /// rules of the HTTP route: `event_id` is required (a retried call must find the same events, so that it
 /// stores nothing twice) and `data.source` names the sending system. authlog adds `data.ingested_by`, the
-/// API key that sent it (`key:NAME`).
+/// API key that sent it (`key:NAME`), which also means the event is recorded but never acted on
+/// (``ProjectionReducer/changes(for:decoded:)``), and refuses `audit.*` types, which only authlog writes.
 public enum EventIngest {
     /// The most events one call may carry.
     public static let maximumEvents = 500
@@ -37,7 +38,10 @@ public enum EventIngest {
             } catch {
                 throw Refusal(index: index, problem: error.description)
             }
-            guard item["event_id"] != nil else {
+            guard envelope.type.rawValue.hasPrefix("audit.") == false else {
+                throw Refusal(index: index, problem: "type \(envelope.type.rawValue) is written by authlog only")
+            }
+            guard let id = item["event_id"], !id.isNull else {
                 throw Refusal(
                     index: index,
                     problem: "event_id is required, so that a retried call stores nothing twice"

@@ -33,7 +33,7 @@ public struct OperatorAccess: Sendable {
     static func actor(key name: String) -> String { "key:" + name }
 
     /// The caller's actor (`key:NAME`) when `bearer` is an unrevoked key of `scope`. Otherwise records the
-    /// refused attempt as `audit.accessed` with outcome failure and throws 401 `invalid_api_key` (missing,
+    /// refused attempt (actor `key:NAME` for a known key, `anonymous` for a missing or unknown one) as `audit.accessed` with outcome failure and throws 401 `invalid_api_key` (missing,
     /// unknown or revoked key) or 403 `insufficient_scope`.
     func authorize(
         bearer: String?,
@@ -42,7 +42,7 @@ public struct OperatorAccess: Sendable {
         metadata: RequestMetadata
     ) async throws(ServiceError) -> String {
         let refusal: APIKeyRefusal
-        var actor = "key:unknown"
+        var actor = "anonymous"
         if let bearer, !bearer.isEmpty {
             let record: APIKeyRecord?
             do {

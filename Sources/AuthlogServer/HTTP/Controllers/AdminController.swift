@@ -48,6 +48,14 @@ struct AdminController: Sendable {
             actor: actor,
             metadata: metadata
         )
+        if ended == 0 {
+            // Nothing changed, so no session.revoked names the caller: the read of the session's state is recorded.
+            try await self.access.record(
+                actor: actor,
+                what: "revoke session \(sessionID.lowercased): already ended",
+                metadata: metadata
+            )
+        }
         let state = ended > 0 ? SessionState.revoked.rawValue : session.state.rawValue
         return JSONResponse.make(
             .object([
@@ -74,6 +82,13 @@ struct AdminController: Sendable {
             actor: actor,
             metadata: metadata
         )
+        if ended == 0 {
+            try await self.access.record(
+                actor: actor,
+                what: "revoke user \(userID.lowercased): no active session",
+                metadata: metadata
+            )
+        }
         return JSONResponse.make(
             .object([("user_id", .string(userID.lowercased)), ("sessions_revoked", .number(String(ended)))])
         )

@@ -36,37 +36,67 @@ struct LogController: Sendable {
     /// sealed log).
     @Sendable func inclusion(_ request: Request, context: AppRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
-        let position = try Self.number(query["position"].map(String.init), "position")
-        let requestedSize = try query["tree_size"].map { try Self.number(String($0), "tree_size") }
-        let proof = try await self.answering {
-            try await self.pool.withConnection {
-                try await LogProofs.inclusion(position: position, treeSize: requestedSize, on: $0)
+        let proof = try await self.recordingRefusal("proof inclusion", request, context) {
+            let position = try Self.number(query["position"].map(String.init), "position")
+            let requestedSize = try query["tree_size"].map { try Self.number(String($0), "tree_size") }
+            return try await self.answering {
+                try await self.pool.withConnection {
+                    try await LogProofs.inclusion(position: position, treeSize: requestedSize, on: $0)
+                }
             }
         }
-        try await self.record("proof inclusion position=\(position) tree_size=\(proof.treeSize)", request, context)
+        try await self.record(
+            "proof inclusion position=\(proof.position) tree_size=\(proof.treeSize)",
+            request,
+            context
+        )
         return JSONResponse.make(proof.json)
     }
 
     /// `?from=M&to=N`: the consistency proof from the tree of M to the tree of N.
     @Sendable func consistency(_ request: Request, context: AppRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
-        let from = try Self.number(query["from"].map(String.init), "from")
-        let to = try Self.number(query["to"].map(String.init), "to")
-        let proof = try await self.answering {
-            try await self.pool.withConnection { try await LogProofs.consistency(from: from, to: to, on: $0) }
+        let proof = try await self.recordingRefusal("proof consistency", request, context) {
+            let from = try Self.number(query["from"].map(String.init), "from")
+            let to = try Self.number(query["to"].map(String.init), "to")
+            return try await self.answering {
+                try await self.pool.withConnection { try await LogProofs.consistency(from: from, to: to, on: $0) }
+            }
         }
-        try await self.record("proof consistency from=\(from) to=\(to)", request, context)
+        try await self.record("proof consistency from=\(proof.from) to=\(proof.to)", request, context)
         return JSONResponse.make(proof.json)
     }
 
     /// Records the proof served as `audit.accessed`.
-    private func record(_ what: String, _ request: Request, _ context: AppRequestContext) async throws {
+    private func record(
+        _ what: String,
+        _ request: Request,
+        _ context: AppRequestContext,
+        refusal: APIKeyRefusal? = nil
+    ) async throws {
         let actor = try await self.access.optionalActor(bearer: TokenController.bearer(request))
         try await self.access.record(
             actor: actor,
             what: what,
+            refusal: refusal,
             metadata: self.requestMetadata.metadata(of: request, context: context)
         )
+    }
+
+    /// Runs `body`; a 400 it throws (a bad parameter, a position beyond the log) is recorded as a refused
+    /// `what` before it is answered. A 503 is not: the database that would record it is down.
+    private func recordingRefusal<T: Sendable>(
+        _ what: String,
+        _ request: Request,
+        _ context: AppRequestContext,
+        _ body: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ServiceError where error.status == .badRequest {
+            try await self.record(what, request, context, refusal: .invalidRequest)
+            throw error
+        }
     }
 
     /// A positive decimal parameter: at most 18 digits, so it always fits an `Int64`.
