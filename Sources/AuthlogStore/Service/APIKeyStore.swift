@@ -78,20 +78,10 @@ public struct APIKeyStore: Sendable {
     public func list() async throws -> [APIKeyRecord] {
         let rows = try await self.pool.withConnection { connection in
             try await connection.query(
-                "SELECT name, scope, created_at, revoked_at FROM authlog.api_keys ORDER BY name"
+                "SELECT \(unescaped: Self.columns) FROM authlog.api_keys ORDER BY name"
             ).rows
         }
-        return try rows.map { row in
-            guard let scope = APIKeyScope(rawValue: try row.decode(String.self, at: 1)) else {
-                throw StoreError(.decoding, "authlog.api_keys holds an unknown scope")
-            }
-            return APIKeyRecord(
-                name: try row.decode(String.self, at: 0),
-                scope: scope,
-                createdAt: try row.decode(Timestamp.self, at: 2),
-                revokedAt: try row.decode(Timestamp?.self, at: 3)
-            )
-        }
+        return try rows.map(Self.record)
     }
 
     /// Revokes the key named `name`; returns false when no unrevoked key has that name.
@@ -109,10 +99,16 @@ public struct APIKeyStore: Sendable {
     public func find(hash: [UInt8]) async throws -> APIKeyRecord? {
         let row = try await self.pool.withConnection { connection in
             try await connection.query(
-                "SELECT name, scope, created_at, revoked_at FROM authlog.api_keys WHERE key_hash = \(ByteaValue(hash))"
+                "SELECT \(unescaped: Self.columns) FROM authlog.api_keys WHERE key_hash = \(ByteaValue(hash))"
             ).first
         }
-        guard let row else { return nil }
+        return try row.map(Self.record)
+    }
+
+    /// The columns ``record(_:)`` decodes, in order.
+    private static let columns = "name, scope, created_at, revoked_at"
+
+    private static func record(_ row: QueryRow) throws -> APIKeyRecord {
         guard let scope = APIKeyScope(rawValue: try row.decode(String.self, at: 1)) else {
             throw StoreError(.decoding, "authlog.api_keys holds an unknown scope")
         }

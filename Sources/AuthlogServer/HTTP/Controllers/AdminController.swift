@@ -19,14 +19,12 @@ struct AdminController: Sendable {
 
     /// → `{"session_id", "revoked": true|false, "state"}`; false when it had already ended. 404 `not_found`.
     @Sendable func revokeSession(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let metadata = self.requestMetadata.metadata(of: request, context: context)
-        let actor = try await self.access.authorize(
-            bearer: TokenController.bearer(request),
+        let (actor, metadata, sessionID) = try await self.caller(
+            request,
+            context,
             scope: .admin,
-            what: "revoke session",
-            metadata: metadata
+            what: "revoke session"
         )
-        let sessionID = try await self.identifier(context, actor: actor, what: "revoke session", metadata: metadata)
         guard
             let session = try await self.dependencies.storeCall({
                 try await self.dependencies.queries.session(sessionID)
@@ -49,7 +47,7 @@ struct AdminController: Sendable {
             metadata: metadata
         )
         if ended == 0 {
-            // Nothing changed, so no session.revoked names the caller: the read of the session's state is recorded.
+            // Nothing changed, so no session.revoked names the caller: what it read is recorded instead.
             try await self.access.record(
                 actor: actor,
                 what: "revoke session \(sessionID.lowercased): already ended",
@@ -66,14 +64,7 @@ struct AdminController: Sendable {
 
     /// → `{"user_id", "sessions_revoked": N}`: every active session of the user ended. 404 for an unknown user.
     @Sendable func revokeUser(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let metadata = self.requestMetadata.metadata(of: request, context: context)
-        let actor = try await self.access.authorize(
-            bearer: TokenController.bearer(request),
-            scope: .admin,
-            what: "revoke user",
-            metadata: metadata
-        )
-        let userID = try await self.identifier(context, actor: actor, what: "revoke user", metadata: metadata)
+        let (actor, metadata, userID) = try await self.caller(request, context, scope: .admin, what: "revoke user")
         try await self.requireKnownUser(userID, actor: actor, what: "revoke user", metadata: metadata)
         let ended = try await SessionEnder(dependencies: self.dependencies).endSessions(
             of: userID,
@@ -97,14 +88,7 @@ struct AdminController: Sendable {
     /// → `{"user_id", "sessions": [{"session_id", "provider", "state", "end_reason", "started_at", "last_seen_at",
     /// "kind"}]}`, newest first.
     @Sendable func sessions(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let metadata = self.requestMetadata.metadata(of: request, context: context)
-        let actor = try await self.access.authorize(
-            bearer: TokenController.bearer(request),
-            scope: .audit,
-            what: "sessions",
-            metadata: metadata
-        )
-        let userID = try await self.identifier(context, actor: actor, what: "sessions", metadata: metadata)
+        let (actor, metadata, userID) = try await self.caller(request, context, scope: .audit, what: "sessions")
         try await self.requireKnownUser(userID, actor: actor, what: "sessions", metadata: metadata)
         let sessions = try await self.dependencies.storeCall {
             try await self.dependencies.queries.sessions(of: userID)
@@ -118,18 +102,26 @@ struct AdminController: Sendable {
         )
     }
 
-    /// The `{id}` of the path as a UUID; otherwise records the refusal and throws 400.
-    private func identifier(
+    /// The authorized caller and the `{id}` of the path as a UUID; a bad id is recorded as a refusal and
+    /// answered 400.
+    private func caller(
+        _ request: Request,
         _ context: AppRequestContext,
-        actor: String,
-        what: String,
-        metadata: RequestMetadata
-    ) async throws(ServiceError) -> UUID {
+        scope: APIKeyScope,
+        what: String
+    ) async throws(ServiceError) -> (actor: String, metadata: RequestMetadata, id: UUID) {
+        let (actor, metadata) = try await self.access.caller(
+            of: request,
+            context: context,
+            reader: self.requestMetadata,
+            scope: scope,
+            what: what
+        )
         guard let text = context.parameters.get("id"), text.utf8.count == 36, let id = UUID(uuidString: text) else {
             try await self.access.record(actor: actor, what: what, refusal: .invalidRequest, metadata: metadata)
             throw ServiceError.badRequest("The id in the path must be a UUID.")
         }
-        return id
+        return (actor, metadata, id)
     }
 
     /// Throws 404 `not_found` (recorded) when no user has this id.

@@ -24,12 +24,12 @@ struct EventsController: Sendable {
     /// `stored: false`, and stores nothing. A bad event is 422 `invalid_event` with its `index`; an
     /// explicit `stream_version` already taken is 409 `wrong_expected_version` with its index.
     @Sendable func ingest(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let metadata = self.requestMetadata.metadata(of: request, context: context)
-        let actor = try await self.access.authorize(
-            bearer: TokenController.bearer(request),
+        let (actor, metadata) = try await self.access.caller(
+            of: request,
+            context: context,
+            reader: self.requestMetadata,
             scope: .ingest,
-            what: "ingest",
-            metadata: metadata
+            what: "ingest"
         )
         let envelopes: [EventEnvelope]
         do {
@@ -94,12 +94,12 @@ struct EventsController: Sendable {
 
     /// `?after=&limit=&type=&user_id=&provider=` → `{"events": […], "next": N, "head": H}`.
     @Sendable func export(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let metadata = self.requestMetadata.metadata(of: request, context: context)
-        let actor = try await self.access.authorize(
-            bearer: TokenController.bearer(request),
+        let (actor, metadata) = try await self.access.caller(
+            of: request,
+            context: context,
+            reader: self.requestMetadata,
             scope: .audit,
-            what: "export",
-            metadata: metadata
+            what: "export"
         )
         let query: ExportQuery
         do {
