@@ -28,7 +28,7 @@ import Testing
         let kakao = KakaoProvider(
             settings: settings,
             keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()),
-            fetcher: AsyncHTTPFetcher()
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
         )
         fake.registerAccessToken("ours", for: .init(id: 4242, appID: "123456"))
         let identity = try await kakao.verify(SigninProof(accessToken: "ours"))
@@ -61,7 +61,7 @@ import Testing
         let gitlab = OIDCProvider(
             name: "gitlab",
             settings: .init(issuer: fake.baseURL, clientIDs: ["app"]),
-            fetcher: AsyncHTTPFetcher()
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
         )
         let claims = FakeIdentityProvider.claims(
             issuer: fake.baseURL,
@@ -81,7 +81,7 @@ import Testing
                 clientIDs: ["app"],
                 discoveryURL: fake.baseURL + "/.well-known/openid-configuration"
             ),
-            fetcher: AsyncHTTPFetcher()
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
         )
         let token = try fake.sign(claims)
         #expect(await Self.reason { try await misconfigured.verify(SigninProof(idToken: token)) } == .issuerMismatch)
