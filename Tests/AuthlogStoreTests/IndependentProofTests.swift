@@ -65,9 +65,9 @@ struct IndependentProofTests {
         try await database.connect().execute(
             """
             INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at, recorded_at,
-                outcome, reason, provider, data, schema_version, digest)
+                outcome, reason, provider, data, schema_version, digest, log_month)
             SELECT gen_random_uuid(), 'signin-apple', n, 'signin.failed', now(), now(), 'failure', 'expired', 'apple',
-                   '{"reason": "expired"}', 1, sha256(n::text::bytea)
+                   '{"reason": "expired"}', 1, sha256(n::text::bytea), (SELECT month FROM authlog.log_epoch)
             FROM generate_series(1, 100000) AS n;
             INSERT INTO authlog.unsealed_events (event_id, digest)
             SELECT event_id, digest FROM authlog.event_records ORDER BY stream_version

@@ -83,8 +83,9 @@ struct TamperEvidenceTests {
             """
             INSERT INTO authlog.event_records SELECT '\(forged.eventID.lowercased)', stream, 999, type, occurred_at,
                 recorded_at, outcome, reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data,
-                schema_version, '\\x\(Hex.encode(digest))' FROM authlog.event_records WHERE event_id = '\(last.envelope.eventID.lowercased)';
-            INSERT INTO authlog.log_leaves VALUES (21, '\(forged.eventID.lowercased)', '\\x\(Hex.encode(leaf))', '', now())
+                schema_version, '\\x\(Hex.encode(digest))', log_month FROM authlog.event_records WHERE event_id = '\(last.envelope.eventID.lowercased)';
+            INSERT INTO authlog.log_leaves VALUES (21, '\(forged.eventID.lowercased)', '\\x\(Hex.encode(leaf))', '', now(),
+                (SELECT month FROM authlog.log_epoch))
             """
         )
         let report = try await verify(database)

@@ -132,3 +132,46 @@ public struct AuditAccessed: EventPayload {
         self.query = query
     }
 }
+
+/// Retention dropped the oldest months of the log (`audit.retention_applied`), after checking that a signed
+/// checkpoint covers them and that each was exported.
+public struct AuditRetentionApplied: EventPayload {
+    public static let eventType = EventType.auditRetentionApplied
+    /// Who applied it (`os:USER@HOST`).
+    public var actor: String
+    /// The dropped months, oldest first (`YYYY-MM`).
+    public var months: [String]
+    /// How many months are kept (the `--keep` given).
+    public var keepMonths: Int
+    /// The last dropped position: the log now starts at the next one.
+    public var lastDroppedPosition: Int64
+    /// How many events were dropped.
+    public var droppedEvents: Int64
+    /// Hex of the root of the tree of the dropped positions: verification continues from it.
+    public var rootAtDrop: String
+    /// The signed checkpoint that covers the dropped positions.
+    public var coveringCheckpoint: Int64
+    /// Hex SHA-256 of each month's export file, in the order of `months`.
+    public var exportHashes: [String]
+
+    /// Creates the payload.
+    public init(
+        actor: String,
+        months: [String],
+        keepMonths: Int,
+        lastDroppedPosition: Int64,
+        droppedEvents: Int64,
+        rootAtDrop: String,
+        coveringCheckpoint: Int64,
+        exportHashes: [String]
+    ) {
+        self.actor = actor
+        self.months = months
+        self.keepMonths = keepMonths
+        self.lastDroppedPosition = lastDroppedPosition
+        self.droppedEvents = droppedEvents
+        self.rootAtDrop = rootAtDrop
+        self.coveringCheckpoint = coveringCheckpoint
+        self.exportHashes = exportHashes
+    }
+}

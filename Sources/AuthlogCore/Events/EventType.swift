@@ -24,6 +24,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case accountActionRefused = "account.action_refused"
     case auditCheckpointSigned = "audit.checkpoint_signed"
     case auditAccessed = "audit.accessed"
+    case auditRetentionApplied = "audit.retention_applied"
 }
 
 /// Whether the recorded action succeeded.
@@ -53,7 +54,7 @@ extension EventType {
             .providerRevocationAttempted, .accountDeleted, .accountActionRefused:
             return ["user"]
         case .providerNotificationReceived: return ["provider"]
-        case .auditCheckpointSigned, .auditAccessed: return ["audit"]
+        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied: return ["audit"]
         }
     }
 
@@ -74,7 +75,7 @@ extension EventType {
         case .providerConsentRevoked: return [.userID, .provider]
         case .providerEmailChanged: return [.userID, .provider]
         case .accountDeleted: return [.userID]
-        case .auditCheckpointSigned, .auditAccessed: return []
+        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied: return []
         }
     }
 
@@ -114,6 +115,7 @@ extension EventType {
         case .accountActionRefused: return AccountActionRefused.self
         case .auditCheckpointSigned: return AuditCheckpointSigned.self
         case .auditAccessed: return AuditAccessed.self
+        case .auditRetentionApplied: return AuditRetentionApplied.self
         }
     }
 }

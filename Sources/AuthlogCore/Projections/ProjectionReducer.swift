@@ -76,7 +76,7 @@ public enum ProjectionReducer {
             guard let sessionID = envelope.sessionID else { return [] }
             return [.reauthenticateSession(sessionID: sessionID, at: at)]
         case .tokenRefreshFailed, .providerEmailChanged, .providerNotificationReceived, .providerRevocationAttempted,
-            .accountActionRefused, .auditCheckpointSigned, .auditAccessed:
+            .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied:
             return []
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired, .providerConsentRevoked, .accountDeleted:
             return try self.endingChanges(for: event)

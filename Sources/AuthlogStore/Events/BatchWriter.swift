@@ -9,7 +9,8 @@ import Glibc
 /// Writes one batch of commands in one transaction, in parallel with other batches: no lock is shared
 /// between batches. Runs entirely on the connection's own thread.
 ///
-/// 1. `BEGIN` and the lookup of the stream versions and stored event ids the batch touches (one round trip).
+/// 1. `BEGIN`, the shared month lock (``LogMonths/writerLock``) and the lookup of the stream versions and stored
+///    event ids the batch touches (one round trip).
 /// 2. ``BatchPlan`` decides every command (no database).
 /// 3. The events are inserted with `ON CONFLICT DO NOTHING`: where a concurrent batch committed the same
 ///    `(stream, stream_version)` or `event_id` first, the row is skipped instead of aborting the batch.
@@ -101,15 +102,15 @@ enum BatchWriter {
     ) throws -> [Result<AppendResult, StoreError>]? {
         let opening: [QueryResult]
         do {
-            opening = try connection.pipeline(["BEGIN", self.lookup(for: commands)])
+            opening = try connection.pipeline(["BEGIN", LogMonths.writerLock, self.lookup(for: commands)])
         } catch {
             connection.rollbackQuietly()
             if isFirst { throw NotStarted(error: Self.storeError(error)) }
             throw error
         }
         do {
-            guard opening.count == 2 else { throw StoreError(.server, "the batch lookup returned no result") }
-            let (versions, known) = try self.decodeLookup(opening[1])
+            guard opening.count == 3 else { throw StoreError(.server, "the batch lookup returned no result") }
+            let (versions, known) = try self.decodeLookup(opening[2])
             let plan = BatchPlan(commands: commands, streamVersions: versions, knownEvents: known, recordedAt: .now())
             if plan.rows.isEmpty {
                 try connection.execute("ROLLBACK")
@@ -142,10 +143,12 @@ enum BatchWriter {
         // prepared while the tables were small keeps a sequential scan (and a hash join) for the connection's
         // life, which costs a scan of the whole log per batch as it grows.
         return """
-            SELECT r.event_id::text, (SELECT l.position FROM authlog.log_leaves l WHERE l.event_id = r.event_id),
+            SELECT r.event_id::text,
+                   (SELECT l.position FROM authlog.log_leaves l
+                    WHERE l.event_id = r.event_id AND l.log_month = r.log_month),
                    r.stream_version, true
             FROM unnest(\(ArrayLiteral(ids))::uuid[]) AS i(id)
-            CROSS JOIN LATERAL (SELECT e.event_id, e.stream_version FROM authlog.event_records e
+            CROSS JOIN LATERAL (SELECT e.event_id, e.stream_version, e.log_month FROM authlog.event_records e
                                 WHERE e.event_id = i.id LIMIT 1) r
             UNION ALL
             SELECT s.stream, NULL, v.version, false

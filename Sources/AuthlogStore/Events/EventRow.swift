@@ -48,8 +48,9 @@ public enum EventRow {
     /// The INSERTs of `rows`, one per 5,000 events: one array parameter per column, so the server parses
     /// and plans a short statement however many rows it carries. A row whose `event_id` or
     /// `(stream, stream_version)` is taken by a committed row is skipped (`ON CONFLICT DO NOTHING`); each
-    /// statement returns the ids it inserted.
-    static func inserts(_ rows: [Committed]) -> [SQLQuery] {
+    /// statement returns the ids it inserted. Each row is stamped with the log's current month
+    /// (``LogMonths``); only migration 6, which predates the months, inserts without (`stampingMonth: false`).
+    static func inserts(_ rows: [Committed], stampingMonth: Bool = true) -> [SQLQuery] {
         stride(from: 0, to: rows.count, by: Self.rowsPerInsert).map { start in
             let chunk = rows[start..<min(start + Self.rowsPerInsert, rows.count)]
             var columns = [[String?]](repeating: [], count: 18)
@@ -68,8 +69,8 @@ public enum EventRow {
             return """
                 INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at, recorded_at,
                     outcome, reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data,
-                    schema_version, digest)
-                SELECT * FROM unnest(\(ArrayLiteral(columns[0]))::uuid[], \(ArrayLiteral(columns[1]))::text[],
+                    schema_version, digest\(unescaped: stampingMonth ? ", log_month" : ""))
+                SELECT u.*\(unescaped: stampingMonth ? ", " + LogMonths.currentMonth : "") FROM unnest(\(ArrayLiteral(columns[0]))::uuid[], \(ArrayLiteral(columns[1]))::text[],
                     \(ArrayLiteral(columns[2]))::integer[], \(ArrayLiteral(columns[3]))::text[],
                     \(ArrayLiteral(columns[4]))::timestamptz[], \(ArrayLiteral(columns[5]))::timestamptz[],
                     \(ArrayLiteral(columns[6]))::text[], \(ArrayLiteral(columns[7]))::text[],
@@ -77,7 +78,7 @@ public enum EventRow {
                     \(ArrayLiteral(columns[10]))::uuid[], \(ArrayLiteral(columns[11]))::text[],
                     \(ArrayLiteral(columns[12]))::inet[], \(ArrayLiteral(columns[13]))::text[],
                     \(ArrayLiteral(columns[14]))::text[], \(ArrayLiteral(columns[15]))::jsonb[],
-                    \(ArrayLiteral(columns[16]))::smallint[], \(ArrayLiteral(columns[17]))::bytea[])
+                    \(ArrayLiteral(columns[16]))::smallint[], \(ArrayLiteral(columns[17]))::bytea[]) AS u
                 ON CONFLICT DO NOTHING
                 RETURNING event_id::text
                 """

@@ -40,10 +40,17 @@ public enum LogProofs {
         guard position >= 1, position <= treeSize else {
             throw StoreError(.outOfRange, "position must be between 1 and the tree size \(treeSize)")
         }
+        let anchor = try await LogAnchor.latest(on: connection)
+        if let anchor, position <= anchor.size {
+            throw StoreError(
+                .dropped,
+                "position \(position) was dropped by retention (positions 1…\(anchor.size)); it cannot be proved"
+            )
+        }
         let leaf = MerkleProof.Range(start: position - 1, end: position)
         let ranges = MerkleProof.inclusion(index: position - 1, size: treeSize)
         let whole = MerkleProof.Range(start: 0, end: treeSize)
-        let nodes = try await self.nodes(for: ranges + [leaf, whole], on: connection)
+        let nodes = try await self.nodes(for: ranges + [leaf, whole], anchor: anchor, on: connection)
         return Inclusion(
             position: position,
             treeSize: treeSize,
@@ -60,10 +67,17 @@ public enum LogProofs {
         guard from >= 1, from <= to else {
             throw StoreError(.outOfRange, "from must be between 1 and to (\(to))")
         }
+        let anchor = try await LogAnchor.latest(on: connection)
+        if let anchor, from < anchor.size {
+            throw StoreError(
+                .dropped,
+                "tree sizes below \(anchor.size) lie in positions dropped by retention; prove from \(anchor.size) or later"
+            )
+        }
         let ranges = MerkleProof.consistency(oldSize: from, newSize: to)
         let old = MerkleProof.Range(start: 0, end: from)
         let new = MerkleProof.Range(start: 0, end: to)
-        let nodes = try await self.nodes(for: ranges + [old, new], on: connection)
+        let nodes = try await self.nodes(for: ranges + [old, new], anchor: anchor, on: connection)
         return Consistency(
             from: from,
             to: to,
@@ -78,8 +92,33 @@ public enum LogProofs {
     public static func root(size: Int64, on connection: Connection) async throws -> [UInt8] {
         _ = try await self.checkSize(size, on: connection)
         guard size > 0 else { return MerkleTree.emptyRoot }
+        let anchor = try await LogAnchor.latest(on: connection)
+        if let anchor, size < anchor.size {
+            throw StoreError(.dropped, "the tree of \(size) events lies in positions dropped by retention")
+        }
         let whole = MerkleProof.Range(start: 0, end: size)
-        return try self.hash(of: whole, try await self.nodes(for: [whole], on: connection))
+        return try self.hash(of: whole, try await self.nodes(for: [whole], anchor: anchor, on: connection))
+    }
+
+    /// The frontier of the tree of `size` leaves (its maximal complete subtrees), from the stored nodes and the
+    /// latest retention anchor: what retention keeps when it drops positions 1…`size`.
+    /// - Throws: ``StoreError`` `.schema` when a node is missing.
+    static func frontier(size: Int64, on connection: Connection) async throws -> MerkleFrontier {
+        guard size > 0 else { return MerkleFrontier() }
+        let anchor = try await LogAnchor.latest(on: connection)
+        let nodes = MerkleProof.nodes(of: MerkleProof.Range(start: 0, end: size))
+        let hashes = try await self.nodes(for: [MerkleProof.Range(start: 0, end: size)], anchor: anchor, on: connection)
+        var bytes: [UInt8] = []
+        for node in nodes {
+            guard let hash = hashes[node] else {
+                throw StoreError(.schema, "a node of the first \(size) leaves is missing from authlog.log_leaves")
+            }
+            bytes += hash
+        }
+        guard let frontier = MerkleFrontier(size: size, bytes: bytes) else {
+            throw StoreError(.schema, "the nodes of the first \(size) leaves do not make a frontier")
+        }
+        return frontier
     }
 
     /// The sealed size, after checking that `size` (when given) does not exceed it.
@@ -101,12 +140,21 @@ public enum LogProofs {
         return hash
     }
 
-    /// Reads the nodes the ranges are made of, in one query.
+    /// Reads the nodes the ranges are made of, in one query; those wholly in positions retention dropped come
+    /// from its anchor.
     private static func nodes(
         for ranges: [MerkleProof.Range],
+        anchor: LogAnchor?,
         on connection: Connection
     ) async throws -> [MerkleNodeID: [UInt8]] {
-        let wanted = Set(ranges.flatMap(MerkleProof.nodes(of:)))
+        var wanted = Set(ranges.flatMap(MerkleProof.nodes(of:)))
+        var nodes: [MerkleNodeID: [UInt8]] = [:]
+        if let anchor {
+            for (node, hash) in anchor.nodes where wanted.contains(node) {
+                nodes[node] = hash
+                wanted.remove(node)
+            }
+        }
         let positions = Set(wanted.map(\.storingPosition))
         let rows = try await connection.query(
             """
@@ -120,7 +168,6 @@ public enum LogProofs {
                 try row.decode(ByteaValue.self, at: 1).bytes, try row.decode(ByteaValue.self, at: 2).bytes
             )
         }
-        var nodes: [MerkleNodeID: [UInt8]] = [:]
         for node in wanted {
             guard let row = stored[node.storingPosition] else { continue }
             if node.level == 0 {

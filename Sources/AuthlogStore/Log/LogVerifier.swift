@@ -75,9 +75,15 @@ public struct LogVerifier: Sendable {
             }
         }
         pins.sort { $0.size < $1.size }
-        var frontier = MerkleFrontier()
+        // After retention the walk starts at its anchor: checkpoints older than it can no longer be recomputed,
+        // and the first one after it proves the anchor (a forged frontier gives another root).
+        let anchor = try await LogAnchor.latest(on: connection)
+        var frontier = anchor?.frontier ?? MerkleFrontier()
+        let dropped = pins.prefix { $0.size < frontier.size }.count
+        pins.removeFirst(dropped)
+        var month = ""
         var nextPin = pins.startIndex
-        var lastGoodPin: Int64 = 0
+        var lastGoodPin: Int64 = frontier.size
         func checkPins() -> Report? {
             while nextPin < pins.endIndex, pins[nextPin].size == frontier.size {
                 let pin = pins[nextPin]
@@ -95,13 +101,21 @@ public struct LogVerifier: Sendable {
         }
         if let broken = checkPins() { return broken }
         while true {
-            let rows: [(event: RecordedEvent, subtrees: [UInt8])]
+            let rows: [(event: RecordedEvent, subtrees: [UInt8], month: String)]
             do {
                 rows = try await self.page(after: frontier.size, on: connection)
             } catch let error as StoreError where error.code == .decoding {
                 return .broken(position: frontier.size + 1, reason: error.message)
             }
             for row in rows {
+                // Months follow positions (LogMonths); retention relies on it to drop exactly a prefix.
+                if row.month < month {
+                    return .broken(
+                        position: row.event.position,
+                        reason: "out of order: the event's month \(row.month) is before \(month), an earlier position's"
+                    )
+                }
+                month = row.month
                 if let problem = self.check(row.event, subtrees: row.subtrees, frontier: &frontier, head: head.size) {
                     return problem
                 }
@@ -123,13 +137,20 @@ public struct LogVerifier: Sendable {
                 reason: "truncated: \(pin.source) covers \(pin.size) events but the log ends at \(last)"
             )
         }
+        if let anchor, pins.isEmpty {
+            return .broken(
+                position: anchor.size + 1,
+                reason: "the retention anchor at \(anchor.size) is covered by no signed checkpoint, so it is unproved"
+            )
+        }
         if head.root != frontier.root {
             return .broken(position: last, reason: "the head's root differs from the root recomputed from the events")
         }
         let stranded = try await connection.query(
             """
             SELECT count(*) FROM authlog.event_records r
-            WHERE NOT EXISTS (SELECT FROM authlog.log_leaves l WHERE l.event_id = r.event_id)
+            WHERE NOT EXISTS (SELECT FROM authlog.log_leaves l WHERE l.event_id = r.event_id
+                              AND l.log_month = r.log_month)
               AND NOT EXISTS (SELECT FROM authlog.unsealed_events q WHERE q.event_id = r.event_id)
             """
         )
@@ -139,23 +160,28 @@ public struct LogVerifier: Sendable {
                 reason: "unsealed: \(count) committed events are neither sealed nor waiting in the queue"
             )
         }
-        return .intact(events: last, root: frontier.root, checkpoints: pins.count)
+        return .intact(events: last - (anchor?.size ?? 0), root: frontier.root, checkpoints: pins.count)
     }
 
     private func page(
         after position: Int64,
         on connection: Connection
-    ) async throws -> [(event: RecordedEvent, subtrees: [UInt8])] {
+    ) async throws -> [(event: RecordedEvent, subtrees: [UInt8], month: String)] {
         let result = try await connection.query(
             """
             SELECT \(unescaped: EventRow.sealedColumns),
-                   (SELECT l.subtree_hashes FROM authlog.log_leaves l WHERE l.position = events.position)
+                   (SELECT l.subtree_hashes FROM authlog.log_leaves l
+                    WHERE l.position = events.position AND l.log_month = events.log_month),
+                   events.log_month::text
             FROM authlog.events
             WHERE position > \(position) ORDER BY position LIMIT \(self.pageSize)
             """
         )
         return try result.rows.map { row in
-            (try EventRow.decode(row), try row.decode(ByteaValue.self, at: 20).bytes)
+            (
+                try EventRow.decode(row), try row.decode(ByteaValue.self, at: 20).bytes,
+                try row.decode(String.self, at: 21)
+            )
         }
     }
 

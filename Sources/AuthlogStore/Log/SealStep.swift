@@ -20,10 +20,13 @@ enum SealStep {
     /// Seals up to `limit` queued events. With `ownsTransaction` the step begins and commits its own
     /// transaction; without, it runs inside the caller's (the migration, a rebuild). It also adds the sealed
     /// sign-ins, as their writers queued them, to `authlog.signins_daily`: the one projection kept in log
-    /// order (see ``ProjectionWriter/statements(for:countingSignins:)``).
+    /// order (see ``ProjectionWriter/statements(for:countingSignins:)``). Leaves are stamped with the log's
+    /// current month, which is every queued event's month (``LogMonths``); migration 6, older than the months,
+    /// seals with `stampingMonth: false`.
     static func run(
         limit: Int = Self.defaultLimit,
         ownsTransaction: Bool,
+        stampingMonth: Bool = true,
         on connection: isolated Connection
     ) throws -> Sealed {
         var opening: [SQLQuery] = ownsTransaction ? ["BEGIN"] : []
@@ -80,8 +83,9 @@ enum SealStep {
             }
             var closing: [SQLQuery] = [
                 """
-                INSERT INTO authlog.log_leaves (position, event_id, leaf_hash, subtree_hashes, sealed_at)
-                SELECT p, id, leaf, nodes, clock_timestamp()
+                INSERT INTO authlog.log_leaves (position, event_id, leaf_hash, subtree_hashes, sealed_at\(
+                    unescaped: stampingMonth ? ", log_month" : ""))
+                SELECT p, id, leaf, nodes, clock_timestamp()\(unescaped: stampingMonth ? ", " + LogMonths.currentMonth : "")
                 FROM unnest(\(ArrayLiteral(positions))::bigint[], \(ArrayLiteral(ids))::uuid[],
                             \(ArrayLiteral(leaves))::bytea[], \(ArrayLiteral(nodes))::bytea[]) AS s(p, id, leaf, nodes)
                 """,

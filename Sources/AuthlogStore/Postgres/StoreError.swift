@@ -24,6 +24,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         public static let insufficientPrivilege = Code("insufficient_privilege")
         /// A proof or checkpoint was asked for a position or tree size the log does not have.
         public static let outOfRange = Code("out_of_range")
+        /// What was asked for lay in months that retention dropped (``RetentionPlan``).
+        public static let dropped = Code("dropped")
         /// A value given to a store operation is not acceptable (the message says which and why).
         public static let invalidArgument = Code("invalid_argument")
         /// What was to be created exists already.

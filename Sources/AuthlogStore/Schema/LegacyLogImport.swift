@@ -54,11 +54,13 @@ enum LegacyLogImport {
     }
 
     private static func store(_ rows: [EventRow.Committed], on connection: isolated Connection) throws {
-        let inserted = try connection.pipeline(EventRow.inserts(rows)).reduce(0) { $0 + $1.rows.count }
+        let inserted = try connection.pipeline(EventRow.inserts(rows, stampingMonth: false)).reduce(0) {
+            $0 + $1.rows.count
+        }
         guard inserted == rows.count else {
             throw StoreError(.schema, "the old log holds an event id or stream version twice")
         }
         try connection.pipeline([EventRow.enqueue(rows)])
-        while try SealStep.run(ownsTransaction: false, on: connection).count > 0 {}
+        while try SealStep.run(ownsTransaction: false, stampingMonth: false, on: connection).count > 0 {}
     }
 }

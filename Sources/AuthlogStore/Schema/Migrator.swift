@@ -40,13 +40,20 @@ public struct Migrator: Sendable {
         self.migrations = Self.parse(files)
     }
 
-    /// Brings the schema up to date and returns the migrations it applied (none when it was current).
+    /// Brings the schema up to date, creates the log's partitions for the next months (``LogMonths``), and
+    /// returns the migrations it applied (none when it was current).
     /// - Throws: ``StoreError`` `.schema` for a changed or unknown applied migration, or the server's error.
     @discardableResult
     public func migrate(on connection: Connection) async throws -> [Migration] {
         try await connection.query("SELECT pg_advisory_lock(7410001)")
         do {
             let applied = try await self.applyPending(on: connection)
+            // The log's monthly partitions, created ahead (serve keeps them ahead while it runs).
+            if try await connection.query("SELECT to_regclass('authlog.log_epoch') IS NOT NULL").first?
+                .decode(Bool.self, at: 0) == true
+            {
+                try await LogMonths.prepare(on: connection)
+            }
             try await connection.query("SELECT pg_advisory_unlock(7410001)")
             return applied
         } catch {

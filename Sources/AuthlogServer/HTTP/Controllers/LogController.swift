@@ -110,12 +110,15 @@ struct LogController: Sendable {
         return value
     }
 
-    /// Runs a read: a position or size beyond the log is 400 `out_of_range`; other failures as everywhere.
+    /// Runs a read: a position or size beyond the log is 400 `out_of_range`, one in months that retention
+    /// dropped 410 `dropped`; other failures as everywhere.
     private func answering<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as StoreError where error.code == .outOfRange {
             throw ServiceError(.badRequest, "out_of_range", error.message)
+        } catch let error as StoreError where error.code == .dropped {
+            throw ServiceError(.gone, "dropped", error.message)
         } catch {
             throw ServiceError.failure(error)
         }

@@ -1,0 +1,57 @@
+import AuthlogCore
+
+/// The months of the log (migration 8): `authlog.event_records` and `authlog.log_leaves` have one partition per
+/// month, and every event belongs to the month of `authlog.log_epoch` when it was written.
+///
+/// Writers stamp the epoch while holding ``writerLock``, a shared advisory lock. ``prepare(monthsAhead:on:)``
+/// moves the epoch to a new month only under the same lock taken exclusively, after sealing every queued event
+/// in that transaction: so no event of an older month commits after the move, every queued event has the
+/// current month (the sealer stamps leaves with it), and each month holds one contiguous range of positions.
+public enum LogMonths {
+    /// The statement each writer transaction runs first (before its lookup, so that the lookup's snapshot sees
+    /// every event of an earlier month).
+    static let writerLock: SQLQuery = "SELECT pg_advisory_xact_lock_shared(authlog.log_month_lock_key())"
+
+    /// The SQL expression of the current month, evaluated once per statement.
+    static let currentMonth = "(SELECT month FROM authlog.log_epoch)"
+
+    /// Creates the partitions of the current month and the `monthsAhead` next ones when missing, and moves
+    /// the log to the current month when a new one has begun. Returns the log's month (`YYYY-MM-01`).
+    /// `serve` runs it every minute and `migrate` once; both may run at once in several processes.
+    /// - Throws: ``StoreError`` from the server (a missing privilege, say).
+    @discardableResult
+    public static func prepare(monthsAhead: Int = 2, on connection: isolated Connection) throws -> String {
+        let ahead = min(max(monthsAhead, 1), 24)
+        try connection.query(
+            """
+            SELECT authlog.create_log_partitions(
+                (SELECT month FROM authlog.log_epoch),
+                (date_trunc('month', now()) + make_interval(months => \(ahead)))::date)
+            """
+        )
+        let due = try connection.query(
+            "SELECT month::text, month < date_trunc('month', now())::date FROM authlog.log_epoch"
+        )
+        guard let row = due.first else { throw StoreError(.schema, "authlog.log_epoch has no row") }
+        guard try row.decode(Bool.self, at: 1) else { return try row.decode(String.self, at: 0) }
+        do {
+            try connection.pipeline(["BEGIN", "SELECT pg_advisory_xact_lock(authlog.log_month_lock_key())"])
+            while try SealStep.run(ownsTransaction: false, on: connection).count > 0 {}
+            let moved = try connection.query("SELECT authlog.advance_log_month()::text")
+            try connection.execute("COMMIT")
+            return try moved.first?.decode(String.self, at: 0) ?? ""
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    /// The log's current month (`YYYY-MM-01`).
+    public static func current(on connection: isolated Connection) throws -> String {
+        let result = try connection.query("SELECT month::text FROM authlog.log_epoch")
+        guard let month = try result.first?.decode(String.self, at: 0) else {
+            throw StoreError(.schema, "authlog.log_epoch has no row")
+        }
+        return month
+    }
+}

@@ -1,0 +1,263 @@
+public import AuthlogCore
+import AuthlogCrypto
+import Foundation
+
+/// What `authlog retention apply --keep N` would drop: the months old enough to go, oldest first, each with
+/// what stops it from going. Only an unbroken run of the oldest months goes, so the log keeps a contiguous
+/// range of positions.
+public struct RetentionPlan: Sendable {
+    /// One month old enough to go.
+    public struct Month: Sendable {
+        /// `YYYY-MM`.
+        public var month: String
+        /// The first day of the month (`YYYY-MM-01`), the partitions' key.
+        public var firstDay: String
+        /// Sealed events of the month and their positions (0 and 0 when it has none).
+        public var events: Int64
+        public var firstPosition: Int64
+        public var lastPosition: Int64
+        /// The export that lets it go.
+        public var manifest: ExportManifest?
+        /// Why it cannot go yet (nil: it can).
+        public var refusal: String?
+    }
+
+    /// Months kept.
+    public var keepMonths: Int
+    /// The months old enough to go, oldest first.
+    public var months: [Month]
+    /// The newest signed checkpoint's tree size (0 without one).
+    public var latestCheckpoint: Int64
+    /// The last position dropped by earlier retention (0 when none).
+    public var previouslyDropped: Int64
+
+    /// The months that go: the oldest ones up to the first that cannot.
+    public var droppable: [Month] { Array(self.months.prefix { $0.refusal == nil }) }
+}
+
+/// Drops the oldest months of the log as whole partitions (PCI DSS 10.5.1: at least 12 months are kept), after
+/// checking that a signed checkpoint covers every dropped event and that each month was exported; keeps the
+/// frontier of the dropped positions in `authlog.log_retention` so that verification and proofs continue.
+/// Runs as the database owner (the server's role cannot drop tables).
+public enum Retention {
+    /// The fewest months retention keeps.
+    public static let minimumMonths = 12
+
+    /// What `keepMonths` would drop, checked against the manifests in `exportDirectory`.
+    /// - Throws: ``StoreError`` `.invalidArgument` below ``minimumMonths``, or from the server.
+    public static func plan(
+        keepMonths: Int,
+        exportDirectory: String?,
+        on connection: Connection
+    ) async throws -> RetentionPlan {
+        guard keepMonths >= Self.minimumMonths, keepMonths <= 1200 else {
+            throw StoreError(
+                .invalidArgument,
+                "--keep must be at least \(Self.minimumMonths) months (PCI DSS 10.5.1 keeps a year of audit history)"
+            )
+        }
+        let manifests = exportDirectory.map(ExportManifest.load(from:)) ?? [:]
+        let state = try await connection.query(
+            """
+            SELECT coalesce((SELECT max(tree_size) FROM authlog.checkpoints), 0),
+                   coalesce((SELECT max(last_dropped_position) FROM authlog.log_retention), 0),
+                   (SELECT month::text FROM authlog.log_epoch)
+            """
+        )
+        guard let stateRow = state.first else { throw StoreError(.schema, "the log's state could not be read") }
+        let latestCheckpoint = try stateRow.decode(Int64.self, at: 0)
+        let previouslyDropped = try stateRow.decode(Int64.self, at: 1)
+        let epoch = try stateRow.decode(String.self, at: 2)
+        // The months whose partitions exist and that ended `keepMonths` months ago or earlier.
+        let old = try await connection.query(
+            """
+            SELECT to_char(m, 'YYYY-MM'), m::text FROM (
+                SELECT to_date(right(c.relname, 7), 'YYYY"m"MM') AS m
+                FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                WHERE i.inhparent = 'authlog.log_leaves'::regclass AND c.relname ~ '_y[0-9]{4}m[0-9]{2}$') partitions
+            WHERE m + make_interval(months => \(keepMonths + 1)) <= now()
+            ORDER BY m
+            """
+        )
+        var months: [RetentionPlan.Month] = []
+        var expectedFirst = previouslyDropped + 1
+        for row in old.rows {
+            var month = RetentionPlan.Month(
+                month: try row.decode(String.self, at: 0),
+                firstDay: try row.decode(String.self, at: 1),
+                events: 0,
+                firstPosition: 0,
+                lastPosition: 0
+            )
+            let counts = try await connection.query(
+                """
+                SELECT count(*), coalesce(min(position), 0), coalesce(max(position), 0),
+                       (SELECT count(*) FROM authlog.event_records WHERE log_month = \(month.firstDay)::date)
+                FROM authlog.log_leaves WHERE log_month = \(month.firstDay)::date
+                """
+            )
+            guard let countRow = counts.first else { throw StoreError(.schema, "a month could not be counted") }
+            month.events = try countRow.decode(Int64.self, at: 0)
+            month.firstPosition = try countRow.decode(Int64.self, at: 1)
+            month.lastPosition = try countRow.decode(Int64.self, at: 2)
+            let records = try countRow.decode(Int64.self, at: 3)
+            month.manifest = manifests[month.month]
+            month.refusal = Self.refusal(
+                for: month,
+                records: records,
+                expectedFirst: expectedFirst,
+                epoch: epoch,
+                latestCheckpoint: latestCheckpoint,
+                exportDirectory: exportDirectory
+            )
+            if month.events > 0 { expectedFirst = month.lastPosition + 1 }
+            months.append(month)
+        }
+        return RetentionPlan(
+            keepMonths: keepMonths,
+            months: months,
+            latestCheckpoint: latestCheckpoint,
+            previouslyDropped: previouslyDropped
+        )
+    }
+
+    private static func refusal(
+        for month: RetentionPlan.Month,
+        records: Int64,
+        expectedFirst: Int64,
+        epoch: String,
+        latestCheckpoint: Int64,
+        exportDirectory: String?
+    ) -> String? {
+        if month.firstDay >= epoch {
+            return "it is still the log's current month"
+        }
+        if records != month.events {
+            return "\(records - month.events) of its committed events have no position yet"
+        }
+        if month.events > 0 {
+            if month.firstPosition != expectedFirst || month.lastPosition - month.firstPosition + 1 != month.events {
+                return "its positions \(month.firstPosition)…\(month.lastPosition) are not the next contiguous range "
+                    + "from \(expectedFirst); run authlog verify"
+            }
+            if latestCheckpoint < month.lastPosition {
+                return
+                    "no signed checkpoint covers position \(month.lastPosition) (the latest is at \(latestCheckpoint));"
+                    + " run authlog checkpoint"
+            }
+        }
+        guard let directory = exportDirectory else {
+            return "no export directory was given (--exports DIR)"
+        }
+        guard let manifest = month.manifest else {
+            return "no export manifest in \(directory); run authlog export --month \(month.month) --output \(directory)"
+        }
+        if manifest.firstPosition != month.firstPosition || manifest.lastPosition != month.lastPosition
+            || manifest.events != month.events
+        {
+            return "the export's manifest says positions \(manifest.firstPosition)…\(manifest.lastPosition) "
+                + "(\(manifest.events) events), the log has \(month.firstPosition)…\(month.lastPosition) "
+                + "(\(month.events)); export it again"
+        }
+        let path = directory + "/" + manifest.file
+        guard let digest = Self.sha256(ofFile: path) else {
+            return "the export file \(path) cannot be read"
+        }
+        if Hex.encode(digest) != manifest.sha256.lowercased() {
+            return "the export file \(path) does not match its manifest's SHA-256"
+        }
+        return nil
+    }
+
+    /// Drops the plan's droppable months in one transaction: records the frontier of the dropped positions
+    /// in `authlog.log_retention`, then drops both tables' partitions of each month. Returns nil when nothing
+    /// can go. The caller records ``unrecorded(on:)`` as `audit.retention_applied` afterwards.
+    /// - Throws: ``StoreError`` from the server (a role that does not own the tables gets
+    ///   `.insufficientPrivilege`).
+    public static func apply(_ plan: RetentionPlan, actor: String, on connection: Connection) async throws -> Bool {
+        let months = plan.droppable
+        guard let through = months.last else { return false }
+        let lastDropped = months.map(\.lastPosition).max().map { max($0, plan.previouslyDropped) } ?? 0
+        let dropped = months.reduce(Int64(0)) { $0 + $1.events }
+        try await connection.execute("BEGIN")
+        do {
+            let frontier = try await LogProofs.frontier(size: lastDropped, on: connection)
+            var statements: [SQLQuery] = [
+                """
+                INSERT INTO authlog.log_retention (through_month, months, keep_months, last_dropped_position,
+                    dropped_events, frontier, covering_checkpoint, export_hashes, applied_at, applied_by)
+                VALUES (\(through.firstDay)::date, \(ArrayLiteral(months.map(\.month)))::text[], \(plan.keepMonths),
+                        \(lastDropped), \(dropped), \(ByteaValue(frontier.bytes)), \(plan.latestCheckpoint),
+                        \(ArrayLiteral(months.map { $0.manifest?.sha256 ?? "" }))::text[], now(), \(actor))
+                """
+            ]
+            for month in months {
+                let suffix = "y" + month.month.replacingOccurrences(of: "-", with: "m")
+                statements.append(SQLQuery(unsafeSQL: "DROP TABLE authlog.event_records_\(suffix)"))
+                statements.append(SQLQuery(unsafeSQL: "DROP TABLE authlog.log_leaves_\(suffix)"))
+            }
+            statements.append("COMMIT")
+            try await connection.pipeline(statements)
+            return true
+        } catch {
+            await connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    /// The `audit.retention_applied` payloads of the retention runs that have no such event in the log yet
+    /// (normally the one just applied; also one whose event was lost when the database went away after the
+    /// drop), oldest first.
+    public static func unrecorded(on connection: Connection) async throws -> [AuditRetentionApplied] {
+        let result = try await connection.query(
+            """
+            SELECT r.applied_by, array_to_string(r.months, ','), r.keep_months, r.last_dropped_position,
+                   r.dropped_events, r.frontier, r.covering_checkpoint, array_to_string(r.export_hashes, ',')
+            FROM authlog.log_retention r
+            WHERE NOT EXISTS (
+                SELECT FROM authlog.event_records e
+                WHERE e.type = 'audit.retention_applied' AND e.data->'months' = to_jsonb(r.months))
+            ORDER BY r.through_month
+            """
+        )
+        return try result.rows.map { row in
+            let size = try row.decode(Int64.self, at: 3)
+            let frontier = MerkleFrontier(size: size, bytes: try row.decode(ByteaValue.self, at: 5).bytes)
+            return AuditRetentionApplied(
+                actor: try row.decode(String.self, at: 0),
+                months: try row.decode(String.self, at: 1).split(separator: ",").map(String.init),
+                keepMonths: Int(try row.decode(Int32.self, at: 2)),
+                lastDroppedPosition: size,
+                droppedEvents: try row.decode(Int64.self, at: 4),
+                rootAtDrop: Hex.encode(frontier?.root ?? []),
+                coveringCheckpoint: try row.decode(Int64.self, at: 6),
+                exportHashes: try row.decode(String.self, at: 7).split(separator: ",").map(String.init)
+            )
+        }
+    }
+
+    /// What retention dropped so far: the last dropped month (`YYYY-MM`) and when, nil when nothing was.
+    public static func dropped(on connection: Connection) async throws -> (throughMonth: String, on: String)? {
+        let result = try await connection.query(
+            """
+            SELECT to_char(through_month, 'YYYY-MM'), to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+            FROM authlog.log_retention ORDER BY through_month DESC LIMIT 1
+            """
+        )
+        guard let row = result.first else { return nil }
+        return (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1))
+    }
+
+    /// SHA-256 of a file, read in 1 MiB pieces; nil when it cannot be read.
+    static func sha256(ofFile path: String) -> [UInt8]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while true {
+            guard let chunk = try? handle.read(upToCount: 1 << 20) else { return nil }
+            if chunk.isEmpty { break }
+            hasher.update(Array(chunk))
+        }
+        return hasher.finalize()
+    }
+}
