@@ -17,7 +17,7 @@ struct Authlog: AsyncParsableCommand {
         subcommands: [
             MigrateCommand.self, AppendEventsCommand.self, VerifyCommand.self, CheckpointCommand.self,
             ProveCommand.self, ExportCommand.self, KeysCommand.self, RebuildCommand.self, ReportCommand.self,
-            SessionsCommand.self,
+            RetentionCommand.self, SessionsCommand.self,
             UsersCommand.self, DatabaseCommand.self, ServeCommand.self,
         ]
     )

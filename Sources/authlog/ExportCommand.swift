@@ -41,7 +41,17 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "The output format.")
     var format: Format = .jsonl
 
+    @Option(help: "Export one whole month of the log (YYYY-MM) into --output, with a manifest for retention.")
+    var month: String?
+
+    @Option(help: ArgumentHelp("The directory for --month's file and manifest.", valueName: "dir"))
+    var output: String?
+
     func run() async throws {
+        if self.month != nil || self.output != nil {
+            try await self.exportMonth()
+            return
+        }
         guard self.after >= 0, (self.limit ?? 1) >= 1 else {
             printError("--after must be 0 or more and --limit 1 or more")
             throw ExitCode(2)
@@ -64,13 +74,106 @@ struct ExportCommand: AsyncParsableCommand {
         printError("next: \(next)")
     }
 
+    /// Writes the month's events to `authlog-events-YYYY-MM.jsonl` in --output and then its manifest (the
+    /// file's positions, count and SHA-256), which `authlog retention apply --exports` checks.
+    private func exportMonth() async throws {
+        guard let month = self.month, let directory = self.output else {
+            printError("--month and --output go together")
+            throw ExitCode(2)
+        }
+        guard self.after == 0, self.limit == nil, self.type == nil, self.userID == nil, self.provider == nil,
+            month.utf8.count == 7, Timestamp(iso8601: month + "-01") != nil
+        else {
+            printError("--month takes YYYY-MM and no --after, --limit or filters")
+            throw ExitCode(2)
+        }
+        let conninfo = try await self.database.conninfo()
+        let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
+        let span = try await reportingStoreErrors {
+            try await connection.query(
+                """
+                SELECT count(*), coalesce(min(position), 0), coalesce(max(position), 0),
+                       \(month + "-01")::date < (SELECT month FROM authlog.log_epoch)
+                FROM authlog.log_leaves WHERE log_month = \(month + "-01")::date
+                """
+            )
+        }
+        guard let row = span.first else { throw ExitCode(1) }
+        let (events, first, last) = (
+            try row.decode(Int64.self, at: 0), try row.decode(Int64.self, at: 1), try row.decode(Int64.self, at: 2)
+        )
+        guard try row.decode(Bool.self, at: 3) else {
+            printError("\(month) is still being written (or has not begun); export a month that has ended")
+            throw ExitCode(1)
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let file = directory + "/" + ExportManifest.fileName(month: month)
+        guard FileManager.default.createFile(atPath: file, contents: nil),
+            let handle = FileHandle(forWritingAtPath: file)
+        else {
+            printError("cannot write \(file)")
+            throw ExitCode(1)
+        }
+        try await AccessRecord.record("export month=\(month) positions=\(first)…\(last)", conninfo: conninfo)
+        if events > 0 {
+            _ = try await self.stream(
+                filter: EventFilter(),
+                from: first - 1,
+                through: last,
+                limit: nil,
+                to: handle,
+                on: connection
+            )
+        }
+        try handle.close()
+        guard let digest = Retention.sha256(ofFile: file) else {
+            printError("cannot read back \(file)")
+            throw ExitCode(1)
+        }
+        let manifest = ExportManifest(
+            month: month,
+            firstPosition: first,
+            lastPosition: last,
+            events: events,
+            file: ExportManifest.fileName(month: month),
+            sha256: Hex.encode(digest),
+            exportedAt: Timestamp.now().description,
+            exportedBy: AccessRecord.actor
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let manifestPath = directory + "/" + ExportManifest.manifestName(month: month)
+        try (try encoder.encode(manifest) + Data("\n".utf8)).write(to: URL(fileURLWithPath: manifestPath))
+        print("exported \(events) events of \(month) (positions \(first)…\(last)) to \(file)")
+        print("manifest \(manifestPath) sha256 \(manifest.sha256)")
+    }
+
     /// Prints the matching events after `after` up to position `head` (or `limit` of them); returns the cursor.
     private func stream(filter: EventFilter, through head: Int64, on connection: Connection) async throws -> Int64 {
-        var cursor = self.after
-        var remaining = self.limit ?? Int64.max
+        try await self.stream(
+            filter: filter,
+            from: self.after,
+            through: head,
+            limit: self.limit,
+            to: FileHandle.standardOutput,
+            on: connection
+        )
+    }
+
+    /// Writes the matching events after `from` up to position `head` (or `limit` of them) to `output`;
+    /// returns the cursor.
+    private func stream(
+        filter: EventFilter,
+        from start: Int64,
+        through head: Int64,
+        limit: Int64?,
+        to output: FileHandle,
+        on connection: Connection
+    ) async throws -> Int64 {
+        var cursor = start
+        var remaining = limit ?? Int64.max
         let progress = ProgressLine(label: "exported")
         defer { progress.finish() }
-        let output = FileHandle.standardOutput
         while cursor < head && remaining > 0 {
             let size = Int(min(remaining, Int64(EventReader.maximumExportPage)))
             let page = try await reportingStoreErrors {

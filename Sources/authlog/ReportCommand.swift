@@ -61,5 +61,7 @@ struct ReportCommand: AsyncParsableCommand {
         }
         try await AccessRecord.record("report \(self.kind.rawValue) since=\(since) until=\(until)", conninfo: conninfo)
         print(ReportFormatter.render(report, as: self.format), terminator: "")
+        // CSV and JSON stay machine-readable: the note goes to standard error (the table carries it).
+        if self.format != .table, let note = ReportFormatter.retentionNote(report) { printError(note) }
     }
 }

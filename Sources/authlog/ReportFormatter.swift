@@ -31,7 +31,15 @@ enum ReportFormatter {
         output += line(Self.header) + "\n" + rule + "\n"
         for row in rows.dropLast() { output += line(row) + "\n" }
         output += rule + "\n" + line(rows[rows.count - 1]) + "\n"
+        if let note = Self.retentionNote(report) { output += note + "\n" }
         return output
+    }
+
+    /// Why a range that reaches into dropped months counts less than happened; nil when it does not.
+    static func retentionNote(_ report: SigninReport) -> String? {
+        guard let dropped = report.dropped else { return nil }
+        return "Note: events written through \(dropped.throughMonth) were retained until \(dropped.droppedOn) and "
+            + "then dropped by retention; this report counts only events from \(dropped.keptFrom) on."
     }
 
     /// A header line and one line per provider (no total: machines can sum).

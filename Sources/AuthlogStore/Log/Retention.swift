@@ -135,16 +135,16 @@ public enum Retention {
         if records != month.events {
             return "\(records - month.events) of its committed events have no position yet"
         }
-        if month.events > 0 {
-            if month.firstPosition != expectedFirst || month.lastPosition - month.firstPosition + 1 != month.events {
-                return "its positions \(month.firstPosition)…\(month.lastPosition) are not the next contiguous range "
-                    + "from \(expectedFirst); run authlog verify"
-            }
-            if latestCheckpoint < month.lastPosition {
-                return
-                    "no signed checkpoint covers position \(month.lastPosition) (the latest is at \(latestCheckpoint));"
-                    + " run authlog checkpoint"
-            }
+        // A month without events has nothing to checkpoint or export.
+        guard month.events > 0 else { return nil }
+        if month.firstPosition != expectedFirst || month.lastPosition - month.firstPosition + 1 != month.events {
+            return "its positions \(month.firstPosition)…\(month.lastPosition) are not the next contiguous range "
+                + "from \(expectedFirst); run authlog verify"
+        }
+        if latestCheckpoint < month.lastPosition {
+            return
+                "no signed checkpoint covers position \(month.lastPosition) (the latest is at \(latestCheckpoint));"
+                + " run authlog checkpoint"
         }
         guard let directory = exportDirectory else {
             return "no export directory was given (--exports DIR)"
@@ -236,26 +236,45 @@ public enum Retention {
         }
     }
 
-    /// What retention dropped so far: the last dropped month (`YYYY-MM`) and when, nil when nothing was.
-    public static func dropped(on connection: Connection) async throws -> (throughMonth: String, on: String)? {
+    /// What retention dropped so far.
+    public struct Dropped: Sendable, Equatable {
+        /// The last dropped month (`YYYY-MM`): every event written in it or before is gone.
+        public var throughMonth: String
+        /// When the events were last dropped (`YYYY-MM-DD`, UTC): they were retained until then.
+        public var droppedOn: String
+        /// The first instant whose events are all kept: the first day of the month after ``throughMonth``.
+        public var keptFrom: Timestamp
+    }
+
+    /// What retention dropped so far; nil when nothing was.
+    public static func dropped(on connection: Connection) async throws -> Dropped? {
         let result = try await connection.query(
             """
-            SELECT to_char(through_month, 'YYYY-MM'), to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+            SELECT to_char(through_month, 'YYYY-MM'), to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
+                   to_char(through_month + interval '1 month', 'YYYY-MM-DD')
             FROM authlog.log_retention ORDER BY through_month DESC LIMIT 1
             """
         )
-        guard let row = result.first else { return nil }
-        return (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1))
+        guard let row = result.first, let keptFrom = Timestamp(iso8601: try row.decode(String.self, at: 2)) else {
+            return nil
+        }
+        return Dropped(
+            throughMonth: try row.decode(String.self, at: 0),
+            droppedOn: try row.decode(String.self, at: 1),
+            keptFrom: keptFrom
+        )
     }
 
     /// SHA-256 of a file, read in 1 MiB pieces; nil when it cannot be read.
-    static func sha256(ofFile path: String) -> [UInt8]? {
+    public static func sha256(ofFile path: String) -> [UInt8]? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         var hasher = SHA256()
         while true {
-            guard let chunk = try? handle.read(upToCount: 1 << 20) else { return nil }
-            if chunk.isEmpty { break }
+            let chunk: Data?
+            do { chunk = try handle.read(upToCount: 1 << 20) } catch { return nil }
+            // Foundation answers nil or empty data at the end of the file.
+            guard let chunk, !chunk.isEmpty else { break }
             hasher.update(Array(chunk))
         }
         return hasher.finalize()

@@ -35,6 +35,8 @@ public struct SigninReport: Sendable, Equatable {
     public var rows: [Row]
     /// All providers together; `uniqueUsers` counts each user once even across providers.
     public var total: Row
+    /// Set when the range reaches into months that retention dropped: their events are no longer counted.
+    public var dropped: Retention.Dropped?
 
     /// Computes the report from the events table (index `events_type_occurred_at`).
     /// - Throws: ``StoreError`` from the server.
@@ -67,6 +69,10 @@ public struct SigninReport: Sendable, Equatable {
             )
             if isTotal { totalRow = counts } else { rows.append(counts) }
         }
-        return SigninReport(since: since, until: until, rows: rows, total: totalRow)
+        var report = SigninReport(since: since, until: until, rows: rows, total: totalRow)
+        if let dropped = try await Retention.dropped(on: connection), since < dropped.keptFrom {
+            report.dropped = dropped
+        }
+        return report
     }
 }
