@@ -84,6 +84,44 @@ struct LegacyLogImportTests {
         #expect(try await store.appendSealed([AppendCommand(failedSignin())])[0].get().lastPosition == 151)
     }
 
+    /// Migration 8 gives the events already sealed the month they were sealed in (months follow positions),
+    /// and the partitioned log verifies.
+    @Test func monthlyPartitionsTakeEachSealedEventsMonth() async throws {
+        let (database, _) = try await self.legacyDatabase(count: 150)
+        let upToSeven = Migrator().migrations.filter { $0.version <= 7 }.map { migration in
+            (name: "migrations/\(String(format: "%04d", migration.version))_\(migration.name).sql", text: migration.text)
+        }
+        try await Migrator(files: upToSeven).migrate(on: database.connect())
+        try await database.connect().execute(
+            """
+            ALTER TABLE authlog.log_leaves DISABLE TRIGGER USER;
+            UPDATE authlog.log_leaves SET sealed_at = '2024-01-15T10:00:00Z' WHERE position <= 50;
+            UPDATE authlog.log_leaves SET sealed_at = '2024-02-10T10:00:00Z' WHERE position BETWEEN 51 AND 100;
+            ALTER TABLE authlog.log_leaves ENABLE TRIGGER USER
+            """
+        )
+        let applied = try await Migrator().migrate(on: database.connect())
+        #expect(applied.map(\.version).contains(8))
+        let months = try await database.connect().query(
+            """
+            SELECT to_char(log_month, 'YYYY-MM'), count(*), min(position), max(position)
+            FROM authlog.events GROUP BY 1 ORDER BY 1
+            """
+        )
+        let summary = try months.rows.map {
+            "\(try $0.decode(String.self, at: 0)):\(try $0.decode(Int64.self, at: 1)):\(try $0.decode(Int64.self, at: 2))"
+        }
+        #expect(summary.count == 3)
+        #expect(summary.prefix(2) == ["2024-01:50:1", "2024-02:50:51"])
+        #expect(summary.last?.hasSuffix(":50:101") == true, "\(summary)")
+        #expect(
+            try await database.scalar(
+                "SELECT count(*) FROM pg_class WHERE relname IN ('event_records_y2024m01', 'log_leaves_y2024m02')"
+            ) == 2
+        )
+        #expect(try await verify(database) == intact(database))
+    }
+
     @Test func aBrokenOldChainStopsTheMigrationAndNamesThePosition() async throws {
         let (database, _) = try await self.legacyDatabase(count: 40, breakingAt: 23)
         let error = await #expect(throws: StoreError.self) { try await Migrator().migrate(on: database.connect()) }
