@@ -89,7 +89,10 @@ struct LegacyLogImportTests {
     @Test func monthlyPartitionsTakeEachSealedEventsMonth() async throws {
         let (database, _) = try await self.legacyDatabase(count: 150)
         let upToSeven = Migrator().migrations.filter { $0.version <= 7 }.map { migration in
-            (name: "migrations/\(String(format: "%04d", migration.version))_\(migration.name).sql", text: migration.text)
+            (
+                name: "migrations/\(String(format: "%04d", migration.version))_\(migration.name).sql",
+                text: migration.text
+            )
         }
         try await Migrator(files: upToSeven).migrate(on: database.connect())
         try await database.connect().execute(
