@@ -93,6 +93,9 @@ struct RetentionProofTests {
             "verify walks from the anchor, and the checkpoint at 6000 proves it"
         )
 
+        let rebuild = await #expect(throws: StoreError.self) { try await ProjectionRebuilder().check(on: owner) }
+        #expect(rebuild?.code == .dropped, "projections are not rebuilt from the retained events alone")
+
         guard GoChecker.isWanted else { return }
         let checker = try GoChecker.build()
         var inclusion: [JSONValue] = []

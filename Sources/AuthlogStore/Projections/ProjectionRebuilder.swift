@@ -18,6 +18,18 @@ public struct ProjectionRebuilder: Sendable {
     /// Events replayed per page.
     public var pageSize: Int
 
+    /// Once retention dropped the oldest months, the retained events alone do not make the projections (a
+    /// user registered in a dropped month would vanish): rebuilding and checking are refused.
+    private static func refuseAfterRetention(on connection: Connection) async throws {
+        if let anchor = try await LogAnchor.latest(on: connection) {
+            throw StoreError(
+                .dropped,
+                "retention dropped positions 1…\(anchor.size); the projections cannot be rebuilt from the retained "
+                    + "events alone (they keep what the dropped events made)"
+            )
+        }
+    }
+
     /// Creates a rebuilder.
     public init(pageSize: Int = 5000) {
         self.pageSize = pageSize
@@ -31,6 +43,7 @@ public struct ProjectionRebuilder: Sendable {
         on connection: Connection,
         progress: @Sendable (Int64) -> Void = { _ in }
     ) async throws -> [Difference] {
+        try await Self.refuseAfterRetention(on: connection)
         try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         do {
             try await self.replayIntoTemporaryTables(includingQueued: true, on: connection, progress: progress)
@@ -56,6 +69,7 @@ public struct ProjectionRebuilder: Sendable {
         on connection: Connection,
         progress: @Sendable (Int64) -> Void = { _ in }
     ) async throws -> [Difference] {
+        try await Self.refuseAfterRetention(on: connection)
         try await connection.execute("BEGIN")
         do {
             try await connection.execute("LOCK TABLE authlog.event_records IN SHARE MODE")
