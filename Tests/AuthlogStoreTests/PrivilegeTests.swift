@@ -42,6 +42,43 @@ struct PrivilegeTests {
         #expect(try await positions(in: database) == [1])
     }
 
+    /// The server's role keeps the months (serve's upkeep): it creates partitions ahead and moves the log to
+    /// a new month, but cannot move it by hand or drop a month.
+    @Test func theAppRoleMovesTheLogToANewMonthButCannotDropOne() async throws {
+        let database = try await TestDatabase.make()
+        let owner = try await database.connect()
+        try await owner.execute(
+            """
+            SELECT authlog.create_log_partitions('2025-06-01', '2025-06-01');
+            UPDATE authlog.log_epoch SET month = '2025-06-01'
+            """
+        )
+        let role = try await self.loginRole(in: "authlog_app", on: database)
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo(asUser: role)))
+        _ = try await store.appendSealed([AppendCommand(failedSignin())])
+        let app = try await Connection.connect(database.conninfo(asUser: role))
+        let month = try await LogMonths.prepare(on: app)
+        #expect(month == String(Timestamp.now().description.prefix(7)) + "-01")
+        _ = try await store.appendSealed([AppendCommand(failedSignin())])
+        let months = try await app.query("SELECT log_month::text FROM authlog.events ORDER BY position")
+        #expect(try months.rows.map { try $0.decode(String.self, at: 0) } == ["2025-06-01", month])
+        let ahead = try await database.scalar(
+            """
+            SELECT count(*) FROM pg_class
+            WHERE relname = 'event_records_' || to_char(date_trunc('month', now()) + interval '2 months', '"y"YYYY"m"MM')
+            """
+        )
+        #expect(ahead == 1, "partitions two months ahead")
+        for statement in [
+            "DROP TABLE authlog.event_records_y2025m06", "DROP TABLE authlog.log_leaves_y2025m06",
+            "UPDATE authlog.log_epoch SET month = '2025-01-01'",
+            "INSERT INTO authlog.log_retention VALUES ('2025-06-01', '{}', 12, 0, 0, '', 0, '{}', now(), 'x')",
+        ] {
+            let error = await #expect(throws: StoreError.self) { try await app.execute(SQLQuery(unsafeSQL: statement)) }
+            #expect(error?.sqlState == "42501", "\(statement) must be refused")
+        }
+    }
+
     @Test func theTriggersRefuseChangesEvenForTheOwner() async throws {
         let database = try await TestDatabase.make()
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
