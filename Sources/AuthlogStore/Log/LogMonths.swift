@@ -46,6 +46,15 @@ public enum LogMonths {
         }
     }
 
+    /// ``prepare(monthsAhead:on:)`` on a connection of `pool`: what `serve`'s upkeep runs every minute.
+    /// - Throws: ``StoreError`` when the database cannot be reached or refuses.
+    @discardableResult
+    public static func prepare(monthsAhead: Int = 2, using pool: ConnectionPool) async throws -> String {
+        try await pool.withConnection { connection in
+            try await Self.prepare(monthsAhead: monthsAhead, on: connection)
+        }
+    }
+
     /// The log's current month (`YYYY-MM-01`).
     public static func current(on connection: isolated Connection) throws -> String {
         let result = try connection.query("SELECT month::text FROM authlog.log_epoch")

@@ -159,6 +159,9 @@ public enum Retention {
                 + "(\(manifest.events) events), the log has \(month.firstPosition)…\(month.lastPosition) "
                 + "(\(month.events)); export it again"
         }
+        guard manifest.file == ExportManifest.fileName(month: month.month) else {
+            return "its manifest names the file \(manifest.file), not \(ExportManifest.fileName(month: month.month))"
+        }
         let path = directory + "/" + manifest.file
         guard let digest = Self.sha256(ofFile: path) else {
             return "the export file \(path) cannot be read"
