@@ -56,11 +56,11 @@ public struct ServerComponents: Sendable {
         func checked(_ value: Int?, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
             try ServiceSettings.checked(value, name, default: fallback, in: range)
         }
-        let port = configuration.port ?? 8080
+        let port = configuration.port ?? ConfigurationDefaults.port
         let issuer = try AccessTokenIssuer(
             key: accessTokenKey,
             issuer: configuration.publicURL ?? "http://localhost:\(port)",
-            audience: configuration.accessToken?.audience ?? "authlog"
+            audience: configuration.accessToken?.audience ?? ConfigurationDefaults.accessTokenAudience
         )
         func key(_ text: String?, _ name: String) throws -> [UInt8]? {
             guard let text else { return nil }
@@ -115,7 +115,7 @@ public struct ServerComponents: Sendable {
         self.bodyLimit = try checked(
             configuration.requestBodyLimit,
             "request_body_limit",
-            default: 65_536,
+            default: ConfigurationDefaults.requestBodyLimit,
             in: 1...(16 << 20)
         )
         self.connectionLimits = try ConnectionLimits(configuration.connections)

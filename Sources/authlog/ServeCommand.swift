@@ -56,7 +56,11 @@ struct ServeCommand: AsyncParsableCommand {
                 configuration: configuration,
                 pool: pool,
                 accessTokenKey: try Self.accessTokenKey(configuration, logger: logger),
-                fetcher: AsyncHTTPFetcher(timeout: .seconds(configuration.providerTimeoutSeconds ?? 5))
+                fetcher: AsyncHTTPFetcher(
+                    timeout: .seconds(
+                        configuration.providerTimeoutSeconds ?? ConfigurationDefaults.providerTimeoutSeconds
+                    )
+                )
             )
         } catch {
             printError("\(error)")
@@ -80,11 +84,11 @@ struct ServeCommand: AsyncParsableCommand {
         if components.registry.providers.isEmpty {
             logger.warning("no identity provider is configured; every sign-in will be refused")
         }
-        let host = self.host ?? configuration.host ?? "127.0.0.1"
+        let host = self.host ?? configuration.host ?? ConfigurationDefaults.host
         let app = try buildApplication(
             components: components,
             host: host,
-            port: configuration.port ?? 8080,
+            port: configuration.port ?? ConfigurationDefaults.port,
             logger: logger,
             onServerRunning: { port in
                 logger.info(

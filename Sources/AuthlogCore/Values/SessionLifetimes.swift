@@ -15,13 +15,16 @@ public struct SessionLifetimes: Sendable, Equatable {
         }
     }
 
-    /// "Remember me" sessions: 30 days absolute, 14 days idle by default.
-    public var rememberMe = Limits(absolute: 30 * 86_400, idle: 14 * 86_400)
-    /// Plain sessions: 12 hours absolute, 2 hours idle by default.
-    public var plain = Limits(absolute: 12 * 3_600, idle: 2 * 3_600)
+    /// "Remember me" sessions.
+    public var rememberMe: Limits
+    /// Plain sessions.
+    public var plain: Limits
 
-    /// The defaults.
-    public init() {}
+    /// Creates the lifetimes (the server's defaults are in `ConfigurationDefaults`).
+    public init(rememberMe: Limits, plain: Limits) {
+        self.rememberMe = rememberMe
+        self.plain = plain
+    }
 
     /// The limits of one kind of session.
     public func limits(for kind: RefreshTokenKind) -> Limits {

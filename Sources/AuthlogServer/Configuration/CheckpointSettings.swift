@@ -6,9 +6,9 @@ import Foundation
 /// `log` section of the configuration is resolved (`serve`, `checkpoint`, `verify` and `prove` share it).
 public struct CheckpointSettings: Sendable {
     /// Events sealed since the last checkpoint that make the next one due.
-    public static let defaultEveryEvents = 1000
+    public static let defaultEveryEvents = ConfigurationDefaults.checkpointEveryEvents
     /// Seconds after which a checkpoint is due while events arrive.
-    public static let defaultEverySeconds = 60
+    public static let defaultEverySeconds = ConfigurationDefaults.checkpointEverySeconds
 
     /// The log's origin and key name.
     public let origin: String

@@ -32,7 +32,7 @@ public struct ProviderRegistry: Sendable {
             providers.append(
                 AppleProvider(
                     settings: options,
-                    keys: cache(apple.jwksURL ?? "https://appleid.apple.com/auth/keys"),
+                    keys: cache(apple.jwksURL ?? ConfigurationDefaults.appleJWKSURL),
                     fetcher: fetcher
                 )
             )
@@ -42,12 +42,12 @@ public struct ProviderRegistry: Sendable {
                 GoogleProvider(
                     clientIDs: Set(google.clientIDs),
                     hostedDomain: google.hostedDomain,
-                    keys: cache(google.jwksURL ?? "https://www.googleapis.com/oauth2/v3/certs")
+                    keys: cache(google.jwksURL ?? ConfigurationDefaults.googleJWKSURL)
                 )
             )
         }
         if let gitlab = settings?.gitlab {
-            let issuer = gitlab.issuer ?? "https://gitlab.com"
+            let issuer = gitlab.issuer ?? ConfigurationDefaults.gitlabIssuer
             providers.append(
                 OIDCProvider(
                     name: "gitlab",
@@ -76,7 +76,7 @@ public struct ProviderRegistry: Sendable {
             providers.append(
                 KakaoProvider(
                     settings: options,
-                    keys: cache(kakao.jwksURL ?? "https://kauth.kakao.com/.well-known/jwks.json"),
+                    keys: cache(kakao.jwksURL ?? ConfigurationDefaults.kakaoJWKSURL),
                     fetcher: fetcher
                 )
             )
@@ -93,9 +93,7 @@ public struct ProviderRegistry: Sendable {
             providers.append(GitHubProvider(settings: options, fetcher: fetcher))
         }
         if let firebase = settings?.firebase {
-            let url =
-                firebase.jwksURL
-                ?? "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+            let url = firebase.jwksURL ?? ConfigurationDefaults.firebaseJWKSURL
             providers.append(FirebaseProvider(projectID: firebase.projectID, keys: cache(url)))
         }
         for (name, oidc) in (settings?.oidc ?? [:]).sorted(by: { $0.key < $1.key }) {

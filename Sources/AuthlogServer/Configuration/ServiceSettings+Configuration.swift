@@ -12,7 +12,7 @@ extension ServiceSettings {
             try Self.checked(
                 configuration.accessToken?.ttlSeconds,
                 "access_token.ttl_seconds",
-                default: 900,
+                default: Int(self.accessTokenLifetime),
                 in: 1...86_400
             )
         )
@@ -22,7 +22,7 @@ extension ServiceSettings {
                 try Self.checked(
                     refresh?.rememberMeTTLSeconds,
                     "refresh_token.remember_me_ttl_seconds",
-                    default: 30 * 86_400,
+                    default: Int(self.lifetimes.rememberMe.absolute),
                     in: 1...(10 * year)
                 )
             ),
@@ -30,7 +30,7 @@ extension ServiceSettings {
                 try Self.checked(
                     refresh?.rememberMeIdleSeconds,
                     "refresh_token.remember_me_idle_seconds",
-                    default: 14 * 86_400,
+                    default: Int(self.lifetimes.rememberMe.idle),
                     in: 1...(10 * year)
                 )
             )
@@ -40,7 +40,7 @@ extension ServiceSettings {
                 try Self.checked(
                     refresh?.sessionTTLSeconds,
                     "refresh_token.session_ttl_seconds",
-                    default: 12 * 3_600,
+                    default: Int(self.lifetimes.plain.absolute),
                     in: 1...(10 * year)
                 )
             ),
@@ -48,7 +48,7 @@ extension ServiceSettings {
                 try Self.checked(
                     refresh?.sessionIdleSeconds,
                     "refresh_token.session_idle_seconds",
-                    default: 2 * 3_600,
+                    default: Int(self.lifetimes.plain.idle),
                     in: 1...(10 * year)
                 )
             )
@@ -58,16 +58,16 @@ extension ServiceSettings {
             try Self.checked(
                 account?.reauthenticationWindowSeconds,
                 "account.reauthentication_window_seconds",
-                default: 300,
+                default: Int(self.reauthenticationWindow),
                 in: 1...86_400
             )
         )
-        settings.linkByVerifiedEmail = account?.linkByVerifiedEmail ?? false
+        settings.linkByVerifiedEmail = account?.linkByVerifiedEmail ?? self.linkByVerifiedEmail
         settings.notificationMaximumAge = Int64(
             try Self.checked(
                 account?.notificationMaximumAgeSeconds,
                 "account.notification_maximum_age_seconds",
-                default: 3_600,
+                default: Int(self.notificationMaximumAge),
                 in: 60...(7 * 86_400)
             )
         )
@@ -75,12 +75,17 @@ extension ServiceSettings {
             try Self.checked(
                 account?.revocationRetrySeconds,
                 "account.revocation_retry_seconds",
-                default: 60,
+                default: Int(self.revocationRetryBase),
                 in: 1...86_400
             )
         )
         settings.nonceLifetime = Int64(
-            try Self.checked(configuration.nonceTTLSeconds, "nonce_ttl_seconds", default: 600, in: 1...86_400)
+            try Self.checked(
+                configuration.nonceTTLSeconds,
+                "nonce_ttl_seconds",
+                default: Int(self.nonceLifetime),
+                in: 1...86_400
+            )
         )
         self = settings
     }

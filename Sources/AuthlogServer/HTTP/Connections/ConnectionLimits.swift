@@ -17,13 +17,13 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// ~1 MiB of buffers each at most).
     public var maximumConnections: Int
 
-    /// The defaults.
+    /// The defaults (``ConfigurationDefaults``).
     public init(
-        headerTimeout: Duration = .seconds(10),
-        bodyTimeout: Duration = .seconds(30),
-        idleTimeout: Duration = .seconds(60),
+        headerTimeout: Duration = .seconds(ConfigurationDefaults.headerTimeoutSeconds),
+        bodyTimeout: Duration = .seconds(ConfigurationDefaults.bodyTimeoutSeconds),
+        idleTimeout: Duration = .seconds(ConfigurationDefaults.idleTimeoutSeconds),
         lingerTimeout: Duration = .seconds(2),
-        maximumConnections: Int = 2_048
+        maximumConnections: Int = ConfigurationDefaults.maximumConnections
     ) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout

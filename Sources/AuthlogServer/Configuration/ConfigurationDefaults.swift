@@ -1,0 +1,50 @@
+/// Every default of the configuration file, in one place: what a setting is when the file leaves it out
+/// (docs/configuration.md lists the same). The resolved settings (``ServiceSettings``, ``ConnectionLimits``,
+/// ``CheckpointSettings``, the listening address and the provider endpoints) take their defaults from here and
+/// nowhere else.
+public enum ConfigurationDefaults {
+    /// `host`: the address `serve` listens on.
+    public static let host = "127.0.0.1"
+    /// `port`.
+    public static let port = 8080
+    /// `request_body_limit`, bytes.
+    public static let requestBodyLimit = 65_536
+    /// `provider_timeout_seconds`: one outbound call to an identity provider, connection included.
+    public static let providerTimeoutSeconds = 5
+    /// `access_token.ttl_seconds`.
+    public static let accessTokenTTLSeconds = 900
+    /// `access_token.audience`.
+    public static let accessTokenAudience = "authlog"
+    /// `refresh_token.remember_me_ttl_seconds` and `remember_me_idle_seconds`.
+    public static let rememberMeTTLSeconds = 30 * 86_400
+    public static let rememberMeIdleSeconds = 14 * 86_400
+    /// `refresh_token.session_ttl_seconds` and `session_idle_seconds`.
+    public static let sessionTTLSeconds = 12 * 3_600
+    public static let sessionIdleSeconds = 2 * 3_600
+    /// `account.reauthentication_window_seconds`.
+    public static let reauthenticationWindowSeconds = 300
+    /// `account.link_by_verified_email`.
+    public static let linkByVerifiedEmail = false
+    /// `account.notification_maximum_age_seconds`.
+    public static let notificationMaximumAgeSeconds = 3_600
+    /// `account.revocation_retry_seconds`.
+    public static let revocationRetrySeconds = 60
+    /// `nonce_ttl_seconds`.
+    public static let nonceTTLSeconds = 600
+    /// `log.checkpoint_every_events` and `log.checkpoint_every_seconds`.
+    public static let checkpointEveryEvents = 1000
+    public static let checkpointEverySeconds = 60
+    /// `connections.header_timeout_seconds`, `body_timeout_seconds`, `idle_timeout_seconds` and
+    /// `maximum_connections`.
+    public static let headerTimeoutSeconds = 10
+    public static let bodyTimeoutSeconds = 30
+    public static let idleTimeoutSeconds = 60
+    public static let maximumConnections = 2_048
+    /// The providers' published endpoints (`providers.apple.jwks_url`, …).
+    public static let appleJWKSURL = "https://appleid.apple.com/auth/keys"
+    public static let googleJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"
+    public static let gitlabIssuer = "https://gitlab.com"
+    public static let kakaoJWKSURL = "https://kauth.kakao.com/.well-known/jwks.json"
+    public static let firebaseJWKSURL =
+        "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+}

@@ -1,0 +1,61 @@
+import AuthlogCore
+import AuthlogServer
+import Foundation
+import Testing
+
+/// Every default lives in ``ConfigurationDefaults``: the resolved settings of an empty configuration are its
+/// values, and docs/configuration.md states the same ones.
+struct ConfigurationDefaultsTests {
+    /// The members of docs/configuration.md's tables whose default is a literal, and the constant it must be.
+    static let documented: [(member: String, value: String)] = [
+        ("access_token.ttl_seconds", String(ConfigurationDefaults.accessTokenTTLSeconds)),
+        ("access_token.audience", ConfigurationDefaults.accessTokenAudience),
+        ("account.reauthentication_window_seconds", String(ConfigurationDefaults.reauthenticationWindowSeconds)),
+        ("account.link_by_verified_email", String(ConfigurationDefaults.linkByVerifiedEmail)),
+        ("account.notification_maximum_age_seconds", String(ConfigurationDefaults.notificationMaximumAgeSeconds)),
+        ("account.revocation_retry_seconds", String(ConfigurationDefaults.revocationRetrySeconds)),
+        ("nonce_ttl_seconds", String(ConfigurationDefaults.nonceTTLSeconds)),
+        ("provider_timeout_seconds", String(ConfigurationDefaults.providerTimeoutSeconds)),
+        ("request_body_limit", String(ConfigurationDefaults.requestBodyLimit)),
+        ("log.checkpoint_every_events", String(ConfigurationDefaults.checkpointEveryEvents)),
+        ("log.checkpoint_every_seconds", String(ConfigurationDefaults.checkpointEverySeconds)),
+        ("connections.header_timeout_seconds", String(ConfigurationDefaults.headerTimeoutSeconds)),
+        ("connections.body_timeout_seconds", String(ConfigurationDefaults.bodyTimeoutSeconds)),
+        ("connections.idle_timeout_seconds", String(ConfigurationDefaults.idleTimeoutSeconds)),
+        ("connections.maximum_connections", String(ConfigurationDefaults.maximumConnections)),
+    ]
+
+    @Test func theDocumentedDefaultsAreTheOnesInForce() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/configuration.md")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        for (member, value) in Self.documented {
+            let row = text.split(separator: "\n").first { $0.hasPrefix("| `\(member)` |") }
+            #expect(row?.hasPrefix("| `\(member)` | `\(value)`") == true, "\(member): documented \(row ?? "nowhere")")
+        }
+        #expect(
+            text.contains("| `host`, `port` | `\(ConfigurationDefaults.host)`, `\(ConfigurationDefaults.port)` |")
+        )
+    }
+
+    @Test func anEmptyConfigurationResolvesToTheDefaults() throws {
+        let empty = try JSONValue.members([:]).decode(ServerConfiguration.self)
+        let resolved = try ServiceSettings(configuration: empty)
+        let plain = ServiceSettings()
+        #expect(resolved.accessTokenLifetime == Int64(ConfigurationDefaults.accessTokenTTLSeconds))
+        #expect(resolved.accessTokenLifetime == plain.accessTokenLifetime)
+        #expect(resolved.lifetimes == plain.lifetimes)
+        #expect(resolved.lifetimes.rememberMe.idle == Int64(ConfigurationDefaults.rememberMeIdleSeconds))
+        #expect(resolved.lifetimes.plain.absolute == Int64(ConfigurationDefaults.sessionTTLSeconds))
+        #expect(resolved.reauthenticationWindow == Int64(ConfigurationDefaults.reauthenticationWindowSeconds))
+        #expect(resolved.nonceLifetime == Int64(ConfigurationDefaults.nonceTTLSeconds))
+        #expect(resolved.revocationRetryBase == Int64(ConfigurationDefaults.revocationRetrySeconds))
+        #expect(resolved.notificationMaximumAge == Int64(ConfigurationDefaults.notificationMaximumAgeSeconds))
+        let limits = try ConnectionLimits(empty.connections)
+        #expect(limits.headerTimeout == .seconds(ConfigurationDefaults.headerTimeoutSeconds))
+        #expect(limits.maximumConnections == ConfigurationDefaults.maximumConnections)
+        let checkpoints = try CheckpointSettings(configuration: empty, environment: [:])
+        #expect(checkpoints.everyEvents == ConfigurationDefaults.checkpointEveryEvents)
+        #expect(checkpoints.everySeconds == ConfigurationDefaults.checkpointEverySeconds)
+    }
+}
