@@ -7,6 +7,7 @@ import AuthlogStore
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -100,64 +101,34 @@ struct ServeCommand: AsyncParsableCommand {
                 )
             }
         )
-        let purging = Task { await Self.purgeNonces(NonceStore(pool: pool), logger: logger) }
-        defer { purging.cancel() }
-        let trimming = Task { await Self.returnFreedMemory() }
-        defer { trimming.cancel() }
-        let sweeping = Task { await components.sweeper.run(every: .seconds(60), logger: logger) }
-        defer { sweeping.cancel() }
-        let revoking = Task { await components.revoker.run(every: .seconds(15), logger: logger) }
-        defer { revoking.cancel() }
-        // The writers wake the sealer after every commit; the timer seals what another process committed
-        // and could not seal (it crashed in between).
-        let store = components.dependencies.store
-        let sealing = Task { await store.sealer.runPeriodically(every: .seconds(1)) }
-        defer { sealing.cancel() }
-        let checkpointing = Task {
-            guard let checkpointer = components.checkpointer else { return }
-            await CheckpointScheduler(checkpointer: checkpointer, pool: pool, settings: components.checkpoints)
-                .run(logger: logger)
-        }
-        defer { checkpointing.cancel() }
         if components.checkpointer == nil {
             logger.warning("no log.checkpoint_key_file: no checkpoints are signed (authlog keys generate makes a key)")
         }
-        try await app.runService()
-        do {
-            try await store.sealPending()
-        } catch {
-            logger.warning("could not seal the last events; the next sealer will", metadata: ["error": "\(error)"])
-        }
+        // The background work first and the HTTP server last: on SIGTERM or SIGINT the group stops them in
+        // reverse order, so the server finishes its requests before the sealer (first) seals what they committed.
+        let trimming = PeriodicService(name: "memory-trim", every: .seconds(10)) { Self.returnFreedMemory() }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: (components.backgroundServices(pool: pool, logger: logger) + [trimming, app]).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
+                },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
         logger.info("authlog stopped")
     }
 
-    /// Every ten minutes, forgets nonces consumed more than a day ago (longer than any provider's identity
-    /// token lives, so a replay is still caught) and issued nonces that expired before then.
-    static func purgeNonces(_ nonces: NonceStore, logger: Logger) async {
-        while !Task.isCancelled {
-            do {
-                let purged = try await nonces.purge(before: Timestamp.now().adding(seconds: -86_400))
-                if purged > 0 { logger.debug("purged old nonces", metadata: ["count": .stringConvertible(purged)]) }
-            } catch {
-                logger.warning("could not purge old nonces", metadata: ["error": .string("\(error)")])
-            }
-            try? await Task.sleep(for: .seconds(600))
-        }
-    }
-
-    /// Every ten seconds, hands memory that was freed back to the system. A burst of clients (bodies being
+    /// Hands memory that was freed back to the system (every ten seconds). A burst of clients (bodies being
     /// read and dropped, say) raises the heap for a moment; glibc keeps freed pages in its arenas, so without
     /// this the process would stay at its peak size long after the burst.
-    static func returnFreedMemory() async {
+    static func returnFreedMemory() {
         #if canImport(Glibc)
         // glibc's malloc_trim(3), looked up at run time: Swift's Glibc module does not import <malloc.h>.
         typealias MallocTrim = @convention(c) (Int) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
-        let mallocTrim = unsafeBitCast(symbol, to: MallocTrim.self)
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(10))
-            _ = mallocTrim(0)
-        }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
         #endif
     }
 

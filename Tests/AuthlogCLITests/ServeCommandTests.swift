@@ -62,6 +62,10 @@ struct ServeCommandTests {
         #expect(!answered.isEmpty)
         let sessions = try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'signin.succeeded'")
         #expect(sessions == Int64(answered.count), "each answered sign-in is committed, and only those")
+        #expect(
+            try await database.scalar("SELECT count(*) FROM authlog.unsealed_events") == 0,
+            "the sealer stops last and seals what the finished requests committed"
+        )
         let rest = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(rest.contains("authlog stopped"))
         #expect(!rest.contains("alr_"), "no refresh token in the log")

@@ -103,18 +103,15 @@ public struct ProviderRevoker: Sendable {
         return due.count
     }
 
-    /// Runs ``retryDue(limit:at:)`` every `interval` until cancelled.
-    public func run(every interval: Duration, logger: Logger) async {
-        while !Task.isCancelled {
-            do {
-                let attempted = try await self.retryDue()
-                if attempted > 0 {
-                    logger.info("retried provider revocations", metadata: ["count": .stringConvertible(attempted)])
-                }
-            } catch {
-                logger.warning("could not retry provider revocations", metadata: ["error": .string(error.code)])
+    /// Runs ``retryDue(limit:at:)`` once, logging what it did (`serve`'s background pass, every 15 s).
+    public func retryOnce(logger: Logger) async {
+        do {
+            let attempted = try await self.retryDue()
+            if attempted > 0 {
+                logger.info("retried provider revocations", metadata: ["count": .stringConvertible(attempted)])
             }
-            try? await Task.sleep(for: interval)
+        } catch {
+            logger.warning("could not retry provider revocations", metadata: ["error": .string(error.code)])
         }
     }
 }

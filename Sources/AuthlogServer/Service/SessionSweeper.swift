@@ -51,16 +51,13 @@ public struct SessionSweeper: Sendable {
         }
     }
 
-    /// Runs ``sweep(at:batchSize:)`` every `interval` until cancelled.
-    public func run(every interval: Duration, logger: Logger) async {
-        while !Task.isCancelled {
-            do {
-                let expired = try await self.sweep()
-                if expired > 0 { logger.info("expired sessions", metadata: ["count": .stringConvertible(expired)]) }
-            } catch {
-                logger.warning("could not expire sessions", metadata: ["error": .string("\(error)")])
-            }
-            try? await Task.sleep(for: interval)
+    /// Runs ``sweep(at:batchSize:)`` once, logging what it did (`serve`'s background pass, every minute).
+    public func sweepOnce(logger: Logger) async {
+        do {
+            let expired = try await self.sweep()
+            if expired > 0 { logger.info("expired sessions", metadata: ["count": .stringConvertible(expired)]) }
+        } catch {
+            logger.warning("could not expire sessions", metadata: ["error": .string("\(error)")])
         }
     }
 }

@@ -1,6 +1,6 @@
 /// The sealer of one process: runs ``SealStep`` until the queue of committed events is empty. The writers wake
-/// it after every commit, so sealing follows a commit within milliseconds; ``runPeriodically(every:)`` also
-/// wakes it on a timer, which seals what another process committed and could not seal (it crashed between
+/// it after every commit, so sealing follows a commit within milliseconds; `serve` also wakes it every second
+/// (its background service `sealer`), which seals what another process committed and could not seal (it crashed between
 /// its commit and its seal). Every process runs one; the locked log head makes them take turns.
 public actor Sealer {
     private let pool: ConnectionPool
@@ -31,14 +31,6 @@ public actor Sealer {
             // A pass that starts after this call sees every event committed before it.
             self.waiters.append((self.passesStarted + 1, continuation))
             self.wake()
-        }
-    }
-
-    /// Wakes the sealer every `interval` until the task is cancelled.
-    public func runPeriodically(every interval: Duration) async {
-        while !Task.isCancelled {
-            self.wake()
-            try? await Task.sleep(for: interval)
         }
     }
 

@@ -1,0 +1,68 @@
+public import AuthlogCore
+public import AuthlogStore
+public import Logging
+public import ServiceLifecycle
+
+extension ServerComponents {
+    /// The server's background work, as services for the application's service group, in start order. The
+    /// group stops them in reverse order after the HTTP server (placed after them) has finished its requests,
+    /// so the sealer, first here, stops last and seals what those requests committed.
+    ///
+    /// - the sealer's timer (1 s): seals what another process committed and could not seal;
+    /// - checkpoints (1 s check) when a checkpoint key is configured;
+    /// - nonce purge (10 min), session sweeper (1 min), provider revocation retries (15 s);
+    /// - log months (1 min): partitions created ahead and the log moved to a new month (``LogMonths``).
+    public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
+        let store = self.dependencies.store
+        var services: [any Service] = [
+            PeriodicService(
+                name: "sealer",
+                every: .seconds(1),
+                body: { await store.sealer.wake() },
+                onShutdown: {
+                    do {
+                        try await store.sealPending()
+                    } catch {
+                        logger.warning(
+                            "could not seal the last events; the next sealer will",
+                            metadata: ["error": "\(error)"]
+                        )
+                    }
+                }
+            )
+        ]
+        if let checkpointer = self.checkpointer {
+            let scheduler = CheckpointScheduler(checkpointer: checkpointer, pool: pool, settings: self.checkpoints)
+            services.append(
+                PeriodicService(name: "checkpoints", every: .seconds(1)) { await scheduler.signIfDue(logger: logger) }
+            )
+        }
+        let nonces = NonceStore(pool: pool)
+        let sweeper = self.sweeper
+        let revoker = self.revoker
+        services += [
+            PeriodicService(name: "nonce-purge", every: .seconds(600)) {
+                // Nonces consumed more than a day ago (longer than any identity token lives, so a replay is
+                // still caught), and issued ones that expired before then.
+                do {
+                    let purged = try await nonces.purge(before: Timestamp.now().adding(seconds: -86_400))
+                    if purged > 0 { logger.debug("purged old nonces", metadata: ["count": "\(purged)"]) }
+                } catch {
+                    logger.warning("could not purge old nonces", metadata: ["error": "\(error)"])
+                }
+            },
+            PeriodicService(name: "session-sweeper", every: .seconds(60)) { await sweeper.sweepOnce(logger: logger) },
+            PeriodicService(name: "provider-revocations", every: .seconds(15)) {
+                await revoker.retryOnce(logger: logger)
+            },
+            PeriodicService(name: "log-months", every: .seconds(60)) {
+                do {
+                    try await LogMonths.prepare(using: pool)
+                } catch {
+                    logger.warning("could not prepare the log's next months", metadata: ["error": "\(error)"])
+                }
+            },
+        ]
+        return services
+    }
+}
