@@ -108,7 +108,9 @@ struct ExportCommand: AsyncParsableCommand {
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let file = directory + "/" + ExportManifest.fileName(month: month)
-        guard FileManager.default.createFile(atPath: file, contents: nil),
+        // The events name users, addresses and devices: only the owner reads the export (0600).
+        let ownerOnly: [FileAttributeKey: Any] = [.posixPermissions: 0o600]
+        guard FileManager.default.createFile(atPath: file, contents: nil, attributes: ownerOnly),
             let handle = FileHandle(forWritingAtPath: file)
         else {
             printError("cannot write \(file)")
@@ -143,7 +145,16 @@ struct ExportCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let manifestPath = directory + "/" + ExportManifest.manifestName(month: month)
-        try (try encoder.encode(manifest) + Data("\n".utf8)).write(to: URL(fileURLWithPath: manifestPath))
+        guard
+            FileManager.default.createFile(
+                atPath: manifestPath,
+                contents: try encoder.encode(manifest) + Data("\n".utf8),
+                attributes: ownerOnly
+            )
+        else {
+            printError("cannot write \(manifestPath)")
+            throw ExitCode(1)
+        }
         print("exported \(events) events of \(month) (positions \(first)…\(last)) to \(file)")
         print("manifest \(manifestPath) sha256 \(manifest.sha256)")
     }

@@ -91,6 +91,10 @@ struct RetentionCommandTests {
             let exported = try CLIProcess.run(["export", "--month", month, "--output", exports], databaseURL: url)
             #expect(exported.status == 0, "\(exported.stderr)")
         }
+        for name in ["authlog-events-2024-01.jsonl", "authlog-events-2024-01.manifest.json"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: exports + "/" + name)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(name) is for the owner only")
+        }
         let january = try String(contentsOfFile: exports + "/authlog-events-2024-01.jsonl", encoding: .utf8)
         #expect(january.split(separator: "\n").count == 30)
         let current = try CLIProcess.run(

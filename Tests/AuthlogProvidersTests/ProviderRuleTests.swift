@@ -27,7 +27,7 @@ import Testing
         settings.userURL = fake.baseURL + "/v2/user/me"
         let kakao = KakaoProvider(
             settings: settings,
-            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher()),
+            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30))),
             fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
         )
         fake.registerAccessToken("ours", for: .init(id: 4242, appID: "123456"))
@@ -43,7 +43,7 @@ import Testing
         fake.setGitHubClient(id: "client", secret: "secret")
         var settings = GitHubProvider.Settings(clientID: "client", clientSecret: "secret")
         settings.apiURL = fake.baseURL
-        let github = GitHubProvider(settings: settings, fetcher: AsyncHTTPFetcher())
+        let github = GitHubProvider(settings: settings, fetcher: AsyncHTTPFetcher(timeout: .seconds(30)))
         fake.registerAccessToken("gho_ours", for: .init(id: 583231, appID: "client", email: "octo@example.com"))
         let identity = try await github.verify(SigninProof(accessToken: "gho_ours"))
         #expect(identity.subject == "583231")
@@ -93,7 +93,7 @@ import Testing
         let google = GoogleProvider(
             clientIDs: ["client"],
             hostedDomain: "example.com",
-            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher())
+            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30)))
         )
         func token(_ extra: [(name: String, value: JSONValue)]) throws -> String {
             try fake.sign(
