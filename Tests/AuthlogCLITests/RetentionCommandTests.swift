@@ -9,24 +9,10 @@ import Testing
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct RetentionCommandTests {
     /// A log with 30 events written in 2024-01, 20 in 2024-02, 10 in 2024-03 and 10 in the current month (the
-    /// epoch is moved back by hand, as the owner, to write the old months), and the checkpoint key's config.
-    private func oldLog() async throws -> (database: TestDatabase, config: String, directory: String) {
+    /// epoch is moved back by hand, as the owner, to write the old months), the checkpoint key's config, and a
+    /// checkpoint note signed after the first 20 events.
+    private func oldLog() async throws -> (database: TestDatabase, config: String, directory: String, early: String) {
         let database = try await TestDatabase.make()
-        let owner = try await database.connect()
-        try await owner.execute("SELECT authlog.create_log_partitions('2024-01-01', '2024-03-01')")
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
-        var traffic = TrafficGenerator(seed: 11)
-        for (month, count) in [("2024-01-01", 30), ("2024-02-01", 20), ("2024-03-01", 10)] {
-            try await owner.execute("UPDATE authlog.log_epoch SET month = '\(unescaped: month)'")
-            var written: Int64 = 0
-            while written < count {
-                let events = Array(traffic.nextAction().prefix(count - Int(written)))
-                _ = try await store.appendSealed([AppendCommand(events: events)]).first?.get()
-                written += Int64(events.count)
-            }
-        }
-        try await LogMonths.prepare(on: owner)
-        for _ in 0..<4 { _ = try await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-ret-\(UUID())").path
         let generated = try CLIProcess.run(
             ["keys", "generate", "--out", directory, "--origin", "auth.test/log"],
@@ -44,7 +30,30 @@ struct RetentionCommandTests {
         ])
         let config = directory + "/config.json"
         try Data(configuration.canonicalBytes).write(to: URL(fileURLWithPath: config))
-        return (database, config, directory)
+
+        let owner = try await database.connect()
+        try await owner.execute("SELECT authlog.create_log_partitions('2024-01-01', '2024-03-01')")
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        var traffic = TrafficGenerator(seed: 11)
+        var early = ""
+        // The checkpoint after the first 20 events records audit.checkpoint_signed: January's 30th event.
+        for (month, count) in [("2024-01-01", 20), ("2024-01-01", 9), ("2024-02-01", 20), ("2024-03-01", 10)] {
+            try await owner.execute("UPDATE authlog.log_epoch SET month = '\(unescaped: month)'")
+            var written: Int64 = 0
+            while written < count {
+                let events = Array(traffic.nextAction().prefix(count - Int(written)))
+                _ = try await store.appendSealed([AppendCommand(events: events)]).first?.get()
+                written += Int64(events.count)
+            }
+            if early.isEmpty {
+                let signed = try CLIProcess.run(["checkpoint", "--config", config], databaseURL: database.conninfo)
+                #expect(signed.status == 0, "\(signed.stderr)")
+                early = signed.stdout
+            }
+        }
+        try await LogMonths.prepare(on: owner)
+        for _ in 0..<4 { _ = try await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
+        return (database, config, directory, early)
     }
 
     private func positions(of month: String, _ database: TestDatabase) async throws -> (Int64, Int64) {
@@ -57,7 +66,7 @@ struct RetentionCommandTests {
     }
 
     @Test func oldMonthsGoOnlyCheckpointedAndExportedAndTheRestStillVerifiesAndProves() async throws {
-        let (database, config, directory) = try await self.oldLog()
+        let (database, config, directory, early) = try await self.oldLog()
         let url = database.conninfo
         let exports = directory + "/exports"
         let (_, lastOfJanuary) = try await self.positions(of: "2024-01-01", database)
@@ -74,11 +83,16 @@ struct RetentionCommandTests {
             databaseURL: url
         )
         #expect(unsigned.status == 1)
-        #expect(unsigned.stdout.contains("no signed checkpoint covers position 30"), "\(unsigned.stdout)")
+        #expect(
+            unsigned.stdout.contains("no signed checkpoint covers position 30 (the latest is at 20)"),
+            "\(unsigned.stdout)"
+        )
         #expect(try await database.scalar("SELECT count(*) FROM authlog.log_leaves") > 60)
 
         let signed = try CLIProcess.run(["checkpoint", "--config", config], databaseURL: url)
         #expect(signed.status == 0, "\(signed.stderr)")
+        let keptOutside = directory + "/kept.note"
+        try Data(early.utf8).write(to: URL(fileURLWithPath: keptOutside))
         // Signed, but not exported.
         let unexported = try CLIProcess.run(
             ["retention", "apply", "--keep", "13months", "--exports", exports, "--dry-run"],
@@ -159,6 +173,13 @@ struct RetentionCommandTests {
             databaseURL: url
         )
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
+        // A note older than the retained log cannot be checked any more: verify says so instead of passing.
+        let older = try CLIProcess.run(
+            ["verify", "--verifier-key", "\(directory)/checkpoint.vkey", "--checkpoint", keptOutside],
+            databaseURL: url
+        )
+        #expect(older.status == 1)
+        #expect(older.stdout.contains("predates the retained log"), "\(older.stdout) \(older.stderr)")
         _ = try CLIProcess.run(["checkpoint", "--config", config], databaseURL: url)
         let proved = try CLIProcess.run(["prove", "--position", "61"], databaseURL: url)
         #expect(proved.status == 0, "\(proved.stderr)")

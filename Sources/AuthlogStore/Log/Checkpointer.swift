@@ -49,6 +49,10 @@ public struct Checkpointer: Sendable {
         } catch {
             throw StoreError(.server, "cannot sign the checkpoint: \(error)")
         }
+        // The note is written outside before it is stored, so that whoever sees it served (GET
+        // /v1/log/checkpoint reads the table) finds the file too. Ed25519 signatures are deterministic: another
+        // signer of the same tree size with the same key writes the same bytes.
+        try self.write(note, size: head.size)
         let inserted = try await self.store.pool.withConnection { connection in
             try await connection.query(
                 """
@@ -65,7 +69,6 @@ public struct Checkpointer: Sendable {
             }
             return existing
         }
-        try self.write(note, size: head.size)
         let event = try EventEnvelope(
             AuditCheckpointSigned(
                 treeSize: head.size,

@@ -55,6 +55,7 @@ public struct LogVerifier: Sendable {
         var size: Int64
         var root: [UInt8]
         var source: String
+        var isOutside = false
     }
 
     private func walk(
@@ -79,6 +80,14 @@ public struct LogVerifier: Sendable {
         // and the first one after it proves the anchor (a forged frontier gives another root).
         let anchor = try await LogAnchor.latest(on: connection)
         var frontier = anchor?.frontier ?? MerkleFrontier()
+        if let anchor, let outside = pins.first(where: \.isOutside), outside.size < anchor.size {
+            // Failing closed: nothing retained can show that the log still extends it.
+            return .broken(
+                position: anchor.size + 1,
+                reason: "the outside checkpoint at \(outside.size) predates the retained log (retention dropped "
+                    + "positions 1…\(anchor.size)); verify against a note of \(anchor.size) events or more"
+            )
+        }
         let dropped = pins.prefix { $0.size < frontier.size }.count
         pins.removeFirst(dropped)
         var month = ""
@@ -262,7 +271,9 @@ public struct LogVerifier: Sendable {
             guard let checkpoint = Checkpoint(body: try key.open(note)) else {
                 return .failure(Broken(report: .broken(position: 1, reason: "the outside note is not a checkpoint")))
             }
-            return .success(Pin(size: checkpoint.size, root: checkpoint.root, source: "the outside checkpoint"))
+            return .success(
+                Pin(size: checkpoint.size, root: checkpoint.root, source: "the outside checkpoint", isOutside: true)
+            )
         } catch {
             return .failure(Broken(report: .broken(position: 1, reason: "the outside checkpoint: \(error)")))
         }
