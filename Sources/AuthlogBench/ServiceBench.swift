@@ -133,7 +133,7 @@ struct ServiceBench: AsyncParsableCommand {
     /// least any audited write can cost.
     static func startFloorServer(database: BenchDatabase) async throws -> ServiceRunner {
         let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 16)
-        try await pool.withConnection { connection in
+        _ = try await pool.withConnection { connection in
             try await connection.execute(
                 "CREATE TABLE public.floor_rows (id uuid PRIMARY KEY, at timestamptz NOT NULL, body text NOT NULL)"
             )

@@ -158,7 +158,7 @@ struct ConnectionFaultTests {
             ),
         ]
         for (request, status, code) in requests {
-            let answer = try await onOwnThread {
+            let answer = await onOwnThread {
                 try? RawHTTPClient.exchange(port: server.port, request: Array(request.utf8), timeout: .seconds(10))
             }
             #expect(answer?.status == status, "\(request.prefix(30))")

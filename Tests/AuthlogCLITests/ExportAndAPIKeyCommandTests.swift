@@ -11,7 +11,7 @@ struct ExportAndAPIKeyCommandTests {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 5)
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
-        for _ in 0..<40 { _ = try await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
+        for _ in 0..<40 { _ = await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
         let total = try await database.scalar("SELECT size FROM authlog.log_head")
 
         let first = try CLIProcess.run(["export", "--after", "0", "--limit", "25"], databaseURL: database.conninfo)
@@ -93,7 +93,7 @@ struct ExportAndAPIKeyCommandTests {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 9)
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
-        for _ in 0..<60 { _ = try await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
+        for _ in 0..<60 { _ = await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
         let row = try #require(
             try await database.connect().query(
                 "SELECT user_id::text, count(*) FROM authlog.sessions GROUP BY user_id ORDER BY count(*) DESC LIMIT 1"

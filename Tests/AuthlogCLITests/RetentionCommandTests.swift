@@ -52,7 +52,7 @@ struct RetentionCommandTests {
             }
         }
         try await LogMonths.prepare(on: owner)
-        for _ in 0..<4 { _ = try await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
+        for _ in 0..<4 { _ = await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
         return (database, config, directory, early)
     }
 

@@ -39,7 +39,7 @@ struct EventExportFormatTests {
             provider: "google",
             data: .members(["reason": .string("expired")])
         )
-        _ = try await store.appendSealed([AppendCommand(full), AppendCommand(sparse)])
+        _ = await store.appendSealed([AppendCommand(full), AppendCommand(sparse)])
         let connection = try await database.connect()
         let stored = try await EventReader().events(after: 0, limit: 10, on: connection)
         let page = try await EventReader().page(after: 0, limit: 10, filter: EventFilter(), on: connection)

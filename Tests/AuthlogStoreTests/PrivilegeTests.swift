@@ -55,11 +55,11 @@ struct PrivilegeTests {
         )
         let role = try await self.loginRole(in: "authlog_app", on: database)
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo(asUser: role)))
-        _ = try await store.appendSealed([AppendCommand(failedSignin())])
+        _ = await store.appendSealed([AppendCommand(failedSignin())])
         let app = try await Connection.connect(database.conninfo(asUser: role))
         let month = try await LogMonths.prepare(on: app)
         #expect(month == String(Timestamp.now().description.prefix(7)) + "-01")
-        _ = try await store.appendSealed([AppendCommand(failedSignin())])
+        _ = await store.appendSealed([AppendCommand(failedSignin())])
         let months = try await app.query("SELECT log_month::text FROM authlog.events ORDER BY position")
         #expect(try months.rows.map { try $0.decode(String.self, at: 0) } == ["2025-06-01", month])
         let ahead = try await database.scalar(

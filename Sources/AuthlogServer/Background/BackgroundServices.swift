@@ -1,4 +1,4 @@
-public import AuthlogCore
+import AuthlogCore
 public import AuthlogStore
 public import Logging
 public import ServiceLifecycle

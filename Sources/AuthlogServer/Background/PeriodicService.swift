@@ -1,4 +1,4 @@
-public import Logging
+import Logging
 public import ServiceLifecycle
 
 /// Background work as a swift-service-lifecycle `Service`: runs `body` at once and then every `interval`,

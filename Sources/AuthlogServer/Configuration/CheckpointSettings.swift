@@ -1,4 +1,4 @@
-public import AuthlogCrypto
+import AuthlogCrypto
 public import AuthlogStore
 import Foundation
 

@@ -1,7 +1,7 @@
 public import AuthlogCore
 public import AuthlogProviders
 import AuthlogStore
-public import Foundation
+import Foundation
 
 extension AccountService {
     /// `POST /v1/me/reauthenticate`: a proof of one of the user's own identities moves the session's

@@ -1,5 +1,5 @@
 import AuthlogCore
-public import AuthlogCrypto
+import AuthlogCrypto
 import Foundation
 
 /// How provider subjects and emails are kept: never in clear, always as HMAC-SHA-256 under a key that lives

@@ -1,4 +1,4 @@
-public import AuthlogCore
+import AuthlogCore
 import AuthlogCrypto
 import AuthlogProviders
 import AuthlogStore

@@ -1,4 +1,4 @@
-public import AuthlogCore
+import AuthlogCore
 import AuthlogProviders
 import AuthlogStore
 import Foundation
@@ -118,7 +118,7 @@ public struct ProviderNotificationService: Sendable {
                     consent: consent,
                     metadata: metadata
                 )
-                try await self.accounts.deletion.delete(
+                _ = try await self.accounts.deletion.delete(
                     userID: userID,
                     requestedBy: "apple_notification",
                     metadata: metadata

@@ -1,6 +1,6 @@
 public import AuthlogCore
 public import AuthlogProviders
-public import AuthlogStore
+import AuthlogStore
 import Foundation
 public import Logging
 

@@ -1,4 +1,4 @@
-public import AuthlogCore
+import AuthlogCore
 import AuthlogStore
 import Foundation
 

@@ -1,5 +1,5 @@
 public import AuthlogCore
-public import Foundation
+import Foundation
 
 /// The event log in PostgreSQL: appends go through the process's ``GroupCommitWriter`` (parallel batches,
 /// answered after COMMIT), which hands the committed events to the process's ``Sealer`` (positions, leaves,

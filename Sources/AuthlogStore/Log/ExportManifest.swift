@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What `authlog export --month` writes next to a month's export file, and what retention checks before it
 /// drops the month: which positions the file holds and the SHA-256 of its bytes.

@@ -1,4 +1,4 @@
-public import AuthlogCore
+import AuthlogCore
 public import Foundation
 
 /// The request-time reads of the sign-in service, all on projection tables (plus a stream's version from
