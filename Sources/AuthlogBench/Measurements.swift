@@ -75,9 +75,9 @@ enum Measurements {
         try await Connection.connect(database.conninfo).execute(
             """
             INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at, recorded_at,
-                outcome, reason, provider, data, schema_version, digest)
+                outcome, reason, provider, data, schema_version, digest, log_month)
             SELECT gen_random_uuid(), 'signin-backlog', n, 'signin.failed', now(), now(), 'failure', 'expired',
-                   'backlog', '{"reason": "expired"}', 1, sha256(n::text::bytea)
+                   'backlog', '{"reason": "expired"}', 1, sha256(n::text::bytea), (SELECT month FROM authlog.log_epoch)
             FROM generate_series(1, \(unescaped: String(count))) AS n;
             INSERT INTO authlog.unsealed_events (event_id, digest)
             SELECT event_id, digest FROM authlog.event_records WHERE stream = 'signin-backlog' ORDER BY stream_version
@@ -151,6 +151,7 @@ enum Measurements {
         try await Connection.connect(database.conninfo).execute(
             """
             CREATE TABLE public.audit_rows (LIKE authlog.event_records INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+            ALTER TABLE public.audit_rows DROP COLUMN log_month;
             ALTER TABLE public.audit_rows ADD COLUMN position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;
             CREATE UNIQUE INDEX ON public.audit_rows (event_id);
             CREATE INDEX ON public.audit_rows (type, occurred_at) INCLUDE (provider, outcome, user_id);
