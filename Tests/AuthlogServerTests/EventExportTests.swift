@@ -100,6 +100,56 @@ struct EventExportTests {
         #expect(recorded.allSatisfy { $0.0 == "failure" && $0.1 == "invalid_request" && $0.2 == "key:siem-audit" })
     }
 
+    /// After retention, a proof of a dropped position is 410 `dropped` and recorded as refused; a retained
+    /// position still proves.
+    @Test func aProofIntoDroppedMonthsIs410AndRecorded() async throws {
+        let server = try await ServerHarness.start()
+        defer { Task { await server.stop() } }
+        let store = server.components.dependencies.store
+        let owner = try await server.database.connect()
+        try await owner.execute(
+            """
+            SELECT authlog.create_log_partitions('2024-01-01', '2024-01-01');
+            UPDATE authlog.log_epoch SET month = '2024-01-01'
+            """
+        )
+        // A new event (and event id) each time.
+        let failed = {
+            EventEnvelope(
+                stream: StreamName(category: "signin", id: "apple"),
+                type: .signinFailed,
+                outcome: .failure,
+                reason: "expired",
+                provider: "apple",
+                data: .members(["reason": .string("expired")])
+            )
+        }
+        for _ in 0..<5 { try await store.append(failed()) }
+        try await store.sealPending()
+        try await LogMonths.prepare(on: owner)
+        try await store.append(failed())
+        try await store.sealPending()
+        try await owner.execute(
+            """
+            INSERT INTO authlog.checkpoints (tree_size, root, key_name, note, signed_at)
+            SELECT size, root, 'test', 'test', now() FROM authlog.log_head
+            """
+        )
+        let exports = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-exp-\(UUID())").path
+        try PlaceholderExport.write(month: "2024-01", first: 1, last: 5, in: exports)
+        let plan = try await Retention.plan(keepMonths: 12, exportDirectory: exports, on: owner)
+        #expect(try await Retention.apply(plan, actor: "test", on: owner))
+
+        let dropped = try await server.client.send("GET", "/v1/log/proof/inclusion?position=2")
+        #expect(dropped.status == 410 && dropped.string("error") == "dropped")
+        let kept = try await server.client.send("GET", "/v1/log/proof/inclusion?position=6")
+        #expect(kept.status == 200)
+        let proofReads = try await Self.accessEvents(server).filter { $0.3.hasPrefix("proof inclusion") }
+        #expect(proofReads.count == 2, "the refused proof and the served one are each recorded once")
+        #expect(proofReads.first?.0 == "failure" && proofReads.first?.1 == "dropped")
+        #expect(proofReads.last?.0 == "success")
+    }
+
     @Test func filtersAndTheExportFormat() async throws {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }

@@ -14,6 +14,8 @@ public enum APIKeyRefusal: String, Sendable, CaseIterable {
     case insufficientScope = "insufficient_scope"
     /// The key was right but the request's parameters were not; nothing was read.
     case invalidRequest = "invalid_request"
+    /// What was asked for lies in months that retention dropped; nothing was read.
+    case dropped = "dropped"
 }
 
 /// The gate of the operator and auditor routes: authenticates the caller's scoped API key and records every

@@ -83,8 +83,9 @@ struct LogController: Sendable {
         )
     }
 
-    /// Runs `body`; a 400 it throws (a bad parameter, a position beyond the log) is recorded as a refused
-    /// `what` before it is answered. A 503 is not: the database that would record it is down.
+    /// Runs `body`; every refusal it throws (400: a bad parameter or a position beyond the log; 410: a
+    /// position in dropped months) is recorded as a refused `what` before it is answered. A 503 is not: the
+    /// database that would record it is down.
     private func recordingRefusal<T: Sendable>(
         _ what: String,
         _ request: Request,
@@ -93,8 +94,8 @@ struct LogController: Sendable {
     ) async throws -> T {
         do {
             return try await body()
-        } catch let error as ServiceError where error.status == .badRequest {
-            try await self.record(what, request, context, refusal: .invalidRequest)
+        } catch let error as ServiceError where (400..<500).contains(error.status.code) {
+            try await self.record(what, request, context, refusal: error.status == .gone ? .dropped : .invalidRequest)
             throw error
         }
     }
