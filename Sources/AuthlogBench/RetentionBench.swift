@@ -2,6 +2,7 @@ import ArgumentParser
 import AuthlogCore
 import AuthlogCrypto
 import AuthlogStore
+import AuthlogTesting
 import Foundation
 
 /// `authlog-bench retention`: the time `Retention.apply` takes to drop a month of 1 M events, against a
@@ -13,7 +14,7 @@ struct RetentionBench: AsyncParsableCommand {
         discussion: """
             Fills a fresh database with sealed events in the month 2024-01 (the log's month is moved back by \
             hand), then moves the log to the current month. The checkpoint row covering them and the export \
-            manifest are written by the benchmark (signing and exporting are not what is measured). Measured: \
+            manifest (for a placeholder file) are written by the benchmark (signing and exporting are not what is measured). Measured: \
             retention's planning checks, and the drop itself (the frontier of the dropped positions, the \
             log_retention row and DROP TABLE of both partitions, in one transaction); the baseline deletes the \
             same rows from unpartitioned copies of both tables with the same indexes (vacuum not counted). Goal: \
@@ -60,7 +61,8 @@ struct RetentionBench: AsyncParsableCommand {
             """
         )
         try await connection.execute("VACUUM ANALYZE public.delete_records, public.delete_leaves")
-        let exports = try Self.writeManifest(events: Int64(self.events))
+        let exports = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-bench-\(UUID())").path
+        try PlaceholderExport.write(month: "2024-01", first: 1, last: Int64(self.events), in: exports)
 
         let planStart = ContinuousClock.now
         let plan = try await Retention.plan(keepMonths: 12, exportDirectory: exports, on: connection)
@@ -95,28 +97,5 @@ struct RetentionBench: AsyncParsableCommand {
                 dropSeconds < 1 ? "met" : "NOT met"
             )
         )
-    }
-
-    /// A manifest for 2024-01 whose file holds a placeholder line (what is checked is that it matches).
-    private static func writeManifest(events: Int64) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-bench-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let file = ExportManifest.fileName(month: "2024-01")
-        let body = Data("placeholder written by authlog-bench retention\n".utf8)
-        try body.write(to: URL(fileURLWithPath: directory + "/" + file))
-        let manifest = ExportManifest(
-            month: "2024-01",
-            firstPosition: 1,
-            lastPosition: events,
-            events: events,
-            file: file,
-            sha256: Hex.encode(SHA256.hash(Array(body))),
-            exportedAt: Timestamp.now().description,
-            exportedBy: "authlog-bench"
-        )
-        try JSONEncoder().encode(manifest).write(
-            to: URL(fileURLWithPath: directory + "/" + ExportManifest.manifestName(month: "2024-01"))
-        )
-        return directory
     }
 }

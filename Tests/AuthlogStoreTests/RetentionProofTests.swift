@@ -17,25 +17,6 @@ struct RetentionProofTests {
         for result in results { _ = try result.get() }
     }
 
-    /// A manifest for `month` whose file holds one placeholder line.
-    private func manifest(_ month: String, first: Int64, last: Int64, in directory: String) throws {
-        let body = Data("\(month)\n".utf8)
-        try body.write(to: URL(fileURLWithPath: directory + "/" + ExportManifest.fileName(month: month)))
-        let manifest = ExportManifest(
-            month: month,
-            firstPosition: first,
-            lastPosition: last,
-            events: last - first + 1,
-            file: ExportManifest.fileName(month: month),
-            sha256: Hex.encode(SHA256.hash(Array(body))),
-            exportedAt: "2026-01-01T00:00:00Z",
-            exportedBy: "test"
-        )
-        try JSONEncoder().encode(manifest).write(
-            to: URL(fileURLWithPath: directory + "/" + ExportManifest.manifestName(month: month))
-        )
-    }
-
     @Test func theRetainedLogProvesAndVerifiesFromTheAnchor() async throws {
         let database = try await TestDatabase.make()
         let owner = try await database.connect()
@@ -67,9 +48,8 @@ struct RetentionProofTests {
         }
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-rp-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try self.manifest("2024-01", first: 1, last: 3000, in: directory)
-        try self.manifest("2024-02", first: 3001, last: 5003, in: directory)
+        try PlaceholderExport.write(month: "2024-01", first: 1, last: 3000, in: directory)
+        try PlaceholderExport.write(month: "2024-02", first: 3001, last: 5003, in: directory)
         let plan = try await Retention.plan(keepMonths: 12, exportDirectory: directory, on: owner)
         #expect(plan.droppable.prefix(2).map(\.month) == ["2024-01", "2024-02"])
         #expect(try await Retention.apply(plan, actor: "test", on: owner))
