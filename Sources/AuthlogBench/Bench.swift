@@ -28,8 +28,7 @@ struct StoreBench: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
-    var databaseURL: String?
+    @OptionGroup var clusterOptions: ClusterOptions
 
     @Option(help: "Seconds each measurement runs.")
     var seconds: Double = 4
@@ -41,9 +40,7 @@ struct StoreBench: AsyncParsableCommand {
     var sealerBacklog = 1_000_000
 
     func run() async throws {
-        guard let cluster = self.databaseURL ?? ProcessInfo.processInfo.environment["AUTHLOG_TEST_DATABASE_URL"] else {
-            throw ValidationError("give --database-url or AUTHLOG_TEST_DATABASE_URL")
-        }
+        let cluster = try self.clusterOptions.cluster()
         let workload = Workload.make(events: 250_000)
         say("workload: \(workload.actions.count) user actions, \(workload.eventCount) events of generated traffic")
         let duration = Duration.milliseconds(Int64(self.seconds * 1000))

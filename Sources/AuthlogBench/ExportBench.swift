@@ -22,8 +22,7 @@ struct ExportBench: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
-    var databaseURL: String?
+    @OptionGroup var clusterOptions: ClusterOptions
 
     @Option(help: "How many sealed events to export.")
     var events: Int = 200_000
@@ -32,9 +31,7 @@ struct ExportBench: AsyncParsableCommand {
     var pageSize: Int = 1000
 
     func run() async throws {
-        guard let cluster = self.databaseURL ?? ProcessInfo.processInfo.environment["AUTHLOG_TEST_DATABASE_URL"] else {
-            throw ValidationError("give --database-url or AUTHLOG_TEST_DATABASE_URL")
-        }
+        let cluster = try self.clusterOptions.cluster()
         let database = try await BenchDatabase.make(in: cluster)
         try await Self.fill(database, events: self.events)
         let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 8)

@@ -22,16 +22,13 @@ struct RetentionBench: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
-    var databaseURL: String?
+    @OptionGroup var clusterOptions: ClusterOptions
 
     @Option(help: "Events in the dropped month.")
     var events: Int = 1_000_000
 
     func run() async throws {
-        guard let cluster = self.databaseURL ?? ProcessInfo.processInfo.environment["AUTHLOG_TEST_DATABASE_URL"] else {
-            throw ValidationError("give --database-url or AUTHLOG_TEST_DATABASE_URL")
-        }
+        let cluster = try self.clusterOptions.cluster()
         let database = try await BenchDatabase.make(in: cluster)
         let connection = try await Connection.connect(database.conninfo)
         try await connection.execute(

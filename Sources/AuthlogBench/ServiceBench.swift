@@ -21,8 +21,7 @@ struct ServiceBench: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Superuser conninfo of the cluster to measure in (key=value form).")
-    var databaseURL: String?
+    @OptionGroup var clusterOptions: ClusterOptions
 
     @Option(help: "Seconds each measurement runs.")
     var seconds: Double = 5
@@ -31,9 +30,7 @@ struct ServiceBench: AsyncParsableCommand {
     var connections: Int = 64
 
     func run() async throws {
-        guard let cluster = self.databaseURL ?? ProcessInfo.processInfo.environment["AUTHLOG_TEST_DATABASE_URL"] else {
-            throw ValidationError("give --database-url or AUTHLOG_TEST_DATABASE_URL")
-        }
+        let cluster = try self.clusterOptions.cluster()
         let duration = Duration.milliseconds(Int64(self.seconds * 1000))
         let apple = try await FakeIdentityProvider.start()
         let database = try await BenchDatabase.make(in: cluster)
