@@ -89,20 +89,9 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let conninfo = try await self.database.conninfo()
         let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
-        let span = try await reportingStoreErrors {
-            try await connection.query(
-                """
-                SELECT count(*), coalesce(min(position), 0), coalesce(max(position), 0),
-                       \(month + "-01")::date < (SELECT month FROM authlog.log_epoch)
-                FROM authlog.log_leaves WHERE log_month = \(month + "-01")::date
-                """
-            )
-        }
-        guard let row = span.first else { throw ExitCode(1) }
-        let (events, first, last) = (
-            try row.decode(Int64.self, at: 0), try row.decode(Int64.self, at: 1), try row.decode(Int64.self, at: 2)
-        )
-        guard try row.decode(Bool.self, at: 3) else {
+        let span = try await reportingStoreErrors { try await LogMonths.span(of: month + "-01", on: connection) }
+        let (events, first, last) = (span.events, span.firstPosition, span.lastPosition)
+        guard span.hasEnded else {
             printError("\(month) is still being written (or has not begun); export a month that has ended")
             throw ExitCode(1)
         }

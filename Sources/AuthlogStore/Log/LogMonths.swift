@@ -55,6 +55,40 @@ public enum LogMonths {
         }
     }
 
+    /// One month's sealed events: how many, their positions, and how many were committed in it.
+    public struct Span: Sendable, Equatable {
+        /// Sealed events of the month, and their first and last positions (0 and 0 without events).
+        public var events: Int64
+        public var firstPosition: Int64
+        public var lastPosition: Int64
+        /// Events committed in the month, sealed or not.
+        public var records: Int64
+        /// Whether the month is over: the log has moved past it, so it gains no more events.
+        public var hasEnded: Bool
+    }
+
+    /// The span of the month that begins on `firstDay` (`YYYY-MM-01`); what `authlog export --month` writes
+    /// and retention checks.
+    /// - Throws: ``StoreError`` from the server.
+    public static func span(of firstDay: String, on connection: Connection) async throws -> Span {
+        let result = try await connection.query(
+            """
+            SELECT count(*), coalesce(min(position), 0), coalesce(max(position), 0),
+                   (SELECT count(*) FROM authlog.event_records WHERE log_month = \(firstDay)::date),
+                   \(firstDay)::date < (SELECT month FROM authlog.log_epoch)
+            FROM authlog.log_leaves WHERE log_month = \(firstDay)::date
+            """
+        )
+        guard let row = result.first else { throw StoreError(.schema, "the month \(firstDay) could not be counted") }
+        return Span(
+            events: try row.decode(Int64.self, at: 0),
+            firstPosition: try row.decode(Int64.self, at: 1),
+            lastPosition: try row.decode(Int64.self, at: 2),
+            records: try row.decode(Int64.self, at: 3),
+            hasEnded: try row.decode(Bool.self, at: 4)
+        )
+    }
+
     /// The log's current month (`YYYY-MM-01`).
     public static func current(on connection: isolated Connection) throws -> String {
         let result = try connection.query("SELECT month::text FROM authlog.log_epoch")

@@ -89,18 +89,11 @@ public enum Retention {
                 firstPosition: 0,
                 lastPosition: 0
             )
-            let counts = try await connection.query(
-                """
-                SELECT count(*), coalesce(min(position), 0), coalesce(max(position), 0),
-                       (SELECT count(*) FROM authlog.event_records WHERE log_month = \(month.firstDay)::date)
-                FROM authlog.log_leaves WHERE log_month = \(month.firstDay)::date
-                """
-            )
-            guard let countRow = counts.first else { throw StoreError(.schema, "a month could not be counted") }
-            month.events = try countRow.decode(Int64.self, at: 0)
-            month.firstPosition = try countRow.decode(Int64.self, at: 1)
-            month.lastPosition = try countRow.decode(Int64.self, at: 2)
-            let records = try countRow.decode(Int64.self, at: 3)
+            let span = try await LogMonths.span(of: month.firstDay, on: connection)
+            month.events = span.events
+            month.firstPosition = span.firstPosition
+            month.lastPosition = span.lastPosition
+            let records = span.records
             month.manifest = manifests[month.month]
             month.refusal = Self.refusal(
                 for: month,
