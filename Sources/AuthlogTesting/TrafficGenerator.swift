@@ -231,7 +231,15 @@ public struct TrafficGenerator: Sendable {
 
     private mutating func revokeSession() -> [EventEnvelope] {
         guard let session = self.pickActiveSession() else { return self.register() }
-        return self.ending(session, SessionRevoked(reason: .admin, actor: "admin:test"), reason: "admin")
+        // An operator, the app (RFC 7009) or Apple's credential state, chosen by the session id so that the
+        // random sequence of every seed stays what it was.
+        let reasons: [SessionEndReason] = [.admin, .tokenRevoked, .credentialRevoked]
+        let reason = reasons[Int(session.id.uuid.0) % reasons.count]
+        return self.ending(
+            session,
+            SessionRevoked(reason: reason, actor: reason == .admin ? "admin:test" : nil),
+            reason: reason.rawValue
+        )
     }
 
     private mutating func expireSession() -> [EventEnvelope] {
@@ -310,6 +318,11 @@ public struct TrafficGenerator: Sendable {
         }
     }
 
+    /// The app a user (or a failed sign-in) uses: one of two, by the id, without drawing a random number.
+    private static func client(of id: UUID) -> String {
+        id.uuid.15 % 2 == 0 ? "com.example.ios" : "com.example.web"
+    }
+
     private mutating func make<Payload: EventPayload>(
         _ payload: Payload,
         stream: StreamName,
@@ -319,9 +332,10 @@ public struct TrafficGenerator: Sendable {
         userID: UUID?,
         sessionID: UUID?
     ) -> EventEnvelope {
+        let eventID = self.uuid()
         let envelope = try? EventEnvelope(
             payload,
-            eventID: self.uuid(),
+            eventID: eventID,
             stream: stream,
             occurredAt: self.clock,
             outcome: outcome,
@@ -329,7 +343,7 @@ public struct TrafficGenerator: Sendable {
             provider: provider,
             userID: userID,
             sessionID: sessionID,
-            clientID: "com.example.app",
+            clientID: Self.client(of: userID ?? eventID),
             ip: self.ip(),
             userAgent: "ExampleApp/1.0 (iPhone; iOS 18.1)",
             requestID: "req-\(Int.random(in: 0...999_999, using: &self.random))"

@@ -1,31 +1,32 @@
 import ArgumentParser
 import AuthlogCore
+import AuthlogServer
 import AuthlogStore
 import Foundation
 
-/// `authlog report [signins]`.
+/// `authlog report [signins|failures|sessions|revocations]`.
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Answer auditors' questions from the log; the default is sign-ins per provider for the last 30 days.",
         discussion: """
+            signins: succeeded and failed sign-ins. failures: failed sign-ins by reason. sessions: started, ended \
+            by logout, expiry, revocation, reuse or deletion, and active at the end of the range. revocations: \
+            revoked sessions by source (user, admin, provider_notice, credential_state, reuse, deletion). \
             The range is --since (inclusive) to --until (exclusive), each a date (2026-11-01, midnight UTC) or an \
-            ISO 8601 timestamp. Each report run is itself recorded as an audit.accessed event.
+            ISO 8601 timestamp. --format html writes one self-contained evidence page (charts, tables, the \
+            verify verdict and the latest signed checkpoint). Each report run is itself recorded as an \
+            audit.accessed event.
             """
     )
 
-    /// The reports this build answers.
-    enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case signins
-    }
-
     /// The output formats.
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case table, csv, json
+        case table, csv, json, html
     }
 
-    @Argument(help: "The report: signins (sign-ins per provider).")
-    var kind: Kind = .signins
+    @Argument(help: "signins, failures, sessions or revocations.")
+    var kind: String = Report.Kind.signins.rawValue
 
     @Option(help: "Start of the range (inclusive). Default: 30 days before --until.")
     var since: String?
@@ -33,35 +34,39 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "End of the range (exclusive). Default: now.")
     var until: String?
 
-    @Option(help: "table (aligned, for people), csv or json.")
+    @Option(help: "Group by any of day, provider, client, reason, comma-separated. Default: the report's own.")
+    var by: String?
+
+    @Option(help: "table (aligned, for people), csv, json or html (an evidence page).")
     var format: Format = .table
 
     @OptionGroup var database: DatabaseOptions
-
-    func validate() throws {
-        if let since, Timestamp(iso8601: since) == nil {
-            throw ValidationError("--since must be a date or ISO 8601 time")
-        }
-        if let until, Timestamp(iso8601: until) == nil {
-            throw ValidationError("--until must be a date or ISO 8601 time")
-        }
-    }
+    @OptionGroup var key: CheckpointKeyOptions
 
     func run() async throws {
-        let until = self.until.flatMap { Timestamp(iso8601: $0) } ?? .now()
-        let since = self.since.flatMap { Timestamp(iso8601: $0) } ?? until.adding(seconds: -30 * 86_400)
-        guard since < until else {
-            printError("--since must be before --until")
+        let query: ReportQuery
+        do {
+            query = try ReportRequest.query(kind: self.kind, since: self.since, until: self.until, by: self.by)
+        } catch {
+            printError(error.description)
             throw ExitCode(2)
         }
         let conninfo = try await self.database.conninfo()
         let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
-        let report = try await reportingStoreErrors {
-            try await SigninReport.make(since: since, until: until, on: connection)
+        let report = try await reportingStoreErrors { try await query.run(on: connection) }
+        let what = "report \(query.kind.rawValue) since=\(query.since) until=\(query.until) by="
+            + query.dimensions.map(\.rawValue).joined(separator: ",") + " format=\(self.format.rawValue)"
+        switch self.format {
+        case .table:
+            try await AccessRecord.record(what, conninfo: conninfo)
+            print(ReportText.table(report), terminator: "")
+        case .csv, .json:
+            try await AccessRecord.record(what, conninfo: conninfo)
+            print(self.format == .csv ? ReportText.csv(report) : ReportText.json(report).canonicalText + "\n", terminator: "")
+            // CSV stays machine-readable: its notes go to standard error (JSON carries them in "notes").
+            if self.format == .csv { for note in ReportText.notes(report) { printError(note) } }
+        case .html:
+            throw ExitCode(2)  // PENDING-HTML
         }
-        try await AccessRecord.record("report \(self.kind.rawValue) since=\(since) until=\(until)", conninfo: conninfo)
-        print(ReportFormatter.render(report, as: self.format), terminator: "")
-        // CSV and JSON stay machine-readable: the note goes to standard error (the table carries it).
-        if self.format != .table, let note = ReportFormatter.retentionNote(report) { printError(note) }
     }
 }

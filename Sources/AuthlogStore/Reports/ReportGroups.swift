@@ -1,0 +1,99 @@
+import AuthlogCore
+
+/// The SQL side of a report: the roll-ups' counts of a range, summed per group.
+enum ReportGroups {
+    /// The sum of one metric and detail in one group.
+    struct Group: Sendable, Equatable {
+        /// Whether the count is of the range itself (false: of everything before it, for sessions still
+        /// active at its start).
+        var inRange: Bool
+        /// The UTC day (`YYYY-MM-DD`) when grouped by day and in range; otherwise empty.
+        var day: String
+        /// The provider when grouped by provider; otherwise empty.
+        var provider: String
+        /// The client id when grouped by client; otherwise empty.
+        var client: String
+        /// `signin.succeeded`, `signin.failed`, `session.started` or `session.ended`.
+        var metric: String
+        /// The failure reason or the session's end cause.
+        var detail: String
+        /// The count.
+        var count: Int64
+    }
+
+    /// Reads the groups of `[since, until)` and, `withHistory`, of everything before `since` (without days).
+    static func read(
+        metrics: [String],
+        since: Timestamp,
+        until: Timestamp,
+        dimensions: [Report.Dimension],
+        withHistory: Bool,
+        on connection: Connection
+    ) async throws -> [Group] {
+        var query = SQLQuery(unsafeSQL: "SELECT in_range, ")
+        query.append(unescaped: dimensions.contains(.day) ? "CASE WHEN in_range THEN day ELSE '' END, " : "'', ")
+        query.append(unescaped: dimensions.contains(.provider) ? "provider, " : "'', ")
+        query.append(unescaped: dimensions.contains(.client) ? "client_id, " : "'', ")
+        query.append(unescaped: "metric, detail, sum(n)::bigint FROM (")
+        Self.appendPart(to: &query, metrics: metrics, from: since, to: until, inRange: true)
+        if withHistory {
+            query.append(unescaped: " UNION ALL ")
+            Self.appendPart(to: &query, metrics: metrics, from: nil, to: since, inRange: false)
+        }
+        query.append(unescaped: ") AS counted GROUP BY 1, 2, 3, 4, 5, 6")
+        return try await connection.query(query).rows.map { row in
+            Group(
+                inRange: try row.decode(Bool.self, at: 0),
+                day: try row.decode(String.self, at: 1),
+                provider: try row.decode(String.self, at: 2),
+                client: try row.decode(String.self, at: 3),
+                metric: try row.decode(String.self, at: 4),
+                detail: try row.decode(String.self, at: 5),
+                count: try row.decode(Int64.self, at: 6)
+            )
+        }
+    }
+
+    /// Appends the counted items of `[from, to)` (`from` nil: from the beginning): whole hours from the
+    /// roll-ups, the partial hours at the edges item by item.
+    private static func appendPart(
+        to query: inout SQLQuery,
+        metrics: [String],
+        from: Timestamp?,
+        to: Timestamp,
+        inRange: Bool
+    ) {
+        var low = from.map(ReportHours.ceiling)?.sqlText ?? "-infinity"
+        var high = ReportHours.floor(to).sqlText
+        if let from, ReportHours.ceiling(from) >= ReportHours.floor(to) {
+            // Inside one or two partial hours: everything item by item.
+            low = to.sqlText
+            high = to.sqlText
+        }
+        let metricList = query.bind(ArrayLiteral(metrics))
+        let start = query.bind(from?.sqlText ?? "-infinity")
+        let end = query.bind(to)
+        let lowBound = query.bind(low)
+        let highBound = query.bind(high)
+        query.append(
+            unescaped: """
+                SELECT \(inRange) AS in_range, (at AT TIME ZONE 'UTC')::date::text AS day, provider, client_id,
+                       metric, detail, n
+                FROM (
+                    SELECT hour AS at, metric, provider, client_id, detail, n FROM authlog.report_counts
+                    WHERE metric = ANY(\(metricList)::text[])
+                      AND hour >= \(lowBound)::timestamptz AND hour < \(highBound)::timestamptz
+                    UNION ALL
+                    SELECT hour, metric, provider, client_id, detail, n FROM authlog.report_pending
+                    WHERE metric = ANY(\(metricList)::text[])
+                      AND hour >= \(lowBound)::timestamptz AND hour < \(highBound)::timestamptz
+                    UNION ALL
+                    SELECT at, metric, provider, client_id, detail, 1 FROM authlog.report_items
+                    WHERE metric = ANY(\(metricList)::text[])
+                      AND ((at >= \(start)::timestamptz AND at < \(lowBound)::timestamptz)
+                           OR (at >= \(highBound)::timestamptz AND at < \(end)::timestamptz))
+                ) AS items
+                """
+        )
+    }
+}
