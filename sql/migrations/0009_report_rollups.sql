@@ -142,11 +142,23 @@ LANGUAGE sql AS $$
     SELECT count(*) FROM folded
 $$;
 
--- What is stored already.
-INSERT INTO authlog.report_counts (hour, metric, provider, client_id, detail, n)
-SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*)
-FROM authlog.report_items
-GROUP BY 1, 2, 3, 4, 5;
+-- Counts everything again from the items: the backfill below, and `authlog rebuild` after it replaced the
+-- sessions (with authlog.counting_off set, so the triggers counted nothing meanwhile).
+CREATE FUNCTION authlog.recount_reports() RETURNS bigint
+LANGUAGE sql AS $$
+    DELETE FROM authlog.report_pending;
+    DELETE FROM authlog.report_counts;
+    WITH counted AS (
+        INSERT INTO authlog.report_counts (hour, metric, provider, client_id, detail, n)
+        SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*)
+        FROM authlog.report_items
+        GROUP BY 1, 2, 3, 4, 5
+        RETURNING n
+    )
+    SELECT coalesce(sum(n), 0)::bigint FROM counted
+$$;
+
+SELECT authlog.recount_reports();
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON authlog.report_counts, authlog.report_pending TO authlog_app;
 GRANT SELECT ON authlog.report_items TO authlog_app;

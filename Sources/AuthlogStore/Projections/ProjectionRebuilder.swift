@@ -53,6 +53,7 @@ public struct ProjectionRebuilder: Sendable {
                     differences.append(difference)
                 }
             }
+            if let difference = try await Self.compareReportCounts(on: connection) { differences.append(difference) }
             try await connection.execute("ROLLBACK")
             return differences
         } catch {
@@ -75,6 +76,9 @@ public struct ProjectionRebuilder: Sendable {
             try await connection.execute("LOCK TABLE authlog.event_records IN SHARE MODE")
             try await Self.sealEverything(on: connection)
             try await self.replayIntoTemporaryTables(includingQueued: false, on: connection, progress: progress)
+            // The report roll-ups' triggers would count the replaced sessions as new: they are counted again
+            // from the rebuilt tables below instead.
+            try await connection.execute("SET LOCAL authlog.counting_off = 'on'")
             var differences: [Difference] = []
             for table in ProjectionTable.allCases {
                 if let difference = try await self.compare(table.rawValue, on: connection) {
@@ -89,6 +93,8 @@ public struct ProjectionRebuilder: Sendable {
                     )
                 )
             }
+            if let difference = try await Self.compareReportCounts(on: connection) { differences.append(difference) }
+            try await connection.execute("SELECT authlog.recount_reports()")
             try await connection.execute("COMMIT")
             return differences
         } catch {
@@ -153,14 +159,50 @@ public struct ProjectionRebuilder: Sendable {
     }
 
     private func compare(_ table: String, on connection: Connection) async throws -> Difference? {
+        try await Self.compare(
+            name: table,
+            live: "SELECT * FROM authlog.\(table)",
+            rebuilt: "SELECT * FROM pg_temp.\(table)",
+            on: connection
+        )
+    }
+
+    /// The report roll-ups (counts and pending, summed) against a count of their items from the events and
+    /// the rebuilt sessions (`pg_temp.sessions`; `authlog.report_items` counts the live ones the same way).
+    private static func compareReportCounts(on connection: Connection) async throws -> Difference? {
+        try await Self.compare(
+            name: "report_counts",
+            live: """
+                SELECT hour, metric, provider, client_id, detail, sum(n)::bigint FROM (
+                    SELECT * FROM authlog.report_counts UNION ALL SELECT * FROM authlog.report_pending) c
+                GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0
+                """,
+            rebuilt: """
+                SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*) FROM (
+                    SELECT at, metric, provider, client_id, detail FROM authlog.report_items
+                    WHERE metric LIKE 'signin.%'
+                    UNION ALL
+                    SELECT started_at, 'session.started', provider, coalesce(client_id, ''), ''
+                    FROM pg_temp.sessions
+                    UNION ALL
+                    SELECT ended_at, 'session.ended', provider, coalesce(client_id, ''),
+                           authlog.session_end_cause(state, end_reason)
+                    FROM pg_temp.sessions WHERE state <> 'active') i
+                GROUP BY 1, 2, 3, 4, 5
+                """,
+            on: connection
+        )
+    }
+
+    private static func compare(name table: String, live: String, rebuilt: String, on connection: Connection)
+        async throws -> Difference?
+    {
         let rows = try await connection.query(
             SQLQuery(
                 unsafeSQL: """
-                    SELECT 'live' AS side, d::text FROM (SELECT * FROM authlog.\(table) EXCEPT ALL
-                        SELECT * FROM pg_temp.\(table)) d
+                    SELECT 'live' AS side, d::text FROM (\(live) EXCEPT ALL \(rebuilt)) d
                     UNION ALL
-                    SELECT 'rebuilt', d::text FROM (SELECT * FROM pg_temp.\(table) EXCEPT ALL
-                        SELECT * FROM authlog.\(table)) d
+                    SELECT 'rebuilt', d::text FROM (\(rebuilt) EXCEPT ALL \(live)) d
                     ORDER BY 1, 2
                     """
             )
