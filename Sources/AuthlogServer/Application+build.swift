@@ -165,6 +165,12 @@ public func buildRouter(
     .register(on: &table)
     AdminController(access: components.operatorAccess, dependencies: components.dependencies, requestMetadata: metadata)
         .register(on: &table)
+    ReportsController(
+        access: components.operatorAccess,
+        pool: components.dependencies.store.pool,
+        requestMetadata: metadata
+    )
+    .register(on: &table)
     OperationsController(
         queries: components.dependencies.queries,
         metrics: components.dependencies.metrics,

@@ -54,15 +54,17 @@ struct ReportCommand: AsyncParsableCommand {
         let conninfo = try await self.database.conninfo()
         let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
         let report = try await reportingStoreErrors { try await query.run(on: connection) }
-        let what = "report \(query.kind.rawValue) since=\(query.since) until=\(query.until) by="
-            + query.dimensions.map(\.rawValue).joined(separator: ",") + " format=\(self.format.rawValue)"
+        let what = ReportRequest.summary(of: query) + " format=\(self.format.rawValue)"
         switch self.format {
         case .table:
             try await AccessRecord.record(what, conninfo: conninfo)
             print(ReportText.table(report), terminator: "")
         case .csv, .json:
             try await AccessRecord.record(what, conninfo: conninfo)
-            print(self.format == .csv ? ReportText.csv(report) : ReportText.json(report).canonicalText + "\n", terminator: "")
+            print(
+                self.format == .csv ? ReportText.csv(report) : ReportText.json(report).canonicalText + "\n",
+                terminator: ""
+            )
             // CSV stays machine-readable: its notes go to standard error (JSON carries them in "notes").
             if self.format == .csv { for note in ReportText.notes(report) { printError(note) } }
         case .html:

@@ -92,6 +92,7 @@ struct AdminRouteTests {
             ("GET", "/v1/users/\(user.userID)/sessions", .audit),
             ("GET", "/v1/events", .audit),
             ("POST", "/v1/events", .ingest),
+            ("GET", "/v1/reports/signins", .audit),
         ]
         for (method, path, needed) in routes {
             for scope in APIKeyScope.allCases where scope != needed {
@@ -126,5 +127,56 @@ struct AdminRouteTests {
             try await Self.call("GET", "/v1/users/\(unknown)/sessions", key: keys[.audit], on: server).status == 404
         )
         #expect(try await Self.call("POST", "/v1/sessions/nope/revoke", key: keys[.admin], on: server).status == 400)
+    }
+
+    /// `GET /v1/reports/{kind}` answers what the report query answers, in JSON and CSV, and records every
+    /// report served and every refused one.
+    @Test func reportsAreServedToAuditKeysAndEveryCallIsRecorded() async throws {
+        let server = try await ServerHarness.start()
+        defer { Task { await server.stop() } }
+        let keys = try await Self.keys(on: server)
+        let alice = try await server.signInDev("alice")
+        _ = try await server.signInDev("alice")
+        _ = try await server.signInDev("bob")
+        _ = try await Self.call("POST", "/v1/sessions/\(alice.sessionID)/revoke", key: keys[.admin], on: server)
+        let pool = server.components.dependencies.store.pool
+        for (kind, by) in [("signins", "provider"), ("sessions", "provider,client"), ("revocations", "reason")] {
+            let answer = try await Self.call("GET", "/v1/reports/\(kind)?by=\(by)", key: keys[.audit], on: server)
+            #expect(answer.status == 200, "\(kind): \(answer.json.canonicalText)")
+            let since = try #require(answer.string("since").flatMap { Timestamp(iso8601: $0) })
+            let until = try #require(answer.string("until").flatMap { Timestamp(iso8601: $0) })
+            let query = try ReportQuery(
+                kind: try #require(Report.Kind(rawValue: kind)),
+                since: since,
+                until: until,
+                dimensions: by.split(separator: ",").compactMap { Report.Dimension(rawValue: String($0)) }
+            )
+            let report = try await pool.withConnection { try await query.run(on: $0) }
+            #expect(answer.json.canonicalText == ReportText.json(report).canonicalText, "\(kind)")
+            #expect(!report.rows.isEmpty, "\(kind) has rows")
+        }
+        let sessions = try await Self.call("GET", "/v1/reports/sessions", key: keys[.audit], on: server)
+        #expect(sessions.json["total"]?["started"]?.canonicalText == "3")
+        #expect(sessions.json["total"]?["ended_revocation"]?.canonicalText == "1")
+        #expect(sessions.json["total"]?["active_at_end"]?.canonicalText == "2")
+        let csv = try await Self.call("GET", "/v1/reports/failures?format=csv", key: keys[.audit], on: server)
+        let csvText = String(decoding: csv.body, as: UTF8.self)
+        #expect(csv.status == 200 && csvText.hasPrefix("reason,failed\n"), "\(csvText)")
+
+        let refusals = [
+            "/v1/reports/logins", "/v1/reports/sessions?by=reason", "/v1/reports/signins?since=yesterday",
+            "/v1/reports/signins?format=xml", "/v1/reports/signins?since=2026-11-02&until=2026-11-01",
+            "/v1/reports/signins?by=" + String(repeating: "day,", count: 100),
+        ]
+        for path in refusals {
+            let answer = try await Self.call("GET", path, key: keys[.audit], on: server)
+            #expect(answer.status == 400 && answer.string("error") == "invalid_request", "\(path)")
+        }
+        let recorded = try await server.events(ofType: "audit.accessed")
+        #expect(recorded.filter { $0.outcome == "failure" && $0.reason == "invalid_request" }.count == refusals.count)
+        #expect(
+            recorded.filter { $0.outcome == "success" && $0.data["query"]?.stringValue?.hasPrefix("report ") == true }
+                .count == 5
+        )
     }
 }

@@ -124,8 +124,10 @@ struct ReportQueryTests {
                 }
                 if let ended = item.ended, let cause = item.cause, inRange(ended) {
                     let column =
-                        ["logout": "ended_logout", "expiry": "ended_expiry", "reuse": "ended_reuse",
-                         "deletion": "ended_deletion"][cause] ?? "ended_revocation"
+                        [
+                            "logout": "ended_logout", "expiry": "ended_expiry", "reuse": "ended_reuse",
+                            "deletion": "ended_deletion",
+                        ][cause] ?? "ended_revocation"
                     add(keys(day: ended, provider: item.provider, client: item.client, reason: ""), column)
                 }
             }

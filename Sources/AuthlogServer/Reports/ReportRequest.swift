@@ -40,7 +40,8 @@ public enum ReportRequest {
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
                 guard let dimension = Report.Dimension(rawValue: trimmed) else {
                     throw Problem(
-                        description: "by: unknown dimension \"\(Self.shown(trimmed))\"; use day, provider, client or reason"
+                        description:
+                            "by: unknown dimension \"\(Self.shown(trimmed))\"; use day, provider, client or reason"
                     )
                 }
                 guard !dimensions.contains(dimension) else {
@@ -54,6 +55,12 @@ public enum ReportRequest {
         } catch {
             throw Problem(description: error.description)
         }
+    }
+
+    /// What a report read, for its `audit.accessed` record.
+    public static func summary(of query: ReportQuery) -> String {
+        "report \(query.kind.rawValue) since=\(query.since) until=\(query.until) by="
+            + query.dimensions.map(\.rawValue).joined(separator: ",")
     }
 
     private static func time(_ text: String?, name: String) throws(Problem) -> Timestamp? {

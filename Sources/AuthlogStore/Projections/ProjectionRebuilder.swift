@@ -194,7 +194,12 @@ public struct ProjectionRebuilder: Sendable {
         )
     }
 
-    private static func compare(name table: String, live: String, rebuilt: String, on connection: Connection)
+    private static func compare(
+        name table: String,
+        live: String,
+        rebuilt: String,
+        on connection: Connection
+    )
         async throws -> Difference?
     {
         let rows = try await connection.query(

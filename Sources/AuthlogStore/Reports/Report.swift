@@ -116,8 +116,7 @@ public struct Report: Sendable, Equatable {
     }
 
     /// Creates a report.
-    public init(kind: Kind, since: Timestamp, until: Timestamp, dimensions: [Dimension], rows: [Row], total: [Int64])
-    {
+    public init(kind: Kind, since: Timestamp, until: Timestamp, dimensions: [Dimension], rows: [Row], total: [Int64]) {
         self.kind = kind
         self.since = since
         self.until = until

@@ -42,8 +42,7 @@ public struct ReportQuery: Sendable, Equatable {
 
     /// Creates a query; the dimensions are checked against the kind and put in their order.
     /// - Throws: ``Problem``.
-    public init(kind: Report.Kind, since: Timestamp, until: Timestamp, dimensions: [Report.Dimension]) throws(Problem)
-    {
+    public init(kind: Report.Kind, since: Timestamp, until: Timestamp, dimensions: [Report.Dimension]) throws(Problem) {
         guard since < until else { throw .emptyRange }
         for dimension in dimensions where !kind.dimensions.contains(dimension) {
             throw .unsupported(dimension, kind)
