@@ -60,6 +60,12 @@ struct RebuildTests {
         #expect(try await rebuilder.check(on: database.connect()).map(\.table) == ["report_counts"])
         #expect(try await rebuilder.rebuild(on: database.connect()).map(\.table) == ["report_counts"])
         #expect(try await rebuilder.check(on: database.connect()) == [])
+        try await database.connect().execute(
+            "DELETE FROM authlog.report_counts_daily WHERE day = (SELECT max(day) FROM authlog.report_counts_daily)"
+        )
+        #expect(try await rebuilder.check(on: database.connect()).map(\.table) == ["report_counts"])
+        #expect(try await rebuilder.rebuild(on: database.connect()).map(\.table) == ["report_counts"])
+        #expect(try await rebuilder.check(on: database.connect()) == [])
     }
 
     /// Events committed but not sealed yet are in the projections already: the check replays them after the

@@ -22,6 +22,18 @@ CREATE TABLE authlog.report_counts (
 );
 CREATE INDEX report_counts_metric_hour ON authlog.report_counts (metric, hour);
 
+-- The same counts by UTC day, so that a year is 365 rows per group rather than 8,760.
+CREATE TABLE authlog.report_counts_daily (
+    day        timestamptz NOT NULL CHECK (day = date_trunc('day', day, 'UTC')),
+    metric     text        NOT NULL,
+    provider   text        NOT NULL,
+    client_id  text        NOT NULL,
+    detail     text        NOT NULL,
+    n          bigint      NOT NULL CHECK (n >= 0),
+    PRIMARY KEY (day, metric, provider, client_id, detail)
+);
+CREATE INDEX report_counts_daily_metric_day ON authlog.report_counts_daily (metric, day);
+
 -- Counts the writers appended and the sealer has not folded yet (no index: only appended and emptied).
 CREATE TABLE authlog.report_pending (
     hour       timestamptz NOT NULL,
@@ -124,13 +136,13 @@ CREATE TRIGGER sessions_count_ended AFTER UPDATE OF state ON authlog.sessions
     FOR EACH ROW WHEN (OLD.state = 'active' AND NEW.state <> 'active')
     EXECUTE FUNCTION authlog.count_session_ended();
 
--- Folds the pending counts into report_counts, rows in key order (two folders never deadlock). The sealer
--- calls it in its transaction; anybody may call it again, it only moves counts.
+-- Folds the pending counts into report_counts and report_counts_daily, rows in key order (two folders never
+-- deadlock). The sealer calls it in its transaction; anybody may call it again, it only moves counts.
 CREATE FUNCTION authlog.fold_report_counts() RETURNS bigint
 LANGUAGE sql AS $$
     WITH taken AS (
         DELETE FROM authlog.report_pending RETURNING *
-    ), folded AS (
+    ), hourly AS (
         INSERT INTO authlog.report_counts AS c (hour, metric, provider, client_id, detail, n)
         SELECT hour, metric, provider, client_id, detail, sum(n)
         FROM taken
@@ -138,8 +150,16 @@ LANGUAGE sql AS $$
         ORDER BY 1, 2, 3, 4, 5
         ON CONFLICT (hour, metric, provider, client_id, detail) DO UPDATE SET n = c.n + excluded.n
         RETURNING 1
+    ), daily AS (
+        INSERT INTO authlog.report_counts_daily AS c (day, metric, provider, client_id, detail, n)
+        SELECT date_trunc('day', hour, 'UTC'), metric, provider, client_id, detail, sum(n)
+        FROM taken
+        GROUP BY 1, 2, 3, 4, 5
+        ORDER BY 1, 2, 3, 4, 5
+        ON CONFLICT (day, metric, provider, client_id, detail) DO UPDATE SET n = c.n + excluded.n
+        RETURNING 1
     )
-    SELECT count(*) FROM folded
+    SELECT (SELECT count(*) FROM hourly) + (SELECT count(*) FROM daily)
 $$;
 
 -- Counts everything again from the items: the backfill below, and `authlog rebuild` after it replaced the
@@ -148,17 +168,20 @@ CREATE FUNCTION authlog.recount_reports() RETURNS bigint
 LANGUAGE sql AS $$
     DELETE FROM authlog.report_pending;
     DELETE FROM authlog.report_counts;
-    WITH counted AS (
-        INSERT INTO authlog.report_counts (hour, metric, provider, client_id, detail, n)
-        SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*)
-        FROM authlog.report_items
-        GROUP BY 1, 2, 3, 4, 5
-        RETURNING n
-    )
-    SELECT coalesce(sum(n), 0)::bigint FROM counted
+    DELETE FROM authlog.report_counts_daily;
+    INSERT INTO authlog.report_counts (hour, metric, provider, client_id, detail, n)
+    SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*)
+    FROM authlog.report_items
+    GROUP BY 1, 2, 3, 4, 5;
+    INSERT INTO authlog.report_counts_daily (day, metric, provider, client_id, detail, n)
+    SELECT date_trunc('day', hour, 'UTC'), metric, provider, client_id, detail, sum(n)
+    FROM authlog.report_counts
+    GROUP BY 1, 2, 3, 4, 5;
+    SELECT coalesce(sum(n), 0)::bigint FROM authlog.report_counts
 $$;
 
 SELECT authlog.recount_reports();
 
-GRANT SELECT, INSERT, UPDATE, DELETE ON authlog.report_counts, authlog.report_pending TO authlog_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON authlog.report_counts, authlog.report_counts_daily, authlog.report_pending
+    TO authlog_app;
 GRANT SELECT ON authlog.report_items TO authlog_app;

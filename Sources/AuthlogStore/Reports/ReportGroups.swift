@@ -54,8 +54,9 @@ enum ReportGroups {
         }
     }
 
-    /// Appends the counted items of `[from, to)` (`from` nil: from the beginning): whole hours from the
-    /// roll-ups, the partial hours at the edges item by item.
+    /// Appends the counted items of `[from, to)` (`from` nil: from the beginning): whole days from the
+    /// daily roll-ups, the other whole hours from the hourly ones (and from what waits to be folded), the
+    /// partial hours at the edges item by item.
     private static func appendPart(
         to query: inout SQLQuery,
         metrics: [String],
@@ -63,37 +64,70 @@ enum ReportGroups {
         to: Timestamp,
         inRange: Bool
     ) {
-        var low = from.map(ReportHours.ceiling)?.sqlText ?? "-infinity"
-        var high = ReportHours.floor(to).sqlText
-        if let from, ReportHours.ceiling(from) >= ReportHours.floor(to) {
-            // Inside one or two partial hours: everything item by item.
-            low = to.sqlText
-            high = to.sqlText
-        }
+        let bounds = ReportBounds(from: from, to: to)
+        func bind(_ time: Timestamp?) -> String { query.bind(time?.sqlText ?? "-infinity") }
         let metricList = query.bind(ArrayLiteral(metrics))
-        let start = query.bind(from?.sqlText ?? "-infinity")
-        let end = query.bind(to)
-        let lowBound = query.bind(low)
-        let highBound = query.bind(high)
+        let start = bind(from)
+        let end = bind(to)
+        let hoursLow = bind(bounds.hoursLow)
+        let daysLow = bind(bounds.daysLow)
+        let daysHigh = bind(bounds.daysHigh)
+        let hoursHigh = bind(bounds.hoursHigh)
         query.append(
             unescaped: """
                 SELECT \(inRange) AS in_range, (at AT TIME ZONE 'UTC')::date::text AS day, provider, client_id,
                        metric, detail, n
                 FROM (
-                    SELECT hour AS at, metric, provider, client_id, detail, n FROM authlog.report_counts
+                    SELECT day AS at, metric, provider, client_id, detail, n FROM authlog.report_counts_daily
                     WHERE metric = ANY(\(metricList)::text[])
-                      AND hour >= \(lowBound)::timestamptz AND hour < \(highBound)::timestamptz
+                      AND day >= \(daysLow)::timestamptz AND day < \(daysHigh)::timestamptz
+                    UNION ALL
+                    SELECT hour, metric, provider, client_id, detail, n FROM authlog.report_counts
+                    WHERE metric = ANY(\(metricList)::text[])
+                      AND ((hour >= \(hoursLow)::timestamptz AND hour < \(daysLow)::timestamptz)
+                           OR (hour >= \(daysHigh)::timestamptz AND hour < \(hoursHigh)::timestamptz))
                     UNION ALL
                     SELECT hour, metric, provider, client_id, detail, n FROM authlog.report_pending
                     WHERE metric = ANY(\(metricList)::text[])
-                      AND hour >= \(lowBound)::timestamptz AND hour < \(highBound)::timestamptz
+                      AND hour >= \(hoursLow)::timestamptz AND hour < \(hoursHigh)::timestamptz
                     UNION ALL
                     SELECT at, metric, provider, client_id, detail, 1 FROM authlog.report_items
                     WHERE metric = ANY(\(metricList)::text[])
-                      AND ((at >= \(start)::timestamptz AND at < \(lowBound)::timestamptz)
-                           OR (at >= \(highBound)::timestamptz AND at < \(end)::timestamptz))
+                      AND ((at >= \(start)::timestamptz AND at < \(hoursLow)::timestamptz)
+                           OR (at >= \(hoursHigh)::timestamptz AND at < \(end)::timestamptz))
                 ) AS items
                 """
         )
+    }
+}
+
+/// How a range `[from, to)` splits by grain: `from ≤ hoursLow ≤ daysLow ≤ daysHigh ≤ hoursHigh ≤ to`, with
+/// whole days in `[daysLow, daysHigh)`, whole hours in `[hoursLow, daysLow)` and `[daysHigh, hoursHigh)`, and
+/// items in `[from, hoursLow)` and `[hoursHigh, to)`. A nil low bound is the beginning of time.
+struct ReportBounds: Equatable {
+    var hoursLow: Timestamp?
+    var daysLow: Timestamp?
+    var daysHigh: Timestamp
+    var hoursHigh: Timestamp
+
+    init(from: Timestamp?, to: Timestamp) {
+        let hoursLow = from.map { ReportHours.ceiling($0, grain: ReportHours.hour) }
+        let hoursHigh = ReportHours.floor(to, grain: ReportHours.hour)
+        guard hoursLow.map({ $0 < hoursHigh }) ?? true else {
+            // Inside one or two partial hours: everything item by item.
+            (self.hoursLow, self.daysLow, self.daysHigh, self.hoursHigh) = (to, to, to, to)
+            return
+        }
+        let daysLow = hoursLow.map { ReportHours.ceiling($0, grain: ReportHours.day) }
+        let daysHigh = ReportHours.floor(hoursHigh, grain: ReportHours.day)
+        self.hoursLow = hoursLow
+        self.hoursHigh = hoursHigh
+        if daysLow.map({ $0 < daysHigh }) ?? true {
+            self.daysLow = daysLow
+            self.daysHigh = daysHigh
+        } else {
+            self.daysLow = hoursHigh
+            self.daysHigh = hoursHigh
+        }
     }
 }

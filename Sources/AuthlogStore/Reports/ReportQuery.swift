@@ -104,22 +104,23 @@ public struct ReportQuery: Sendable, Equatable {
     }
 }
 
-/// Whole UTC hours, the roll-ups' grain, without overflow at the ends of ``Timestamp``'s range.
+/// Whole UTC hours and days, the roll-ups' grains, without overflow at the ends of ``Timestamp``'s range.
 enum ReportHours {
     static let hour: Int64 = 3_600_000_000
+    static let day: Int64 = 86_400_000_000
 
-    /// The start of the hour `time` is in.
-    static func floor(_ time: Timestamp) -> Timestamp {
-        let (quotient, remainder) = time.microsecondsSinceEpoch.quotientAndRemainder(dividingBy: Self.hour)
-        let (start, overflowed) = (remainder < 0 ? quotient - 1 : quotient).multipliedReportingOverflow(by: Self.hour)
+    /// The start of the hour (or other `grain`, in microseconds) `time` is in.
+    static func floor(_ time: Timestamp, grain: Int64 = Self.hour) -> Timestamp {
+        let (quotient, remainder) = time.microsecondsSinceEpoch.quotientAndRemainder(dividingBy: grain)
+        let (start, overflowed) = (remainder < 0 ? quotient - 1 : quotient).multipliedReportingOverflow(by: grain)
         return overflowed ? time : Timestamp(microsecondsSinceEpoch: start)
     }
 
-    /// The first hour boundary at or after `time`.
-    static func ceiling(_ time: Timestamp) -> Timestamp {
-        let start = Self.floor(time)
+    /// The first boundary of `grain` at or after `time`.
+    static func ceiling(_ time: Timestamp, grain: Int64 = Self.hour) -> Timestamp {
+        let start = Self.floor(time, grain: grain)
         guard start != time else { return time }
-        let (next, overflowed) = start.microsecondsSinceEpoch.addingReportingOverflow(Self.hour)
+        let (next, overflowed) = start.microsecondsSinceEpoch.addingReportingOverflow(grain)
         return overflowed ? time : Timestamp(microsecondsSinceEpoch: next)
     }
 }
