@@ -134,7 +134,7 @@ struct PrivilegeTests {
               AND NOT tgisinternal AND tgenabled = 'O'
             """
         )
-        #expect(enabled == 8, "every append-only trigger is still enabled")
+        #expect(enabled == 9, "every append-only trigger, and the report roll-ups' counting one, is still enabled")
     }
 
     @Test func migrateWithoutCreateRoleNamesThePrivilege() async throws {

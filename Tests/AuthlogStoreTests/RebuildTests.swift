@@ -60,10 +60,12 @@ struct RebuildTests {
         #expect(try await rebuilder.check(on: database.connect()).map(\.table) == ["report_counts"])
         #expect(try await rebuilder.rebuild(on: database.connect()).map(\.table) == ["report_counts"])
         #expect(try await rebuilder.check(on: database.connect()) == [])
+        #expect(try await database.scalar("SELECT count(*) FROM authlog.report_counts_daily") > 0)
         try await database.connect().execute(
             "DELETE FROM authlog.report_counts_daily WHERE day = (SELECT max(day) FROM authlog.report_counts_daily)"
         )
-        #expect(try await rebuilder.check(on: database.connect()).map(\.table) == ["report_counts"])
+        let daily = try await rebuilder.check(on: database.connect())
+        #expect(daily.map(\.table) == ["report_counts"], "\(daily)")
         #expect(try await rebuilder.rebuild(on: database.connect()).map(\.table) == ["report_counts"])
         #expect(try await rebuilder.check(on: database.connect()) == [])
     }

@@ -167,18 +167,26 @@ public struct ProjectionRebuilder: Sendable {
         )
     }
 
-    /// The report roll-ups (counts and pending, summed) against a count of their items from the events and
-    /// the rebuilt sessions (`pg_temp.sessions`; `authlog.report_items` counts the live ones the same way).
+    /// The report roll-ups, hourly and daily (each with what waits to be folded), against a count of their
+    /// items from the events and the rebuilt sessions (`pg_temp.sessions`; `authlog.report_items` counts
+    /// the live ones the same way).
     private static func compareReportCounts(on connection: Connection) async throws -> Difference? {
         try await Self.compare(
             name: "report_counts",
             live: """
-                SELECT hour, metric, provider, client_id, detail, sum(n)::bigint FROM (
+                SELECT 'hour', hour, metric, provider, client_id, detail, sum(n)::bigint FROM (
                     SELECT * FROM authlog.report_counts UNION ALL SELECT * FROM authlog.report_pending) c
-                GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0
+                GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0
+                UNION ALL
+                SELECT 'day', day, metric, provider, client_id, detail, sum(n)::bigint FROM (
+                    SELECT * FROM authlog.report_counts_daily
+                    UNION ALL
+                    SELECT date_trunc('day', hour, 'UTC'), metric, provider, client_id, detail, n
+                    FROM authlog.report_pending) c
+                GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0
                 """,
             rebuilt: """
-                SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*) FROM (
+                WITH i AS (
                     SELECT at, metric, provider, client_id, detail FROM authlog.report_items
                     WHERE metric LIKE 'signin.%'
                     UNION ALL
@@ -187,8 +195,12 @@ public struct ProjectionRebuilder: Sendable {
                     UNION ALL
                     SELECT ended_at, 'session.ended', provider, coalesce(client_id, ''),
                            authlog.session_end_cause(state, end_reason)
-                    FROM pg_temp.sessions WHERE state <> 'active') i
-                GROUP BY 1, 2, 3, 4, 5
+                    FROM pg_temp.sessions WHERE state <> 'active')
+                SELECT 'hour', date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*)
+                FROM i GROUP BY 1, 2, 3, 4, 5, 6
+                UNION ALL
+                SELECT 'day', date_trunc('day', at, 'UTC'), metric, provider, client_id, detail, count(*)
+                FROM i GROUP BY 1, 2, 3, 4, 5, 6
                 """,
             on: connection
         )
@@ -205,9 +217,9 @@ public struct ProjectionRebuilder: Sendable {
         let rows = try await connection.query(
             SQLQuery(
                 unsafeSQL: """
-                    SELECT 'live' AS side, d::text FROM (\(live) EXCEPT ALL \(rebuilt)) d
+                    SELECT 'live' AS side, d::text FROM ((\(live)) EXCEPT ALL (\(rebuilt))) d
                     UNION ALL
-                    SELECT 'rebuilt', d::text FROM (\(rebuilt) EXCEPT ALL \(live)) d
+                    SELECT 'rebuilt', d::text FROM ((\(rebuilt)) EXCEPT ALL (\(live))) d
                     ORDER BY 1, 2
                     """
             )
