@@ -10,7 +10,10 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authlog-bench",
         abstract: "Measure authlog against baselines run in the same process run.",
-        subcommands: [StoreBench.self, CryptoBench.self, ServiceBench.self, ExportBench.self, RetentionBench.self, ReportBench.self],
+        subcommands: [
+            StoreBench.self, CryptoBench.self, ServiceBench.self, ExportBench.self, RetentionBench.self,
+            ReportBench.self,
+        ],
         defaultSubcommand: StoreBench.self
     )
 }

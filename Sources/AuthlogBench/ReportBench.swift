@@ -65,7 +65,9 @@ struct ReportBench: AsyncParsableCommand {
             )
             let report = try await self.median { _ = try await query.run(on: connection) }
             let scan = try await self.median { try await connection.query(Self.plainScan(query)) }
-            let goal = entry.goal.map { report < $0 ? "met (< \(Int($0 * 1000)) ms)" : "NOT met (< \(Int($0 * 1000)) ms)" }
+            let goal = entry.goal.map {
+                report < $0 ? "met (< \(Int($0 * 1000)) ms)" : "NOT met (< \(Int($0 * 1000)) ms)"
+            }
             say(
                 entry.name.padding(toLength: 32, withPad: " ", startingAt: 0)
                     + String(format: "%11.1f   %13.1f   %7.0fx   ", report * 1000, scan * 1000, scan / report)
@@ -90,7 +92,8 @@ struct ReportBench: AsyncParsableCommand {
         let day = query.dimensions.contains(.day)
         switch query.kind {
         case .signins, .failures:
-            let group = day ? "(occurred_at AT TIME ZONE 'UTC')::date" : (query.kind == .failures ? "reason" : "provider")
+            let group =
+                day ? "(occurred_at AT TIME ZONE 'UTC')::date" : (query.kind == .failures ? "reason" : "provider")
             return """
                 SELECT \(unescaped: group), count(*) FILTER (WHERE type = 'signin.succeeded'),
                        count(*) FILTER (WHERE type = 'signin.failed')

@@ -68,7 +68,9 @@ struct ReportCommand: AsyncParsableCommand {
             // CSV stays machine-readable: its notes go to standard error (JSON carries them in "notes").
             if self.format == .csv { for note in ReportText.notes(report) { printError(note) } }
         case .html:
-            throw ExitCode(2)  // PENDING-HTML
+            let page = try await EvidenceCollector(key: self.key).page(for: report, on: connection)
+            try await AccessRecord.record(what, conninfo: conninfo)
+            print(page.render(), terminator: "")
         }
     }
 }

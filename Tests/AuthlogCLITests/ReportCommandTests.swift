@@ -151,4 +151,61 @@ struct ReportCommandTests {
             #expect(table.stdout == ReportText.table(report))
         }
     }
+
+    /// `--format html` is the evidence page over the real database: the three charts, the requested table,
+    /// `verify`'s verdict with the signatures checked, and the latest checkpoint verbatim; it is recorded.
+    @Test func theHTMLReportIsAnEvidencePageWithTheVerdictAndTheCheckpoint() async throws {
+        let database = try await TestDatabase.make()
+        var traffic = TrafficGenerator(seed: 14)
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        try await store.append(AppendCommand(events: traffic.events(count: 1500)))
+        try await store.sealPending()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-html-\(UUID())").path
+        let generated = try CLIProcess.run(
+            ["keys", "generate", "--out", directory, "--origin", "auth.test/log"],
+            databaseURL: "postgresql:///unused"
+        )
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let configuration = JSONValue.object([
+            (
+                "log",
+                .object([
+                    ("origin", .string("auth.test/log")),
+                    ("checkpoint_key_file", .string("\(directory)/checkpoint-ed25519.pem")),
+                ])
+            )
+        ])
+        let configFile = directory + "/config.json"
+        try Data(configuration.canonicalBytes).write(to: URL(fileURLWithPath: configFile))
+        let signed = try CLIProcess.run(["checkpoint", "--config", configFile], databaseURL: database.conninfo)
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let note = try #require(try await Checkpointer.stored(size: nil, on: database.connect())?.note)
+
+        let arguments = [
+            "report", "failures", "--since", "2026-10-01", "--until", "2026-10-20", "--format", "html",
+            "--verifier-key", "\(directory)/checkpoint.vkey",
+        ]
+        let html = try CLIProcess.run(arguments, databaseURL: database.conninfo)
+        #expect(html.status == 0, "\(html.stderr)")
+        let page = html.stdout
+        #expect(page.hasPrefix("<!DOCTYPE html>"))
+        #expect(page.components(separatedBy: "<svg").count - 1 == 3, "three charts")
+        #expect(!page.contains("<script"))
+        #expect(page.contains("log intact"), "the verify verdict")
+        #expect(page.contains("signatures checked with the key auth.test/log"))
+        let escapedNote = note.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        #expect(page.contains(escapedNote.split(separator: "\n").first.map(String.init) ?? "-"), "the checkpoint")
+        let failures = try ReportRequest.query(kind: "failures", since: "2026-10-01", until: "2026-10-20", by: nil)
+        let report = try await failures.run(on: database.connect())
+        #expect(report.total.first.map { page.contains(String($0)) } == true, "the requested table's total")
+        #expect(
+            try await database.scalar(
+                "SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed' AND data->>'query' LIKE '%format=html'"
+            ) == 1
+        )
+        let stored = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-evidence-real.html").path
+        try Data(page.utf8).write(to: URL(fileURLWithPath: stored))
+        print("evidence page: \(stored)")
+    }
 }

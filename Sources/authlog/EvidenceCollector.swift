@@ -1,0 +1,59 @@
+import AuthlogCore
+import AuthlogServer
+import AuthlogStore
+import Foundation
+
+/// Gathers what `authlog report --format html` shows besides the requested report: the three charted
+/// reports of the same range, `verify`'s verdict over the whole log, and the latest signed checkpoint.
+struct EvidenceCollector {
+    let key: CheckpointKeyOptions
+
+    func page(for requested: Report, on connection: Connection) async throws -> EvidencePage {
+        func report(_ kind: Report.Kind, by dimensions: [Report.Dimension]) async throws -> Report {
+            let query = try ReportQuery(
+                kind: kind,
+                since: requested.since,
+                until: requested.until,
+                dimensions: dimensions
+            )
+            return try await reportingStoreErrors { try await query.run(on: connection) }
+        }
+        let signins = try await report(.signins, by: [.day, .provider])
+        let failures = try await report(.failures, by: [.reason])
+        let sessions = try await report(.sessions, by: [.provider])
+        let verifier = try self.key.verifier()
+        let progress = ProgressLine(label: "verified")
+        let outcome = try await reportingStoreErrors {
+            try await LogVerifier(key: verifier).verify(on: connection, outside: nil) { progress.update($0) }
+        }
+        progress.finish()
+        let verdict: EvidencePage.Verdict
+        switch outcome {
+        case .intact(let events, let root, let checkpoints):
+            let signatures =
+                verifier.map { "signatures checked with the key \($0.name)" } ?? "signatures not checked: no key given"
+            verdict = EvidencePage.Verdict(
+                passed: true,
+                summary: "log intact: \(events) events, root \(Data(root).base64EncodedString()), "
+                    + "\(checkpoints) checkpoints match (\(signatures))"
+            )
+        case .broken(let position, let reason):
+            verdict = EvidencePage.Verdict(passed: false, summary: "log broken at position \(position): \(reason)")
+        }
+        let checkpoint = try await reportingStoreErrors { try await Checkpointer.stored(size: nil, on: connection) }
+        return EvidencePage(
+            title: "authlog evidence",
+            generatedAt: .now(),
+            since: requested.since,
+            until: requested.until,
+            signinsByDayAndProvider: signins,
+            failuresByReason: failures,
+            sessionsByProvider: sessions,
+            requested: requested,
+            verdict: verdict,
+            checkpoint: checkpoint.map {
+                EvidencePage.Checkpoint(note: $0.note, verifierKey: verifier?.verifierKey, treeSize: $0.size)
+            }
+        )
+    }
+}
