@@ -33,7 +33,7 @@ struct ExportBench: AsyncParsableCommand {
     func run() async throws {
         let cluster = try self.clusterOptions.cluster()
         let database = try await BenchDatabase.make(in: cluster)
-        try await Self.fill(database, events: self.events)
+        try await SyntheticFailures.fill(conninfo: database.conninfo, count: self.events)
         let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 8)
         let configuration = try JSONValue.members(["development": .bool(true)]).decode(ServerConfiguration.self)
         let components = try ServerComponents(
@@ -141,26 +141,5 @@ struct ExportBench: AsyncParsableCommand {
         let tail = String(decoding: body.suffix(64), as: UTF8.self)
         guard let range = tail.range(of: "\"next\":", options: .backwards) else { return nil }
         return Int64(tail[range.upperBound...].prefix { $0.isNumber })
-    }
-
-    /// `events` sealed sign-in failures with realistic columns in the log's current month, written with SQL and
-    /// sealed by one sealer.
-    static func fill(_ database: BenchDatabase, events: Int) async throws {
-        let connection = try await Connection.connect(database.conninfo)
-        try await connection.execute(
-            """
-            INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at, recorded_at,
-                outcome, reason, provider, user_id, client_id, ip, user_agent, request_id, data, schema_version, digest,
-                log_month)
-            SELECT gen_random_uuid(), 'signin-apple', n, 'signin.failed', now(), now(), 'failure', 'expired', 'apple',
-                   gen_random_uuid(), 'com.example.app', '203.0.113.7', 'ExampleApp/1.0 (iPhone; iOS 18.1)',
-                   'req-' || n, '{"reason": "expired", "detail": "the identity token expired 12 s ago"}', 1,
-                   sha256(n::text::bytea), (SELECT month FROM authlog.log_epoch)
-            FROM generate_series(1, \(unescaped: String(events))) AS n;
-            INSERT INTO authlog.unsealed_events (event_id, digest)
-            SELECT event_id, digest FROM authlog.event_records ORDER BY stream_version
-            """
-        )
-        try await EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 1)).sealPending()
     }
 }

@@ -38,7 +38,7 @@ struct RetentionBench: AsyncParsableCommand {
             """
         )
         let fillStart = ContinuousClock.now
-        try await ExportBench.fill(database, events: self.events)
+        try await SyntheticFailures.fill(conninfo: database.conninfo, count: self.events)
         try await LogMonths.prepare(on: connection)
         say(
             String(

@@ -22,7 +22,8 @@ struct EvidenceCollector {
         let failures = try await report(.failures, by: [.reason])
         let sessions = try await report(.sessions, by: [.provider])
         let verifier = try self.key.verifier()
-        let progress = ProgressLine(label: "verified")
+        let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
+        let progress = ProgressLine(label: "verifying the log:", total: head)
         let outcome = try await reportingStoreErrors {
             try await LogVerifier(key: verifier).verify(on: connection, outside: nil) { progress.update($0) }
         }

@@ -172,7 +172,7 @@ struct ExportCommand: AsyncParsableCommand {
     ) async throws -> Int64 {
         var cursor = start
         var remaining = limit ?? Int64.max
-        let progress = ProgressLine(label: "exported")
+        let progress = ProgressLine(label: "exported", total: head)
         defer { progress.finish() }
         while cursor < head && remaining > 0 {
             let size = Int(min(remaining, Int64(EventReader.maximumExportPage)))

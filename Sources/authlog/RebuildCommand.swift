@@ -15,7 +15,8 @@ struct RebuildCommand: AsyncParsableCommand {
 
     func run() async throws {
         let connection = try await self.database.connect()
-        let progress = ProgressLine(label: "replayed")
+        let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
+        let progress = ProgressLine(label: "replayed", total: head)
         let rebuilder = ProjectionRebuilder()
         let differences = try await reportingStoreErrors {
             self.check

@@ -33,7 +33,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let verifier = try self.key.verifier()
         let connection = try await self.database.connect()
-        let progress = ProgressLine(label: "verified")
+        let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
+        let progress = ProgressLine(label: "verified", total: head)
         let report = try await reportingStoreErrors {
             try await LogVerifier(key: verifier).verify(on: connection, outside: outside) { progress.update($0) }
         }

@@ -26,6 +26,37 @@ struct VerifyAndRebuildCommandTests {
         #expect(output.stdout == "log broken at position 42: edited: the event's contents do not match its digest\n")
     }
 
+    /// A long run shows its position, rate and time left on standard error when that is a terminal (here a
+    /// pseudo-terminal made by util-linux's `script`), and prints nothing extra when it is not.
+    @Test func longRunsShowProgressOnATerminalAndNothingExtraOtherwise() async throws {
+        let database = try await TestDatabase.make()
+        try await SyntheticFailures.fill(conninfo: database.conninfo, count: 300_000)
+        let piped = try CLIProcess.run(["export"], databaseURL: database.conninfo)
+        #expect(piped.status == 0)
+        #expect(
+            piped.stderr.hasPrefix("authlog: next: 3000") && piped.stderr.split(separator: "\n").count == 1,
+            "nothing but the cursor when standard error is not a terminal: \(piped.stderr)"
+        )
+
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        script.arguments = ["-qfec", "'\(CLIProcess.executable)' export > /dev/null", "/dev/null"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["AUTHLOG_DATABASE_URL"] = database.conninfo
+        script.environment = environment
+        let output = Pipe()
+        script.standardOutput = output
+        script.standardInput = FileHandle.nullDevice
+        try script.run()
+        let terminal = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        #expect(script.terminationStatus == 0, "\(terminal)")
+        #expect(terminal.contains(" of 3000"), "\(terminal.suffix(300))")
+        #expect(terminal.contains(" events/s"))
+        #expect(terminal.contains("left"))
+        #expect(terminal.contains("next: 3000"))
+    }
+
     @Test func rebuildCheckExitsOneOnADifferenceAndRebuildRepairsIt() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 22)

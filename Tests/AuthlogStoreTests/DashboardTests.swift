@@ -296,7 +296,7 @@ extension DashboardTests {
             reason: "invalid_signature",
             provider: provider,
             clientID: "com.example.app",
-            ip: try #require(IPAddress(address))
+            ip: IPAddress(address)
         )
     }
 
@@ -325,7 +325,7 @@ extension DashboardTests {
             userID: user,
             sessionID: session,
             clientID: "com.example.app",
-            ip: try #require(IPAddress("192.0.2.44"))
+            ip: IPAddress("192.0.2.44")
         )
         return [
             try Self.started(session: session, user: user, provider: provider, at: time.adding(seconds: -3600)), reused,
