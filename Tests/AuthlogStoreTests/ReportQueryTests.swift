@@ -307,6 +307,30 @@ struct ReportQueryTests {
         #expect(widened.total.reduce(0, +) > 0)
     }
 
+    /// The widest ranges a date can name are answered, not failed: no bound overflows on the way to SQL.
+    @Test func extremeRangesAreAnswered() async throws {
+        let database = try await TestDatabase.make()
+        var traffic = TrafficGenerator(seed: 23)
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        try await store.append(AppendCommand(events: traffic.events(count: 300)))
+        let connection = try await database.connect()
+        let items = try await Self.items(database)
+        for (since, until) in [
+            ("0001-01-01", "9999-12-31T23:59:59.999999Z"), ("1970-01-01", "1970-01-01T00:00:00.000001Z"),
+            ("9999-12-31", "9999-12-31T23:59:59.999999Z"),
+        ] {
+            for kind in Report.Kind.allCases {
+                let query = try ReportQuery(
+                    kind: kind,
+                    since: try #require(Timestamp(iso8601: since)),
+                    until: try #require(Timestamp(iso8601: until)),
+                    dimensions: [.day]
+                )
+                _ = try await Self.check(query, items, on: connection)
+            }
+        }
+    }
+
     @Test func queriesRefuseWhatTheyCannotAnswer() throws {
         let now = Timestamp.now()
         #expect(throws: ReportQuery.Problem.emptyRange) {
