@@ -160,23 +160,7 @@ struct ReportCommandTests {
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 1500)))
         try await store.sealPending()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-html-\(UUID())").path
-        let generated = try CLIProcess.run(
-            ["keys", "generate", "--out", directory, "--origin", "auth.test/log"],
-            databaseURL: "postgresql:///unused"
-        )
-        #expect(generated.status == 0, "\(generated.stderr)")
-        let configuration = JSONValue.object([
-            (
-                "log",
-                .object([
-                    ("origin", .string("auth.test/log")),
-                    ("checkpoint_key_file", .string("\(directory)/checkpoint-ed25519.pem")),
-                ])
-            )
-        ])
-        let configFile = directory + "/config.json"
-        try Data(configuration.canonicalBytes).write(to: URL(fileURLWithPath: configFile))
+        let (directory, configFile) = try checkpointKeyConfiguration(named: "authlog-html")
         let signed = try CLIProcess.run(["checkpoint", "--config", configFile], databaseURL: database.conninfo)
         #expect(signed.status == 0, "\(signed.stderr)")
         let note = try #require(try await Checkpointer.stored(size: nil, on: database.connect())?.note)

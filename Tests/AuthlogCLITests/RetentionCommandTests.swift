@@ -13,23 +13,7 @@ struct RetentionCommandTests {
     /// checkpoint note signed after the first 20 events.
     private func oldLog() async throws -> (database: TestDatabase, config: String, directory: String, early: String) {
         let database = try await TestDatabase.make()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-ret-\(UUID())").path
-        let generated = try CLIProcess.run(
-            ["keys", "generate", "--out", directory, "--origin", "auth.test/log"],
-            databaseURL: "postgresql:///unused"
-        )
-        #expect(generated.status == 0, "\(generated.stderr)")
-        let configuration = JSONValue.object([
-            (
-                "log",
-                .object([
-                    ("origin", .string("auth.test/log")),
-                    ("checkpoint_key_file", .string("\(directory)/checkpoint-ed25519.pem")),
-                ])
-            )
-        ])
-        let config = directory + "/config.json"
-        try Data(configuration.canonicalBytes).write(to: URL(fileURLWithPath: config))
+        let (directory, config) = try checkpointKeyConfiguration(named: "authlog-ret")
 
         let owner = try await database.connect()
         try await owner.execute("SELECT authlog.create_log_partitions('2024-01-01', '2024-03-01')")

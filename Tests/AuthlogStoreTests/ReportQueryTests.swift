@@ -189,6 +189,26 @@ struct ReportQueryTests {
         return report
     }
 
+    /// ``check(_:_:on:sourceLocation:)`` of every kind by every grouping it allows, over one range.
+    static func checkEveryKindAndGrouping(
+        _ since: String,
+        _ until: String,
+        _ items: Items,
+        on connection: Connection,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [Report] {
+        let start = try #require(Timestamp(iso8601: since))
+        let end = try #require(Timestamp(iso8601: until))
+        var reports: [Report] = []
+        for kind in Report.Kind.allCases {
+            for dimensions in Self.groupings where dimensions.allSatisfy(kind.dimensions.contains) {
+                let query = try ReportQuery(kind: kind, since: start, until: end, dimensions: dimensions)
+                reports.append(try await Self.check(query, items, on: connection, sourceLocation: sourceLocation))
+            }
+        }
+        return reports
+    }
+
     static let groupings: [[Report.Dimension]] = [
         [], [.provider], [.day], [.client], [.reason], [.day, .provider], [.provider, .client], [.day, .reason],
         [.day, .provider, .client, .reason],
@@ -220,14 +240,8 @@ struct ReportQueryTests {
         ]
         var counted: Int64 = 0
         for (since, until) in ranges {
-            let start = try #require(Timestamp(iso8601: since))
-            let end = try #require(Timestamp(iso8601: until))
-            for kind in Report.Kind.allCases {
-                for dimensions in Self.groupings where dimensions.allSatisfy(kind.dimensions.contains) {
-                    let query = try ReportQuery(kind: kind, since: start, until: end, dimensions: dimensions)
-                    let report = try await Self.check(query, items, on: connection)
-                    counted += report.total.reduce(0, +)
-                }
+            for report in try await Self.checkEveryKindAndGrouping(since, until, items, on: connection) {
+                counted += report.total.reduce(0, +)
             }
         }
         #expect(counted > 10_000, "the ranges hold enough to compare")
@@ -275,16 +289,11 @@ struct ReportQueryTests {
             ("2024-01-01", "2024-03-01"), ("2024-01-03T05:00:00Z", "2024-02-05T17:00:00Z"),
             ("2024-01-10T07:00:00Z", "2024-01-12T03:00:00Z"), ("2024-02-02T03:17:00Z", "2024-02-09T22:45:10Z"),
         ]
+        let keptFrom = try #require(Timestamp(iso8601: "2024-02-01"))
         for (since, until) in ranges {
-            let start = try #require(Timestamp(iso8601: since))
-            let end = try #require(Timestamp(iso8601: until))
-            for kind in Report.Kind.allCases {
-                for dimensions in Self.groupings where dimensions.allSatisfy(kind.dimensions.contains) {
-                    let query = try ReportQuery(kind: kind, since: start, until: end, dimensions: dimensions)
-                    let report = try await Self.check(query, items, on: owner)
-                    #expect((report.dropped != nil) == (start < (try #require(Timestamp(iso8601: "2024-02-01")))))
-                    #expect(report.widened == nil)
-                }
+            for report in try await Self.checkEveryKindAndGrouping(since, until, items, on: owner) {
+                #expect((report.dropped != nil) == (report.since < keptFrom))
+                #expect(report.widened == nil)
             }
         }
 
