@@ -40,7 +40,7 @@ struct HTTPFuzzGenerator {
         ("POST", "/v1/me/credential-state"), ("POST", "/v1/me/reauthenticate"), ("POST", "/v1/me/identities/dev"),
         ("DELETE", "/v1/me/identities/dev"), ("DELETE", "/v1/me"), ("POST", "/v1/providers/apple/notifications"),
         ("POST", "/v1/providers/kakao/unlink"), ("GET", "/v1/providers/kakao/unlink?user_id=%00"),
-        ("POST", "/oauth/revoke"),
+        ("POST", "/oauth/revoke"), ("GET", "/v1/reports/signins?by=day,%00&since=%ff"), ("GET", "/v1/reports/x"),
     ]
 
     var random: SeededRandom

@@ -19,6 +19,13 @@ CREATE VIEW authlog.report_rollups AS
     UNION ALL
     SELECT hour, metric, provider, client_id, detail, n FROM authlog.report_pending;
 
+-- The same by UTC day, from the daily roll-ups (365 rows a year per key instead of 8,760), for the views by
+-- day.
+CREATE VIEW authlog.report_rollups_daily AS
+    SELECT day, metric, provider, client_id, detail, n FROM authlog.report_counts_daily
+    UNION ALL
+    SELECT date_trunc('day', hour, 'UTC'), metric, provider, client_id, detail, n FROM authlog.report_pending;
+
 -- Sign-in attempts per UTC hour. provider and client_id are NULL when the event had none; reason is a
 -- failure's reason, NULL for a success.
 CREATE VIEW dashboard.signins_hourly AS
@@ -36,7 +43,7 @@ CREATE VIEW dashboard.signins_hourly AS
 -- ended_revocation is every revocation other than reuse and deletion (user, admin, provider_notice,
 -- credential_state, other), so the ended_* columns add up to every session that ended.
 CREATE VIEW dashboard.sessions_daily AS
-    SELECT (hour AT TIME ZONE 'UTC')::date AS day,
+    SELECT (day AT TIME ZONE 'UTC')::date AS day,
            provider,
            coalesce(sum(n) FILTER (WHERE metric = 'session.started'), 0)::bigint AS started,
            coalesce(sum(n) FILTER (WHERE metric = 'session.ended' AND detail = 'logout'), 0)::bigint
@@ -50,15 +57,15 @@ CREATE VIEW dashboard.sessions_daily AS
                AS ended_reuse,
            coalesce(sum(n) FILTER (WHERE metric = 'session.ended' AND detail = 'deletion'), 0)::bigint
                AS ended_deletion
-    FROM authlog.report_rollups
+    FROM authlog.report_rollups_daily
     WHERE metric IN ('session.started', 'session.ended')
     GROUP BY 1, 2;
 
 -- Sessions revoked per UTC day, by source: a session.ended roll-up whose cause is neither logout nor expiry
 -- (reuse, deletion, user, admin, provider_notice, credential_state, other; authlog.session_end_cause).
 CREATE VIEW dashboard.revocations_by_source AS
-    SELECT (hour AT TIME ZONE 'UTC')::date AS day, provider, detail AS source, sum(n)::bigint AS revocations
-    FROM authlog.report_rollups
+    SELECT (day AT TIME ZONE 'UTC')::date AS day, provider, detail AS source, sum(n)::bigint AS revocations
+    FROM authlog.report_rollups_daily
     WHERE metric = 'session.ended' AND detail NOT IN ('logout', 'expiry')
     GROUP BY 1, 2, 3;
 
@@ -66,9 +73,9 @@ CREATE VIEW dashboard.revocations_by_source AS
 -- failed_signins_by_reason: the same counts, now also of committed events not sealed yet and of dropped
 -- months.
 CREATE OR REPLACE VIEW dashboard.failed_signins_by_reason AS
-    SELECT (hour AT TIME ZONE 'UTC')::date AS day, nullif(provider, '') AS provider, detail AS reason,
+    SELECT (day AT TIME ZONE 'UTC')::date AS day, nullif(provider, '') AS provider, detail AS reason,
            sum(n)::bigint AS failures
-    FROM authlog.report_rollups
+    FROM authlog.report_rollups_daily
     WHERE metric = 'signin.failed'
     GROUP BY 1, 2, 3;
 
@@ -77,11 +84,11 @@ CREATE OR REPLACE VIEW dashboard.failed_signins_by_reason AS
 -- 'revocation'; reason is the source (reuse, deletion, user, admin, provider_notice, credential_state,
 -- other).
 CREATE OR REPLACE VIEW dashboard.revocations_daily AS
-    SELECT (hour AT TIME ZONE 'UTC')::date AS day,
+    SELECT (day AT TIME ZONE 'UTC')::date AS day,
            CASE WHEN detail IN ('reuse', 'deletion') THEN detail ELSE 'revocation' END AS type,
            detail AS reason,
            sum(n)::bigint AS revocations
-    FROM authlog.report_rollups
+    FROM authlog.report_rollups_daily
     WHERE metric = 'session.ended' AND detail NOT IN ('logout', 'expiry')
     GROUP BY 1, 2, 3;
 
@@ -122,7 +129,7 @@ CREATE VIEW dashboard.alert_revocation_spikes AS
       AND h.revocations >= 20
       AND h.revocations > 3 * t.average;
 
-GRANT SELECT ON authlog.report_rollups TO authlog_app;
+GRANT SELECT ON authlog.report_rollups, authlog.report_rollups_daily TO authlog_app;
 GRANT SELECT ON dashboard.signins_hourly, dashboard.sessions_daily, dashboard.revocations_by_source,
     dashboard.alert_failed_signin_bursts, dashboard.alert_refresh_reuse, dashboard.alert_revocation_spikes
     TO authlog_reader;
