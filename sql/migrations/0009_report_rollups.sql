@@ -2,10 +2,11 @@
 -- instead of scanning the events (docs/architecture.md, "Reports").
 --
 -- The writers keep them in their own transaction, through triggers: a statement trigger on event_records
--- counts the sign-ins a statement inserted, row triggers on sessions count a session's start and its end.
--- The triggers only append to authlog.report_pending (no row that two writers both update, so writers never
--- wait on each other here); the sealer folds the pending rows into authlog.report_counts in its own
--- transaction. A report reads counts plus pending, so it sees every committed event whenever it runs.
+-- counts the sign-ins a statement inserted, a statement trigger on sessions counts the sessions started,
+-- and a row trigger counts a session's end. The triggers only append to authlog.report_pending (no row
+-- that two writers both update, so writers never wait on each other here); `serve` folds the pending
+-- rows into the counts every second, in a transaction of its own. A report reads counts plus
+-- pending, so it sees every committed event whenever it runs.
 --
 -- Roll-ups keep only counts by hour, metric, provider, client and one detail (a failure reason, a session's
 -- end cause): nothing personal. Retention leaves them in place, so reports still count dropped months.
@@ -137,7 +138,7 @@ CREATE TRIGGER sessions_count_ended AFTER UPDATE OF state ON authlog.sessions
     EXECUTE FUNCTION authlog.count_session_ended();
 
 -- Folds the pending counts into report_counts and report_counts_daily, rows in key order (two folders never
--- deadlock). The sealer calls it in its transaction; anybody may call it again, it only moves counts.
+-- deadlock). `serve` calls it every second; anybody may call it again, it only moves counts.
 CREATE FUNCTION authlog.fold_report_counts() RETURNS bigint
 LANGUAGE sql AS $$
     WITH taken AS (

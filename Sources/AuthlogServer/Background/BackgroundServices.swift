@@ -11,6 +11,7 @@ extension ServerComponents {
     /// - the sealer's timer (1 s): seals what another process committed and could not seal;
     /// - checkpoints (1 s check) when a checkpoint key is configured;
     /// - nonce purge (10 min), session sweeper (1 min), provider revocation retries (15 s);
+    /// - report counts (1 s): the writers' pending report counts folded into the roll-ups (``ReportRollups``);
     /// - log months (1 min): partitions created ahead and the log moved to a new month (``LogMonths``).
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let store = self.dependencies.store
@@ -54,6 +55,13 @@ extension ServerComponents {
             PeriodicService(name: "session-sweeper", every: .seconds(60)) { await sweeper.sweepOnce(logger: logger) },
             PeriodicService(name: "provider-revocations", every: .seconds(15)) {
                 await revoker.retryOnce(logger: logger)
+            },
+            PeriodicService(name: "report-counts", every: .seconds(1)) {
+                do {
+                    try await ReportRollups.fold(using: pool)
+                } catch {
+                    logger.warning("could not fold the report counts", metadata: ["error": "\(error)"])
+                }
             },
             PeriodicService(name: "log-months", every: .seconds(60)) {
                 do {

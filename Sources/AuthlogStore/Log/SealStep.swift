@@ -20,10 +20,9 @@ enum SealStep {
     /// Seals up to `limit` queued events. With `ownsTransaction` the step begins and commits its own
     /// transaction; without, it runs inside the caller's (the migration, a rebuild). It also adds the sealed
     /// sign-ins, as their writers queued them, to `authlog.signins_daily`: the one projection kept in log
-    /// order (see ``ProjectionWriter/statements(for:countingSignins:)``), and folds the report counts the
-    /// writers' triggers left in `authlog.report_pending` into `authlog.report_counts` (migration 9). Leaves are stamped with the log's
-    /// current month, which is every queued event's month (``LogMonths``); migration 6, older than the months
-    /// and the roll-ups, seals with `stampingMonth: false` and folds nothing.
+    /// order (see ``ProjectionWriter/statements(for:countingSignins:)``). Leaves are stamped with the log's
+    /// current month, which is every queued event's month (``LogMonths``); migration 6, older than the months,
+    /// seals with `stampingMonth: false`.
     static func run(
         limit: Int = Self.defaultLimit,
         ownsTransaction: Bool,
@@ -98,8 +97,6 @@ enum SealStep {
             if !signins.isEmpty {
                 closing.append(Self.countSignins(signins))
             }
-            // Migration 6 seals before migration 9 made the report roll-ups.
-            if stampingMonth { closing.append("SELECT authlog.fold_report_counts()") }
             if ownsTransaction { closing.append("COMMIT") }
             try connection.pipeline(closing)
             return Sealed(count: queued.count, treeSize: frontier.size)
