@@ -21,11 +21,14 @@ enum AccessRecord {
         return "os:\(user)@\(ProcessInfo.processInfo.hostName)"
     }
 
-    /// Appends `audit.accessed` for `what` (such as `export after=0 through=120`).
-    static func record(_ what: String, conninfo: String) async throws {
+    /// Appends `audit.accessed` for `what` (such as `export after=0 through=120`); with `refusal`, a refused
+    /// attempt (outcome `failure`, that reason).
+    static func record(_ what: String, refusal: String? = nil, conninfo: String) async throws {
         let event = try EventEnvelope(
             AuditAccessed(actor: self.actor, query: what),
-            stream: StreamName(category: "audit", id: "access")
+            stream: StreamName(category: "audit", id: "access"),
+            outcome: refusal == nil ? .success : .failure,
+            reason: refusal
         )
         let store = EventStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
         try await reportingStoreErrors { _ = try await store.appendSealed([AppendCommand(event)]).first?.get() }

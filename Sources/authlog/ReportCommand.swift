@@ -44,14 +44,16 @@ struct ReportCommand: AsyncParsableCommand {
     @OptionGroup var key: CheckpointKeyOptions
 
     func run() async throws {
+        let conninfo = try await self.database.conninfo()
         let query: ReportQuery
         do {
             query = try ReportRequest.query(kind: self.kind, since: self.since, until: self.until, by: self.by)
         } catch {
             printError(error.description)
+            // A refused report is an attempt to read the log, and recorded as one (as the route records it).
+            try? await AccessRecord.record("report", refusal: "invalid_request", conninfo: conninfo)
             throw ExitCode(2)
         }
-        let conninfo = try await self.database.conninfo()
         let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
         let report = try await reportingStoreErrors { try await query.run(on: connection) }
         let what = ReportRequest.summary(of: query) + " format=\(self.format.rawValue)"

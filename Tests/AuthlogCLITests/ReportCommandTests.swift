@@ -115,7 +115,12 @@ struct ReportCommandTests {
             #expect(refused.status == 2, "\(arguments)")
             #expect(refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
         }
-        #expect(try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed'") == 0)
+        #expect(
+            try await database.scalar(
+                "SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed' AND reason = 'invalid_request'"
+            ) == 5,
+            "each refused report is recorded"
+        )
     }
 
     /// Every kind through the command line gives what the library's query gives (whose numbers
