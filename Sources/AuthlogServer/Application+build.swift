@@ -74,7 +74,11 @@ public struct ServerComponents: Sendable {
             try key(configuration.subjectKey, "subject_key") ?? dataKey.map(IdentityHasher.derivedKey(fromDataKey:))
         self.usesDevelopmentSubjectKey = subjectKey == nil
         let metrics = ServerMetrics()
-        let store = EventStore(pool: pool, batchObserver: { metrics.recordBatch(events: $0) })
+        let store = EventStore(
+            pool: pool,
+            batchObserver: { metrics.recordBatch(events: $0) },
+            appendObserver: { metrics.recordEvents(types: $0.map(\.rawValue)) }
+        )
         let checkpoints = try CheckpointSettings(
             configuration: configuration,
             environment: ProcessInfo.processInfo.environment

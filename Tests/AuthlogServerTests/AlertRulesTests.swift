@@ -235,8 +235,10 @@ extension AlertRulesTests {
           # 2 revocations an hour for 7 days, then 40 in an hour.
           - interval: 10m
             input_series:
-              - series: 'authlog_http_requests_total{job="authlog",instance="a",method="POST",route="/v1/sessions/{id}/revoke",status="200"}'
+              - series: 'authlog_events_appended_total{job="authlog",instance="a",type="session.revoked"}'
                 values: '0+0.333333x1008 336+6.666667x6'
+              - series: 'authlog_events_appended_total{job="authlog",instance="a",type="token.refreshed"}'
+                values: '0+100x1014'
             alert_rule_test:
               - eval_time: 7d
                 alertname: AuthlogRevocationSpike
@@ -246,8 +248,11 @@ extension AlertRulesTests {
                 exp_alerts:
                   - exp_labels: {severity: warning, job: authlog}
           # From minute 10: 2 refused refreshes a minute, and google's key set cannot be fetched once a minute.
+          # At minute 30 one rotated refresh token comes back.
           - interval: 1m
             input_series:
+              - series: 'authlog_events_appended_total{job="authlog",instance="a",type="token.reuse_detected"}'
+                values: '0x30 1x20'
               - series: 'authlog_http_requests_total{job="authlog",instance="a",method="POST",route="/v1/token/refresh",status="401"}'
                 values: '0x10 0+2x40'
               - series: 'authlog_http_requests_total{job="authlog",instance="a",method="POST",route="/v1/token/refresh",status="200"}'
@@ -264,6 +269,16 @@ extension AlertRulesTests {
                 alertname: AuthlogRefreshRefusalsBurst
                 exp_alerts:
                   - exp_labels: {severity: warning, job: authlog}
+              - eval_time: 25m
+                alertname: AuthlogRefreshTokenReuse
+                exp_alerts: []
+              - eval_time: 35m
+                alertname: AuthlogRefreshTokenReuse
+                exp_alerts:
+                  - exp_labels: {severity: warning, job: authlog}
+              - eval_time: 50m
+                alertname: AuthlogRefreshTokenReuse
+                exp_alerts: []
               - eval_time: 20m
                 alertname: AuthlogKeySetFetchFailing
                 exp_alerts: []

@@ -30,4 +30,18 @@ struct MetricsTests {
             #expect(text.contains("authlog_http_request_duration_seconds_count 2"))
         }
     }
+
+    /// Events appended are counted by type: a reused refresh token shows as `token.reuse_detected` (what
+    /// deploy/alerts.yml's AuthlogRefreshTokenReuse watches) and its revoked session in the revocations.
+    @Test func metricsCountEventsByTypeForTheAlerts() async throws {
+        let server = try await ServerHarness.start()
+        defer { Task { await server.stop() } }
+        let session = try await server.signInDev("carol")
+        #expect(try await server.refresh(session.refreshToken).status == 200)
+        #expect(try await server.refresh(session.refreshToken).status == 401, "the rotated token comes back")
+        let text = String(decoding: try await server.client.send("GET", "/metrics").body, as: UTF8.self)
+        #expect(text.contains(#"authlog_events_appended_total{type="token.reuse_detected"} 1"#), "\(text)")
+        #expect(text.contains(#"authlog_events_appended_total{type="token.refreshed"} 1"#))
+        #expect(text.contains(#"authlog_events_appended_total{type="signin.succeeded"} 1"#))
+    }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// The numbers `/metrics` exposes, in Prometheus text format: requests by route and status, request
-/// latency, sign-ins by provider and outcome, writer batch sizes, and key-set fetch failures.
+/// latency, sign-ins by provider and outcome, events appended by type, writer batch sizes, and key-set fetch
+/// failures.
 public final class ServerMetrics: Sendable {
     /// Upper bounds of the latency histogram, in seconds.
     static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
@@ -14,6 +15,7 @@ public final class ServerMetrics: Sendable {
         var latency = Histogram(bounds: ServerMetrics.latencyBuckets)
         var signins: [SigninKey: Int] = [:]
         var batches = Histogram(bounds: ServerMetrics.batchBuckets)
+        var events: [String: Int] = [:]
     }
 
     private struct RequestKey: Hashable {
@@ -45,6 +47,14 @@ public final class ServerMetrics: Sendable {
         self.state.withLock { $0.signins[SigninKey(provider: provider, outcome: outcome), default: 0] += 1 }
     }
 
+    /// Counts events this process appended (not those a retry found stored already), by type.
+    public func recordEvents(types: [String]) {
+        guard !types.isEmpty else { return }
+        self.state.withLock { state in
+            for type in types { state.events[type, default: 0] += 1 }
+        }
+    }
+
     /// Records the size of one writer batch.
     public func recordBatch(events: Int) {
         self.state.withLock { $0.batches.observe(Double(events)) }
@@ -55,6 +65,7 @@ public final class ServerMetrics: Sendable {
         let state = self.state.withLock { $0 }
         let requests = state.requests.sorted { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }
         let signins = state.signins.sorted { ($0.key.provider, $0.key.outcome) < ($1.key.provider, $1.key.outcome) }
+        let events = state.events.sorted { $0.key < $1.key }
         let lines =
             Self.counter(
                 "authlog_http_requests_total",
@@ -72,6 +83,11 @@ public final class ServerMetrics: Sendable {
                 "authlog_signins_total",
                 help: "Sign-in attempts, by provider and outcome.",
                 samples: signins.map { ([("provider", $0.key.provider), ("outcome", $0.key.outcome)], $0.value) }
+            )
+            + Self.counter(
+                "authlog_events_appended_total",
+                help: "Events this process appended to the log, by type (token.reuse_detected, session.revoked, …).",
+                samples: events.map { ([("type", $0.key)], $0.value) }
             )
             + Self.histogram(
                 "authlog_sequencer_batch_events",

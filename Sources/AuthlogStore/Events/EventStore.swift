@@ -10,11 +10,19 @@ public final class EventStore: Sendable {
     /// The process's sealer.
     public let sealer: Sealer
     private let writer: GroupCommitWriter
+    private let appendObserver: (@Sendable ([EventType]) -> Void)?
 
     /// Creates a store over `pool`. Batches hold at most `maximumBatchEvents` events; `batchObserver`, when
-    /// given, hears the number of events of every batch before it is written (for metrics).
-    public init(pool: ConnectionPool, maximumBatchEvents: Int = 4000, batchObserver: (@Sendable (Int) -> Void)? = nil) {
+    /// given, hears the number of events of every batch before it is written, and `appendObserver` the types
+    /// of the events each command stored (not those found stored already), after the commit (for metrics).
+    public init(
+        pool: ConnectionPool,
+        maximumBatchEvents: Int = 4000,
+        batchObserver: (@Sendable (Int) -> Void)? = nil,
+        appendObserver: (@Sendable ([EventType]) -> Void)? = nil
+    ) {
         self.pool = pool
+        self.appendObserver = appendObserver
         self.sealer = Sealer(pool: pool)
         self.writer = GroupCommitWriter(
             pool: pool,
@@ -33,7 +41,15 @@ public final class EventStore: Sendable {
         guard let result = await self.writer.submit([prepared]).first else {
             throw StoreError(.server, "the writer returned no result")
         }
-        return try result.get()
+        let appended = try result.get()
+        self.observe(prepared, appended)
+        return appended
+    }
+
+    /// Tells the append observer which of `command`'s events were stored.
+    private func observe(_ command: AppendCommand, _ result: AppendResult) {
+        guard let observer = self.appendObserver else { return }
+        observer(zip(command.events, result.events).filter { !$0.1.wasAlreadyStored }.map(\.0.type))
     }
 
     /// Appends one event.
@@ -56,9 +72,14 @@ public final class EventStore: Sendable {
             }
         }
         var written = await self.writer.submit(valid)[...]
+        var submitted = valid[...]
         return commands.indices.map { index in
             if let failure = failures[index] { return .failure(failure) }
-            return written.popFirst() ?? .failure(StoreError(.server, "the writer returned no result"))
+            let result = written.popFirst() ?? .failure(StoreError(.server, "the writer returned no result"))
+            if let command = submitted.popFirst(), case .success(let appended) = result {
+                self.observe(command, appended)
+            }
+            return result
         }
     }
 
