@@ -22,8 +22,7 @@ struct EvidenceCollector {
         let failures = try await report(.failures, by: [.reason])
         let sessions = try await report(.sessions, by: [.provider])
         let verifier = try self.key.verifier()
-        let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
-        let progress = ProgressLine(label: "verifying the log:", total: head)
+        let progress = try await ProgressLine.overLog(label: "verifying the log:", on: connection)
         let outcome = try await reportingStoreErrors {
             try await LogVerifier(key: verifier).verify(on: connection, outside: nil) { progress.update($0) }
         }

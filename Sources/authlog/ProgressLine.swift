@@ -1,3 +1,4 @@
+import AuthlogStore
 import Foundation
 
 #if canImport(Glibc)
@@ -7,9 +8,10 @@ import Glibc
 /// A one-line progress display on standard error for long runs (`verify`, `rebuild`, `export`, the HTML
 /// report's verification): position, rate and, when the end is known, the estimated time left. It is shown
 /// only when standard error is a terminal; otherwise nothing extra is printed. At most four updates a second.
+///
+/// `@unchecked Sendable`: the mutable state below is only touched while `lock` is held; the callbacks come
+/// from the connection's thread while the command waits.
 final class ProgressLine: @unchecked Sendable {
-    // @unchecked: the mutable state below is only touched under `lock`; the callbacks come from the
-    // connection's thread while the command waits.
     private let label: String
     private let total: Int64?
     private let isTerminal: Bool
@@ -17,6 +19,12 @@ final class ProgressLine: @unchecked Sendable {
     private var start: (time: ContinuousClock.Instant, position: Int64)?
     private var lastShown = ContinuousClock.now
     private var shownAnything = false
+
+    /// A progress line for a run over the whole sealed log: its total is the log's head, read now.
+    static func overLog(label: String, on connection: Connection) async throws -> ProgressLine {
+        let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
+        return ProgressLine(label: label, total: head)
+    }
 
     /// `total` is the position the run ends at (the log's head), when known.
     init(label: String, total: Int64? = nil) {

@@ -15,8 +15,7 @@ struct RebuildCommand: AsyncParsableCommand {
 
     func run() async throws {
         let connection = try await self.database.connect()
-        let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
-        let progress = ProgressLine(label: "replayed", total: head)
+        let progress = try await ProgressLine.overLog(label: "replayed", on: connection)
         let rebuilder = ProjectionRebuilder()
         let differences = try await reportingStoreErrors {
             self.check

@@ -33,8 +33,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let verifier = try self.key.verifier()
         let connection = try await self.database.connect()
-        let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
-        let progress = ProgressLine(label: "verified", total: head)
+        let progress = try await ProgressLine.overLog(label: "verified", on: connection)
         let report = try await reportingStoreErrors {
             try await LogVerifier(key: verifier).verify(on: connection, outside: outside) { progress.update($0) }
         }
