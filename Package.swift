@@ -137,7 +137,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthlogCryptoTests",
-            dependencies: ["AuthlogCrypto", "AuthlogCore"],
+            dependencies: ["AuthlogCrypto", "AuthlogCore", "AuthlogTesting"],
             exclude: ["Python"],
             swiftSettings: strictSettings
         ),

@@ -36,16 +36,22 @@ struct AccountCommandTests {
             ])
         )
         try await Task.sleep(for: .milliseconds(1_100))
-        let first = try CLIProcess.run(["sessions", "expire", "--config", config], databaseURL: database.conninfo)
+        let first = try await CLIProcess.run(
+            ["sessions", "expire", "--config", config],
+            databaseURL: database.conninfo
+        )
         #expect(first.status == 0)
         #expect(first.stdout == "expired \(active) session\(active == 1 ? "" : "s")\n")
-        let second = try CLIProcess.run(["sessions", "expire", "--config", config], databaseURL: database.conninfo)
+        let second = try await CLIProcess.run(
+            ["sessions", "expire", "--config", config],
+            databaseURL: database.conninfo
+        )
         #expect(second.stdout == "expired 0 sessions\n")
         #expect(try await database.scalar("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 0)
         #expect(
             try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'session.expired'") >= active
         )
-        #expect(try CLIProcess.run(["verify"], databaseURL: database.conninfo).status == 0)
+        #expect(try await CLIProcess.run(["verify"], databaseURL: database.conninfo).status == 0)
     }
 
     @Test func usersShowOpensPersonalDataAndShowsErasedOnceTheKeyIsDestroyed() async throws {
@@ -69,7 +75,7 @@ struct AccountCommandTests {
             )
         )
         let config = try Self.configuration(.members(["data_key": .string(Base64URL.encode(Self.dataKey))]))
-        let shown = try CLIProcess.run(
+        let shown = try await CLIProcess.run(
             ["users", "show", userID.lowercased, "--config", config],
             databaseURL: database.conninfo
         )
@@ -81,7 +87,7 @@ struct AccountCommandTests {
             try EventEnvelope(AccountDeleted(providerRevocations: [:]), stream: stream, userID: userID)
         )
         try await UserKeyStore(pool: pool).destroy(for: userID)
-        let erased = try CLIProcess.run(
+        let erased = try await CLIProcess.run(
             ["users", "show", userID.lowercased, "--config", config],
             databaseURL: database.conninfo
         )
@@ -90,6 +96,6 @@ struct AccountCommandTests {
         #expect(erased.stdout.contains("email            [erased]"))
         #expect(erased.stdout.contains("identity         apple (released)"))
         #expect(!erased.stdout.contains("Jane"))
-        #expect(try CLIProcess.run(["users", "show", "not-a-uuid"], databaseURL: database.conninfo).status == 2)
+        #expect(try await CLIProcess.run(["users", "show", "not-a-uuid"], databaseURL: database.conninfo).status == 2)
     }
 }

@@ -25,8 +25,11 @@ struct AppendCommandTests {
         }
         var acknowledgedRanges: [[Int64]] = []
         for process in processes {
-            let output = String(decoding: process.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.process.waitUntilExit()
+            let output = String(
+                decoding: await ChildProcess.readToEnd(process.stdout.fileHandleForReading),
+                as: UTF8.self
+            )
+            await ChildProcess.waitForExit(process.process)
             #expect(process.process.terminationStatus == 0)
             acknowledgedRanges.append(
                 try output.split(separator: "\n").map { line in
@@ -41,7 +44,7 @@ struct AppendCommandTests {
         #expect(firstLast > secondFirst, "the two processes' batches interleaved")
         let stored = try await database.connect().query("SELECT position FROM authlog.events ORDER BY position")
         #expect(try stored.rows.map { try $0.decode(Int64.self, at: 0) } == Array(1...Int64(expected)))
-        let verify = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        let verify = try await CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(verify.status == 0)
         #expect(verify.stdout.hasPrefix("log intact: \(expected) events"))
     }
@@ -78,7 +81,7 @@ struct AppendCommandTests {
         #expect(stored >= acknowledgedLast, "every acknowledged event survived the kill")
         #expect(count == stored, "no gap")
         #expect(stored < Int64(events.count), "the process was killed before it finished")
-        let verify = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        let verify = try await CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(verify.status == 0, "\(verify.stdout)")
     }
 
@@ -92,7 +95,7 @@ struct AppendCommandTests {
             at: 4
         )
         lines.insert("", at: 5)
-        let output = try CLIProcess.run(
+        let output = try await CLIProcess.run(
             ["append"],
             input: lines.joined(separator: "\n"),
             databaseURL: database.conninfo
@@ -110,7 +113,7 @@ struct AppendCommandTests {
             {"type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:00Z","reason":"expired","provider":"apple","data":{"reason":"expired"}}
             {"type":"signin.failed","stream":"signin-apple","stream_version":5,"occurred_at":"2026-11-01T10:00:01Z","reason":"expired","provider":"apple","data":{"reason":"expired"}}
             """
-        let output = try CLIProcess.run(["append"], input: lines, databaseURL: database.conninfo)
+        let output = try await CLIProcess.run(["append"], input: lines, databaseURL: database.conninfo)
         #expect(output.status == 1)
         #expect(output.stderr.contains("line 2: wrong_expected_version"))
         #expect(try await database.scalar("SELECT count(*) FROM authlog.events") == 0)
@@ -120,8 +123,8 @@ struct AppendCommandTests {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 5)
         let input = jsonLines(traffic.events(count: 50))
-        let first = try CLIProcess.run(["append"], input: input, databaseURL: database.conninfo)
-        let second = try CLIProcess.run(["append"], input: input, databaseURL: database.conninfo)
+        let first = try await CLIProcess.run(["append"], input: input, databaseURL: database.conninfo)
+        let second = try await CLIProcess.run(["append"], input: input, databaseURL: database.conninfo)
         #expect(first.status == 0 && second.status == 0)
         let count = Int64(input.split(separator: "\n").count)
         #expect(first.stdout.contains("\"stored\":\(count)"))
@@ -142,7 +145,7 @@ struct AppendCommandTests {
             of: #"{"reason":"expired"}"#,
             with: #"{"reason":"expired","note":""# + String(repeating: "y", count: 300_000) + #""}"#
         )
-        let output = try CLIProcess.run(
+        let output = try await CLIProcess.run(
             ["append"],
             input: [good, yearZero, bigData, overlong].joined(separator: "\n"),
             databaseURL: database.conninfo
@@ -164,7 +167,7 @@ struct AppendCommandTests {
             #"{"type":"signin.failed","stream":"signin-apple",\#(version)"occurred_at":"2026-11-01T10:00:0\#(second)Z","reason":"expired","provider":"apple","data":{"reason":"expired"}}"#
         }
         let input = [line(1, ""), line(2, ""), line(3, #""stream_version":9,"#), line(4, ""), line(5, "")]
-        let output = try CLIProcess.run(
+        let output = try await CLIProcess.run(
             ["append", "--batch-size", "2"],
             input: input.joined(separator: "\n"),
             databaseURL: database.conninfo

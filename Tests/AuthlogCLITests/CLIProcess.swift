@@ -1,3 +1,4 @@
+import AuthlogTesting
 import Foundation
 
 #if canImport(Glibc)
@@ -23,19 +24,17 @@ struct CLIProcess {
         var stderr: String
     }
 
-    /// Runs `authlog arguments…` with `input` on standard input and waits for it.
-    static func run(_ arguments: [String], input: String = "", databaseURL: String) throws -> Output {
-        let process = try self.start(arguments, databaseURL: databaseURL)
-        process.stdin.fileHandleForWriting.write(Data(input.utf8))
-        try process.stdin.fileHandleForWriting.close()
-        let stdout = process.stdout.fileHandleForReading.readDataToEndOfFile()
-        let stderr = process.stderr.fileHandleForReading.readDataToEndOfFile()
-        process.process.waitUntilExit()
-        return Output(
-            status: process.process.terminationStatus,
-            stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self)
+    /// Runs `authlog arguments…` with `input` on standard input and waits for it, off the cooperative threads.
+    static func run(_ arguments: [String], input: String = "", databaseURL: String) async throws -> Output {
+        var environment = ProcessInfo.processInfo.environment
+        environment["AUTHLOG_DATABASE_URL"] = databaseURL
+        let output = try await ChildProcess.run(
+            self.executable,
+            arguments,
+            environment: environment,
+            input: Data(input.utf8)
         )
+        return Output(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
     /// A running `authlog` with its pipes.

@@ -14,7 +14,10 @@ struct ExportAndAPIKeyCommandTests {
         for _ in 0..<40 { _ = await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
         let total = try await database.scalar("SELECT size FROM authlog.log_head")
 
-        let first = try CLIProcess.run(["export", "--after", "0", "--limit", "25"], databaseURL: database.conninfo)
+        let first = try await CLIProcess.run(
+            ["export", "--after", "0", "--limit", "25"],
+            databaseURL: database.conninfo
+        )
         #expect(first.status == 0, "\(first.stderr)")
         let firstLines = first.stdout.split(separator: "\n")
         #expect(firstLines.count == 25)
@@ -22,7 +25,7 @@ struct ExportAndAPIKeyCommandTests {
 
         // The first export's own audit.accessed is sealed after position `total`; the second run exports
         // everything from 25 up to its own start, which includes it.
-        let rest = try CLIProcess.run(["export", "--after", "25"], databaseURL: database.conninfo)
+        let rest = try await CLIProcess.run(["export", "--after", "25"], databaseURL: database.conninfo)
         #expect(rest.status == 0, "\(rest.stderr)")
         let restLines = rest.stdout.split(separator: "\n")
         let positions = try (firstLines + restLines).map { line in
@@ -35,7 +38,7 @@ struct ExportAndAPIKeyCommandTests {
         #expect(last["data"]?["query"]?.stringValue == "export after=0 through=\(total) limit=25")
         #expect(last["leaf_hash"]?.stringValue?.count == 64)
 
-        let prove = try CLIProcess.run(
+        let prove = try await CLIProcess.run(
             ["prove", "--position", "3", "--tree-size", "10"],
             databaseURL: database.conninfo
         )
@@ -44,10 +47,10 @@ struct ExportAndAPIKeyCommandTests {
             "SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed' AND data->>'actor' LIKE 'os:%' AND data->>'query' = 'proof inclusion position=3 tree_size=10'"
         )
         #expect(provedRead == 1, "authlog prove records the proof it printed")
-        let beyond = try CLIProcess.run(["export", "--after", "100000"], databaseURL: database.conninfo)
+        let beyond = try await CLIProcess.run(["export", "--after", "100000"], databaseURL: database.conninfo)
         #expect(beyond.status == 1)
         #expect(beyond.stderr.contains("lies beyond it"))
-        let badType = try CLIProcess.run(["export", "--type", "nope"], databaseURL: database.conninfo)
+        let badType = try await CLIProcess.run(["export", "--type", "nope"], databaseURL: database.conninfo)
         #expect(badType.status == 2)
         let accessed = try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed'")
         #expect(accessed == 3, "one record per export and proof that read the log; refused runs read nothing")
@@ -55,7 +58,7 @@ struct ExportAndAPIKeyCommandTests {
 
     @Test func apiKeysAreShownOnceListedWithoutTheKeyAndRevoked() async throws {
         let database = try await TestDatabase.make()
-        let created = try CLIProcess.run(
+        let created = try await CLIProcess.run(
             ["keys", "create-api-key", "--name", "siem", "--scope", "audit"],
             databaseURL: database.conninfo
         )
@@ -66,25 +69,25 @@ struct ExportAndAPIKeyCommandTests {
             "SELECT count(*) FROM authlog.api_keys WHERE key_hash = sha256(convert_to(\(key), 'UTF8')) AND name = 'siem'"
         )
         #expect(stored == 1, "only the SHA-256 of the key is stored")
-        let again = try CLIProcess.run(
+        let again = try await CLIProcess.run(
             ["keys", "create-api-key", "--name", "siem", "--scope", "admin"],
             databaseURL: database.conninfo
         )
         #expect(again.status == 1 && again.stderr.contains("exists already"))
-        let badScope = try CLIProcess.run(
+        let badScope = try await CLIProcess.run(
             ["keys", "create-api-key", "--name", "x", "--scope", "root"],
             databaseURL: database.conninfo
         )
         #expect(badScope.status == 2)
 
-        let listed = try CLIProcess.run(["keys", "list"], databaseURL: database.conninfo)
+        let listed = try await CLIProcess.run(["keys", "list"], databaseURL: database.conninfo)
         #expect(listed.stdout.contains("siem") && listed.stdout.contains("audit"))
         #expect(!listed.stdout.contains(key), "the key is never shown again")
-        let revoked = try CLIProcess.run(["keys", "revoke", "siem"], databaseURL: database.conninfo)
+        let revoked = try await CLIProcess.run(["keys", "revoke", "siem"], databaseURL: database.conninfo)
         #expect(revoked.status == 0)
-        let twice = try CLIProcess.run(["keys", "revoke", "siem"], databaseURL: database.conninfo)
+        let twice = try await CLIProcess.run(["keys", "revoke", "siem"], databaseURL: database.conninfo)
         #expect(twice.status == 1)
-        let after = try CLIProcess.run(["keys", "list"], databaseURL: database.conninfo)
+        let after = try await CLIProcess.run(["keys", "list"], databaseURL: database.conninfo)
         let row = try #require(after.stdout.split(separator: "\n").first { $0.hasPrefix("siem") })
         #expect(!row.hasSuffix("-"), "the revocation time is listed: \(row)")
     }
@@ -101,7 +104,7 @@ struct ExportAndAPIKeyCommandTests {
         )
         let user = try row.decode(String.self, at: 0)
         let count = try row.decode(Int64.self, at: 1)
-        let listed = try CLIProcess.run(["sessions", user], databaseURL: database.conninfo)
+        let listed = try await CLIProcess.run(["sessions", user], databaseURL: database.conninfo)
         #expect(listed.status == 0, "\(listed.stderr)")
         let lines = listed.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("session") == true, "a header")
@@ -110,7 +113,7 @@ struct ExportAndAPIKeyCommandTests {
             "SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed' AND data->>'query' = \("sessions user_id=" + user)"
         )
         #expect(recorded == 1)
-        let bad = try CLIProcess.run(["sessions", "not-a-uuid"], databaseURL: database.conninfo)
+        let bad = try await CLIProcess.run(["sessions", "not-a-uuid"], databaseURL: database.conninfo)
         #expect(bad.status == 2)
     }
 }

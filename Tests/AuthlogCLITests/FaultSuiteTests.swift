@@ -65,7 +65,7 @@ struct FaultSuiteTests {
         label: String
     ) async throws -> LedgerCheck {
         let check = try await LedgerCheck.make(ledger: ledger, conninfo: conninfo)
-        let verify = try CLIProcess.run(["verify"], databaseURL: conninfo)
+        let verify = try await CLIProcess.run(["verify"], databaseURL: conninfo)
         let answers = await ledger.answers
         print(
             "\(label): sign-ins acknowledged \(check.acknowledgedSignins), refreshes acknowledged "

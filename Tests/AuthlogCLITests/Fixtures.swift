@@ -25,9 +25,9 @@ func jsonLines(_ events: [EventEnvelope]) -> String {
 
 /// A fresh directory with keys made by `authlog keys generate` for the log `auth.test/log`, and a
 /// configuration file whose `log` section signs checkpoints with them.
-func checkpointKeyConfiguration(named prefix: String) throws -> (directory: String, config: String) {
+func checkpointKeyConfiguration(named prefix: String) async throws -> (directory: String, config: String) {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID())").path
-    let generated = try CLIProcess.run(
+    let generated = try await CLIProcess.run(
         ["keys", "generate", "--out", directory, "--origin", "auth.test/log"],
         databaseURL: "postgresql:///unused"
     )

@@ -10,9 +10,9 @@ import Testing
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct LogCommandTests {
     /// A fresh directory with keys made by `authlog keys generate`.
-    private func keys(origin: String = "auth.test/log") throws -> (directory: String, output: String) {
+    private func keys(origin: String = "auth.test/log") async throws -> (directory: String, output: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-keys-\(UUID())").path
-        let generated = try CLIProcess.run(
+        let generated = try await CLIProcess.run(
             ["keys", "generate", "--out", directory, "--origin", origin],
             databaseURL: "postgresql:///unused"
         )
@@ -20,8 +20,8 @@ struct LogCommandTests {
         return (directory, generated.stdout)
     }
 
-    @Test func keysGenerateWritesPrivateKeysOnlyTheOwnerCanReadAndNeverOverwrites() throws {
-        let (directory, output) = try self.keys()
+    @Test func keysGenerateWritesPrivateKeysOnlyTheOwnerCanReadAndNeverOverwrites() async throws {
+        let (directory, output) = try await self.keys()
         for name in ["access-token-es256.pem", "checkpoint-ed25519.pem"] {
             let attributes = try FileManager.default.attributesOfItem(atPath: "\(directory)/\(name)")
             #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(name) is 0600")
@@ -29,14 +29,17 @@ struct LogCommandTests {
         let verifierKey = try String(contentsOfFile: "\(directory)/checkpoint.vkey", encoding: .utf8)
         #expect(verifierKey.hasPrefix("auth.test/log+"))
         #expect(output.contains(verifierKey.trimmingCharacters(in: .newlines)))
-        let again = try CLIProcess.run(["keys", "generate", "--out", directory], databaseURL: "postgresql:///unused")
+        let again = try await CLIProcess.run(
+            ["keys", "generate", "--out", directory],
+            databaseURL: "postgresql:///unused"
+        )
         #expect(again.status == 1)
         #expect(again.stderr.contains("exists; not overwriting it"))
     }
 
     @Test func serveSignsCheckpointsAndAnAuditorChecksThem() async throws {
         let database = try await TestDatabase.make()
-        let (directory, _) = try self.keys()
+        let (directory, _) = try await self.keys()
         let notes = directory + "/notes"
         let configuration = JSONValue.object([
             (
@@ -110,7 +113,7 @@ struct LogCommandTests {
             try await database.connect().query("SELECT event_id::text FROM authlog.events WHERE position = 2").first?
                 .decode(String.self, at: 0)
         )
-        let proved = try CLIProcess.run(["prove", eventID], databaseURL: database.conninfo)
+        let proved = try await CLIProcess.run(["prove", eventID], databaseURL: database.conninfo)
         #expect(proved.status == 0, "\(proved.stderr)")
         let proof = try JSONParser().parse(Array(proved.stdout.utf8))
         #expect(proof["position"] == .number("2"))
@@ -124,18 +127,18 @@ struct LogCommandTests {
         #expect(proof["root_hash"]?.stringValue == String(namedLines[2]), "the proof is against the named root")
         let outside = directory + "/kept.note"
         try Data(note.utf8).write(to: URL(fileURLWithPath: outside))
-        let verified = try CLIProcess.run(
+        let verified = try await CLIProcess.run(
             ["verify", "--config", configFile, "--checkpoint", outside],
             databaseURL: database.conninfo
         )
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
         #expect(verified.stdout.hasPrefix("log intact: "))
-        let byVerifierKey = try CLIProcess.run(
+        let byVerifierKey = try await CLIProcess.run(
             ["verify", "--verifier-key", "\(directory)/checkpoint.vkey", "--checkpoint", outside],
             databaseURL: database.conninfo
         )
         #expect(byVerifierKey.status == 0, "\(byVerifierKey.stdout)")
-        let signed = try CLIProcess.run(["checkpoint", "--config", configFile], databaseURL: database.conninfo)
+        let signed = try await CLIProcess.run(["checkpoint", "--config", configFile], databaseURL: database.conninfo)
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(signed.stdout.hasPrefix("auth.test/log\n"))
         #expect(try await database.scalar("SELECT count(*) FROM authlog.unsealed_events") == 0)
@@ -167,7 +170,7 @@ struct LogCommandTests {
         #expect(
             try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'signin.succeeded'") == 5
         )
-        let verified = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        let verified = try await CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(verified.status == 0, "\(verified.stdout)")
     }
 }

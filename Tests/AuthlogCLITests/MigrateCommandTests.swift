@@ -13,7 +13,7 @@ struct MigrateCommandTests {
         try await Connection.connect(cluster.conninfo).execute(
             "CREATE ROLE migrator LOGIN; GRANT CREATE ON DATABASE authlog TO migrator"
         )
-        let run = try CLIProcess.run(["migrate"], databaseURL: cluster.conninfo + " user=migrator")
+        let run = try await CLIProcess.run(["migrate"], databaseURL: cluster.conninfo + " user=migrator")
         #expect(run.status == 1)
         #expect(
             run.stderr == "authlog: authlog migrate needs the CREATEROLE privilege to create the roles authlog_app and "
@@ -25,7 +25,7 @@ struct MigrateCommandTests {
         try await Connection.connect(cluster.conninfo).execute(
             "CREATE ROLE authlog_app NOLOGIN; CREATE ROLE authlog_reader NOLOGIN"
         )
-        let again = try CLIProcess.run(["migrate"], databaseURL: cluster.conninfo + " user=migrator")
+        let again = try await CLIProcess.run(["migrate"], databaseURL: cluster.conninfo + " user=migrator")
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("applied 0001_create_events"))
     }

@@ -48,7 +48,7 @@ struct ReportCommandTests {
             if !expected.isEmpty { nonEmptyRanges += 1 }
             let arguments = ["report", "signins", "--since", since, "--until", until]
 
-            let json = try CLIProcess.run(arguments + ["--format", "json"], databaseURL: database.conninfo)
+            let json = try await CLIProcess.run(arguments + ["--format", "json"], databaseURL: database.conninfo)
             #expect(json.status == 0, "\(json.stderr)")
             let document = try JSONParser().parse(json.stdout)
             guard case .array(let rows) = document["rows"] else {
@@ -65,7 +65,7 @@ struct ReportCommandTests {
                 #expect(row["failed"] == .number(String(counts?.failed ?? -1)))
             }
 
-            let csv = try CLIProcess.run(arguments + ["--format", "csv"], databaseURL: database.conninfo)
+            let csv = try await CLIProcess.run(arguments + ["--format", "csv"], databaseURL: database.conninfo)
             #expect(csv.status == 0, "\(csv.stderr)")
             let csvLines = csv.stdout.split(separator: "\n")
             #expect(csvLines.first == "provider,succeeded,failed")
@@ -73,7 +73,7 @@ struct ReportCommandTests {
                 Set(csvLines.dropFirst()) == Set(expected.map { "\($0.key),\($0.value.succeeded),\($0.value.failed)" })
             )
 
-            let table = try CLIProcess.run(arguments, databaseURL: database.conninfo)
+            let table = try await CLIProcess.run(arguments, databaseURL: database.conninfo)
             #expect(table.status == 0, "\(table.stderr)")
             let tableLines = table.stdout.split(separator: "\n").map(String.init)
             try #require(tableLines.count > 2, "a table has a title, a header and rows: \(table.stdout)")
@@ -102,7 +102,7 @@ struct ReportCommandTests {
 
     @Test func aBadDateIsAUsageError() async throws {
         let database = try await TestDatabase.make()
-        let output = try CLIProcess.run(["report", "--since", "last tuesday"], databaseURL: database.conninfo)
+        let output = try await CLIProcess.run(["report", "--since", "last tuesday"], databaseURL: database.conninfo)
         #expect(output.status == 2)
         #expect(output.stderr.contains("since must be a date (2026-11-01) or an ISO 8601 time"))
         for (arguments, message) in [
@@ -111,7 +111,7 @@ struct ReportCommandTests {
             (["report", "failures", "--by", "day,week"], "by: unknown dimension \"week\""),
             (["report", "--since", "2026-11-02", "--until", "2026-11-01"], "since must be before until"),
         ] {
-            let refused = try CLIProcess.run(arguments, databaseURL: database.conninfo)
+            let refused = try await CLIProcess.run(arguments, databaseURL: database.conninfo)
             #expect(refused.status == 2, "\(arguments)")
             #expect(refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
         }
@@ -146,13 +146,13 @@ struct ReportCommandTests {
             )
             let report = try await query.run(on: connection)
             #expect(!report.rows.isEmpty, "\(kind) \(by ?? "")")
-            let json = try CLIProcess.run(arguments + ["--format", "json"], databaseURL: database.conninfo)
+            let json = try await CLIProcess.run(arguments + ["--format", "json"], databaseURL: database.conninfo)
             #expect(json.status == 0, "\(json.stderr)")
             #expect(try JSONParser().parse(json.stdout).canonicalText == ReportText.json(report).canonicalText)
-            let csv = try CLIProcess.run(arguments + ["--format", "csv"], databaseURL: database.conninfo)
+            let csv = try await CLIProcess.run(arguments + ["--format", "csv"], databaseURL: database.conninfo)
             #expect(csv.stdout == ReportText.csv(report))
             #expect(csv.stdout.hasPrefix(report.header.joined(separator: ",") + "\n"))
-            let table = try CLIProcess.run(arguments, databaseURL: database.conninfo)
+            let table = try await CLIProcess.run(arguments, databaseURL: database.conninfo)
             #expect(table.stdout == ReportText.table(report))
         }
     }
@@ -165,8 +165,8 @@ struct ReportCommandTests {
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 1500)))
         try await store.sealPending()
-        let (directory, configFile) = try checkpointKeyConfiguration(named: "authlog-html")
-        let signed = try CLIProcess.run(["checkpoint", "--config", configFile], databaseURL: database.conninfo)
+        let (directory, configFile) = try await checkpointKeyConfiguration(named: "authlog-html")
+        let signed = try await CLIProcess.run(["checkpoint", "--config", configFile], databaseURL: database.conninfo)
         #expect(signed.status == 0, "\(signed.stderr)")
         let note = try #require(try await Checkpointer.stored(size: nil, on: database.connect())?.note)
 
@@ -174,7 +174,7 @@ struct ReportCommandTests {
             "report", "failures", "--since", "2026-10-01", "--until", "2026-10-20", "--format", "html",
             "--verifier-key", "\(directory)/checkpoint.vkey",
         ]
-        let html = try CLIProcess.run(arguments, databaseURL: database.conninfo)
+        let html = try await CLIProcess.run(arguments, databaseURL: database.conninfo)
         #expect(html.status == 0, "\(html.stderr)")
         let page = html.stdout
         #expect(page.hasPrefix("<!DOCTYPE html>"))

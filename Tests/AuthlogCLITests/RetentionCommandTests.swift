@@ -13,7 +13,7 @@ struct RetentionCommandTests {
     /// checkpoint note signed after the first 20 events.
     private func oldLog() async throws -> (database: TestDatabase, config: String, directory: String, early: String) {
         let database = try await TestDatabase.make()
-        let (directory, config) = try checkpointKeyConfiguration(named: "authlog-ret")
+        let (directory, config) = try await checkpointKeyConfiguration(named: "authlog-ret")
 
         let owner = try await database.connect()
         try await owner.execute("SELECT authlog.create_log_partitions('2024-01-01', '2024-03-01')")
@@ -30,7 +30,10 @@ struct RetentionCommandTests {
                 written += Int64(events.count)
             }
             if early.isEmpty {
-                let signed = try CLIProcess.run(["checkpoint", "--config", config], databaseURL: database.conninfo)
+                let signed = try await CLIProcess.run(
+                    ["checkpoint", "--config", config],
+                    databaseURL: database.conninfo
+                )
                 #expect(signed.status == 0, "\(signed.stderr)")
                 early = signed.stdout
             }
@@ -57,12 +60,12 @@ struct RetentionCommandTests {
         let (firstOfMarch, lastOfMarch) = try await self.positions(of: "2024-03-01", database)
         #expect(lastOfJanuary == 30 && firstOfMarch == 51 && lastOfMarch == 60, "each month one range of positions")
 
-        let tooShort = try CLIProcess.run(["retention", "apply", "--keep", "11months"], databaseURL: url)
+        let tooShort = try await CLIProcess.run(["retention", "apply", "--keep", "11months"], databaseURL: url)
         #expect(tooShort.status == 2)
         #expect(tooShort.stderr.contains("PCI DSS 10.5.1"), "\(tooShort.stderr)")
 
         // No checkpoint covers January yet: nothing goes.
-        let unsigned = try CLIProcess.run(
+        let unsigned = try await CLIProcess.run(
             ["retention", "apply", "--keep", "13months", "--exports", exports],
             databaseURL: url
         )
@@ -73,12 +76,12 @@ struct RetentionCommandTests {
         )
         #expect(try await database.scalar("SELECT count(*) FROM authlog.log_leaves") > 60)
 
-        let signed = try CLIProcess.run(["checkpoint", "--config", config], databaseURL: url)
+        let signed = try await CLIProcess.run(["checkpoint", "--config", config], databaseURL: url)
         #expect(signed.status == 0, "\(signed.stderr)")
         let keptOutside = directory + "/kept.note"
         try Data(early.utf8).write(to: URL(fileURLWithPath: keptOutside))
         // Signed, but not exported.
-        let unexported = try CLIProcess.run(
+        let unexported = try await CLIProcess.run(
             ["retention", "apply", "--keep", "13months", "--exports", exports, "--dry-run"],
             databaseURL: url
         )
@@ -86,7 +89,10 @@ struct RetentionCommandTests {
         #expect(unexported.stdout.contains("no export manifest"), "\(unexported.stdout)")
 
         for month in ["2024-01", "2024-02", "2024-03"] {
-            let exported = try CLIProcess.run(["export", "--month", month, "--output", exports], databaseURL: url)
+            let exported = try await CLIProcess.run(
+                ["export", "--month", month, "--output", exports],
+                databaseURL: url
+            )
             #expect(exported.status == 0, "\(exported.stderr)")
         }
         for name in ["authlog-events-2024-01.jsonl", "authlog-events-2024-01.manifest.json"] {
@@ -95,7 +101,7 @@ struct RetentionCommandTests {
         }
         let january = try String(contentsOfFile: exports + "/authlog-events-2024-01.jsonl", encoding: .utf8)
         #expect(january.split(separator: "\n").count == 30)
-        let current = try CLIProcess.run(
+        let current = try await CLIProcess.run(
             ["export", "--month", String(Timestamp.now().description.prefix(7)), "--output", exports],
             databaseURL: url
         )
@@ -107,7 +113,7 @@ struct RetentionCommandTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("\n".utf8))
         try handle.close()
-        let dry = try CLIProcess.run(
+        let dry = try await CLIProcess.run(
             ["retention", "apply", "--keep", "13months", "--exports", exports, "--dry-run"],
             databaseURL: url
         )
@@ -119,10 +125,10 @@ struct RetentionCommandTests {
             "a dry run drops nothing"
         )
 
-        let again = try CLIProcess.run(["export", "--month", "2024-02", "--output", exports], databaseURL: url)
+        let again = try await CLIProcess.run(["export", "--month", "2024-02", "--output", exports], databaseURL: url)
         #expect(again.status == 0)
         let headBefore = try await database.scalar("SELECT size FROM authlog.log_head")
-        let applied = try CLIProcess.run(
+        let applied = try await CLIProcess.run(
             ["retention", "apply", "--keep", "13months", "--exports", exports],
             databaseURL: url
         )
@@ -152,35 +158,35 @@ struct RetentionCommandTests {
         #expect(try await database.scalar("SELECT count(*) FROM authlog.events WHERE position > \(headBefore)") >= 1)
 
         // What remains verifies from the anchor (signature included), and proves.
-        let verified = try CLIProcess.run(
+        let verified = try await CLIProcess.run(
             ["verify", "--verifier-key", "\(directory)/checkpoint.vkey"],
             databaseURL: url
         )
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
         // A note older than the retained log cannot be checked any more: verify says so instead of passing.
-        let older = try CLIProcess.run(
+        let older = try await CLIProcess.run(
             ["verify", "--verifier-key", "\(directory)/checkpoint.vkey", "--checkpoint", keptOutside],
             databaseURL: url
         )
         #expect(older.status == 1)
         #expect(older.stdout.contains("predates the retained log"), "\(older.stdout) \(older.stderr)")
-        _ = try CLIProcess.run(["checkpoint", "--config", config], databaseURL: url)
-        let proved = try CLIProcess.run(["prove", "--position", "61"], databaseURL: url)
+        _ = try await CLIProcess.run(["checkpoint", "--config", config], databaseURL: url)
+        let proved = try await CLIProcess.run(["prove", "--position", "61"], databaseURL: url)
         #expect(proved.status == 0, "\(proved.stderr)")
         let proof = try JSONParser().parse(Array(proved.stdout.utf8))
         #expect(proof["position"] == .number("61"))
-        let gone = try CLIProcess.run(["prove", "--position", "12"], databaseURL: url)
+        let gone = try await CLIProcess.run(["prove", "--position", "12"], databaseURL: url)
         #expect(gone.status == 1)
         #expect(gone.stderr.contains("dropped by retention"), "\(gone.stderr)")
 
         // Reports over the dropped months say so.
-        let report = try CLIProcess.run(["report", "--since", "2024-01-01"], databaseURL: url)
+        let report = try await CLIProcess.run(["report", "--since", "2024-01-01"], databaseURL: url)
         #expect(report.status == 0, "\(report.stderr)")
         #expect(report.stdout.contains("events written through 2025-"), "\(report.stdout)")
         #expect(report.stdout.contains("were retained until"), "\(report.stdout)")
 
         // Nothing is left to drop, and nothing is recorded twice.
-        let twice = try CLIProcess.run(
+        let twice = try await CLIProcess.run(
             ["retention", "apply", "--keep", "13months", "--exports", exports],
             databaseURL: url
         )

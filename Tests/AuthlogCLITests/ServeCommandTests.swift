@@ -55,7 +55,7 @@ struct ServeCommandTests {
             kill(server.process.processIdentifier, SIGTERM)
             return await group.reduce(into: []) { $0.append($1) }
         }
-        server.process.waitUntilExit()
+        await ChildProcess.waitForExit(server.process)
         #expect(server.process.terminationStatus == 0)
         let answered = answers.compactMap { $0 }
         #expect(answered.allSatisfy { $0 == 200 }, "every request the server took was finished: \(answered)")

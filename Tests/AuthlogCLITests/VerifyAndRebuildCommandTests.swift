@@ -12,7 +12,7 @@ struct VerifyAndRebuildCommandTests {
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 100)))
         try await store.sealPending()
-        #expect(try CLIProcess.run(["verify"], databaseURL: database.conninfo).status == 0)
+        #expect(try await CLIProcess.run(["verify"], databaseURL: database.conninfo).status == 0)
         try await database.connect().execute(
             """
             BEGIN; ALTER TABLE authlog.event_records DISABLE TRIGGER USER;
@@ -21,7 +21,7 @@ struct VerifyAndRebuildCommandTests {
             ALTER TABLE authlog.event_records ENABLE TRIGGER USER; COMMIT
             """
         )
-        let output = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        let output = try await CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(output.status == 1)
         #expect(output.stdout == "log broken at position 42: edited: the event's contents do not match its digest\n")
     }
@@ -31,26 +31,22 @@ struct VerifyAndRebuildCommandTests {
     @Test func longRunsShowProgressOnATerminalAndNothingExtraOtherwise() async throws {
         let database = try await TestDatabase.make()
         try await SyntheticFailures.fill(conninfo: database.conninfo, count: 60_000)
-        let piped = try CLIProcess.run(["export"], databaseURL: database.conninfo)
+        let piped = try await CLIProcess.run(["export"], databaseURL: database.conninfo)
         #expect(piped.status == 0)
         #expect(
             piped.stderr.hasPrefix("authlog: next: 600") && piped.stderr.split(separator: "\n").count == 1,
             "nothing but the cursor when standard error is not a terminal: \(piped.stderr)"
         )
 
-        let script = Process()
-        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        script.arguments = ["-qfec", "'\(CLIProcess.executable)' export > /dev/null", "/dev/null"]
         var environment = ProcessInfo.processInfo.environment
         environment["AUTHLOG_DATABASE_URL"] = database.conninfo
-        script.environment = environment
-        let output = Pipe()
-        script.standardOutput = output
-        script.standardInput = FileHandle.nullDevice
-        try script.run()
-        let terminal = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        script.waitUntilExit()
-        #expect(script.terminationStatus == 0, "\(terminal)")
+        let script = try await ChildProcess.run(
+            "/usr/bin/script",
+            ["-qfec", "'\(CLIProcess.executable)' export > /dev/null", "/dev/null"],
+            environment: environment
+        )
+        let terminal = script.stdout
+        #expect(script.status == 0, "\(terminal)")
         #expect(terminal.contains(" of 600"), "\(terminal.suffix(300))")
         #expect(terminal.contains(" events/s"))
         #expect(terminal.contains("left"))
@@ -63,31 +59,34 @@ struct VerifyAndRebuildCommandTests {
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 500)))
         try await store.sealPending()
-        let clean = try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
+        let clean = try await CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
         #expect(clean.status == 0)
         #expect(clean.stdout == "projections match the events\n")
         try await database.connect().execute(
             "UPDATE authlog.signins_daily SET signins = signins + 1 WHERE provider = 'apple'"
         )
-        let dirty = try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
+        let dirty = try await CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)
         #expect(dirty.status == 1)
         #expect(dirty.stdout.hasPrefix("signins_daily: "))
         #expect(dirty.stdout.contains("live only:"))
-        let repaired = try CLIProcess.run(["rebuild"], databaseURL: database.conninfo)
+        let repaired = try await CLIProcess.run(["rebuild"], databaseURL: database.conninfo)
         #expect(repaired.status == 0)
-        #expect(try CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo).status == 0)
+        #expect(try await CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo).status == 0)
     }
 
     @Test func anUnmigratedDatabaseIsRefusedAndAnUnreachableOneExitsThree() async throws {
         let database = try await TestDatabase.make(migrated: false)
-        let unmigrated = try CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        let unmigrated = try await CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(unmigrated.status == 1)
         #expect(unmigrated.stderr.contains("run `authlog migrate` first"))
-        let migrate = try CLIProcess.run(["migrate"], databaseURL: database.conninfo)
+        let migrate = try await CLIProcess.run(["migrate"], databaseURL: database.conninfo)
         #expect(migrate.stdout.contains("applied 0001_create_events"))
-        let again = try CLIProcess.run(["migrate"], databaseURL: database.conninfo)
+        let again = try await CLIProcess.run(["migrate"], databaseURL: database.conninfo)
         #expect(again.stdout == "schema is up to date\n")
-        let unreachable = try CLIProcess.run(["verify"], databaseURL: "host=/nonexistent port=1 connect_timeout=1")
+        let unreachable = try await CLIProcess.run(
+            ["verify"],
+            databaseURL: "host=/nonexistent port=1 connect_timeout=1"
+        )
         #expect(unreachable.status == 3)
     }
 }

@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogTesting
 import Foundation
 import Testing
 
@@ -8,8 +9,8 @@ import Testing
 @Suite(.enabled(if: CrossCheck.isAvailable))
 struct CrossCheckTests {
     @Test(arguments: [SignatureAlgorithm.rs256, .es256, .edDSA])
-    func tokensSignedByJoserfcVerifyHere(algorithm: SignatureAlgorithm) throws {
-        let output = try CrossCheck.run(["sign", algorithm.rawValue])
+    func tokensSignedByJoserfcVerifyHere(algorithm: SignatureAlgorithm) async throws {
+        let output = try await CrossCheck.run(["sign", algorithm.rawValue])
         let document = try JSONParser().parse(output.stdout)
         let jwk = try JWK(json: try #require(document["jwk"]))
         let token = try #require(document["token"]?.stringValue)
@@ -19,7 +20,7 @@ struct CrossCheckTests {
     }
 
     @Test(arguments: [SignatureAlgorithm.rs256, .es256, .edDSA])
-    func tokensSignedHereVerifyInJoserfc(algorithm: SignatureAlgorithm) throws {
+    func tokensSignedHereVerifyInJoserfc(algorithm: SignatureAlgorithm) async throws {
         let key = try PrivateKey.generate(for: algorithm)
         let token = try JWSSigner(key: key, kid: "authlog").sign(
             .object([("sub", .string("signed-by-authlog")), ("iat", .number("1795266374"))]),
@@ -28,7 +29,7 @@ struct CrossCheckTests {
         let request = JSONValue.object([
             ("jwk", try JWK(key: key.publicKey(), kid: "authlog").json()), ("token", .string(token)),
         ])
-        let output = try CrossCheck.run(["verify", algorithm.rawValue], input: request.canonicalText)
+        let output = try await CrossCheck.run(["verify", algorithm.rawValue], input: request.canonicalText)
         #expect(output.status == 0, "joserfc refused: \(output.stderr)")
         #expect(try JSONParser().parse(output.stdout)["sub"] == .string("signed-by-authlog"))
 
@@ -37,7 +38,7 @@ struct CrossCheckTests {
         let tampered = JSONValue.object([
             ("jwk", try JWK(key: key.publicKey(), kid: "authlog").json()), ("token", .string(forged)),
         ])
-        #expect(try CrossCheck.run(["verify", algorithm.rawValue], input: tampered.canonicalText).status == 1)
+        #expect(try await CrossCheck.run(["verify", algorithm.rawValue], input: tampered.canonicalText).status == 1)
     }
 }
 
@@ -49,7 +50,18 @@ enum CrossCheck {
     /// Whether python3 with joserfc is here; under `CI=true` the suite runs regardless and fails without it.
     static var isAvailable: Bool {
         if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
-        let available = (try? self.run(["-c", "import joserfc"], script: nil).status) == 0
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import joserfc"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        // A quick probe, run once when the suite is enabled, before any test holds a thread.
+        let available =
+            (try? probe.run()) != nil
+            && {
+                probe.waitUntilExit()
+                return probe.terminationStatus == 0
+            }()
         if !available { print("skipping the joserfc cross-check: python3 with joserfc is not installed") }
         return available
     }
@@ -60,26 +72,18 @@ enum CrossCheck {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], input: String = "", script: String? = CrossCheck.script) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + (script.map { [$0] } ?? []) + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus,
-            stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self)
+    static func run(
+        _ arguments: [String],
+        input: String = "",
+        script: String? = CrossCheck.script
+    ) async throws
+        -> Output
+    {
+        let output = try await ChildProcess.run(
+            "/usr/bin/env",
+            ["python3"] + (script.map { [$0] } ?? []) + arguments,
+            input: Data(input.utf8)
         )
+        return Output(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 }

@@ -9,15 +9,15 @@ struct AlertRulesTests {
     static let rulesFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../deploy/alerts.yml").standardizedFileURL
 
-    @Test(.enabled(if: Promtool.isAvailable)) func promtoolChecksTheRules() throws {
-        let output = try Promtool.run(["check", "rules", Self.rulesFile.path])
+    @Test(.enabled(if: Promtool.isAvailable)) func promtoolChecksTheRules() async throws {
+        let output = try await Promtool.run(["check", "rules", Self.rulesFile.path])
         #expect(output.status == 0, "promtool check rules: \(output.text)")
         #expect(output.text.contains("SUCCESS"), "\(output.text)")
     }
 
     /// promtool's unit tests of the rules, on series named as /metrics names them. Annotations are dropped
     /// from a copy of the rules, so that the cases pin the alerts and their labels, not their wording.
-    @Test(.enabled(if: Promtool.isAvailable)) func theRulesFireOnTheirSignalsAndNotOnQuietSeries() throws {
+    @Test(.enabled(if: Promtool.isAvailable)) func theRulesFireOnTheirSignalsAndNotOnQuietSeries() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "authlog-alerts-" + UUID().uuidString
         )
@@ -30,7 +30,7 @@ struct AlertRulesTests {
             encoding: .utf8
         )
         try Self.ruleCases.write(to: directory.appendingPathComponent("cases.yml"), atomically: true, encoding: .utf8)
-        let output = try Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
+        let output = try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
         #expect(output.status == 0, "promtool test rules: \(output.text)")
     }
 
@@ -319,17 +319,9 @@ enum Promtool {
 
     /// Runs promtool with `arguments`; stdout and stderr together.
     /// - Throws: when promtool is missing or cannot be started.
-    static func run(_ arguments: [String]) throws -> Output {
+    static func run(_ arguments: [String]) async throws -> Output {
         guard let path = Self.path else { throw Missing() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, text: String(decoding: data, as: UTF8.self))
+        let output = try await ChildProcess.run(path, arguments, mergingErrors: true)
+        return Output(status: output.status, text: output.stdout)
     }
 }

@@ -11,7 +11,7 @@ import Testing
 @Suite(.enabled(if: TestDatabase.isAvailable && GoChecker.isWanted), .serialized)
 struct IndependentProofTests {
     @Test func everyTreeSizeFromOneTo300() async throws {
-        let checker = try GoChecker.build()
+        let checker = try await GoChecker.build()
         let database = try await TestDatabase.make()
         let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 3))
         let signer = try NoteSigner(name: "authlog.test/log", key: try PrivateKey.generate(for: .edDSA))
@@ -45,7 +45,7 @@ struct IndependentProofTests {
                 consistency.append(Self.json(try await LogProofs.consistency(from: from, to: treeSize, on: connection)))
             }
         }
-        let output = try checker.check(
+        let output = try await checker.check(
             verifierKey: signer.verifier.verifierKey,
             notes: notes,
             inclusion: inclusion,
@@ -58,7 +58,7 @@ struct IndependentProofTests {
     }
 
     @Test func randomTreeSizesUpTo100000() async throws {
-        let checker = try GoChecker.build()
+        let checker = try await GoChecker.build()
         let database = try await TestDatabase.make()
         // 100,000 committed rows made with SQL (their digests are random: proofs do not read the contents),
         // queued as the writers queue them, then sealed by the sealer.
@@ -92,7 +92,7 @@ struct IndependentProofTests {
             let from = Int64.random(in: 1...treeSize, using: &random)
             consistency.append(Self.json(try await LogProofs.consistency(from: from, to: treeSize, on: connection)))
         }
-        let output = try checker.check(verifierKey: "", notes: [], inclusion: inclusion, consistency: consistency)
+        let output = try await checker.check(verifierKey: "", notes: [], inclusion: inclusion, consistency: consistency)
         print("tlogcheck, random sizes up to 100,000: \(output)")
         #expect(output.contains("inclusion 150 ("))
         #expect(output.contains("consistency 150 ("))
@@ -146,14 +146,14 @@ struct GoChecker {
     }
 
     /// Builds the checker into a temporary directory.
-    static func build() throws -> GoChecker {
+    static func build() async throws -> GoChecker {
         guard let go = Self.goBinary else { throw Failure(description: "no go binary: install golang-go") }
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../GoCheckers/tlogcheck").standardizedFileURL
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tlogcheck-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let executable = directory.appendingPathComponent("tlogcheck")
-        let result = try Self.run(
+        let result = try await Self.run(
             go,
             ["build", "-o", executable.path, "."],
             in: source,
@@ -168,13 +168,19 @@ struct GoChecker {
     }
 
     /// Runs the checker over the notes and proofs; returns its summary line, or throws with its complaint.
-    func check(verifierKey: String, notes: [String], inclusion: [JSONValue], consistency: [JSONValue]) throws -> String
+    func check(
+        verifierKey: String,
+        notes: [String],
+        inclusion: [JSONValue],
+        consistency: [JSONValue]
+    ) async throws
+        -> String
     {
         let input = JSONValue.object([
             ("verifier_key", .string(verifierKey)), ("notes", .array(notes.map { .string($0) })),
             ("inclusion", .array(inclusion)), ("consistency", .array(consistency)),
         ])
-        let result = try Self.run(
+        let result = try await Self.run(
             self.executable.path,
             [],
             in: self.executable.deletingLastPathComponent(),
@@ -191,33 +197,14 @@ struct GoChecker {
         in directory: URL,
         environment: [String: String],
         input: Data
-    ) throws -> (status: Int32, stdout: String, stderr: String) {
-        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "tlogcheck-\(UUID().uuidString).json"
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let output = try await ChildProcess.run(
+            path,
+            arguments,
+            environment: environment.isEmpty ? nil : environment,
+            in: directory,
+            input: input
         )
-        try input.write(to: inputFile)
-        defer { try? FileManager.default.removeItem(at: inputFile) }
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "tlogcheck-\(UUID().uuidString).err"
-        )
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        if !environment.isEmpty { process.environment = environment }
-        let stdout = Pipe()
-        process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        process.standardOutput = stdout
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errorData = (try? Data(contentsOf: errorFile)) ?? Data()
-        return (
-            process.terminationStatus, String(decoding: output, as: UTF8.self),
-            String(decoding: errorData, as: UTF8.self)
-        )
+        return (output.status, output.stdout, output.stderr)
     }
 }

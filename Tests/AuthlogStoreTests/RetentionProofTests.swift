@@ -77,7 +77,7 @@ struct RetentionProofTests {
         #expect(rebuild?.code == .dropped, "projections are not rebuilt from the retained events alone")
 
         guard GoChecker.isWanted else { return }
-        let checker = try GoChecker.build()
+        let checker = try await GoChecker.build()
         var inclusion: [JSONValue] = []
         var consistency: [JSONValue] = []
         for _ in 0..<100 {
@@ -87,7 +87,7 @@ struct RetentionProofTests {
             let from = Int64.random(in: 5003...treeSize, using: &random)
             consistency.append(try await LogProofs.consistency(from: from, to: treeSize, on: owner).json)
         }
-        let output = try checker.check(verifierKey: "", notes: [], inclusion: inclusion, consistency: consistency)
+        let output = try await checker.check(verifierKey: "", notes: [], inclusion: inclusion, consistency: consistency)
         print("tlogcheck after retention: \(output)")
         #expect(output.contains("inclusion 100 ("))
         #expect(output.contains("consistency 100 ("))
