@@ -39,16 +39,22 @@ public struct ServerComponents: Sendable {
     public let checkpoints: CheckpointSettings
     /// Signs checkpoints, when a key is configured.
     public let checkpointer: Checkpointer?
+    /// Where the audited reads run (reports, exports, proofs, session listings): the read replica when
+    /// `read_database_url` is set, else the primary.
+    public let reads: ReadDatabase
+    /// The replica lag past which `/readyz` calls the replica `lagging` (`read_database_max_lag_seconds`).
+    public let replicaLagLimit: Duration
     /// Whether subject and email hashes use the fixed development key (neither a subject key nor a data key
     /// is configured); `serve` warns.
     public let usesDevelopmentSubjectKey: Bool
 
-    /// Builds the components from a configuration, over an event store on `pool` whose batch sizes the
-    /// metrics record.
+    /// Builds the components from a configuration, over an event store on `pool` (the primary) whose batch
+    /// sizes the metrics record, with the audited reads on `readPool` (a read replica) when given.
     /// - Throws: ``ServerConfiguration/Invalid`` for a bad setting; ``CryptoError`` for an unusable key.
     public init(
         configuration: ServerConfiguration,
         pool: ConnectionPool,
+        readPool: ConnectionPool? = nil,
         accessTokenKey: PrivateKey,
         fetcher: any HTTPFetching
     ) throws {
@@ -115,7 +121,16 @@ public struct ServerComponents: Sendable {
             accounts: self.accounts
         )
         self.sweeper = SessionSweeper(store: store, lifetimes: settings.lifetimes)
-        self.operatorAccess = OperatorAccess(keys: APIKeyStore(pool: pool), store: store)
+        self.reads = ReadDatabase(primary: pool, replica: readPool)
+        self.replicaLagLimit = .seconds(
+            try checked(
+                configuration.readDatabaseMaxLagSeconds,
+                "read_database_max_lag_seconds",
+                default: ConfigurationDefaults.readDatabaseMaxLagSeconds,
+                in: 1...86_400
+            )
+        )
+        self.operatorAccess = OperatorAccess(keys: APIKeyStore(pool: pool), store: store, reads: self.reads)
         self.bodyLimit = try checked(
             configuration.requestBodyLimit,
             "request_body_limit",
@@ -155,7 +170,6 @@ public func buildRouter(
     ProviderCallbackController(service: components.notifications, body: body, requestMetadata: metadata)
         .register(on: &table)
     LogController(
-        pool: components.dependencies.store.pool,
         access: components.operatorAccess,
         requestMetadata: metadata
     )
@@ -169,14 +183,12 @@ public func buildRouter(
     .register(on: &table)
     AdminController(access: components.operatorAccess, dependencies: components.dependencies, requestMetadata: metadata)
         .register(on: &table)
-    ReportsController(
-        access: components.operatorAccess,
-        pool: components.dependencies.store.pool,
-        requestMetadata: metadata
-    )
-    .register(on: &table)
+    ReportsController(access: components.operatorAccess, requestMetadata: metadata)
+        .register(on: &table)
     OperationsController(
         queries: components.dependencies.queries,
+        reads: components.reads,
+        replicaLagLimit: components.replicaLagLimit,
         metrics: components.dependencies.metrics,
         publicKeys: try components.dependencies.accessTokens.publicKeys.json(),
         providers: components.registry.providers

@@ -23,7 +23,7 @@ public struct HTTPTestClient: Sendable {
     /// The server's base URL.
     public let baseURL: String
 
-    private static let fetcher = AsyncHTTPFetcher(timeout: .seconds(30), maximumResponseSize: 16 << 20)
+    private static let fetcher = AsyncHTTPFetcher(timeout: .seconds(90), maximumResponseSize: 16 << 20)
 
     /// Creates a client for `baseURL`.
     public init(baseURL: String) { self.baseURL = baseURL }

@@ -21,11 +21,12 @@ enum AccessRecord {
         return "os:\(user)@\(ProcessInfo.processInfo.hostName)"
     }
 
-    /// Appends `audit.accessed` for `what` (such as `export after=0 through=120`); with `refusal`, a refused
-    /// attempt (outcome `failure`, that reason).
-    static func record(_ what: String, refusal: String? = nil, conninfo: String) async throws {
+    /// Appends `audit.accessed` for `what` (such as `export after=0 through=120`) on the primary at
+    /// `conninfo`; with `refusal`, a refused attempt (outcome `failure`, that reason); with `lag`, a read the
+    /// replica served, and how far behind it was.
+    static func record(_ what: String, refusal: String? = nil, lag: ReplicaLag? = nil, conninfo: String) async throws {
         let event = try EventEnvelope(
-            AuditAccessed(actor: self.actor, query: what),
+            AuditAccessed(actor: self.actor, query: what, replicaLag: lag.map { ($0.milliseconds, $0.bytesBehind) }),
             stream: StreamName(category: "audit", id: "access"),
             outcome: refusal == nil ? .success : .failure,
             reason: refusal

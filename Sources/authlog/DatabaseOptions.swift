@@ -15,6 +15,18 @@ struct DatabaseOptions: ParsableArguments {
     )
     var databaseURL: String?
 
+    @Option(
+        name: .customLong("read-database-url"),
+        help: ArgumentHelp(
+            "A read replica (PostgreSQL standby) for reports, exports, proofs, verify and session listings.",
+            discussion: """
+                Default: AUTHLOG_READ_DATABASE_URL, else none (everything reads the primary). What the reads                 record (audit.accessed) still goes to the primary, with the replica's lag noted.
+                """,
+            valueName: "url"
+        )
+    )
+    var readDatabaseURL: String?
+
     /// Opens a connection to a database whose schema is current: the embedded cluster is started and
     /// migrated first when no database is configured; an external one must already be migrated unless
     /// `migrating` is set.
@@ -23,17 +35,56 @@ struct DatabaseOptions: ParsableArguments {
         return try await reportingStoreErrors { try await Connection.connect(conninfo) }
     }
 
-    /// The conninfo of a database prepared as ``connect(migrating:)`` describes.
-    func conninfo(migrating: Bool = false) async throws -> String {
-        try await reportingStoreErrors {
-            switch DatabaseConfiguration.resolve(explicit: self.databaseURL) {
+    /// The conninfo of the primary, prepared as ``connect(migrating:)`` describes; `configured` is the
+    /// configuration file's `database_url`, used when neither the option nor the environment names one. A
+    /// standby given as the primary is refused with one sentence (exit 3): nothing could be recorded there.
+    func conninfo(migrating: Bool = false, configured: String? = nil) async throws -> String {
+        let environment = ProcessInfo.processInfo.environment["AUTHLOG_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let explicit = self.databaseURL ?? environment ?? configured
+        return try await reportingStoreErrors {
+            switch DatabaseConfiguration.resolve(explicit: explicit) {
             case .conninfo(let conninfo):
-                if !migrating { try await Self.requireSchema(on: try await Connection.connect(conninfo)) }
+                let connection = try await Connection.connect(conninfo)
+                if try await ServerRole.isStandby(connection) {
+                    printError(
+                        "the database is a read-only standby, so nothing could be recorded there: point "
+                            + "--database-url (AUTHLOG_DATABASE_URL) at the primary and give this standby as "
+                            + "--read-database-url (AUTHLOG_READ_DATABASE_URL)"
+                    )
+                    throw ExitCode(3)
+                }
+                if !migrating { try await Self.requireSchema(on: connection) }
                 return conninfo
             case .embedded(let directory):
                 return try await Self.startEmbedded(in: directory, migrating: !migrating)
             }
         }
+    }
+
+    /// Where a read command reads and records: the primary (checked as ``conninfo(migrating:configured:)``
+    /// does) and the read replica when one is given by the option, `AUTHLOG_READ_DATABASE_URL` or
+    /// `configured`. A replica without an external primary is refused (exit 2): the read would be recorded in
+    /// the embedded cluster instead.
+    func readTarget(configured: (primary: String?, replica: String?) = (nil, nil)) async throws -> ReadTarget {
+        let environment = ProcessInfo.processInfo.environment["AUTHLOG_READ_DATABASE_URL"].flatMap {
+            $0.isEmpty ? nil : $0
+        }
+        let replica = self.readDatabaseURL ?? environment ?? configured.replica
+        if replica != nil,
+            case .embedded = DatabaseConfiguration.resolve(explicit: self.databaseURL ?? configured.primary)
+        {
+            printError(
+                "a read database needs its primary too, where the reads are recorded: set --database-url "
+                    + "(AUTHLOG_DATABASE_URL) to the primary"
+            )
+            throw ExitCode(2)
+        }
+        let primary = try await self.conninfo(configured: configured.primary)
+        guard let replica else { return ReadTarget(primary: primary, replica: nil) }
+        try await reportingStoreErrors {
+            try await Self.requireSchema(on: try await Connection.connect(replica))
+        }
+        return ReadTarget(primary: primary, replica: replica)
     }
 
     /// Starts (or reuses) the embedded cluster under `directory` and returns its conninfo, migrated first
@@ -50,6 +101,28 @@ struct DatabaseOptions: ParsableArguments {
         guard Set(migrator.migrations.map(\.version)).isSubset(of: applied.keys) else {
             printError("the database schema is not up to date; run `authlog migrate` first")
             throw ExitCode(1)
+        }
+    }
+}
+
+/// The databases of a read command: where it records (the primary) and where it reads.
+struct ReadTarget {
+    /// The primary's conninfo: `audit.accessed` is appended here.
+    let primary: String
+    /// The read replica's conninfo, when one is configured.
+    let replica: String?
+
+    /// Opens the connection to read from (the replica, else the primary) and measures the replica's lag
+    /// behind the primary just before the read: the lag `audit.accessed` notes.
+    func connectForReading() async throws -> (connection: Connection, lag: ReplicaLag?) {
+        try await reportingStoreErrors {
+            guard let replica = self.replica else { return (try await Connection.connect(self.primary), nil) }
+            let connection = try await Connection.connect(replica)
+            let lag = try await ReplicaLag.measure(
+                replica: connection,
+                primary: try await Connection.connect(self.primary)
+            )
+            return (connection, lag)
         }
     }
 }

@@ -57,8 +57,8 @@ struct ExportCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let filter = try self.filter()
-        let conninfo = try await self.database.conninfo()
-        let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
+        let target = try await self.database.readTarget()
+        let (connection, lag) = try await target.connectForReading()
         let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
         guard self.after <= head else {
             printError("the log ends at position \(head); --after \(self.after) lies beyond it")
@@ -68,7 +68,8 @@ struct ExportCommand: AsyncParsableCommand {
         try await AccessRecord.record(
             "export after=\(self.after) through=\(head)" + (self.limit.map { " limit=\($0)" } ?? "")
                 + (summary.isEmpty ? "" : " " + summary),
-            conninfo: conninfo
+            lag: lag,
+            conninfo: target.primary
         )
         let next = try await self.stream(filter: filter, through: head, on: connection)
         printError("next: \(next)")
@@ -87,8 +88,8 @@ struct ExportCommand: AsyncParsableCommand {
             printError("--month takes YYYY-MM and no --after, --limit or filters")
             throw ExitCode(2)
         }
-        let conninfo = try await self.database.conninfo()
-        let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
+        let target = try await self.database.readTarget()
+        let (connection, lag) = try await target.connectForReading()
         let span = try await reportingStoreErrors { try await LogMonths.span(of: month + "-01", on: connection) }
         let (events, first, last) = (span.events, span.firstPosition, span.lastPosition)
         guard span.hasEnded else {
@@ -105,7 +106,11 @@ struct ExportCommand: AsyncParsableCommand {
             printError("cannot write \(file)")
             throw ExitCode(1)
         }
-        try await AccessRecord.record("export month=\(month) positions=\(first)…\(last)", conninfo: conninfo)
+        try await AccessRecord.record(
+            "export month=\(month) positions=\(first)…\(last)",
+            lag: lag,
+            conninfo: target.primary
+        )
         if events > 0 {
             _ = try await self.stream(
                 filter: EventFilter(),

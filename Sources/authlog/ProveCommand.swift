@@ -37,15 +37,14 @@ struct ProveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let conninfo = try await self.database.conninfo()
-        let pool = ConnectionPool(conninfo: conninfo, maximumConnections: 1)
-        let output = try await reportingStoreErrors {
-            try await pool.withConnection { connection in try await self.prove(on: connection) }
-        }
+        let target = try await self.database.readTarget()
+        let (connection, lag) = try await target.connectForReading()
+        let output = try await reportingStoreErrors { try await self.prove(on: connection) }
         let proved = output["position"]?.canonicalText ?? "?"
         try await AccessRecord.record(
             "proof inclusion position=\(proved) tree_size=\(output["tree_size"]?.canonicalText ?? "?")",
-            conninfo: conninfo
+            lag: lag,
+            conninfo: target.primary
         )
         print(output.canonicalText)
     }

@@ -44,7 +44,8 @@ struct ReportCommand: AsyncParsableCommand {
     @OptionGroup var key: CheckpointKeyOptions
 
     func run() async throws {
-        let conninfo = try await self.database.conninfo()
+        let target = try await self.database.readTarget()
+        let conninfo = target.primary
         let query: ReportQuery
         do {
             query = try ReportRequest.query(kind: self.kind, since: self.since, until: self.until, by: self.by)
@@ -54,15 +55,15 @@ struct ReportCommand: AsyncParsableCommand {
             try? await AccessRecord.record("report", refusal: "invalid_request", conninfo: conninfo)
             throw ExitCode(2)
         }
-        let connection = try await reportingStoreErrors { try await Connection.connect(conninfo) }
+        let (connection, lag) = try await target.connectForReading()
         let report = try await reportingStoreErrors { try await query.run(on: connection) }
         let what = ReportRequest.summary(of: query) + " format=\(self.format.rawValue)"
         switch self.format {
         case .table:
-            try await AccessRecord.record(what, conninfo: conninfo)
+            try await AccessRecord.record(what, lag: lag, conninfo: conninfo)
             print(ReportText.table(report), terminator: "")
         case .csv, .json:
-            try await AccessRecord.record(what, conninfo: conninfo)
+            try await AccessRecord.record(what, lag: lag, conninfo: conninfo)
             print(
                 self.format == .csv ? ReportText.csv(report) : ReportText.json(report).canonicalText + "\n",
                 terminator: ""
@@ -71,7 +72,7 @@ struct ReportCommand: AsyncParsableCommand {
             if self.format == .csv { for note in ReportText.notes(report) { printError(note) } }
         case .html:
             let page = try await EvidenceCollector(key: self.key).page(for: report, on: connection)
-            try await AccessRecord.record(what, conninfo: conninfo)
+            try await AccessRecord.record(what, lag: lag, conninfo: conninfo)
             print(page.render(), terminator: "")
         }
     }

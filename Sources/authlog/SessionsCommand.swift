@@ -32,10 +32,10 @@ struct ListSessionsCommand: AsyncParsableCommand {
             printError("USER_ID must be a UUID")
             throw ExitCode(2)
         }
-        let conninfo = try await self.database.conninfo()
-        let queries = SessionQueries(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
-        let sessions = try await reportingStoreErrors { try await queries.sessions(of: userID) }
-        try await AccessRecord.record("sessions user_id=\(userID.lowercased)", conninfo: conninfo)
+        let target = try await self.database.readTarget()
+        let (connection, lag) = try await target.connectForReading()
+        let sessions = try await reportingStoreErrors { try await SessionQueries.sessions(of: userID, on: connection) }
+        try await AccessRecord.record("sessions user_id=\(userID.lowercased)", lag: lag, conninfo: target.primary)
         let rows = sessions.map {
             [
                 $0.sessionID.lowercased, $0.provider, $0.state.rawValue, $0.endReason ?? "-", $0.startedAt.description,

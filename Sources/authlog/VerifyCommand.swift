@@ -32,12 +32,19 @@ struct VerifyCommand: AsyncParsableCommand {
             outside = String(decoding: data, as: UTF8.self)
         }
         let verifier = try self.key.verifier()
-        let connection = try await self.database.connect()
+        let target = try await self.database.readTarget()
+        let (connection, lag) = try await target.connectForReading()
         let progress = try await ProgressLine.overLog(label: "verified", on: connection)
         let report = try await reportingStoreErrors {
             try await LogVerifier(key: verifier).verify(on: connection, outside: outside) { progress.update($0) }
         }
         progress.finish()
+        // Verifying reads every event: it is recorded like any other read of the log, before the verdict.
+        try await AccessRecord.record(
+            "verify" + (outside == nil ? "" : " checkpoint=outside"),
+            lag: lag,
+            conninfo: target.primary
+        )
         switch report {
         case .intact(let events, let root, let checkpoints):
             let signatures = verifier == nil ? " (signatures not checked: no checkpoint key)" : ""

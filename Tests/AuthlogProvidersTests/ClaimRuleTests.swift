@@ -20,7 +20,7 @@ import Testing
                 audiences: ["client", "web"],
                 maximumAge: maximumAge
             ),
-            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30)))
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(90)))
         )
         var claims = FakeIdentityProvider.claims(
             issuer: "https://issuer.example",
@@ -85,8 +85,8 @@ import Testing
         let provider = try await FakeIdentityProvider.start()
         let apple = AppleProvider(
             settings: .init(clientIDs: ["app"]),
-            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30))),
-            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(90))),
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(90))
         )
         func signIn(_ extra: [(name: String, value: JSONValue)]) async -> ProviderError.Reason? {
             let raw = "raw-nonce"
@@ -121,8 +121,8 @@ import Testing
         settings.privateKey = key
         let apple = AppleProvider(
             settings: settings,
-            keys: JWKSCache(url: "http://127.0.0.1:9/unused", fetcher: AsyncHTTPFetcher(timeout: .seconds(30))),
-            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
+            keys: JWKSCache(url: "http://127.0.0.1:9/unused", fetcher: AsyncHTTPFetcher(timeout: .seconds(90))),
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(90))
         )
         let secret = try apple.makeClientSecret(clientID: "com.example.app")
         let verified = try JWSVerifier(

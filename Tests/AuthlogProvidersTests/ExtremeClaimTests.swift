@@ -53,7 +53,7 @@ import Testing
                 maximumAge: .max,
                 leeway: .max
             ),
-            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30)))
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(90)))
         )
         let claims = FakeIdentityProvider.claims(
             issuer: "https://issuer.example",
@@ -105,7 +105,7 @@ import Testing
             subject: "s",
             issuedAt: ClaimRuleTests.now
         )
-        let keys = JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30)))
+        let keys = JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(90)))
         let verifier = IDTokenVerifier(
             rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]),
             keys: keys
@@ -123,7 +123,7 @@ import Testing
         _ = try provider.rotateKey(kid: "key-2")
         let fresh = IDTokenVerifier(
             rules: IDTokenRules(issuers: ["https://issuer.example"], audiences: ["client"]),
-            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30)))
+            keys: JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(90)))
         )
         #expect(await Self.reason { _ = try await fresh.verify(noKid, now: now) } == .malformed)
         await provider.stop()

@@ -16,7 +16,7 @@ final class TestClock: Sendable {
 /// The key cache against a real fake provider on 127.0.0.1.
 @Suite struct JWKSCacheTests {
     static func cache(_ provider: FakeIdentityProvider, clock: TestClock) -> JWKSCache {
-        JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30)), now: { clock.now })
+        JWKSCache(url: provider.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(90)), now: { clock.now })
     }
 
     /// A verifier over a fresh cache of `provider`, and valid claims for it.

@@ -27,8 +27,8 @@ import Testing
         settings.userURL = fake.baseURL + "/v2/user/me"
         let kakao = KakaoProvider(
             settings: settings,
-            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30))),
-            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
+            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(90))),
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(90))
         )
         fake.registerAccessToken("ours", for: .init(id: 4242, appID: "123456"))
         let identity = try await kakao.verify(SigninProof(accessToken: "ours"))
@@ -43,7 +43,7 @@ import Testing
         fake.setGitHubClient(id: "client", secret: "secret")
         var settings = GitHubProvider.Settings(clientID: "client", clientSecret: "secret")
         settings.apiURL = fake.baseURL
-        let github = GitHubProvider(settings: settings, fetcher: AsyncHTTPFetcher(timeout: .seconds(30)))
+        let github = GitHubProvider(settings: settings, fetcher: AsyncHTTPFetcher(timeout: .seconds(90)))
         fake.registerAccessToken("gho_ours", for: .init(id: 583231, appID: "client", email: "octo@example.com"))
         let identity = try await github.verify(SigninProof(accessToken: "gho_ours"))
         #expect(identity.subject == "583231")
@@ -61,7 +61,7 @@ import Testing
         let gitlab = OIDCProvider(
             name: "gitlab",
             settings: .init(issuer: fake.baseURL, clientIDs: ["app"]),
-            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(90))
         )
         let claims = FakeIdentityProvider.claims(
             issuer: fake.baseURL,
@@ -81,7 +81,7 @@ import Testing
                 clientIDs: ["app"],
                 discoveryURL: fake.baseURL + "/.well-known/openid-configuration"
             ),
-            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(90))
         )
         let token = try fake.sign(claims)
         #expect(await Self.reason { try await misconfigured.verify(SigninProof(idToken: token)) } == .issuerMismatch)
@@ -93,7 +93,7 @@ import Testing
         let google = GoogleProvider(
             clientIDs: ["client"],
             hostedDomain: "example.com",
-            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(30)))
+            keys: JWKSCache(url: fake.baseURL + "/jwks", fetcher: AsyncHTTPFetcher(timeout: .seconds(90)))
         )
         func token(_ extra: [(name: String, value: JSONValue)]) throws -> String {
             try fake.sign(

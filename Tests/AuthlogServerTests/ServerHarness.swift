@@ -125,7 +125,7 @@ struct ServerHarness {
             configuration: configuration,
             pool: pool,
             accessTokenKey: try PrivateKey.generate(for: .es256),
-            fetcher: AsyncHTTPFetcher(timeout: .seconds(30))
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(90))
         )
         let (router, routes) = try buildRouter(components: components)
         let runner = try await ServiceRunner.start(router: router)

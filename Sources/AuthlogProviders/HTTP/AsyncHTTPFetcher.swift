@@ -45,7 +45,9 @@ public struct AsyncHTTPFetcher: HTTPFetching {
         } catch let error as NIOTooManyBytesError {
             throw ProviderError(.providerError, "the provider's answer is larger than allowed (\(error))")
         } catch {
-            throw ProviderError(.providerUnavailable, "the provider could not be reached: \(type(of: error))")
+            // AsyncHTTPClient's errors name what failed (connectTimeout, deadlineExceeded…) and carry no data.
+            let what = error is HTTPClientError ? "\(error)" : "\(type(of: error))"
+            throw ProviderError(.providerUnavailable, "the provider could not be reached: \(what)")
         }
     }
 }

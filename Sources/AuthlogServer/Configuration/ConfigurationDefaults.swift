@@ -29,6 +29,8 @@ public enum ConfigurationDefaults {
     public static let notificationMaximumAgeSeconds = 3_600
     /// `account.revocation_retry_seconds`.
     public static let revocationRetrySeconds = 60
+    /// `read_database_max_lag_seconds`.
+    public static let readDatabaseMaxLagSeconds = 30
     /// `nonce_ttl_seconds`.
     public static let nonceTTLSeconds = 600
     /// `log.checkpoint_every_events` and `log.checkpoint_every_seconds`.

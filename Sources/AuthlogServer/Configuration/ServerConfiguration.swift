@@ -37,6 +37,13 @@ public struct ServerConfiguration: Codable, Sendable {
     public var providers: ProviderSettings?
     /// The log's signed checkpoints.
     public var log: LogSettings?
+    /// The primary database (URL or conninfo), when neither `--database-url` nor `AUTHLOG_DATABASE_URL` is set.
+    public var databaseURL: String?
+    /// A read replica for the audited reads (reports, exports, proofs, session listings), when neither
+    /// `--read-database-url` nor `AUTHLOG_READ_DATABASE_URL` is set.
+    public var readDatabaseURL: String?
+    /// The replica lag, in seconds, past which `/readyz` reports the replica as `lagging` (default 30).
+    public var readDatabaseMaxLagSeconds: Int?
 
     /// An empty configuration: every default.
     public init() {}

@@ -24,11 +24,23 @@ public enum APIKeyRefusal: String, Sendable, CaseIterable {
 public struct OperatorAccess: Sendable {
     let keys: APIKeyStore
     let store: EventStore
+    /// Where the audited reads run: the read replica when one is configured, else the primary.
+    let reads: ReadDatabase
 
-    /// Creates the gate over the key table and the store the audit events go to.
-    public init(keys: APIKeyStore, store: EventStore) {
+    /// Creates the gate over the key table and the store the audit events go to (always the primary), with
+    /// the audited reads on `reads`.
+    public init(keys: APIKeyStore, store: EventStore, reads: ReadDatabase) {
         self.keys = keys
         self.store = store
+        self.reads = reads
+    }
+
+    /// Runs an audited read on the read database; returns its value and the replica's lag to record.
+    /// - Throws: what `body` throws; the callers map store errors to answers.
+    func read<T: Sendable>(
+        _ body: @Sendable (Connection) async throws -> T
+    ) async throws -> (value: T, lag: ReplicaLag?) {
+        try await self.reads.read(body)
     }
 
     /// The actor an event names for a request made with the key `name`.
@@ -97,12 +109,14 @@ public struct OperatorAccess: Sendable {
         }
     }
 
-    /// Records one read (or a refused attempt) as `audit.accessed`, committed before the caller answers.
+    /// Records one read (or a refused attempt) as `audit.accessed`, committed before the caller answers; `lag`
+    /// notes a read served by the replica and how far behind it was.
     /// - Throws: 503 when the database is down, like every write.
     func record(
         actor: String,
         what: String,
         refusal: APIKeyRefusal? = nil,
+        lag: ReplicaLag? = nil,
         metadata: RequestMetadata
     ) async throws(ServiceError) {
         do {
@@ -111,7 +125,11 @@ public struct OperatorAccess: Sendable {
                 outcome: refusal == nil ? .success : .failure,
                 reason: refusal?.rawValue,
                 at: .now(),
-                data: AuditAccessed(actor: actor, query: what)
+                data: AuditAccessed(
+                    actor: actor,
+                    query: what,
+                    replicaLag: lag.map { ($0.milliseconds, $0.bytesBehind) }
+                )
             )
             try await self.store.append(event)
         } catch {

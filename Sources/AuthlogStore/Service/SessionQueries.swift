@@ -122,16 +122,20 @@ public struct SessionQueries: Sendable {
     /// Every session of a user, active or ended, newest first.
     /// - Throws: ``StoreError``.
     public func sessions(of userID: UUID) async throws -> [SessionRecord] {
-        let rows = try await self.pool.withConnection { connection in
-            try await connection.query(
-                """
-                SELECT \(unescaped: Self.sessionColumns)
-                FROM authlog.sessions s LEFT JOIN authlog.users u ON u.user_id = s.user_id
-                WHERE s.user_id = \(userID)
-                ORDER BY s.started_at DESC, s.session_id
-                """
-            ).rows
-        }
+        try await self.pool.withConnection { try await Self.sessions(of: userID, on: $0) }
+    }
+
+    /// ``sessions(of:)`` on a given connection (a read replica's, for the audited listings).
+    /// - Throws: ``StoreError``.
+    public static func sessions(of userID: UUID, on connection: Connection) async throws -> [SessionRecord] {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: Self.sessionColumns)
+            FROM authlog.sessions s LEFT JOIN authlog.users u ON u.user_id = s.user_id
+            WHERE s.user_id = \(userID)
+            ORDER BY s.started_at DESC, s.session_id
+            """
+        ).rows
         return try rows.map { try Self.session($0, from: 0) }
     }
 

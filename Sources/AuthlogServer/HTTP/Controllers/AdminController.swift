@@ -90,10 +90,15 @@ struct AdminController: Sendable {
     @Sendable func sessions(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (actor, metadata, userID) = try await self.caller(request, context, scope: .audit, what: "sessions")
         try await self.requireKnownUser(userID, actor: actor, what: "sessions", metadata: metadata)
-        let sessions = try await self.dependencies.storeCall {
-            try await self.dependencies.queries.sessions(of: userID)
+        let (sessions, lag) = try await self.dependencies.storeCall {
+            try await self.access.read { try await SessionQueries.sessions(of: userID, on: $0) }
         }
-        try await self.access.record(actor: actor, what: "sessions user_id=\(userID.lowercased)", metadata: metadata)
+        try await self.access.record(
+            actor: actor,
+            what: "sessions user_id=\(userID.lowercased)",
+            lag: lag,
+            metadata: metadata
+        )
         return JSONResponse.make(
             .object([
                 ("user_id", .string(userID.lowercased)),

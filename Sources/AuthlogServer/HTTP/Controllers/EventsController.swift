@@ -111,8 +111,9 @@ struct EventsController: Sendable {
             throw error
         }
         let page: ExportPage
+        let lag: ReplicaLag?
         do {
-            page = try await self.store.pool.withConnection { connection in
+            (page, lag) = try await self.access.read { connection in
                 try await EventReader().page(
                     after: query.after,
                     limit: query.limit,
@@ -126,7 +127,7 @@ struct EventsController: Sendable {
         } catch {
             throw ServiceError.failure(error)
         }
-        try await self.access.record(actor: actor, what: query.summary(next: page.next), metadata: metadata)
+        try await self.access.record(actor: actor, what: query.summary(next: page.next), lag: lag, metadata: metadata)
         // The events are lines of JSON built by the database (``EventRow/exportLine``); the page wraps them.
         var body = ByteBuffer(string: "{\"events\":[")
         for (index, event) in page.events.enumerated() {

@@ -9,7 +9,6 @@ import NIOCore
 /// served is recorded as `audit.accessed` (actor `key:NAME` when the caller sent a valid API key, else
 /// `anonymous`) before it is answered.
 struct LogController: Sendable {
-    let pool: ConnectionPool
     let access: OperatorAccess
     let requestMetadata: RequestMetadataReader
 
@@ -21,7 +20,9 @@ struct LogController: Sendable {
 
     /// The latest signed checkpoint note, as `text/plain`.
     @Sendable func checkpoint(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let latest = try await self.answering { try await Checkpointer.latest(pool: self.pool) }
+        let latest = try await self.answering {
+            try await self.access.read { try await Checkpointer.stored(size: nil, on: $0) }.value
+        }
         guard let latest else {
             throw ServiceError(.notFound, "no_checkpoint", "No checkpoint has been signed yet.")
         }
@@ -40,17 +41,18 @@ struct LogController: Sendable {
             let position = try Self.number(query["position"].map(String.init), "position")
             let requestedSize = try query["tree_size"].map { try Self.number(String($0), "tree_size") }
             return try await self.answering {
-                try await self.pool.withConnection {
+                try await self.access.read {
                     try await LogProofs.inclusion(position: position, treeSize: requestedSize, on: $0)
                 }
             }
         }
         try await self.record(
-            "proof inclusion position=\(proof.position) tree_size=\(proof.treeSize)",
+            "proof inclusion position=\(proof.value.position) tree_size=\(proof.value.treeSize)",
             request,
-            context
+            context,
+            lag: proof.lag
         )
-        return JSONResponse.make(proof.json)
+        return JSONResponse.make(proof.value.json)
     }
 
     /// `?from=M&to=N`: the consistency proof from the tree of M to the tree of N.
@@ -60,11 +62,16 @@ struct LogController: Sendable {
             let from = try Self.number(query["from"].map(String.init), "from")
             let to = try Self.number(query["to"].map(String.init), "to")
             return try await self.answering {
-                try await self.pool.withConnection { try await LogProofs.consistency(from: from, to: to, on: $0) }
+                try await self.access.read { try await LogProofs.consistency(from: from, to: to, on: $0) }
             }
         }
-        try await self.record("proof consistency from=\(proof.from) to=\(proof.to)", request, context)
-        return JSONResponse.make(proof.json)
+        try await self.record(
+            "proof consistency from=\(proof.value.from) to=\(proof.value.to)",
+            request,
+            context,
+            lag: proof.lag
+        )
+        return JSONResponse.make(proof.value.json)
     }
 
     /// Records the proof served as `audit.accessed`.
@@ -72,13 +79,15 @@ struct LogController: Sendable {
         _ what: String,
         _ request: Request,
         _ context: AppRequestContext,
-        refusal: APIKeyRefusal? = nil
+        refusal: APIKeyRefusal? = nil,
+        lag: ReplicaLag? = nil
     ) async throws {
         let actor = try await self.access.optionalActor(bearer: TokenController.bearer(request))
         try await self.access.record(
             actor: actor,
             what: what,
             refusal: refusal,
+            lag: lag,
             metadata: self.requestMetadata.metadata(of: request, context: context)
         )
     }

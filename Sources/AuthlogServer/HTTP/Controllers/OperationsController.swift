@@ -8,6 +8,8 @@ import NIOCore
 /// `/healthz`, `/readyz`, `/metrics` and `/.well-known/jwks.json`.
 struct OperationsController: Sendable {
     let queries: SessionQueries
+    let reads: ReadDatabase
+    let replicaLagLimit: Duration
     let metrics: ServerMetrics
     let publicKeys: JSONValue
     let providers: [any IdentityProvider]
@@ -32,7 +34,38 @@ struct OperationsController: Sendable {
                 headers: [.retryAfter: "5"]
             )
         }
-        return JSONResponse.make(.object([("status", .string("ready"))]))
+        guard let replica = await self.reads.replicaState() else {
+            return JSONResponse.make(.object([("status", .string("ready"))]))
+        }
+        return JSONResponse.make(.object([("status", .string("ready")), ("replica", self.describe(replica))]))
+    }
+
+    /// The read replica's state: `ok`, `lagging` (behind by more than `read_database_max_lag_seconds`) or
+    /// `unavailable`. The server stays ready either way: sign-ins never read from the replica, and the
+    /// audited reads answer 503 while it is unreachable.
+    private func describe(_ replica: Result<ReplicaLag, StoreError>) -> JSONValue {
+        let limit = self.replicaLagLimit.components.seconds
+        switch replica {
+        case .failure(let error):
+            return .object([
+                ("state", .string("unavailable")), ("error", .string(error.description)),
+                ("max_lag_seconds", .number(String(limit))),
+            ])
+        case .success(let lag):
+            let lagging = (lag.milliseconds ?? Int64.max) > limit * 1000
+            var members: [(String, JSONValue)] = [("state", .string(lagging ? "lagging" : "ok"))]
+            members.append(("lag_seconds", lag.milliseconds.map { .number(Self.seconds($0)) } ?? .null))
+            members.append(("behind_bytes", .number(String(lag.bytesBehind))))
+            members.append(("max_lag_seconds", .number(String(limit))))
+            return .object(members)
+        }
+    }
+
+    /// Milliseconds as seconds with three decimals.
+    private static func seconds(_ milliseconds: Int64) -> String {
+        let whole = milliseconds / 1000
+        let rest = milliseconds % 1000
+        return "\(whole).\(String(rest + 1000).dropFirst())"
     }
 
     @Sendable func prometheus(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -9,7 +9,6 @@ import NIOCore
 /// `audit.accessed` before the answer goes out.
 struct ReportsController: Sendable {
     let access: OperatorAccess
-    let pool: ConnectionPool
     let requestMetadata: RequestMetadataReader
 
     func register(on routes: inout RouteTable) {
@@ -46,14 +45,16 @@ struct ReportsController: Sendable {
             throw ServiceError(.badRequest, "invalid_request", problem.description + ".")
         }
         let report: Report
+        let lag: ReplicaLag?
         do {
-            report = try await self.pool.withConnection { try await query.run(on: $0) }
+            (report, lag) = try await self.access.read { try await query.run(on: $0) }
         } catch {
             throw ServiceError.failure(error)
         }
         try await self.access.record(
             actor: actor,
             what: ReportRequest.summary(of: query),
+            lag: lag,
             metadata: metadata
         )
         guard csv else { return JSONResponse.make(ReportText.json(report)) }
