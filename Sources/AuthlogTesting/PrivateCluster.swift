@@ -33,6 +33,35 @@ public struct PrivateCluster: Sendable {
         return cluster
     }
 
+    /// A hot standby of this cluster in a folder of its own, streaming from it (`pg_basebackup -R`); its
+    /// `conninfo` reaches the same database `authlog`, read-only.
+    /// - Throws: ``StoreError`` when pg_basebackup or pg_ctl fails.
+    public func startStandby() async throws -> PrivateCluster {
+        let folder = "/tmp/authlog-pg-" + UUID().uuidString.lowercased().prefix(8)
+        try FileManager.default.createDirectory(
+            atPath: folder,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755]
+        )
+        let conninfo = try await EmbeddedPostgres(directory: folder + "/.authlog").startStandby(
+            following: self.embedded
+        )
+        return PrivateCluster(folder: folder, conninfo: conninfo)
+    }
+
+    /// Waits until `standby` has replayed everything this primary had written when the call began.
+    /// - Throws: ``StoreError`` from either server, or `.server` when it has not caught up within `limit`.
+    public func waitUntilCaughtUp(_ standby: PrivateCluster, limit: Duration = .seconds(60)) async throws {
+        let primary = try await Connection.connect(self.conninfo)
+        let replica = try await Connection.connect(standby.conninfo)
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if try await ReplicaLag.measure(replica: replica, primary: primary).bytesBehind == 0 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw StoreError(.server, "the standby did not catch up within \(limit)")
+    }
+
     /// Stops the server with `pg_ctl stop -m fast`: sessions end at once, with a FATAL message to each.
     /// - Throws: ``StoreError`` when pg_ctl fails.
     public func stop() throws {

@@ -49,13 +49,16 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try loadConfiguration(self.config)
         if self.dev { configuration.development = true }
         if let port = self.port { configuration.port = port }
-        let conninfo = try await self.database.conninfo(migrating: false)
-        let pool = ConnectionPool(conninfo: conninfo, maximumConnections: 16)
+        let target = try await self.database.readTarget(
+            configured: (configuration.databaseURL, configuration.readDatabaseURL)
+        )
+        let pool = ConnectionPool(conninfo: target.primary, maximumConnections: 16)
         let components: ServerComponents
         do {
             components = try ServerComponents(
                 configuration: configuration,
                 pool: pool,
+                readPool: target.replica.map { ConnectionPool(conninfo: $0, maximumConnections: 8) },
                 accessTokenKey: try Self.accessTokenKey(configuration, logger: logger),
                 fetcher: AsyncHTTPFetcher(
                     timeout: .seconds(
@@ -66,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             printError("\(error)")
             throw ExitCode(2)
+        }
+        if target.replica != nil {
+            logger.info("reports, exports, proofs and session listings read from the read replica")
         }
         if configuration.development == true {
             logger.warning(

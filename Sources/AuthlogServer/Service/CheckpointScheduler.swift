@@ -2,14 +2,22 @@ public import AuthlogStore
 public import Logging
 
 /// Signs a checkpoint whenever one is due: `everyEvents` events were sealed since the last checkpoint, or
-/// `everySeconds` passed and at least one was (the `audit.checkpoint_signed` events themselves do not count,
-/// so an idle log signs nothing).
-public actor CheckpointScheduler {
+/// `everySeconds` passed since the last one was signed and at least one event was (the
+/// `audit.checkpoint_signed` events themselves do not count, so an idle log signs nothing).
+///
+/// Several `serve` processes share one database: each asks every second, but the decision is taken from
+/// the database (the latest checkpoint's `signed_at`), under a session advisory lock that one process at a
+/// time holds while it decides and signs. So exactly one checkpoint is signed per interval, whichever process
+/// signs it; a process that dies holding the lock loses its connection, and with it the lock.
+public struct CheckpointScheduler: Sendable {
     let checkpointer: Checkpointer
     let pool: ConnectionPool
     let everyEvents: Int
     let everySeconds: Int
-    private var lastSigned = ContinuousClock.now
+
+    /// The advisory lock the signers take turns on (one bigint key, apart from the log's other locks).
+    static let lock: SQLQuery = "SELECT pg_try_advisory_lock(hashtext('authlog.checkpoint-scheduler'))"
+    static let unlock: SQLQuery = "SELECT pg_advisory_unlock(hashtext('authlog.checkpoint-scheduler'))"
 
     /// A scheduler for `checkpointer` with the resolved `settings`.
     public init(checkpointer: Checkpointer, pool: ConnectionPool, settings: CheckpointSettings) {
@@ -19,15 +27,21 @@ public actor CheckpointScheduler {
         self.everySeconds = settings.everySeconds
     }
 
-    /// Signs a checkpoint when one is due (`serve` asks every second).
+    /// Signs a checkpoint when one is due and no other process is deciding (`serve` asks every second).
     public func signIfDue(logger: Logger) async {
         do {
-            let fresh = try await self.eventsSinceLastCheckpoint()
-            let timeIsUp = ContinuousClock.now - self.lastSigned >= .seconds(self.everySeconds)
-            guard fresh >= self.everyEvents || (fresh > 0 && timeIsUp) else { return }
-            let signed = try await self.checkpointer.signNow()
-            self.lastSigned = ContinuousClock.now
-            if signed.isNew {
+            let signed = try await self.pool.withConnection { connection -> Checkpointer.Signed? in
+                guard try await connection.query(Self.lock).first?.decode(Bool.self, at: 0) == true else { return nil }
+                do {
+                    let signed = try await self.isDue(on: connection) ? try await self.checkpointer.signNow() : nil
+                    try await connection.query(Self.unlock)
+                    return signed
+                } catch {
+                    _ = try? await connection.query(Self.unlock)
+                    throw error
+                }
+            }
+            if let signed, signed.isNew {
                 logger.info("signed a checkpoint", metadata: ["tree_size": .stringConvertible(signed.size)])
             }
         } catch {
@@ -35,19 +49,23 @@ public actor CheckpointScheduler {
         }
     }
 
-    /// Sealed events after the latest checkpoint, other than checkpoint records, counted up to `everyEvents`.
-    private nonisolated func eventsSinceLastCheckpoint() async throws -> Int {
-        try await self.pool.withConnection { connection in
-            let rows = try await connection.query(
-                """
-                SELECT count(*) FROM (
-                    SELECT 1 FROM authlog.events
-                    WHERE position > (SELECT coalesce(max(tree_size), 0) FROM authlog.checkpoints)
-                      AND type <> 'audit.checkpoint_signed'
-                    LIMIT \(self.everyEvents)) fresh
-                """
-            )
-            return try rows.first?.decode(Int.self, at: 0) ?? 0
-        }
+    /// Whether a checkpoint is due: the sealed events after the latest checkpoint, other than checkpoint
+    /// records (counted up to `everyEvents`), and the seconds since it was signed (none yet: due at once).
+    private func isDue(on connection: Connection) async throws -> Bool {
+        let rows = try await connection.query(
+            """
+            SELECT (SELECT count(*) FROM (
+                        SELECT 1 FROM authlog.events
+                        WHERE position > (SELECT coalesce(max(tree_size), 0) FROM authlog.checkpoints)
+                          AND type <> 'audit.checkpoint_signed'
+                        LIMIT \(self.everyEvents)) fresh),
+                   coalesce(clock_timestamp() - (SELECT max(signed_at) FROM authlog.checkpoints)
+                            >= make_interval(secs => \(self.everySeconds)), true)
+            """
+        )
+        guard let row = rows.first else { return false }
+        let fresh = try row.decode(Int.self, at: 0)
+        let timeIsUp = try row.decode(Bool.self, at: 1)
+        return fresh >= self.everyEvents || (fresh > 0 && timeIsUp)
     }
 }

@@ -74,6 +74,55 @@ public struct EmbeddedPostgres: Sendable {
         return "host=\(socket) port=5432 user=authlog dbname=authlog"
     }
 
+    /// Makes this folder's cluster a hot standby streaming from `primary`'s (a copy taken with
+    /// `pg_basebackup -R`, on its own socket, with `hot_standby_feedback` so long reads are not cancelled)
+    /// and starts it; returns its conninfo. A standby already made is only started. For tests and benchmarks
+    /// of reads from a replica on one machine.
+    /// - Throws: ``StoreError`` `.embeddedDatabase` when a tool is missing or fails.
+    public func startStandby(following primary: EmbeddedPostgres) async throws -> String {
+        guard let basebackup = ChildProcess.findPostgresTool("pg_basebackup") else {
+            throw StoreError(.embeddedDatabase, "no pg_basebackup found; install the postgresql package")
+        }
+        let user = try self.serverUser()
+        let cluster = try self.prepareClusterFolder(serverUser: user)
+        let data = cluster + "/data"
+        let socket = Self.socketDirectory(for: cluster)
+        try FileManager.default.createDirectory(
+            atPath: socket,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        if let user {
+            try ChildProcess.run(["/bin/chown", user, socket], logFile: self.logFile)
+        }
+        if !FileManager.default.fileExists(atPath: data + "/PG_VERSION") {
+            let primarySocket = Self.socketDirectory(for: primary.clusterFolder)
+            let status = try ChildProcess.run(
+                [basebackup, "-h", primarySocket, "-p", "5432", "-U", "authlog", "-D", data, "-R", "-X", "stream",
+                 "-c", "fast"],
+                asUser: user,
+                logFile: self.logFile
+            )
+            guard status == 0 else {
+                throw StoreError(.embeddedDatabase, "pg_basebackup failed; see \(self.logFile)")
+            }
+            // The copied postgresql.conf names the primary's socket folder: a later line takes precedence.
+            let settings = """
+
+                # authlog standby: its own socket; the primary keeps the rows its long reads still need.
+                unix_socket_directories = '\(socket)'
+                hot_standby = on
+                hot_standby_feedback = on
+
+                """
+            let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/postgresql.conf"))
+            defer { try? configuration.close() }
+            try configuration.seekToEnd()
+            try configuration.write(contentsOf: Data(settings.utf8))
+        }
+        return try await self.start()
+    }
+
     /// Stops the cluster cleanly (`pg_ctl stop -m fast`); does nothing when it is not running.
     /// - Throws: ``StoreError`` `.embeddedDatabase` when pg_ctl fails.
     @discardableResult
