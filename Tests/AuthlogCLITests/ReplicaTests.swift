@@ -173,7 +173,11 @@ struct ReplicaTests {
         }
         // An export page names the head it read: the standby's, once caught up the primary's then.
         try await setup.primary.waitUntilCaughtUp(setup.standby)
-        let exported = try await HTTPTestClient(baseURL: reading.baseURL).send("GET", "/v1/events?limit=20", headers: auth)
+        let exported = try await HTTPTestClient(baseURL: reading.baseURL).send(
+            "GET",
+            "/v1/events?limit=20",
+            headers: auth
+        )
         let exportedOnPrimary = try await HTTPTestClient(baseURL: plain.baseURL).send(
             "GET",
             "/v1/events?limit=20",
