@@ -29,12 +29,28 @@ struct ReportBench: AsyncParsableCommand {
     @Option(help: "Runs of each report and baseline; the median is printed.")
     var repeats: Int = 5
 
+    @Flag(
+        help: """
+            Instead: reports on a hot standby while the primary takes refresh load, against the same reports on the \
+            primary in the same run (a primary and standby of the benchmark's own, made with pg_basebackup -R).
+            """
+    )
+    var standby = false
+
+    @Option(help: "With --standby: seconds of each load phase.")
+    var seconds: Double = 10
+
     func validate() throws {
         guard (1_000...100_000_000).contains(self.events) else { throw ValidationError("--events: 1000…100000000") }
         guard (1...100).contains(self.repeats) else { throw ValidationError("--repeats: 1…100") }
+        guard self.seconds > 0, self.seconds <= 3600 else { throw ValidationError("--seconds: more than 0, at most 3600") }
     }
 
     func run() async throws {
+        if self.standby {
+            try await self.runOnStandby()
+            return
+        }
         let cluster = try self.clusterOptions.cluster()
         let database = try await BenchDatabase.make(in: cluster)
         let connection = try await Connection.connect(database.conninfo)
@@ -48,13 +64,7 @@ struct ReportBench: AsyncParsableCommand {
             )
         )
         let now = Timestamp.now()
-        let cases: [(name: String, kind: Report.Kind, days: Int64, by: [Report.Dimension], goal: Double?)] = [
-            ("signins, 30 days by provider", .signins, 30, [.provider], 0.100),
-            ("signins, 365 days by day", .signins, 365, [.day], 0.300),
-            ("failures, 30 days by reason", .failures, 30, [.reason], nil),
-            ("sessions, 30 days by provider", .sessions, 30, [.provider], nil),
-            ("revocations, 365 days by day", .revocations, 365, [.day], nil),
-        ]
+        let cases = Self.cases
         say("report                          roll-ups ms   plain scan ms   speed-up   goal")
         for entry in cases {
             let query = try ReportQuery(
@@ -75,6 +85,15 @@ struct ReportBench: AsyncParsableCommand {
             )
         }
     }
+
+    /// The reports measured: name, kind, days back from now, grouping, goal in seconds.
+    static let cases: [(name: String, kind: Report.Kind, days: Int64, by: [Report.Dimension], goal: Double?)] = [
+        ("signins, 30 days by provider", .signins, 30, [.provider], 0.100),
+        ("signins, 365 days by day", .signins, 365, [.day], 0.300),
+        ("failures, 30 days by reason", .failures, 30, [.reason], nil),
+        ("sessions, 30 days by provider", .sessions, 30, [.provider], nil),
+        ("revocations, 365 days by day", .revocations, 365, [.day], nil),
+    ]
 
     /// The median of `repeats` runs of `body`, in seconds.
     private func median(_ body: () async throws -> Void) async throws -> Double {

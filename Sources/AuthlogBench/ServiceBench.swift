@@ -29,7 +29,26 @@ struct ServiceBench: AsyncParsableCommand {
     @Option(help: "Concurrent connections.")
     var connections: Int = 64
 
+    @Option(
+        parsing: .upToNextOption,
+        help: """
+            Instead: run sign-ins and refreshes against this many `authlog serve` processes on one database, \
+            for each count given (such as 1 3), the connections spread over them.
+            """
+    )
+    var processes: [Int] = []
+
+    func validate() throws {
+        guard (1...1024).contains(self.connections) else { throw ValidationError("--connections: 1…1024") }
+        guard self.processes.allSatisfy({ (1...16).contains($0) }) else { throw ValidationError("--processes: 1…16") }
+        guard self.seconds > 0, self.seconds <= 3600 else { throw ValidationError("--seconds: more than 0, at most 3600") }
+    }
+
     func run() async throws {
+        if !self.processes.isEmpty {
+            try await self.runProcesses()
+            return
+        }
         let cluster = try self.clusterOptions.cluster()
         let duration = Duration.milliseconds(Int64(self.seconds * 1000))
         let apple = try await FakeIdentityProvider.start()

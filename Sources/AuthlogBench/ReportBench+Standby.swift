@@ -1,0 +1,100 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+
+extension ReportBench {
+    /// `--standby`: what a read replica takes off the primary. A primary and a hot standby of this run's own
+    /// (``PrivateCluster``), the primary filled with `--events` events and serving refreshes in this process
+    /// on 16 connections. Three phases of `--seconds` each: refreshes alone; refreshes while one reader runs
+    /// the reports over and over on the primary; and while it runs them on the standby. Printed: the refresh
+    /// rate of each phase, the reports' median time in each, and the standby's lag at the end.
+    func runOnStandby() async throws {
+        let primary = try await PrivateCluster.start()
+        defer { primary.remove() }
+        let standby = try await primary.startStandby()
+        defer { standby.remove() }
+        let fillStart = ContinuousClock.now
+        try await Self.fill(try await Connection.connect(primary.conninfo), events: self.events)
+        try await primary.waitUntilCaughtUp(standby, limit: .seconds(3600))
+        say(
+            String(
+                format: "filled %d events on the primary; the standby caught up; %.1f s",
+                self.events,
+                (ContinuousClock.now - fillStart).inSeconds
+            )
+        )
+        let apple = try await FakeIdentityProvider.start()
+        let server = try await ServiceBench.startServer(database: BenchDatabase(conninfo: primary.conninfo), apple: apple)
+        let client = HTTPTestClient(baseURL: server.baseURL)
+        let connections = 16
+        var chains: [String] = []
+        for index in 0..<connections {
+            let answer = try await client.post("/v1/signin/dev", .members(["subject": .string("bench-\(index)")]))
+            guard let token = answer.json["refresh_token"]?.stringValue else { throw BenchFailure("sign-in failed") }
+            chains.append(token)
+        }
+        let tokens = TokenChains(chains)
+        let duration = Duration.milliseconds(Int64(self.seconds * 1000))
+        let refresh: @Sendable (Int, Int) async throws -> Bool = { worker, _ in
+            let answer = try await client.post("/v1/token/refresh", .members(["refresh_token": .string(tokens.token(worker))]))
+            guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
+            tokens.set(worker, next)
+            return true
+        }
+
+        let alone = try await LoadRun.run(connections: connections, for: duration, request: refresh)
+        say("refreshes alone on the primary: \(alone.summary)")
+        var results: [(place: String, load: LoadRun, rounds: [Double])] = []
+        for (place, conninfo) in [("primary", primary.conninfo), ("standby", standby.conninfo)] {
+            let reader = try await Connection.connect(conninfo)
+            async let load = LoadRun.run(connections: connections, for: duration, request: refresh)
+            var rounds: [Double] = []
+            let deadline = ContinuousClock.now + duration
+            while ContinuousClock.now < deadline {
+                let start = ContinuousClock.now
+                let now = Timestamp.now()
+                for entry in Self.cases {
+                    let query = try ReportQuery(
+                        kind: entry.kind,
+                        since: now.adding(seconds: -entry.days * 86_400),
+                        until: now,
+                        dimensions: entry.by
+                    )
+                    _ = try await query.run(on: reader)
+                }
+                rounds.append((ContinuousClock.now - start).inSeconds)
+            }
+            let run = try await load
+            results.append((place, run, rounds))
+            say("refreshes while the reports run on the \(place): \(run.summary); \(rounds.count) report rounds")
+        }
+        let lag = try await ReplicaLag.measure(
+            replica: try await Connection.connect(standby.conninfo),
+            primary: try await Connection.connect(primary.conninfo)
+        )
+        await server.stop()
+        await apple.stop()
+        say("")
+        say("phase                                refreshes/s   vs alone   report round median ms   rounds")
+        say(String(format: "refreshes alone                      %11.0f   %8.2f", alone.rate, 1.0) + "                        -        -")
+        for result in results {
+            let median = result.rounds.sorted()[result.rounds.count / 2] * 1000
+            say(
+                "reports on the \(result.place)".padding(toLength: 37, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "%11.0f   %8.2f   %22.1f   %6d",
+                        result.load.rate,
+                        result.load.rate / alone.rate,
+                        median,
+                        result.rounds.count
+                    )
+            )
+        }
+        say(
+            "standby lag at the end: \(lag.bytesBehind) bytes, \(lag.milliseconds.map { "\($0) ms" } ?? "unknown"); "
+                + "a report round is the five reports of the plain `report` run"
+        )
+    }
+}
