@@ -7,9 +7,10 @@ import Foundation
 extension ReportBench {
     /// `--standby`: what a read replica takes off the primary. A primary and a hot standby of this run's own
     /// (``PrivateCluster``), the primary filled with `--events` events and serving refreshes in this process
-    /// on 16 connections. Three phases of `--seconds` each: refreshes alone; refreshes while one reader runs
-    /// the reports over and over on the primary; and while it runs them on the standby. Printed: the refresh
-    /// rate of each phase, the reports' median time in each, and the standby's lag at the end.
+    /// on 16 connections. Phases of `--seconds` each: refreshes alone; then, twice in turn, refreshes while one
+    /// reader runs the reports over and over on the primary, and while it runs them on the standby. Printed:
+    /// the refresh rate of each phase, the reports' median time, the CPU seconds the primary's PostgreSQL
+    /// processes used (what a replica takes off the primary), and the standby's lag at the end.
     func runOnStandby() async throws {
         let primary = try await PrivateCluster.start()
         defer { primary.remove() }
@@ -26,7 +27,10 @@ extension ReportBench {
             )
         )
         let apple = try await FakeIdentityProvider.start()
-        let server = try await ServiceBench.startServer(database: BenchDatabase(conninfo: primary.conninfo), apple: apple)
+        let server = try await ServiceBench.startServer(
+            database: BenchDatabase(conninfo: primary.conninfo),
+            apple: apple
+        )
         let client = HTTPTestClient(baseURL: server.baseURL)
         let connections = 16
         var chains: [String] = []
@@ -38,17 +42,26 @@ extension ReportBench {
         let tokens = TokenChains(chains)
         let duration = Duration.milliseconds(Int64(self.seconds * 1000))
         let refresh: @Sendable (Int, Int) async throws -> Bool = { worker, _ in
-            let answer = try await client.post("/v1/token/refresh", .members(["refresh_token": .string(tokens.token(worker))]))
+            let answer = try await client.post(
+                "/v1/token/refresh",
+                .members(["refresh_token": .string(tokens.token(worker))])
+            )
             guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
             tokens.set(worker, next)
             return true
         }
 
-        let alone = try await LoadRun.run(connections: connections, for: duration, request: refresh)
-        say("refreshes alone on the primary: \(alone.summary)")
-        var results: [(place: String, load: LoadRun, rounds: [Double])] = []
-        for (place, conninfo) in [("primary", primary.conninfo), ("standby", standby.conninfo)] {
+        let cpuAlone = ServerCPU(clusterFolder: primary.folder + "/.authlog/cluster")
+        let aloneStart = cpuAlone.seconds()
+        let aloneRun = try await LoadRun.run(connections: connections, for: duration, request: refresh)
+        let alone = (rate: aloneRun.rate, primaryCPU: Optional(cpuAlone.seconds() - aloneStart))
+        say("refreshes alone on the primary: \(aloneRun.summary)")
+        var results: [(place: String, load: LoadRun, rounds: [Double], primaryCPU: Double)] = []
+        let primaryServer = ServerCPU(clusterFolder: primary.folder + "/.authlog/cluster")
+        let places = [("primary", primary.conninfo), ("standby", standby.conninfo)]
+        for (place, conninfo) in places + places {
             let reader = try await Connection.connect(conninfo)
+            let cpuBefore = primaryServer.seconds()
             async let load = LoadRun.run(connections: connections, for: duration, request: refresh)
             var rounds: [Double] = []
             let deadline = ContinuousClock.now + duration
@@ -67,7 +80,7 @@ extension ReportBench {
                 rounds.append((ContinuousClock.now - start).inSeconds)
             }
             let run = try await load
-            results.append((place, run, rounds))
+            results.append((place, run, rounds, primaryServer.seconds() - cpuBefore))
             say("refreshes while the reports run on the \(place): \(run.summary); \(rounds.count) report rounds")
         }
         let lag = try await ReplicaLag.measure(
@@ -77,18 +90,24 @@ extension ReportBench {
         await server.stop()
         await apple.stop()
         say("")
-        say("phase                                refreshes/s   vs alone   report round median ms   rounds")
-        say(String(format: "refreshes alone                      %11.0f   %8.2f", alone.rate, 1.0) + "                        -        -")
+        say(
+            "phase                                refreshes/s   vs alone   report round median ms   rounds   primary CPU s"
+        )
+        say(
+            String(format: "refreshes alone                      %11.0f   %8.2f", alone.rate, 1.0)
+                + "                        -        -   " + String(format: "%13.1f", alone.primaryCPU ?? 0)
+        )
         for result in results {
             let median = result.rounds.sorted()[result.rounds.count / 2] * 1000
             say(
                 "reports on the \(result.place)".padding(toLength: 37, withPad: " ", startingAt: 0)
                     + String(
-                        format: "%11.0f   %8.2f   %22.1f   %6d",
+                        format: "%11.0f   %8.2f   %22.1f   %6d   %13.1f",
                         result.load.rate,
                         result.load.rate / alone.rate,
                         median,
-                        result.rounds.count
+                        result.rounds.count,
+                        result.primaryCPU
                     )
             )
         }
@@ -96,5 +115,31 @@ extension ReportBench {
             "standby lag at the end: \(lag.bytesBehind) bytes, \(lag.milliseconds.map { "\($0) ms" } ?? "unknown"); "
                 + "a report round is the five reports of the plain `report` run"
         )
+    }
+}
+
+/// CPU seconds used by one PostgreSQL cluster's processes (the postmaster and its children), from /proc.
+struct ServerCPU {
+    let clusterFolder: String
+
+    /// User and system seconds of the postmaster named in `data/postmaster.pid` and of its children now.
+    func seconds() -> Double {
+        guard let pidFile = FileManager.default.contents(atPath: self.clusterFolder + "/data/postmaster.pid"),
+            let postmaster = String(decoding: pidFile, as: UTF8.self).split(separator: "\n").first.flatMap({ Int($0) })
+        else { return 0 }
+        var ticks = 0
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int(entry),
+                let stat = FileManager.default.contents(atPath: "/proc/\(entry)/stat"),
+                let afterName = String(decoding: stat, as: UTF8.self).split(separator: ")").last
+            else { continue }
+            // After "pid (name)": state, ppid, … utime is field 14 and stime 15 of the whole line.
+            let fields = afterName.split(separator: " ")
+            guard fields.count > 13, let parent = Int(fields[1]), pid == postmaster || parent == postmaster,
+                let user = Int(fields[11]), let system = Int(fields[12])
+            else { continue }
+            ticks += user + system
+        }
+        return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }

@@ -43,7 +43,9 @@ struct ReportBench: AsyncParsableCommand {
     func validate() throws {
         guard (1_000...100_000_000).contains(self.events) else { throw ValidationError("--events: 1000…100000000") }
         guard (1...100).contains(self.repeats) else { throw ValidationError("--repeats: 1…100") }
-        guard self.seconds > 0, self.seconds <= 3600 else { throw ValidationError("--seconds: more than 0, at most 3600") }
+        guard self.seconds > 0, self.seconds <= 3600 else {
+            throw ValidationError("--seconds: more than 0, at most 3600")
+        }
     }
 
     func run() async throws {

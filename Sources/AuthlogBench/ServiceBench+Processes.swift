@@ -47,7 +47,9 @@ extension ServiceBench {
                     "/v1/signin/dev",
                     .members(["subject": .string("bench-\(index)")])
                 )
-                guard let token = answer.json["refresh_token"]?.stringValue else { throw BenchFailure("sign-in failed") }
+                guard let token = answer.json["refresh_token"]?.stringValue else {
+                    throw BenchFailure("sign-in failed")
+                }
                 chains.append(token)
             }
             let chainTokens = TokenChains(chains)

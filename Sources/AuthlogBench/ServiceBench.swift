@@ -41,7 +41,9 @@ struct ServiceBench: AsyncParsableCommand {
     func validate() throws {
         guard (1...1024).contains(self.connections) else { throw ValidationError("--connections: 1…1024") }
         guard self.processes.allSatisfy({ (1...16).contains($0) }) else { throw ValidationError("--processes: 1…16") }
-        guard self.seconds > 0, self.seconds <= 3600 else { throw ValidationError("--seconds: more than 0, at most 3600") }
+        guard self.seconds > 0, self.seconds <= 3600 else {
+            throw ValidationError("--seconds: more than 0, at most 3600")
+        }
     }
 
     func run() async throws {

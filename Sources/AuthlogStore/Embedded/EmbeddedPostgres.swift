@@ -98,8 +98,10 @@ public struct EmbeddedPostgres: Sendable {
         if !FileManager.default.fileExists(atPath: data + "/PG_VERSION") {
             let primarySocket = Self.socketDirectory(for: primary.clusterFolder)
             let status = try ChildProcess.run(
-                [basebackup, "-h", primarySocket, "-p", "5432", "-U", "authlog", "-D", data, "-R", "-X", "stream",
-                 "-c", "fast"],
+                [
+                    basebackup, "-h", primarySocket, "-p", "5432", "-U", "authlog", "-D", data, "-R", "-X", "stream",
+                    "-c", "fast",
+                ],
                 asUser: user,
                 logFile: self.logFile
             )
