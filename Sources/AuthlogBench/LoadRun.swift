@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogTesting
 import Foundation
 import Synchronization
 
@@ -77,4 +78,31 @@ final class TokenChains: Sendable {
     func token(_ worker: Int) -> String { self.tokens.withLock { $0[worker] } }
 
     func set(_ worker: Int, _ token: String) { self.tokens.withLock { $0[worker] = token } }
+
+    /// One chain per worker, each begun by a dev sign-in through `clients` in turn.
+    /// - Throws: ``BenchFailure`` when a sign-in is refused; what the client throws.
+    static func signIn(workers: Int, through clients: [HTTPTestClient]) async throws -> TokenChains {
+        var tokens: [String] = []
+        for index in 0..<workers {
+            let answer = try await clients[index % clients.count].post(
+                "/v1/signin/dev",
+                .members(["subject": .string("bench-\(index)")])
+            )
+            guard let token = answer.json["refresh_token"]?.stringValue else { throw BenchFailure("sign-in failed") }
+            tokens.append(token)
+        }
+        return TokenChains(tokens)
+    }
+
+    /// Refreshes `worker`'s token through `client` and keeps the new one; whether the refresh succeeded.
+    /// - Throws: what the client throws.
+    func refresh(_ worker: Int, through client: HTTPTestClient) async throws -> Bool {
+        let answer = try await client.post(
+            "/v1/token/refresh",
+            .members(["refresh_token": .string(self.token(worker))])
+        )
+        guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
+        self.set(worker, next)
+        return true
+    }
 }

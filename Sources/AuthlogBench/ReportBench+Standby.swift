@@ -33,24 +33,11 @@ extension ReportBench {
         )
         let client = HTTPTestClient(baseURL: server.baseURL)
         let connections = 16
-        var chains: [String] = []
-        for index in 0..<connections {
-            let answer = try await client.post("/v1/signin/dev", .members(["subject": .string("bench-\(index)")]))
-            guard let token = answer.json["refresh_token"]?.stringValue else { throw BenchFailure("sign-in failed") }
-            chains.append(token)
-        }
-        let tokens = TokenChains(chains)
+        let chains = try await TokenChains.signIn(workers: connections, through: [client])
         let duration = Duration.milliseconds(Int64(self.seconds * 1000))
         let refresh: @Sendable (Int, Int) async throws -> Bool = { worker, _ in
-            let answer = try await client.post(
-                "/v1/token/refresh",
-                .members(["refresh_token": .string(tokens.token(worker))])
-            )
-            guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
-            tokens.set(worker, next)
-            return true
+            try await chains.refresh(worker, through: client)
         }
-
         let cpuAlone = ServerCPU(clusterFolder: primary.folder + "/.authlog/cluster")
         let aloneStart = cpuAlone.seconds()
         let aloneRun = try await LoadRun.run(connections: connections, for: duration, request: refresh)

@@ -41,26 +41,9 @@ extension ServiceBench {
                 guard index < tokens.count else { return false }
                 return try await clients[worker % clients.count].post("/v1/signin/apple", tokens[index]).status == 200
             }
-            var chains: [String] = []
-            for index in 0..<self.connections {
-                let answer = try await clients[index % clients.count].post(
-                    "/v1/signin/dev",
-                    .members(["subject": .string("bench-\(index)")])
-                )
-                guard let token = answer.json["refresh_token"]?.stringValue else {
-                    throw BenchFailure("sign-in failed")
-                }
-                chains.append(token)
-            }
-            let chainTokens = TokenChains(chains)
+            let chains = try await TokenChains.signIn(workers: self.connections, through: clients)
             let refreshes = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
-                let answer = try await clients[worker % clients.count].post(
-                    "/v1/token/refresh",
-                    .members(["refresh_token": .string(chainTokens.token(worker))])
-                )
-                guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
-                chainTokens.set(worker, next)
-                return true
+                try await chains.refresh(worker, through: clients[worker % clients.count])
             }
             await servers.stop()
             try? FileManager.default.removeItem(atPath: folder)

@@ -76,21 +76,9 @@ struct ServiceBench: AsyncParsableCommand {
         }
         say("sign-ins (Apple ID token, fake JWKS): \(signins.summary)")
 
-        var chains: [String] = []
-        for index in 0..<self.connections {
-            let answer = try await client.post("/v1/signin/dev", .members(["subject": .string("bench-\(index)")]))
-            guard let token = answer.json["refresh_token"]?.stringValue else { throw ValidationError("sign-in failed") }
-            chains.append(token)
-        }
-        let chainTokens = TokenChains(chains)
+        let chains = try await TokenChains.signIn(workers: self.connections, through: [client])
         let refreshes = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
-            let answer = try await client.post(
-                "/v1/token/refresh",
-                .members(["refresh_token": .string(chainTokens.token(worker))])
-            )
-            guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
-            chainTokens.set(worker, next)
-            return true
+            try await chains.refresh(worker, through: client)
         }
         say("refreshes: \(refreshes.summary)")
         await server.stop()

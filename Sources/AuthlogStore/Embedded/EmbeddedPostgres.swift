@@ -44,15 +44,7 @@ public struct EmbeddedPostgres: Sendable {
         let user = try self.serverUser()
         let cluster = try self.prepareClusterFolder(serverUser: user)
         let data = cluster + "/data"
-        let socket = Self.socketDirectory(for: cluster)
-        try FileManager.default.createDirectory(
-            atPath: socket,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        if let user {
-            try ChildProcess.run(["/bin/chown", user, socket], logFile: self.logFile)
-        }
+        let socket = try self.prepareSocketFolder(for: cluster, serverUser: user)
         if !FileManager.default.fileExists(atPath: data + "/PG_VERSION") {
             try self.initialise(initdb: initdb, data: data, socket: socket, user: user)
         }
@@ -86,15 +78,7 @@ public struct EmbeddedPostgres: Sendable {
         let user = try self.serverUser()
         let cluster = try self.prepareClusterFolder(serverUser: user)
         let data = cluster + "/data"
-        let socket = Self.socketDirectory(for: cluster)
-        try FileManager.default.createDirectory(
-            atPath: socket,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        if let user {
-            try ChildProcess.run(["/bin/chown", user, socket], logFile: self.logFile)
-        }
+        let socket = try self.prepareSocketFolder(for: cluster, serverUser: user)
         if !FileManager.default.fileExists(atPath: data + "/PG_VERSION") {
             let primarySocket = Self.socketDirectory(for: primary.clusterFolder)
             let status = try ChildProcess.run(
@@ -146,6 +130,20 @@ public struct EmbeddedPostgres: Sendable {
             throw StoreError(.embeddedDatabase, "pg_ctl could not stop the cluster; see \(self.logFile)")
         }
         return true
+    }
+
+    /// Creates the cluster's socket folder (0700), owned by the server's user.
+    private func prepareSocketFolder(for cluster: String, serverUser user: String?) throws -> String {
+        let socket = Self.socketDirectory(for: cluster)
+        try FileManager.default.createDirectory(
+            atPath: socket,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        if let user {
+            try ChildProcess.run(["/bin/chown", user, socket], logFile: self.logFile)
+        }
+        return socket
     }
 
     private func serverUser() throws -> String? {
