@@ -15,18 +15,6 @@ struct DatabaseOptions: ParsableArguments {
     )
     var databaseURL: String?
 
-    @Option(
-        name: .customLong("read-database-url"),
-        help: ArgumentHelp(
-            "A read replica (PostgreSQL standby) for reports, exports, proofs, verify and session listings.",
-            discussion: """
-                Default: AUTHLOG_READ_DATABASE_URL, else none (everything reads the primary). What the reads                 record (audit.accessed) still goes to the primary, with the replica's lag noted.
-                """,
-            valueName: "url"
-        )
-    )
-    var readDatabaseURL: String?
-
     /// Opens a connection to a database whose schema is current: the embedded cluster is started and
     /// migrated first when no database is configured; an external one must already be migrated unless
     /// `migrating` is set.
@@ -65,11 +53,14 @@ struct DatabaseOptions: ParsableArguments {
     /// does) and the read replica when one is given by the option, `AUTHLOG_READ_DATABASE_URL` or
     /// `configured`. A replica without an external primary is refused (exit 2): the read would be recorded in
     /// the embedded cluster instead.
-    func readTarget(configured: (primary: String?, replica: String?) = (nil, nil)) async throws -> ReadTarget {
+    func readTarget(
+        _ replicaOptions: ReadReplicaOptions,
+        configured: (primary: String?, replica: String?) = (nil, nil)
+    ) async throws -> ReadTarget {
         let environment = ProcessInfo.processInfo.environment["AUTHLOG_READ_DATABASE_URL"].flatMap {
             $0.isEmpty ? nil : $0
         }
-        let replica = self.readDatabaseURL ?? environment ?? configured.replica
+        let replica = replicaOptions.readDatabaseURL ?? environment ?? configured.replica
         if replica != nil,
             case .embedded = DatabaseConfiguration.resolve(explicit: self.databaseURL ?? configured.primary)
         {
@@ -103,6 +94,21 @@ struct DatabaseOptions: ParsableArguments {
             throw ExitCode(1)
         }
     }
+}
+
+/// The read replica option of the commands that read the log (report, export, prove, verify, sessions, serve).
+struct ReadReplicaOptions: ParsableArguments {
+    @Option(
+        name: .customLong("read-database-url"),
+        help: ArgumentHelp(
+            "A read replica (PostgreSQL standby) for reports, exports, proofs, verify and session listings.",
+            discussion: """
+                Default: AUTHLOG_READ_DATABASE_URL, else none (everything reads the primary). What the reads                 record (audit.accessed) still goes to the primary, with the replica's lag noted.
+                """,
+            valueName: "url"
+        )
+    )
+    var readDatabaseURL: String?
 }
 
 /// The databases of a read command: where it records (the primary) and where it reads.

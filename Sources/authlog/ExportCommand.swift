@@ -22,6 +22,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var replica: ReadReplicaOptions
 
     @Option(help: "Export the events after this position (0: from the start).")
     var after: Int64 = 0
@@ -57,7 +58,7 @@ struct ExportCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let filter = try self.filter()
-        let target = try await self.database.readTarget()
+        let target = try await self.database.readTarget(self.replica)
         let (connection, lag) = try await target.connectForReading()
         let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
         guard self.after <= head else {
@@ -88,7 +89,7 @@ struct ExportCommand: AsyncParsableCommand {
             printError("--month takes YYYY-MM and no --after, --limit or filters")
             throw ExitCode(2)
         }
-        let target = try await self.database.readTarget()
+        let target = try await self.database.readTarget(self.replica)
         let (connection, lag) = try await target.connectForReading()
         let span = try await reportingStoreErrors { try await LogMonths.span(of: month + "-01", on: connection) }
         let (events, first, last) = (span.events, span.firstPosition, span.lastPosition)

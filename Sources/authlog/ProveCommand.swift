@@ -17,6 +17,7 @@ struct ProveCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var replica: ReadReplicaOptions
 
     @Argument(help: "The event id.")
     var eventID: String?
@@ -37,7 +38,7 @@ struct ProveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let target = try await self.database.readTarget()
+        let target = try await self.database.readTarget(self.replica)
         let (connection, lag) = try await target.connectForReading()
         let output = try await reportingStoreErrors { try await self.prove(on: connection) }
         let proved = output["position"]?.canonicalText ?? "?"

@@ -41,10 +41,11 @@ struct ReportCommand: AsyncParsableCommand {
     var format: Format = .table
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var replica: ReadReplicaOptions
     @OptionGroup var key: CheckpointKeyOptions
 
     func run() async throws {
-        let target = try await self.database.readTarget()
+        let target = try await self.database.readTarget(self.replica)
         let conninfo = target.primary
         let query: ReportQuery
         do {

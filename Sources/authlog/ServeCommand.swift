@@ -26,6 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var replica: ReadReplicaOptions
 
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))
     var config: String?
@@ -50,6 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
         if self.dev { configuration.development = true }
         if let port = self.port { configuration.port = port }
         let target = try await self.database.readTarget(
+            self.replica,
             configured: (configuration.databaseURL, configuration.readDatabaseURL)
         )
         let pool = ConnectionPool(conninfo: target.primary, maximumConnections: 16)

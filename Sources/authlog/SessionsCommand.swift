@@ -23,6 +23,7 @@ struct ListSessionsCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var replica: ReadReplicaOptions
 
     @Argument(help: "The user's id.")
     var userID: String
@@ -32,7 +33,7 @@ struct ListSessionsCommand: AsyncParsableCommand {
             printError("USER_ID must be a UUID")
             throw ExitCode(2)
         }
-        let target = try await self.database.readTarget()
+        let target = try await self.database.readTarget(self.replica)
         let (connection, lag) = try await target.connectForReading()
         let sessions = try await reportingStoreErrors { try await SessionQueries.sessions(of: userID, on: connection) }
         try await AccessRecord.record("sessions user_id=\(userID.lowercased)", lag: lag, conninfo: target.primary)

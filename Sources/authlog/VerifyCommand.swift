@@ -17,6 +17,7 @@ struct VerifyCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var replica: ReadReplicaOptions
     @OptionGroup var key: CheckpointKeyOptions
 
     @Option(name: .long, help: ArgumentHelp("A signed checkpoint note kept outside the database.", valueName: "file"))
@@ -32,7 +33,7 @@ struct VerifyCommand: AsyncParsableCommand {
             outside = String(decoding: data, as: UTF8.self)
         }
         let verifier = try self.key.verifier()
-        let target = try await self.database.readTarget()
+        let target = try await self.database.readTarget(self.replica)
         let (connection, lag) = try await target.connectForReading()
         let progress = try await ProgressLine.overLog(label: "verified", on: connection)
         let report = try await reportingStoreErrors {

@@ -2,8 +2,9 @@ public import AuthlogStore
 public import Logging
 
 /// Signs a checkpoint whenever one is due: `everyEvents` events were sealed since the last checkpoint, or
-/// `everySeconds` passed since the last one was signed and at least one event was (the
-/// `audit.checkpoint_signed` events themselves do not count, so an idle log signs nothing).
+/// `everySeconds` passed since the last one was signed (or since the first event, before any) and at least
+/// one event was sealed since (the `audit.checkpoint_signed` events themselves do not count, so an idle log
+/// signs nothing).
 ///
 /// Several `serve` processes share one database: each asks every second, but the decision is taken from
 /// the database (the latest checkpoint's `signed_at`), under a session advisory lock that one process at a
@@ -50,7 +51,8 @@ public struct CheckpointScheduler: Sendable {
     }
 
     /// Whether a checkpoint is due: the sealed events after the latest checkpoint, other than checkpoint
-    /// records (counted up to `everyEvents`), and the seconds since it was signed (none yet: due at once).
+    /// records (counted up to `everyEvents`), and the seconds since it was signed (before the first: since
+    /// the log's first event).
     private func isDue(on connection: Connection) async throws -> Bool {
         let rows = try await connection.query(
             """
@@ -59,8 +61,10 @@ public struct CheckpointScheduler: Sendable {
                         WHERE position > (SELECT coalesce(max(tree_size), 0) FROM authlog.checkpoints)
                           AND type <> 'audit.checkpoint_signed'
                         LIMIT \(self.everyEvents)) fresh),
-                   coalesce(clock_timestamp() - (SELECT max(signed_at) FROM authlog.checkpoints)
-                            >= make_interval(secs => \(self.everySeconds)), true)
+                   clock_timestamp() - coalesce(
+                       (SELECT max(signed_at) FROM authlog.checkpoints),
+                       (SELECT recorded_at FROM authlog.events ORDER BY position LIMIT 1),
+                       clock_timestamp()) >= make_interval(secs => \(self.everySeconds))
             """
         )
         guard let row = rows.first else { return false }
