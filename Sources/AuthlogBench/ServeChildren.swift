@@ -55,9 +55,15 @@ struct ServeChildren {
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = log
             process.standardError = log
-            try process.run()
-            try log.close()
-            children.append(Child(process: process, baseURL: try await Self.address(in: logFile, of: process)))
+            do {
+                try process.run()
+                try log.close()
+                children.append(Child(process: process, baseURL: try await Self.address(in: logFile, of: process)))
+            } catch {
+                // Those already running must not outlive the benchmark.
+                await ServeChildren(children: children).stop()
+                throw error
+            }
         }
         return ServeChildren(children: children)
     }

@@ -33,18 +33,14 @@ extension ServiceBench {
                 ]),
                 folder: folder
             )
-            let clients = servers.children.map { HTTPTestClient(baseURL: $0.baseURL) }
-            let tokens = try Self.appleTokens(apple: apple, count: Int(self.seconds * 4000) + 1000)
-            let ticket = Ticket()
-            let signins = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
-                let index = ticket.take()
-                guard index < tokens.count else { return false }
-                return try await clients[worker % clients.count].post("/v1/signin/apple", tokens[index]).status == 200
+            let measured: (signins: LoadRun, refreshes: LoadRun)
+            do {
+                measured = try await self.measure(through: servers, apple: apple, for: duration)
+            } catch {
+                await servers.stop()
+                throw error
             }
-            let chains = try await TokenChains.signIn(workers: self.connections, through: clients)
-            let refreshes = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
-                try await chains.refresh(worker, through: clients[worker % clients.count])
-            }
+            let (signins, refreshes) = measured
             await servers.stop()
             try? FileManager.default.removeItem(atPath: folder)
             let baseline = first ?? (signins.rate, refreshes.rate)
@@ -63,5 +59,26 @@ extension ServiceBench {
             )
         }
         await apple.stop()
+    }
+
+    /// Sign-ins, then refreshes, for `duration` each through `servers`, the connections round-robin.
+    private func measure(
+        through servers: ServeChildren,
+        apple: FakeIdentityProvider,
+        for duration: Duration
+    ) async throws -> (signins: LoadRun, refreshes: LoadRun) {
+        let clients = servers.children.map { HTTPTestClient(baseURL: $0.baseURL) }
+        let tokens = try Self.appleTokens(apple: apple, count: Int(self.seconds * 4000) + 1000)
+        let ticket = Ticket()
+        let signins = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
+            let index = ticket.take()
+            guard index < tokens.count else { return false }
+            return try await clients[worker % clients.count].post("/v1/signin/apple", tokens[index]).status == 200
+        }
+        let chains = try await TokenChains.signIn(workers: self.connections, through: clients)
+        let refreshes = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
+            try await chains.refresh(worker, through: clients[worker % clients.count])
+        }
+        return (signins, refreshes)
     }
 }

@@ -36,8 +36,8 @@ struct DatabaseOptions: ParsableArguments {
                 if try await ServerRole.isStandby(connection) {
                     printError(
                         "the database is a read-only standby, so nothing could be recorded there: point "
-                            + "--database-url (AUTHLOG_DATABASE_URL) at the primary and give this standby as "
-                            + "--read-database-url (AUTHLOG_READ_DATABASE_URL)"
+                            + "--database-url (AUTHLOG_DATABASE_URL) at the primary (the commands that read the log "
+                            + "take this standby as --read-database-url)"
                     )
                     throw ExitCode(3)
                 }
@@ -52,7 +52,8 @@ struct DatabaseOptions: ParsableArguments {
     /// Where a read command reads and records: the primary (checked as ``conninfo(migrating:configured:)``
     /// does) and the read replica when one is given by the option, `AUTHLOG_READ_DATABASE_URL` or
     /// `configured`. A replica without an external primary is refused (exit 2): the read would be recorded in
-    /// the embedded cluster instead.
+    /// the embedded cluster instead. A replica that is unreachable now is accepted: reads fall back to the
+    /// primary, and `serve`'s `/readyz` says so.
     func readTarget(
         _ replicaOptions: ReadReplicaOptions,
         configured: (primary: String?, replica: String?) = (nil, nil)
@@ -72,8 +73,10 @@ struct DatabaseOptions: ParsableArguments {
         }
         let primary = try await self.conninfo(configured: configured.primary)
         guard let replica else { return ReadTarget(primary: primary, replica: nil) }
-        try await reportingStoreErrors {
-            try await Self.requireSchema(on: try await Connection.connect(replica))
+        // A replica that cannot be reached now is read around (the primary answers); one that can must have
+        // the schema of this program.
+        if let connection = try? await Connection.connect(replica) {
+            try await reportingStoreErrors { try await Self.requireSchema(on: connection) }
         }
         return ReadTarget(primary: primary, replica: replica)
     }
@@ -102,9 +105,8 @@ struct ReadReplicaOptions: ParsableArguments {
         name: .customLong("read-database-url"),
         help: ArgumentHelp(
             "A read replica (PostgreSQL standby) for reports, exports, proofs, verify and session listings.",
-            discussion: """
-                Default: AUTHLOG_READ_DATABASE_URL, else none (everything reads the primary). What the reads                 record (audit.accessed) still goes to the primary, with the replica's lag noted.
-                """,
+            discussion: "Default: AUTHLOG_READ_DATABASE_URL, else none (everything reads the primary). "
+                + "What the reads record (audit.accessed) still goes to the primary, with the replica's lag noted.",
             valueName: "url"
         )
     )
@@ -118,17 +120,29 @@ struct ReadTarget {
     /// The read replica's conninfo, when one is configured.
     let replica: String?
 
-    /// Opens the connection to read from (the replica, else the primary) and measures the replica's lag
-    /// behind the primary just before the read: the lag `audit.accessed` notes.
-    func connectForReading() async throws -> (connection: Connection, lag: ReplicaLag?) {
+    /// Opens the connection to read from and runs `prepare` on it (the first reads, before anything is
+    /// printed; it is given the lag when reading the replica): on the replica, with its lag behind the primary measured just before, the lag
+    /// `audit.accessed` notes. When the replica falls short (unreachable, behind what `prepare` asked for, or
+    /// cancelling the read for its replay: ``ServerRole/isReplicaShortcoming(_:)``), the primary answers
+    /// instead and the read is recorded as the primary's. Store errors are reported as everywhere.
+    func open<T>(
+        _ prepare: (Connection, ReplicaLag?) async throws -> T
+    ) async throws -> (connection: Connection, lag: ReplicaLag?, value: T) {
         try await reportingStoreErrors {
-            guard let replica = self.replica else { return (try await Connection.connect(self.primary), nil) }
-            let connection = try await Connection.connect(replica)
-            let lag = try await ReplicaLag.measure(
-                replica: connection,
-                primary: try await Connection.connect(self.primary)
-            )
-            return (connection, lag)
+            if let replica = self.replica {
+                do {
+                    let connection = try await Connection.connect(replica)
+                    let lag = try await ReplicaLag.measure(
+                        replica: connection,
+                        primary: try await Connection.connect(self.primary)
+                    )
+                    return (connection, lag, try await prepare(connection, lag))
+                } catch  where ServerRole.isReplicaShortcoming(error) {
+                    // Read from the primary below.
+                }
+            }
+            let connection = try await Connection.connect(self.primary)
+            return (connection, nil, try await prepare(connection, nil))
         }
     }
 }

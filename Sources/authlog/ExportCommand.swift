@@ -59,12 +59,22 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let filter = try self.filter()
         let target = try await self.database.readTarget(self.replica)
-        let (connection, lag) = try await target.connectForReading()
-        let head = try await reportingStoreErrors { try await EventReader().head(on: connection).size }
-        guard self.after <= head else {
-            printError("the log ends at position \(head); --after \(self.after) lies beyond it")
+        let after = self.after
+        let opened: (connection: Connection, lag: ReplicaLag?, value: Int64)
+        do {
+            // A position beyond a replica's head may be on the primary: then the primary answers.
+            opened = try await target.open { connection, _ in
+                let head = try await EventReader().head(on: connection).size
+                guard after <= head else {
+                    throw StoreError(.outOfRange, "the log ends at position \(head); --after \(after) lies beyond it")
+                }
+                return head
+            }
+        } catch let error as StoreError where error.code == .outOfRange {
+            printError(error.message)
             throw ExitCode(1)
         }
+        let (connection, lag, head) = opened
         let summary = filter.summary
         try await AccessRecord.record(
             "export after=\(self.after) through=\(head)" + (self.limit.map { " limit=\($0)" } ?? "")
@@ -90,8 +100,9 @@ struct ExportCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let target = try await self.database.readTarget(self.replica)
-        let (connection, lag) = try await target.connectForReading()
-        let span = try await reportingStoreErrors { try await LogMonths.span(of: month + "-01", on: connection) }
+        let (connection, lag, span) = try await target.open { connection, _ in
+            try await LogMonths.span(of: month + "-01", on: connection)
+        }
         let (events, first, last) = (span.events, span.firstPosition, span.lastPosition)
         guard span.hasEnded else {
             printError("\(month) is still being written (or has not begun); export a month that has ended")

@@ -39,8 +39,7 @@ struct ProveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let target = try await self.database.readTarget(self.replica)
-        let (connection, lag) = try await target.connectForReading()
-        let output = try await reportingStoreErrors { try await self.prove(on: connection) }
+        let (_, lag, output) = try await target.open { connection, _ in try await self.prove(on: connection) }
         let proved = output["position"]?.canonicalText ?? "?"
         try await AccessRecord.record(
             "proof inclusion position=\(proved) tree_size=\(output["tree_size"]?.canonicalText ?? "?")",

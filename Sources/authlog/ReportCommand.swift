@@ -45,19 +45,20 @@ struct ReportCommand: AsyncParsableCommand {
     @OptionGroup var key: CheckpointKeyOptions
 
     func run() async throws {
-        let target = try await self.database.readTarget(self.replica)
-        let conninfo = target.primary
         let query: ReportQuery
         do {
             query = try ReportRequest.query(kind: self.kind, since: self.since, until: self.until, by: self.by)
         } catch {
             printError(error.description)
-            // A refused report is an attempt to read the log, and recorded as one (as the route records it).
-            try? await AccessRecord.record("report", refusal: "invalid_request", conninfo: conninfo)
+            // A refused report is an attempt to read the log, and recorded as one (as the route records it), on
+            // the primary alone: nothing was read.
+            let primary = try await self.database.conninfo()
+            try? await AccessRecord.record("report", refusal: "invalid_request", conninfo: primary)
             throw ExitCode(2)
         }
-        let (connection, lag) = try await target.connectForReading()
-        let report = try await reportingStoreErrors { try await query.run(on: connection) }
+        let target = try await self.database.readTarget(self.replica)
+        let conninfo = target.primary
+        let (connection, lag, report) = try await target.open { connection, _ in try await query.run(on: connection) }
         let what = ReportRequest.summary(of: query) + " format=\(self.format.rawValue)"
         switch self.format {
         case .table:

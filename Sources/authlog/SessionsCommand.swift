@@ -34,8 +34,9 @@ struct ListSessionsCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let target = try await self.database.readTarget(self.replica)
-        let (connection, lag) = try await target.connectForReading()
-        let sessions = try await reportingStoreErrors { try await SessionQueries.sessions(of: userID, on: connection) }
+        let (_, lag, sessions) = try await target.open { connection, _ in
+            try await SessionQueries.sessions(of: userID, on: connection)
+        }
         try await AccessRecord.record("sessions user_id=\(userID.lowercased)", lag: lag, conninfo: target.primary)
         let rows = sessions.map {
             [

@@ -34,7 +34,15 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let verifier = try self.key.verifier()
         let target = try await self.database.readTarget(self.replica)
-        let (connection, lag) = try await target.connectForReading()
+        // A replica that has not replayed the outside checkpoint yet would look truncated: the primary answers.
+        let outsideSize = outside.flatMap { $0.split(separator: "\n").dropFirst().first }.flatMap { Int64($0) } ?? 0
+        let (connection, lag, _) = try await target.open { connection, lag in
+            let head = try await EventReader().head(on: connection).size
+            guard lag == nil || outsideSize <= head else {
+                throw StoreError(.outOfRange, "the log has \(head) events, the checkpoint \(outsideSize)")
+            }
+            return head
+        }
         let progress = try await ProgressLine.overLog(label: "verified", on: connection)
         let report = try await reportingStoreErrors {
             try await LogVerifier(key: verifier).verify(on: connection, outside: outside) { progress.update($0) }

@@ -114,6 +114,20 @@ struct ReplicaTests {
         let behindNext = try #require(next(behind.stderr))
         let currentNext = try #require(next(current.stderr))
         #expect(behindNext + 5 <= currentNext, "the paused standby's export ends before the primary's")
+        // A checkpoint the paused standby has not seen would make its log look truncated: the primary answers.
+        let note = try await CLIProcess.run(
+            ["checkpoint", "--config", setup.configFile],
+            databaseURL: setup.primary.conninfo
+        )
+        #expect(note.status == 0, "\(note.stderr)")
+        let noteFile = FileManager.default.temporaryDirectory.appendingPathComponent("replica-\(UUID()).note").path
+        try Data(note.stdout.utf8).write(to: URL(fileURLWithPath: noteFile))
+        let checked = try await CLIProcess.run(
+            ["verify", "--config", setup.configFile, "--checkpoint", noteFile] + replica,
+            databaseURL: setup.primary.conninfo
+        )
+        #expect(checked.status == 0, "\(checked.stdout) \(checked.stderr)")
+        #expect(checked.stdout.hasPrefix("log intact: "))
         try await Connection.connect(setup.standby.conninfo).execute("SELECT pg_wal_replay_resume()")
 
         // verify reads every event: once caught up, the standby's verdict is the primary's head.
@@ -126,7 +140,7 @@ struct ReplicaTests {
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(
             verified.stdout.hasPrefix(
-                "log intact: \(head.size) events, root \(Data(head.root).base64EncodedString()), 1 checkpoints match"
+                "log intact: \(head.size) events, root \(Data(head.root).base64EncodedString()), 2 checkpoints match"
             ),
             "\(verified.stdout)"
         )
@@ -136,7 +150,16 @@ struct ReplicaTests {
             WHERE type = 'audit.accessed' AND data->>'query' = 'verify' AND data->>'read_from' = 'replica'
             """
         )
-        #expect(recorded == 1, "verify's read is recorded on the primary")
+        #expect(recorded == 1, "verify's read from the standby is recorded on the primary")
+
+        // The standby down: the reads go to the primary, and are recorded as the primary's.
+        try setup.standby.stop()
+        let before = try await Self.accessCounts(on: setup.primary)
+        let report = try await CLIProcess.run(commands[0] + replica, databaseURL: setup.primary.conninfo)
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(try JSONParser().parse(report.stdout)["kind"]?.stringValue == "signins")
+        let after = try await Self.accessCounts(on: setup.primary)
+        #expect(after.all == before.all + 1 && after.replica == before.replica)
     }
 
     @Test func everyAuditRouteAnswersOnTheStandbyAsOnThePrimaryAndReadyzTellsTheReplicasState() async throws {
@@ -225,19 +248,37 @@ struct ReplicaTests {
         #expect(lag >= 1000, "the lag is noted in the event")
         try await Connection.connect(setup.standby.conninfo).execute("SELECT pg_wal_replay_resume()")
 
-        // The replica down: /readyz says so, the audited reads answer 503, sign-ins go on.
+        // The replica down: /readyz says so (a code, no connection details), the audited reads are answered by
+        // the primary and recorded as its reads, sign-ins go on, and a server starting now starts.
         try setup.standby.stop()
         let down = try await HTTPTestClient(baseURL: reading.baseURL).send("GET", "/readyz")
         #expect(down.status == 200)
         #expect(down.json["replica"]?["state"]?.stringValue == "unavailable")
-        let refused = try await HTTPTestClient(baseURL: reading.baseURL).send("GET", paths[0], headers: auth)
-        #expect(refused.status == 503)
-        #expect(refused.json["error"]?.stringValue == "database_unavailable")
+        #expect(down.json["replica"]?["error"]?.stringValue == "connection_failed")
+        let fromPrimary = try await HTTPTestClient(baseURL: reading.baseURL).send("GET", paths[0], headers: auth)
+        let onPrimaryNow = try await HTTPTestClient(baseURL: plain.baseURL).send("GET", paths[0], headers: auth)
+        #expect(fromPrimary.status == 200)
+        #expect(fromPrimary.body == onPrimaryNow.body)
+        let lastRead = try await setup.primary.scalar(
+            """
+            SELECT count(*) FROM (SELECT data FROM authlog.events WHERE type = 'audit.accessed'
+                                  ORDER BY position DESC LIMIT 2) last WHERE data ? 'read_from'
+            """
+        )
+        #expect(lastRead == 0, "both last reads were the primary's, and recorded so")
         let stillSigningIn = try await HTTPTestClient(baseURL: reading.baseURL).post(
             "/v1/signin/dev",
             .object([("subject", .string("during"))])
         )
         #expect(stillSigningIn.status == 200)
+        let startedLate = try await ServeProcess.start(
+            conninfo: setup.primary.conninfo,
+            logFile: folder + "/late.log",
+            configuration: .object([("read_database_url", .string(setup.standby.conninfo))])
+        )
+        defer { startedLate.stop() }
+        let lateReady = try await HTTPTestClient(baseURL: startedLate.baseURL).send("GET", "/readyz")
+        #expect(lateReady.json["replica"]?["state"]?.stringValue == "unavailable")
     }
 
     @Test func aStandbyGivenAsThePrimaryIsRefusedWithOneSentence() async throws {
@@ -247,11 +288,11 @@ struct ReplicaTests {
         defer { standby.remove() }
         let sentence =
             "authlog: the database is a read-only standby, so nothing could be recorded there: point --database-url "
-            + "(AUTHLOG_DATABASE_URL) at the primary and give this standby as --read-database-url "
-            + "(AUTHLOG_READ_DATABASE_URL)\n"
+            + "(AUTHLOG_DATABASE_URL) at the primary (the commands that read the log take this standby as "
+            + "--read-database-url)\n"
         let commands: [[String]] = [
             ["report", "signins"], ["export"], ["verify"], ["prove", "--position", "1"],
-            ["sessions", UUID().uuidString], ["serve", "--port", "0"],
+            ["sessions", UUID().uuidString], ["serve", "--port", "0"], ["migrate"],
         ]
         for command in commands {
             let refused = try await CLIProcess.run(command, databaseURL: standby.conninfo)

@@ -1,11 +1,13 @@
+import Synchronization
+
 /// How far a read replica was behind its primary when a read began: what `audit.accessed` notes and
 /// `/readyz` reports.
 public struct ReplicaLag: Sendable, Equatable {
     /// Bytes of the primary's write-ahead log the replica had not replayed (0 when caught up).
     public var bytesBehind: Int64
-    /// Milliseconds since the last transaction the replica replayed was committed on the primary, when it is
-    /// behind; 0 when it has replayed everything the primary wrote. `nil` when the replica has replayed
-    /// nothing since it started, so the time is unknown.
+    /// How long ago the oldest sealed event the replica did not have yet was recorded on the primary, in
+    /// milliseconds; 0 when the replica had every sealed event. It does not grow while the primary is idle,
+    /// and it grows while the replica's replay is stuck.
     public var milliseconds: Int64?
 
     /// Creates a lag.
@@ -14,9 +16,10 @@ public struct ReplicaLag: Sendable, Equatable {
         self.milliseconds = milliseconds
     }
 
-    /// Measures the lag of `replica` behind `primary`: the primary's current WAL position against the
-    /// replica's replayed one. A replica that is not a standby (a logical copy, or the primary itself) is
-    /// reported as caught up: PostgreSQL gives no position to compare.
+    /// Measures the lag of `replica` behind `primary`: the primary's current WAL position against the one the
+    /// replica replayed, and the age on the primary of the first sealed event after the replica's log head. A
+    /// replica that is not a standby (a logical copy, or the primary itself) has no WAL position to compare:
+    /// its bytes behind are 0.
     /// - Throws: ``StoreError`` from either server.
     public static func measure(replica: Connection, primary: Connection) async throws -> ReplicaLag {
         let position = try await primary.query("SELECT pg_current_wal_lsn()::text")
@@ -24,18 +27,22 @@ public struct ReplicaLag: Sendable, Equatable {
         let rows = try await replica.query(
             """
             SELECT CASE WHEN pg_is_in_recovery()
-                        THEN greatest(pg_wal_lsn_diff(\(primaryPosition)::pg_lsn, pg_last_wal_replay_lsn()), 0)::int8
-                        ELSE 0 END,
-                   CASE WHEN NOT pg_is_in_recovery()
-                          OR pg_last_wal_replay_lsn() >= \(primaryPosition)::pg_lsn THEN 0
-                        ELSE greatest(round(extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp())
-                                            * 1000), 0)::int8 END
+                        THEN coalesce(greatest(pg_wal_lsn_diff(\(primaryPosition)::pg_lsn, pg_last_wal_replay_lsn()), 0), 0)
+                        ELSE 0 END::int8,
+                   (SELECT size FROM authlog.log_head)
             """
         )
         guard let row = rows.first else { throw StoreError(.decoding, "no replica position") }
+        let replicaHead = try row.decode(Int64.self, at: 1)
+        let age = try await primary.query(
+            """
+            SELECT coalesce((SELECT greatest(round(extract(epoch FROM clock_timestamp() - recorded_at) * 1000), 0)::int8
+                             FROM authlog.events WHERE position = \(replicaHead + 1)), 0)
+            """
+        )
         return ReplicaLag(
             bytesBehind: try row.decode(Int64.self, at: 0),
-            milliseconds: try row.decode(Int64?.self, at: 1)
+            milliseconds: try age.first?.decode(Int64.self, at: 0) ?? 0
         )
     }
 }
@@ -47,6 +54,14 @@ public enum ServerRole {
     public static func isStandby(_ connection: Connection) async throws -> Bool {
         let rows = try await connection.query("SELECT pg_is_in_recovery()")
         return try rows.first?.decode(Bool.self, at: 0) ?? false
+    }
+
+    /// Whether `error`, met reading from a replica, means that the primary should answer instead: the
+    /// replica is unreachable, has not replayed what was asked for yet (a position beyond its head), or
+    /// cancelled the read because replay needed its rows (SQLSTATE 40001, "conflict with recovery").
+    public static func isReplicaShortcoming(_ error: any Error) -> Bool {
+        guard let error = error as? StoreError else { return false }
+        return error.code == .connectionFailed || error.code == .outOfRange || error.sqlState == "40001"
     }
 }
 
@@ -64,33 +79,76 @@ public struct ReadDatabase: Sendable {
         self.replica = replica
     }
 
-    /// Runs `body` on the replica (or the primary) and returns what it returned with the replica's lag,
-    /// measured just before `body` began (`nil` when reading from the primary).
-    /// - Throws: ``StoreError`` from either database, or what `body` throws.
+    /// Runs `body` on the replica and returns what it returned with the replica's lag, measured just before
+    /// `body` began. The primary answers instead (lag `nil`) when no replica is configured, or when the
+    /// replica falls short (``ServerRole/isReplicaShortcoming(_:)``): an audited read then still answers,
+    /// from the primary, and is recorded as the primary's.
+    /// - Throws: ``StoreError`` from the primary, or what `body` throws there.
     public func read<T: Sendable>(
+        measuringLag: Bool = true,
         _ body: @Sendable (Connection) async throws -> T
     ) async throws -> (value: T, lag: ReplicaLag?) {
-        guard let replica = self.replica else {
-            return (try await self.primary.withConnection(body), nil)
-        }
-        return try await replica.withConnection { connection in
-            let lag = try await self.primary.withConnection {
-                try await ReplicaLag.measure(replica: connection, primary: $0)
+        if let replica = self.replica {
+            do {
+                return try await replica.withConnection { connection in
+                    let lag =
+                        measuringLag
+                        ? try await self.primary.withConnection {
+                            try await ReplicaLag.measure(replica: connection, primary: $0)
+                        } : nil
+                    return (try await body(connection), lag)
+                }
+            } catch  where ServerRole.isReplicaShortcoming(error) {
+                // Answered by the primary below.
             }
-            return (try await body(connection), lag)
         }
+        return (try await self.primary.withConnection(body), nil)
     }
 
-    /// The replica's state for `/readyz`: its lag now, or the error that kept it from answering; `nil` when
-    /// no replica is configured.
-    public func replicaState() async -> Result<ReplicaLag, StoreError>? {
-        guard self.replica != nil else { return nil }
-        do {
-            return .success(try await self.read { _ in () }.lag ?? ReplicaLag(bytesBehind: 0, milliseconds: 0))
-        } catch let error as StoreError {
-            return .failure(error)
-        } catch {
-            return .failure(StoreError(.connectionFailed, "\(error)"))
+    /// The replica's state for `/readyz`: its lag now, or why it did not answer within `limit`; `nil` when no
+    /// replica is configured.
+    public func replicaState(limit: Duration = .seconds(2)) async -> Result<ReplicaLag, StoreError>? {
+        guard let replica = self.replica else { return nil }
+        let primary = self.primary
+        // The answer comes from whichever finishes first: the measurement, or the clock. A replica whose host
+        // does not answer can hold a connection attempt far longer than a probe may wait.
+        let once = FirstAnswer()
+        return await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<ReplicaLag, StoreError>, Never>) in
+            @Sendable func answer(_ result: Result<ReplicaLag, StoreError>) {
+                if once.claim() { continuation.resume(returning: result) }
+            }
+            Task {
+                do {
+                    let lag = try await replica.withConnection { connection in
+                        try await primary.withConnection {
+                            try await ReplicaLag.measure(replica: connection, primary: $0)
+                        }
+                    }
+                    answer(.success(lag))
+                } catch let error as StoreError {
+                    answer(.failure(error))
+                } catch {
+                    answer(.failure(StoreError(.connectionFailed, "the replica did not answer")))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                answer(.failure(StoreError(.connectionFailed, "the replica did not answer within \(limit)")))
+            }
+        }
+    }
+}
+
+/// Lets the first of several racing tasks give the answer.
+private final class FirstAnswer: Sendable {
+    private let answered = Mutex(false)
+
+    /// True for the first caller only.
+    func claim() -> Bool {
+        self.answered.withLock { done in
+            defer { done = true }
+            return !done
         }
     }
 }

@@ -41,14 +41,15 @@ struct OperationsController: Sendable {
     }
 
     /// The read replica's state: `ok`, `lagging` (behind by more than `read_database_max_lag_seconds`) or
-    /// `unavailable`. The server stays ready either way: sign-ins never read from the replica, and the
-    /// audited reads answer 503 while it is unreachable.
+    /// `unavailable` (no answer within 2 s). The server stays ready either way: sign-ins never read from the
+    /// replica, and the audited reads fall back to the primary while it is unreachable.
     private func describe(_ replica: Result<ReplicaLag, StoreError>) -> JSONValue {
         let limit = self.replicaLagLimit.components.seconds
         switch replica {
         case .failure(let error):
             return .object([
-                ("state", .string("unavailable")), ("error", .string(error.description)),
+                // The code only: libpq's message names hosts and users, and this route is public.
+                ("state", .string("unavailable")), ("error", .string(error.code.description)),
                 ("max_lag_seconds", .number(String(limit))),
             ])
         case .success(let lag):
