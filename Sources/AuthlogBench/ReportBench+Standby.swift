@@ -99,7 +99,7 @@ extension ReportBench {
             )
         }
         say(
-            "standby lag at the end: \(lag.bytesBehind) bytes, \(lag.milliseconds.map { "\($0) ms" } ?? "unknown"); "
+            "standby lag at the end: \(lag.bytesBehind) bytes, \(lag.milliseconds) ms; "
                 + "a report round is the five reports of the plain `report` run"
         )
     }

@@ -26,7 +26,7 @@ enum AccessRecord {
     /// replica served, and how far behind it was.
     static func record(_ what: String, refusal: String? = nil, lag: ReplicaLag? = nil, conninfo: String) async throws {
         let event = try EventEnvelope(
-            AuditAccessed(actor: self.actor, query: what, replicaLag: lag.map { ($0.milliseconds, $0.bytesBehind) }),
+            AuditAccessed(actor: self.actor, query: what, lag: lag),
             stream: StreamName(category: "audit", id: "access"),
             outcome: refusal == nil ? .success : .failure,
             reason: refusal

@@ -27,10 +27,8 @@ struct DatabaseOptions: ParsableArguments {
     /// configuration file's `database_url`, used when neither the option nor the environment names one. A
     /// standby given as the primary is refused with one sentence (exit 3): nothing could be recorded there.
     func conninfo(migrating: Bool = false, configured: String? = nil) async throws -> String {
-        let environment = ProcessInfo.processInfo.environment["AUTHLOG_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        let explicit = self.databaseURL ?? environment ?? configured
-        return try await reportingStoreErrors {
-            switch DatabaseConfiguration.resolve(explicit: explicit) {
+        try await reportingStoreErrors {
+            switch DatabaseConfiguration.resolve(explicit: self.databaseURL, configured: configured) {
             case .conninfo(let conninfo):
                 let connection = try await Connection.connect(conninfo)
                 if try await ServerRole.isStandby(connection) {
@@ -58,12 +56,12 @@ struct DatabaseOptions: ParsableArguments {
         _ replicaOptions: ReadReplicaOptions,
         configured: (primary: String?, replica: String?) = (nil, nil)
     ) async throws -> ReadTarget {
-        let environment = ProcessInfo.processInfo.environment["AUTHLOG_READ_DATABASE_URL"].flatMap {
-            $0.isEmpty ? nil : $0
-        }
-        let replica = replicaOptions.readDatabaseURL ?? environment ?? configured.replica
+        let replica = DatabaseConfiguration.readReplica(
+            explicit: replicaOptions.readDatabaseURL,
+            configured: configured.replica
+        )
         if replica != nil,
-            case .embedded = DatabaseConfiguration.resolve(explicit: self.databaseURL ?? configured.primary)
+            case .embedded = DatabaseConfiguration.resolve(explicit: self.databaseURL, configured: configured.primary)
         {
             printError(
                 "a read database needs its primary too, where the reads are recorded: set --database-url "
@@ -123,7 +121,7 @@ struct ReadTarget {
     /// Opens the connection to read from and runs `prepare` on it (the first reads, before anything is
     /// printed; it is given the lag when reading the replica): on the replica, with its lag behind the primary measured just before, the lag
     /// `audit.accessed` notes. When the replica falls short (unreachable, behind what `prepare` asked for, or
-    /// cancelling the read for its replay: ``ServerRole/isReplicaShortcoming(_:)``), the primary answers
+    /// cancelling the read for its replay: ``ReadDatabase/isReplicaShortcoming(_:)``), the primary answers
     /// instead and the read is recorded as the primary's. Store errors are reported as everywhere.
     func open<T>(
         _ prepare: (Connection, ReplicaLag?) async throws -> T
@@ -137,7 +135,7 @@ struct ReadTarget {
                         primary: try await Connection.connect(self.primary)
                     )
                     return (connection, lag, try await prepare(connection, lag))
-                } catch  where ServerRole.isReplicaShortcoming(error) {
+                } catch  where ReadDatabase.isReplicaShortcoming(error) {
                     // Read from the primary below.
                 }
             }

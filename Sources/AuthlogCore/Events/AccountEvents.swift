@@ -127,13 +127,14 @@ public struct AuditAccessed: EventPayload {
     public var query: String
     /// `replica` when the read was served by a read replica; absent when the primary served it.
     public var readFrom: String?
-    /// How many milliseconds the replica was behind the primary when the read began (0: caught up).
+    /// How long ago the oldest sealed event the replica lacked was recorded, in milliseconds, when the read
+    /// began (0: it had them all).
     public var replicaLagMs: Int64?
     /// How many bytes of the primary's write-ahead log the replica had not replayed then.
     public var replicaBehindBytes: Int64?
 
     /// Creates the payload; `replicaLag` when a read replica served the read.
-    public init(actor: String, query: String, replicaLag: (milliseconds: Int64?, bytesBehind: Int64)? = nil) {
+    public init(actor: String, query: String, replicaLag: (milliseconds: Int64, bytesBehind: Int64)? = nil) {
         self.actor = actor
         self.query = query
         if let replicaLag {

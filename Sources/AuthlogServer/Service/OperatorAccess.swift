@@ -35,12 +35,14 @@ public struct OperatorAccess: Sendable {
         self.reads = reads
     }
 
-    /// Runs an audited read on the read database; returns its value and the replica's lag to record.
+    /// Runs an audited read on the read database; returns its value and the replica's lag to record (not
+    /// measured without `measuringLag`, for reads that are not recorded).
     /// - Throws: what `body` throws; the callers map store errors to answers.
     func read<T: Sendable>(
+        measuringLag: Bool = true,
         _ body: @Sendable (Connection) async throws -> T
     ) async throws -> (value: T, lag: ReplicaLag?) {
-        try await self.reads.read(body)
+        try await self.reads.read(measuringLag: measuringLag, body)
     }
 
     /// The actor an event names for a request made with the key `name`.
@@ -125,11 +127,7 @@ public struct OperatorAccess: Sendable {
                 outcome: refusal == nil ? .success : .failure,
                 reason: refusal?.rawValue,
                 at: .now(),
-                data: AuditAccessed(
-                    actor: actor,
-                    query: what,
-                    replicaLag: lag.map { ($0.milliseconds, $0.bytesBehind) }
-                )
+                data: AuditAccessed(actor: actor, query: what, lag: lag)
             )
             try await self.store.append(event)
         } catch {

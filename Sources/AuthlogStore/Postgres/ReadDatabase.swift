@@ -1,3 +1,4 @@
+public import AuthlogCore
 import Synchronization
 
 /// How far a read replica was behind its primary when a read began: what `audit.accessed` notes and
@@ -8,10 +9,10 @@ public struct ReplicaLag: Sendable, Equatable {
     /// How long ago the oldest sealed event the replica did not have yet was recorded on the primary, in
     /// milliseconds; 0 when the replica had every sealed event. It does not grow while the primary is idle,
     /// and it grows while the replica's replay is stuck.
-    public var milliseconds: Int64?
+    public var milliseconds: Int64
 
     /// Creates a lag.
-    public init(bytesBehind: Int64, milliseconds: Int64?) {
+    public init(bytesBehind: Int64, milliseconds: Int64) {
         self.bytesBehind = bytesBehind
         self.milliseconds = milliseconds
     }
@@ -55,14 +56,6 @@ public enum ServerRole {
         let rows = try await connection.query("SELECT pg_is_in_recovery()")
         return try rows.first?.decode(Bool.self, at: 0) ?? false
     }
-
-    /// Whether `error`, met reading from a replica, means that the primary should answer instead: the
-    /// replica is unreachable, has not replayed what was asked for yet (a position beyond its head), or
-    /// cancelled the read because replay needed its rows (SQLSTATE 40001, "conflict with recovery").
-    public static func isReplicaShortcoming(_ error: any Error) -> Bool {
-        guard let error = error as? StoreError else { return false }
-        return error.code == .connectionFailed || error.code == .outOfRange || error.sqlState == "40001"
-    }
 }
 
 /// Where reads of the log go: a read replica when one is configured, else the primary. Writes, and reads
@@ -79,9 +72,22 @@ public struct ReadDatabase: Sendable {
         self.replica = replica
     }
 
+    /// Whether `error`, met reading from a replica, means that the primary should answer instead: the
+    /// replica is unreachable, has not replayed what was asked for yet (a position beyond its head), or
+    /// cancelled the read because replay needed its rows (SQLSTATE 40001, "conflict with recovery").
+    public static func isReplicaShortcoming(_ error: any Error) -> Bool {
+        guard let error = error as? StoreError else { return false }
+        return error.code == .connectionFailed || error.code == .outOfRange || error.sqlState == "40001"
+    }
+
+    /// The lag of the replica that `replica` is a connection to, measured against a connection of the primary.
+    private func lag(of replica: Connection) async throws -> ReplicaLag {
+        try await self.primary.withConnection { try await ReplicaLag.measure(replica: replica, primary: $0) }
+    }
+
     /// Runs `body` on the replica and returns what it returned with the replica's lag, measured just before
     /// `body` began. The primary answers instead (lag `nil`) when no replica is configured, or when the
-    /// replica falls short (``ServerRole/isReplicaShortcoming(_:)``): an audited read then still answers,
+    /// replica falls short (``isReplicaShortcoming(_:)``): an audited read then still answers,
     /// from the primary, and is recorded as the primary's.
     /// - Throws: ``StoreError`` from the primary, or what `body` throws there.
     public func read<T: Sendable>(
@@ -91,14 +97,10 @@ public struct ReadDatabase: Sendable {
         if let replica = self.replica {
             do {
                 return try await replica.withConnection { connection in
-                    let lag =
-                        measuringLag
-                        ? try await self.primary.withConnection {
-                            try await ReplicaLag.measure(replica: connection, primary: $0)
-                        } : nil
+                    let lag = measuringLag ? try await self.lag(of: connection) : nil
                     return (try await body(connection), lag)
                 }
-            } catch  where ServerRole.isReplicaShortcoming(error) {
+            } catch  where Self.isReplicaShortcoming(error) {
                 // Answered by the primary below.
             }
         }
@@ -109,7 +111,6 @@ public struct ReadDatabase: Sendable {
     /// replica is configured.
     public func replicaState(limit: Duration = .seconds(2)) async -> Result<ReplicaLag, StoreError>? {
         guard let replica = self.replica else { return nil }
-        let primary = self.primary
         // The answer comes from whichever finishes first: the measurement, or the clock. A replica whose host
         // does not answer can hold a connection attempt far longer than a probe may wait.
         let once = FirstAnswer()
@@ -120,11 +121,7 @@ public struct ReadDatabase: Sendable {
             }
             Task {
                 do {
-                    let lag = try await replica.withConnection { connection in
-                        try await primary.withConnection {
-                            try await ReplicaLag.measure(replica: connection, primary: $0)
-                        }
-                    }
+                    let lag = try await replica.withConnection { try await self.lag(of: $0) }
                     answer(.success(lag))
                 } catch let error as StoreError {
                     answer(.failure(error))
@@ -150,5 +147,12 @@ private final class FirstAnswer: Sendable {
             defer { done = true }
             return !done
         }
+    }
+}
+
+extension AuditAccessed {
+    /// The payload of a read of the log; `lag` when a read replica served it.
+    public init(actor: String, query: String, lag: ReplicaLag?) {
+        self.init(actor: actor, query: query, replicaLag: lag.map { ($0.milliseconds, $0.bytesBehind) })
     }
 }

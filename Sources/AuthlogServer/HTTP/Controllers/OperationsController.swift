@@ -53,12 +53,12 @@ struct OperationsController: Sendable {
                 ("max_lag_seconds", .number(String(limit))),
             ])
         case .success(let lag):
-            let lagging = (lag.milliseconds ?? Int64.max) > limit * 1000
-            var members: [(String, JSONValue)] = [("state", .string(lagging ? "lagging" : "ok"))]
-            members.append(("lag_seconds", lag.milliseconds.map { .number(Self.seconds($0)) } ?? .null))
-            members.append(("behind_bytes", .number(String(lag.bytesBehind))))
-            members.append(("max_lag_seconds", .number(String(limit))))
-            return .object(members)
+            return .object([
+                ("state", .string(lag.milliseconds > limit * 1000 ? "lagging" : "ok")),
+                ("lag_seconds", .number(Self.seconds(lag.milliseconds))),
+                ("behind_bytes", .number(String(lag.bytesBehind))),
+                ("max_lag_seconds", .number(String(limit))),
+            ])
         }
     }
 
