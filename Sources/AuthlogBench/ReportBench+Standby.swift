@@ -38,13 +38,12 @@ extension ReportBench {
         let refresh: @Sendable (Int, Int) async throws -> Bool = { worker, _ in
             try await chains.refresh(worker, through: client)
         }
-        let cpuAlone = ServerCPU(clusterFolder: primary.folder + "/.authlog/cluster")
-        let aloneStart = cpuAlone.seconds()
-        let aloneRun = try await LoadRun.run(connections: connections, for: duration, request: refresh)
-        let alone = (rate: aloneRun.rate, primaryCPU: Optional(cpuAlone.seconds() - aloneStart))
-        say("refreshes alone on the primary: \(aloneRun.summary)")
-        var results: [(place: String, load: LoadRun, rounds: [Double], primaryCPU: Double)] = []
         let primaryServer = ServerCPU(clusterFolder: primary.folder + "/.authlog/cluster")
+        let aloneStart = primaryServer.seconds()
+        let alone = try await LoadRun.run(connections: connections, for: duration, request: refresh)
+        let aloneCPU = primaryServer.seconds() - aloneStart
+        say("refreshes alone on the primary: \(alone.summary)")
+        var results: [(place: String, load: LoadRun, rounds: [Double], primaryCPU: Double)] = []
         let places = [("primary", primary.conninfo), ("standby", standby.conninfo)]
         for (place, conninfo) in places + places {
             let reader = try await Connection.connect(conninfo)
@@ -82,7 +81,7 @@ extension ReportBench {
         )
         say(
             String(format: "refreshes alone                      %11.0f   %8.2f", alone.rate, 1.0)
-                + "                        -        -   " + String(format: "%13.1f", alone.primaryCPU ?? 0)
+                + "                        -        -   " + String(format: "%13.1f", aloneCPU)
         )
         for result in results {
             let median = result.rounds.sorted()[result.rounds.count / 2] * 1000

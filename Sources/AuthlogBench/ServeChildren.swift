@@ -24,8 +24,8 @@ struct ServeChildren {
             .path
     }
 
-    /// Starts `count` servers on `conninfo` with `configuration`, each logging warnings and worse into
-    /// `folder`, and waits until each has said where it listens.
+    /// Starts `count` servers on `conninfo` with `configuration`, each logging into a file in `folder`, and
+    /// waits until each has said where it listens.
     /// - Throws: when `authlog` is missing or a server does not start within 60 s.
     static func start(
         count: Int,

@@ -101,10 +101,7 @@ public struct EmbeddedPostgres: Sendable {
                 hot_standby_feedback = on
 
                 """
-            let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/postgresql.conf"))
-            defer { try? configuration.close() }
-            try configuration.seekToEnd()
-            try configuration.write(contentsOf: Data(settings.utf8))
+            try Self.appendSettings(settings, toClusterIn: data)
         }
         return try await self.start()
     }
@@ -220,6 +217,11 @@ public struct EmbeddedPostgres: Sendable {
             synchronous_commit = on
 
             """
+        try Self.appendSettings(settings, toClusterIn: data)
+    }
+
+    /// Appends `settings` to the cluster's postgresql.conf (a later line takes precedence).
+    private static func appendSettings(_ settings: String, toClusterIn data: String) throws {
         let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/postgresql.conf"))
         defer { try? configuration.close() }
         try configuration.seekToEnd()
