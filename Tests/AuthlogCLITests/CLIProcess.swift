@@ -18,23 +18,18 @@ struct CLIProcess {
     }
 
     /// What a finished run printed and returned.
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Output = ChildProcess.Output
 
     /// Runs `authlog arguments…` with `input` on standard input and waits for it, off the cooperative threads.
     static func run(_ arguments: [String], input: String = "", databaseURL: String) async throws -> Output {
         var environment = ProcessInfo.processInfo.environment
         environment["AUTHLOG_DATABASE_URL"] = databaseURL
-        let output = try await ChildProcess.run(
+        return try await ChildProcess.run(
             self.executable,
             arguments,
             environment: environment,
             input: Data(input.utf8)
         )
-        return Output(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
     /// A running `authlog` with its pipes.

@@ -66,11 +66,8 @@ enum CrossCheck {
         return available
     }
 
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    /// What a finished run printed and returned.
+    typealias Output = ChildProcess.Output
 
     static func run(
         _ arguments: [String],
@@ -79,11 +76,10 @@ enum CrossCheck {
     ) async throws
         -> Output
     {
-        let output = try await ChildProcess.run(
+        try await ChildProcess.run(
             "/usr/bin/env",
             ["python3"] + (script.map { [$0] } ?? []) + arguments,
             input: Data(input.utf8)
         )
-        return Output(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 }

@@ -197,14 +197,13 @@ struct GoChecker {
         in directory: URL,
         environment: [String: String],
         input: Data
-    ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let output = try await ChildProcess.run(
+    ) async throws -> ChildProcess.Output {
+        try await ChildProcess.run(
             path,
             arguments,
             environment: environment.isEmpty ? nil : environment,
             in: directory,
             input: input
         )
-        return (output.status, output.stdout, output.stderr)
     }
 }
