@@ -91,7 +91,7 @@ public struct ServerComponents: Sendable {
         )
         self.checkpoints = checkpoints
         self.checkpointer = checkpoints.signer.map {
-            Checkpointer(store: store, signer: $0, directory: checkpoints.directory)
+            Checkpointer(store: store, signer: $0, directory: checkpoints.directory, statePath: checkpoints.statePath)
         }
         self.dependencies = ServiceDependencies(
             store: store,
@@ -190,6 +190,7 @@ public func buildRouter(
         reads: components.reads,
         replicaLagLimit: components.replicaLagLimit,
         metrics: components.dependencies.metrics,
+        integrity: components.dependencies.store.integrity,
         publicKeys: try components.dependencies.accessTokens.publicKeys.json(),
         providers: components.registry.providers
     ).register(on: &table)

@@ -26,11 +26,24 @@ struct CheckpointCommand: AsyncParsableCommand {
         let store = EventStore(
             pool: ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2)
         )
-        let checkpointer = Checkpointer(store: store, signer: signer, directory: settings.directory)
-        let signed = try await reportingStoreErrors {
-            let signed = try await checkpointer.signNow()
-            try await store.sealPending()
-            return signed
+        let checkpointer = Checkpointer(
+            store: store,
+            signer: signer,
+            directory: settings.directory,
+            statePath: settings.statePath
+        )
+        let signed: Checkpointer.Signed
+        do {
+            signed = try await reportingStoreErrors {
+                let signed = try await checkpointer.signNow()
+                try await store.sealPending()
+                return signed
+            }
+        } catch let refusal as CheckpointRefusal {
+            // Recorded as audit.checkpoint_refused before it was thrown.
+            try? await store.sealPending()
+            printError("refused: \(refusal.detail) (\(refusal.reason.rawValue); recorded as audit.checkpoint_refused)")
+            throw ExitCode(4)
         }
         print(signed.note, terminator: "")
     }

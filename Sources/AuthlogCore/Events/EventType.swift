@@ -25,6 +25,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case auditCheckpointSigned = "audit.checkpoint_signed"
     case auditAccessed = "audit.accessed"
     case auditRetentionApplied = "audit.retention_applied"
+    case auditCheckpointRefused = "audit.checkpoint_refused"
+    case auditEventsRefused = "audit.events_refused"
 }
 
 /// Whether the recorded action succeeded.
@@ -54,7 +56,9 @@ extension EventType {
             .providerRevocationAttempted, .accountDeleted, .accountActionRefused:
             return ["user"]
         case .providerNotificationReceived: return ["provider"]
-        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied: return ["audit"]
+        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
+            .auditEventsRefused:
+            return ["audit"]
         }
     }
 
@@ -76,13 +80,16 @@ extension EventType {
         case .providerEmailChanged: return [.userID, .provider]
         case .accountDeleted: return [.userID]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied: return []
+        case .auditCheckpointRefused, .auditEventsRefused: return [.reason]
         }
     }
 
     /// The outcome every event of this type carries, or `nil` when either is allowed.
     public var fixedOutcome: Outcome? {
         switch self {
-        case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected, .accountActionRefused: return .failure
+        case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected, .accountActionRefused, .auditCheckpointRefused,
+            .auditEventsRefused:
+            return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
             .sessionReauthenticated:
             return .success
@@ -116,6 +123,8 @@ extension EventType {
         case .auditCheckpointSigned: return AuditCheckpointSigned.self
         case .auditAccessed: return AuditAccessed.self
         case .auditRetentionApplied: return AuditRetentionApplied.self
+        case .auditCheckpointRefused: return AuditCheckpointRefused.self
+        case .auditEventsRefused: return AuditEventsRefused.self
         }
     }
 }

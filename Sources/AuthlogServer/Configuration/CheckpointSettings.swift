@@ -16,6 +16,9 @@ public struct CheckpointSettings: Sendable {
     public let signer: NoteSigner?
     /// Where notes are written outside the database.
     public let directory: String?
+    /// Where the signer keeps the last checkpoint it signed: `latest.note` in the directory, else
+    /// `<checkpoint_key_file>.latest.note`; nil when the key comes from the environment and no directory is set.
+    public let statePath: String?
     /// Events that make a checkpoint due.
     public let everyEvents: Int
     /// Seconds that make a checkpoint due.
@@ -28,6 +31,8 @@ public struct CheckpointSettings: Sendable {
         let log = configuration.log
         self.origin = log?.origin ?? Self.defaultOrigin(publicURL: configuration.publicURL)
         self.directory = log?.checkpointDirectory
+        self.statePath =
+            log?.checkpointDirectory.map { "\($0)/latest.note" } ?? log?.checkpointKeyFile.map { "\($0).latest.note" }
         self.everyEvents = try ServiceSettings.checked(
             log?.checkpointEveryEvents,
             "log.checkpoint_every_events",

@@ -45,6 +45,15 @@ public struct CheckpointScheduler: Sendable {
             if let signed, signed.isNew {
                 logger.info("signed a checkpoint", metadata: ["tree_size": .stringConvertible(signed.size)])
             }
+        } catch let refusal as CheckpointRefusal {
+            // Recorded as audit.checkpoint_refused and shown in /readyz and /metrics by the checkpointer.
+            logger.error(
+                "refused to sign a checkpoint: the log contradicts the last one signed",
+                metadata: [
+                    "reason": .string(refusal.reason.rawValue), "tree_size": .stringConvertible(refusal.treeSize),
+                    "last_signed_size": .stringConvertible(refusal.lastSigned.size), "detail": .string(refusal.detail),
+                ]
+            )
         } catch {
             logger.warning("could not sign a checkpoint", metadata: ["error": .string("\(error)")])
         }

@@ -9,6 +9,8 @@ public final class EventStore: Sendable {
     public let pool: ConnectionPool
     /// The process's sealer.
     public let sealer: Sealer
+    /// What this process's signer and sealer refused (for `/readyz` and `/metrics`).
+    public let integrity = LogIntegrityStatus()
     private let writer: GroupCommitWriter
     private let appendObserver: (@Sendable ([EventType]) -> Void)?
 

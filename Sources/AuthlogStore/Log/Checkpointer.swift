@@ -2,13 +2,19 @@ import AuthlogCore
 import AuthlogCrypto
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Signs checkpoints of the sealed log: seals what is pending, signs the head as a C2SP checkpoint note,
-/// keeps the note in `authlog.checkpoints` (one per tree size, whoever signs first), writes it into a
-/// directory outside the database, and records `audit.checkpoint_signed`.
+/// Signs checkpoints of the sealed log, and never signs one that contradicts a checkpoint it signed before.
+///
+/// The last checkpoint the signer signed is kept outside the database (``SignerState``). Before it signs a new
+/// head it proves, from the database's own stored nodes, that the head extends that checkpoint (an RFC 9162
+/// consistency proof), that the stored nodes give the head's root, and that the last stored leaf is the hash
+/// of its event. A smaller log (a rollback), the same size with another root (a fork), a tree that does not
+/// contain the last one (a rewrite), or a store that contradicts its own head are refused: recorded once as
+/// `audit.checkpoint_refused` and thrown as ``CheckpointRefusal``. A newer checkpoint that a sibling process
+/// signed with the same key is adopted only once it is proved consistent with the state. An existing
+/// `checkpoint-<size>.note` is never overwritten.
+///
+/// A checkpoint is kept in `authlog.checkpoints` (one per tree size), written into the directory outside the
+/// database, and recorded as `audit.checkpoint_signed`.
 public struct Checkpointer: Sendable {
     /// A checkpoint as stored.
     public struct Signed: Sendable, Equatable {
@@ -25,24 +31,122 @@ public struct Checkpointer: Sendable {
     private let store: EventStore
     private let signer: NoteSigner
     private let directory: String?
+    private let state: SignerState?
 
-    /// A checkpointer signing with `signer` (whose name is the log's origin) and writing notes into
-    /// `directory` when given.
-    public init(store: EventStore, signer: NoteSigner, directory: String?) {
+    /// A checkpointer signing with `signer` (whose name is the log's origin), writing notes into `directory`
+    /// when given, and keeping its state in `statePath` (default: `latest.note` in `directory`; without
+    /// either, the signer keeps no state outside the database and trusts its latest stored checkpoint). What
+    /// it refuses is noted in the store's ``EventStore/integrity``.
+    public init(
+        store: EventStore,
+        signer: NoteSigner,
+        directory: String?,
+        statePath: String? = nil
+    ) {
         self.store = store
         self.signer = signer
         self.directory = directory
+        self.state = (statePath ?? directory.map { "\($0)/latest.note" }).map(SignerState.init(path:))
     }
 
     /// The verifier of the signing key.
     public var verifier: NoteVerifier { self.signer.verifier }
 
+    /// Where the signer keeps its state, if anywhere.
+    public var statePath: String? { self.state?.path }
+
     /// Seals what is pending and signs the head, unless a checkpoint of that size exists (then returns it).
-    /// - Throws: ``StoreError`` from the database, or `.server` when the note cannot be signed or written.
+    /// - Throws: ``CheckpointRefusal`` when the head contradicts the last checkpoint signed (recorded first);
+    ///   ``StoreError`` from the database, or `.server` when the note cannot be signed or written.
     @discardableResult
     public func signNow(requestID: String? = nil) async throws -> Signed {
         try await self.store.sealPending()
-        let head = try await self.store.pool.withConnection { try await EventReader().head(on: $0) }
+        do {
+            let signed = try await self.store.pool.withConnection { try await self.sign(on: $0, requestID: requestID) }
+            self.store.integrity.signed(size: signed.size)
+            if signed.isNew {
+                try await self.store.append(self.signedEvent(signed, requestID: requestID))
+            }
+            return signed
+        } catch let refusal as CheckpointRefusal {
+            self.store.integrity.refused(refusal)
+            try await self.record(refusal, requestID: requestID)
+            throw refusal
+        }
+    }
+
+    private func sign(on connection: Connection, requestID: String?) async throws -> Signed {
+        let head = try await EventReader().head(on: connection)
+        var last = try self.lastSigned(head: head)
+        let stored = try await Self.stored(size: nil, on: connection)
+        if let stored {
+            let checkpoint = try self.opened(stored.note, "the stored checkpoint at \(stored.size)", head, last)
+            if let known = last {
+                if checkpoint.size > known.size {
+                    try await self.requireExtension(
+                        from: known,
+                        to: checkpoint.size,
+                        root: checkpoint.root,
+                        what: "the checkpoint at \(checkpoint.size) that another signer stored",
+                        head: head,
+                        on: connection
+                    )
+                    try self.state?.write(stored.note)
+                    last = checkpoint
+                } else if checkpoint.size == known.size, checkpoint.root != known.root {
+                    throw self.refusal(
+                        .fork,
+                        head,
+                        known,
+                        "the database holds a checkpoint of \(known.size) events with another root than the one "
+                            + "this signer signed"
+                    )
+                }
+            } else {
+                last = checkpoint
+            }
+        }
+        let previous = last ?? Checkpoint(origin: self.signer.name, size: 0, root: MerkleTree.emptyRoot)
+        if head.size < previous.size {
+            throw self.refusal(
+                .rollback,
+                head,
+                previous,
+                "the log has \(head.size) events but this signer already signed a checkpoint of \(previous.size)"
+            )
+        }
+        if head.size == previous.size, last != nil {
+            guard head.root == previous.root else {
+                throw self.refusal(
+                    .fork,
+                    head,
+                    previous,
+                    "the log has \(head.size) events, as signed, but another root"
+                )
+            }
+            if let stored, stored.size == head.size { return stored }
+        }
+        try await self.requireExtension(
+            from: previous,
+            to: head.size,
+            root: head.root,
+            what: "the log's head",
+            head: head,
+            on: connection
+        )
+        try await self.requireLastLeaf(of: head, previous: previous, on: connection)
+        return try await self.store(head, previous: previous, on: connection)
+    }
+
+    /// Signs `head`, writes the note outside (never over another note of its size), moves the state, and
+    /// stores it (or returns the one stored at that size by a sibling, if it is the same).
+    private func store(
+        _ head: LogHead,
+        previous: Checkpoint,
+        on connection: Connection
+    ) async throws
+        -> Signed
+    {
         let note: String
         do {
             note = try self.signer.sign(Checkpoint(origin: self.signer.name, size: head.size, root: head.root).body)
@@ -51,36 +155,207 @@ public struct Checkpointer: Sendable {
         }
         // The note is written outside before it is stored, so that whoever sees it served (GET
         // /v1/log/checkpoint reads the table) finds the file too. Ed25519 signatures are deterministic: another
-        // signer of the same tree size with the same key writes the same bytes.
-        try self.write(note, size: head.size)
-        let inserted = try await self.store.pool.withConnection { connection in
+        // signer of the same tree with the same key writes the same bytes.
+        if let directory = self.directory {
+            let path = "\(directory)/checkpoint-\(head.size).note"
+            if let existing = try NoteFiles.createOnce(path, with: note), existing != note {
+                throw self.refusal(
+                    .fork,
+                    head,
+                    previous,
+                    "\(path) already holds another checkpoint of \(head.size) events; it is not overwritten"
+                )
+            }
+        }
+        try self.state?.write(note)
+        if let directory = self.directory, self.state?.path != "\(directory)/latest.note" {
+            try NoteFiles.replace("\(directory)/latest.note", with: note)
+        }
+        let inserted = try await connection.query(
+            """
+            INSERT INTO authlog.checkpoints (tree_size, root, key_name, note, signed_at)
+            VALUES (\(head.size), \(ByteaValue(head.root)), \(self.signer.name), \(note), clock_timestamp())
+            ON CONFLICT (tree_size) DO NOTHING RETURNING tree_size
+            """
+        )
+        guard inserted.rows.isEmpty else { return Signed(size: head.size, root: head.root, note: note, isNew: true) }
+        guard let existing = try await Self.stored(size: head.size, on: connection) else {
+            throw StoreError(.server, "the checkpoint at \(head.size) vanished")
+        }
+        guard existing.root == head.root else {
+            throw self.refusal(.fork, head, previous, "the database holds another checkpoint of \(head.size) events")
+        }
+        return existing
+    }
+
+    /// The last checkpoint this signer signed, from its state (nil: no state yet).
+    private func lastSigned(head: LogHead) throws -> Checkpoint? {
+        guard let state = self.state, let note = try state.read() else { return nil }
+        let empty = Checkpoint(origin: self.signer.name, size: 0, root: MerkleTree.emptyRoot)
+        return try self.opened(note, "the signer state \(state.path)", head, empty)
+    }
+
+    /// The checkpoint of a note this signer must have signed.
+    private func opened(
+        _ note: String,
+        _ what: String,
+        _ head: LogHead,
+        _ last: Checkpoint?
+    ) throws
+        -> Checkpoint
+    {
+        let previous = last ?? Checkpoint(origin: self.signer.name, size: 0, root: MerkleTree.emptyRoot)
+        do {
+            let body = try self.signer.verifier.open(note)
+            guard let checkpoint = Checkpoint(body: body), checkpoint.origin == self.signer.name else {
+                throw StoreError(.server, "\(what) is not a checkpoint of \(self.signer.name)")
+            }
+            return checkpoint
+        } catch let failure as NoteVerifier.Failure {
+            if case .malformed = failure { throw StoreError(.server, "\(what): \(failure)") }
+            throw self.refusal(.otherKey, head, previous, "\(what) is not signed by this signer's key: \(failure)")
+        }
+    }
+
+    /// Proves from the stored nodes that the tree of `size` leaves with `root` extends `previous`.
+    private func requireExtension(
+        from previous: Checkpoint,
+        to size: Int64,
+        root: [UInt8],
+        what: String,
+        head: LogHead,
+        on connection: Connection
+    ) async throws {
+        guard previous.size > 0, size > previous.size else { return }
+        let proof: LogProofs.Consistency
+        do {
+            proof = try await LogProofs.consistency(from: previous.size, to: size, on: connection)
+        } catch let error as StoreError where error.code == .dropped || error.code == .schema {
+            throw self.refusal(
+                error.code == .dropped ? .inconsistent : .brokenStore,
+                head,
+                previous,
+                "cannot prove that \(what) extends the checkpoint of \(previous.size): \(error.message)"
+            )
+        }
+        if proof.toRoot != root {
+            throw self.refusal(
+                .brokenStore,
+                head,
+                previous,
+                "the stored nodes give the tree of \(size) events another root than \(what)"
+            )
+        }
+        guard
+            ConsistencyProofCheck.holds(
+                oldSize: previous.size,
+                oldRoot: previous.root,
+                newSize: size,
+                newRoot: root,
+                proof: proof.hashes
+            )
+        else {
+            throw self.refusal(
+                .inconsistent,
+                head,
+                previous,
+                "\(what) (\(size) events) does not extend the checkpoint of \(previous.size): its first "
+                    + "\(previous.size) events no longer have the signed root"
+            )
+        }
+    }
+
+    /// The last stored leaf is the hash of its event, and the head's frontier is the stored nodes'.
+    private func requireLastLeaf(
+        of head: LogHead,
+        previous: Checkpoint,
+        on connection: Connection
+    )
+        async throws
+    {
+        guard head.size > 0 else { return }
+        let rows = try await connection.query(
+            """
+            SELECT l.leaf_hash, r.digest FROM authlog.log_leaves l
+            JOIN authlog.event_records r ON r.event_id = l.event_id AND r.log_month = l.log_month
+            WHERE l.position = \(head.size)
+            """
+        )
+        guard let row = rows.first,
+            try row.decode(ByteaValue.self, at: 0).bytes
+                == MerkleTree.leafHash(position: head.size, digest: try row.decode(ByteaValue.self, at: 1).bytes)
+        else {
+            throw self.refusal(
+                .brokenStore,
+                head,
+                previous,
+                "the last stored leaf (\(head.size)) is missing or is not the hash of its event"
+            )
+        }
+        let root = try await LogProofs.root(size: head.size, on: connection)
+        if root != head.root {
+            throw self.refusal(
+                .brokenStore,
+                head,
+                previous,
+                "the stored nodes give the tree of \(head.size) events another root than the log's head"
+            )
+        }
+    }
+
+    private func refusal(
+        _ reason: AuditCheckpointRefused.Reason,
+        _ head: LogHead,
+        _ last: Checkpoint,
+        _ detail: String
+    ) -> CheckpointRefusal {
+        CheckpointRefusal(reason: reason, treeSize: head.size, root: head.root, lastSigned: last, detail: detail)
+    }
+
+    /// Records `refusal`, unless the latest refusal recorded is the same contradiction of the same checkpoint
+    /// (the scheduler asks every second: one event per contradiction, not one per second).
+    private func record(_ refusal: CheckpointRefusal, requestID: String?) async throws {
+        let lastRoot = Data(refusal.lastSigned.root).base64EncodedString()
+        let latest = try await self.store.pool.withConnection { connection in
             try await connection.query(
                 """
-                INSERT INTO authlog.checkpoints (tree_size, root, key_name, note, signed_at)
-                VALUES (\(head.size), \(ByteaValue(head.root)), \(self.signer.name), \(note), clock_timestamp())
-                ON CONFLICT (tree_size) DO NOTHING RETURNING tree_size
+                SELECT reason, data->>'last_signed_size', data->>'last_signed_root' FROM authlog.event_records
+                WHERE type = 'audit.checkpoint_refused' ORDER BY occurred_at DESC LIMIT 1
                 """
             )
         }
-        guard !inserted.rows.isEmpty else {
-            let existing = try await self.store.pool.withConnection { try await Self.stored(size: head.size, on: $0) }
-            guard let existing else {
-                throw StoreError(.server, "the checkpoint at \(head.size) vanished")
-            }
-            return existing
+        if let row = latest.first, try row.decode(String?.self, at: 0) == refusal.reason.rawValue,
+            try row.decode(String?.self, at: 1) == String(refusal.lastSigned.size),
+            try row.decode(String?.self, at: 2) == lastRoot
+        {
+            return
         }
         let event = try EventEnvelope(
+            AuditCheckpointRefused(
+                treeSize: refusal.treeSize,
+                rootHash: Data(refusal.root).base64EncodedString(),
+                lastSignedSize: refusal.lastSigned.size,
+                lastSignedRoot: lastRoot,
+                detail: refusal.detail
+            ),
+            stream: StreamName(category: "audit", id: "checkpoints"),
+            reason: refusal.reason.rawValue,
+            requestID: requestID
+        )
+        try await self.store.append(event)
+    }
+
+    private func signedEvent(_ signed: Signed, requestID: String?) throws -> EventEnvelope {
+        try EventEnvelope(
             AuditCheckpointSigned(
-                treeSize: head.size,
-                rootHash: Data(head.root).base64EncodedString(),
+                treeSize: signed.size,
+                rootHash: Data(signed.root).base64EncodedString(),
                 keyName: self.signer.name,
                 keyHash: Hex.encode(self.signer.verifier.keyHash)
             ),
             stream: StreamName(category: "audit", id: "checkpoints"),
             requestID: requestID
         )
-        try await self.store.append(event)
-        return Signed(size: head.size, root: head.root, note: note, isNew: true)
     }
 
     /// The latest stored checkpoint, if any.
@@ -109,29 +384,5 @@ public struct Checkpointer: Sendable {
             note: try row.decode(String.self, at: 2),
             isNew: false
         )
-    }
-
-    /// Writes the note as `checkpoint-<size>.note` and replaces `latest.note`, each through a temporary file
-    /// and a rename so a reader never sees half a note.
-    private func write(_ note: String, size: Int64) throws {
-        guard let directory = self.directory else { return }
-        let manager = FileManager.default
-        do {
-            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for name in ["checkpoint-\(size).note", "latest.note"] {
-                let temporary = "\(directory)/.\(name).\(UUID().uuidString)"
-                try Data(note.utf8).write(to: URL(fileURLWithPath: temporary))
-                // rename(2) replaces the old note atomically.
-                guard rename(temporary, "\(directory)/\(name)") == 0 else {
-                    let reason = String(cString: strerror(errno))
-                    try? manager.removeItem(atPath: temporary)
-                    throw StoreError(.server, "cannot rename \(temporary): \(reason)")
-                }
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.server, "cannot write the checkpoint into \(directory): \(error.localizedDescription)")
-        }
     }
 }

@@ -11,6 +11,7 @@ struct OperationsController: Sendable {
     let reads: ReadDatabase
     let replicaLagLimit: Duration
     let metrics: ServerMetrics
+    let integrity: LogIntegrityStatus
     let publicKeys: JSONValue
     let providers: [any IdentityProvider]
 
@@ -34,10 +35,14 @@ struct OperationsController: Sendable {
                 headers: [.retryAfter: "5"]
             )
         }
-        guard let replica = await self.reads.replicaState() else {
-            return JSONResponse.make(.object([("status", .string("ready"))]))
+        // Ready whatever the log's integrity: sign-ins are still recorded while the signer refuses.
+        var members: [(String, JSONValue)] = [
+            ("status", .string("ready")), ("log", LogIntegrityMetrics.readiness(self.integrity)),
+        ]
+        if let replica = await self.reads.replicaState() {
+            members.append(("replica", self.describe(replica)))
         }
-        return JSONResponse.make(.object([("status", .string("ready")), ("replica", self.describe(replica))]))
+        return JSONResponse.make(.object(members))
     }
 
     /// The read replica's state: `ok`, `lagging` (behind by more than `read_database_max_lag_seconds`) or
@@ -92,7 +97,11 @@ struct OperationsController: Sendable {
         return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4"],
-            body: .init(byteBuffer: ByteBuffer(string: self.metrics.render(extraLines: keyLines)))
+            body: .init(
+                byteBuffer: ByteBuffer(
+                    string: self.metrics.render(extraLines: keyLines + LogIntegrityMetrics.lines(self.integrity))
+                )
+            )
         )
     }
 

@@ -1,0 +1,48 @@
+public import AuthlogCore
+import Synchronization
+
+/// What this process's signer and sealer found wrong with the log, for `/readyz`, `/metrics` and alerts: the
+/// signer's current refusal (cleared by the next checkpoint it signs), refusals by reason, and queued rows
+/// the sealer refused for their MAC.
+public final class LogIntegrityStatus: Sendable {
+    /// A snapshot.
+    public struct Snapshot: Sendable, Equatable {
+        /// The signer's refusal in force: it has signed nothing since.
+        public var refusal: CheckpointRefusal?
+        /// Refusals so far, by reason.
+        public var refusals: [AuditCheckpointRefused.Reason: Int] = [:]
+        /// The size of the last checkpoint signed or found signed (0: none yet).
+        public var lastSignedSize: Int64 = 0
+        /// Queued rows the sealer refused because their MAC was missing or wrong.
+        public var refusedEvents: Int = 0
+    }
+
+    private let state = Mutex(Snapshot())
+
+    /// A status with nothing wrong.
+    public init() {}
+
+    /// The current snapshot.
+    public var snapshot: Snapshot { self.state.withLock { $0 } }
+
+    /// Notes a refusal of the signer.
+    public func refused(_ refusal: CheckpointRefusal) {
+        self.state.withLock { state in
+            state.refusal = refusal
+            state.refusals[refusal.reason, default: 0] += 1
+        }
+    }
+
+    /// Notes a checkpoint signed (or found signed) at `size`: the signer is no longer refusing.
+    public func signed(size: Int64) {
+        self.state.withLock { state in
+            state.refusal = nil
+            state.lastSignedSize = max(state.lastSignedSize, size)
+        }
+    }
+
+    /// Notes queued rows refused by the sealer.
+    public func refusedEvents(_ count: Int) {
+        self.state.withLock { $0.refusedEvents += count }
+    }
+}
