@@ -27,19 +27,7 @@ struct EvidenceCollector {
             try await LogVerifier(key: verifier).verify(on: connection, outside: nil) { progress.update($0) }
         }
         progress.finish()
-        let verdict: EvidencePage.Verdict
-        switch outcome {
-        case .intact(let events, let root, let checkpoints):
-            let signatures =
-                verifier.map { "signatures checked with the key \($0.name)" } ?? "signatures not checked: no key given"
-            verdict = EvidencePage.Verdict(
-                passed: true,
-                summary: "log intact: \(events) events, root \(Data(root).base64EncodedString()), "
-                    + "\(checkpoints) checkpoints match (\(signatures))"
-            )
-        case .broken(let position, let reason):
-            verdict = EvidencePage.Verdict(passed: false, summary: "log broken at position \(position): \(reason)")
-        }
+        let verdict = EvidencePage.Verdict(passed: outcome.passed, summary: outcome.summary(keyName: verifier?.name))
         let checkpoint = try await reportingStoreErrors { try await Checkpointer.stored(size: nil, on: connection) }
         return EvidencePage(
             title: "authlog evidence",

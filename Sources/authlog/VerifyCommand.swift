@@ -9,10 +9,12 @@ struct VerifyCommand: AsyncParsableCommand {
         commandName: "verify",
         abstract: "Recompute the Merkle tree from the events and check every stored and outside checkpoint.",
         discussion: """
-            Checks each event's digest, leaf and stored tree nodes, the head, and every signed checkpoint in the \
-            database (its signature with the configured checkpoint key or --verifier-key, and its root). With \
-            --checkpoint FILE, a note kept outside the database, it also proves that the log still extends it: \
-            truncation, rewriting and re-signing without the key are caught. Exit 1 names the first bad position.
+            Checks each event's digest, leaf and stored tree nodes, the head, every signed checkpoint in the \
+            database (its signature with the configured checkpoint key or --verifier-key, and its root), and every \
+            root the log recorded in its audit.checkpoint_signed events. With --checkpoint FILE or \
+            --checkpoint-dir DIR, notes kept outside the database, it also proves that the log still extends each: \
+            rollback, forks, rewriting and re-signing without the key are caught. Exit 1 names the first bad \
+            position (or the forked size); exit 4 says that notes are signed by another key while the log is intact.
             """
     )
 
@@ -23,19 +25,32 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A signed checkpoint note kept outside the database.", valueName: "file"))
     var checkpoint: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A directory of notes kept outside (every *.note in it is checked).", valueName: "dir")
+    )
+    var checkpointDir: String?
+
     func run() async throws {
-        var outside: String?
+        var outsideNotes: [LogVerifier.OutsideNote] = []
         if let path = self.checkpoint {
             guard let data = FileManager.default.contents(atPath: path) else {
                 printError("cannot read the checkpoint \(path)")
                 throw ExitCode(2)
             }
-            outside = String(decoding: data, as: UTF8.self)
+            outsideNotes.append(
+                .init(source: "the outside checkpoint", note: String(decoding: data, as: UTF8.self), isRequired: true)
+            )
+        }
+        if let directory = self.checkpointDir {
+            outsideNotes += try OutsideNotes.read(directory: directory)
         }
         let verifier = try self.key.verifier()
         let target = try await self.database.readTarget(self.replica)
         // A replica that has not replayed the outside checkpoint yet would look truncated: the primary answers.
-        let outsideSize = outside.flatMap { $0.split(separator: "\n").dropFirst().first }.flatMap { Int64($0) } ?? 0
+        let outsideSize =
+            outsideNotes.compactMap { $0.note.split(separator: "\n").dropFirst().first.flatMap { Int64($0) } }.max()
+            ?? 0
         let (connection, lag, _) = try await target.open { connection, lag in
             let head = try await EventReader().head(on: connection).size
             guard lag == nil || outsideSize <= head else {
@@ -45,25 +60,48 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let progress = try await ProgressLine.overLog(label: "verified", on: connection)
         let report = try await reportingStoreErrors {
-            try await LogVerifier(key: verifier).verify(on: connection, outside: outside) { progress.update($0) }
+            try await LogVerifier(key: verifier).verify(on: connection, outsideNotes: outsideNotes) {
+                progress.update($0)
+            }
         }
         progress.finish()
         // Verifying reads every event: it is recorded like any other read of the log, before the verdict.
         try await AccessRecord.record(
-            "verify" + (outside == nil ? "" : " checkpoint=outside"),
+            "verify" + (self.checkpoint == nil ? "" : " checkpoint=outside")
+                + (self.checkpointDir == nil
+                    ? "" : " checkpoint_dir=\(outsideNotes.count - (self.checkpoint == nil ? 0 : 1))"),
             lag: lag,
             conninfo: target.primary
         )
-        switch report {
-        case .intact(let events, let root, let checkpoints):
-            let signatures = verifier == nil ? " (signatures not checked: no checkpoint key)" : ""
-            print(
-                "log intact: \(events) events, root \(Data(root).base64EncodedString()), "
-                    + "\(checkpoints) checkpoints match\(signatures)"
-            )
-        case .broken(let position, let reason):
-            print("log broken at position \(position): \(reason)")
-            throw ExitCode(1)
+        print(report.summary(keyName: verifier?.name))
+        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+}
+
+/// The notes of a `--checkpoint-dir`: every `*.note` file in it, named by its path.
+enum OutsideNotes {
+    /// The most notes one directory may hold.
+    static let limit = 100_000
+
+    static func read(directory: String) throws -> [LogVerifier.OutsideNote] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".note") }
+        } catch {
+            printError("cannot read the checkpoint directory \(directory)")
+            throw ExitCode(2)
+        }
+        guard names.count <= Self.limit else {
+            printError("\(directory) holds more than \(Self.limit) notes")
+            throw ExitCode(2)
+        }
+        return try names.sorted().map { name in
+            let path = "\(directory)/\(name)"
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 64 * 1024 else {
+                printError("cannot read the checkpoint \(path) (or it is larger than 64 KiB)")
+                throw ExitCode(2)
+            }
+            return .init(source: path, note: String(decoding: data, as: UTF8.self), isRequired: false)
         }
     }
 }

@@ -34,8 +34,17 @@ func verify(
 
 /// The report of an intact log of `database` as it stands.
 func intact(_ database: TestDatabase, checkpoints: Int = 0) async throws -> LogVerifier.Report {
-    let head = try await EventReader().head(on: database.connect())
-    return .intact(events: head.size, root: head.root, checkpoints: checkpoints)
+    let connection = try await database.connect()
+    let head = try await EventReader().head(on: connection)
+    let recorded = try await connection.query(
+        "SELECT count(*) FROM authlog.events WHERE type = 'audit.checkpoint_signed'"
+    )
+    return .intact(
+        events: head.size,
+        root: head.root,
+        checkpoints: checkpoints,
+        recordedRoots: try recorded.first?.decode(Int.self, at: 0) ?? 0
+    )
 }
 
 /// Runs statements as the superuser with the append-only triggers of every log table disabled, as an attacker

@@ -1,23 +1,32 @@
 import AuthlogCore
 import AuthlogCrypto
+import Foundation
 
 /// Recomputes the log from the events and checks everything stored against it: each event's digest from its
-/// contents, each leaf hash, the interior nodes kept with each leaf, the head, and every signed checkpoint
-/// (its signature when a key is given, and its root against the recomputed tree at its size). Given a
-/// checkpoint kept outside the database, it proves that the log still extends it.
+/// contents, each leaf hash, the interior nodes kept with each leaf, the head, every signed checkpoint (its
+/// signature when a key is given, and its root against the recomputed tree at its size), and every root the
+/// log recorded about itself in its `audit.checkpoint_signed` events. Given checkpoints kept outside the
+/// database, it proves that the log still extends each.
 ///
 /// Caught, with the first bad position: an edited event (digest), an edited leaf or node, a deleted event (a
-/// gap), an inserted one (beyond the head), a committed event that was neither sealed nor queued, a
-/// truncation (a checkpoint beyond the end), and a rewrite with recomputed hashes (the root at a checkpoint's
-/// size differs, or the checkpoint was re-signed without the key).
+/// gap), an inserted one (beyond the head), a committed event that was neither sealed nor queued, a rollback
+/// (a checkpoint beyond the end), a fork (two checkpoints or recorded roots of one size with different roots)
+/// and a rewrite with recomputed hashes (the root at a pinned size differs: the smallest range of positions
+/// between the last pin that matched and the first that did not). A note that is not signed by the given key
+/// is not tampering: it is reported as ``Report/otherKey(_:)`` when nothing else is wrong.
 public struct LogVerifier: Sendable {
     /// What the walk found.
     public enum Report: Sendable, Equatable {
-        /// Every event checked out; `events` were checked, the root is the recomputed one, and `checkpoints`
-        /// signed checkpoints (the outside one included) matched.
-        case intact(events: Int64, root: [UInt8], checkpoints: Int)
+        /// Every event checked out; `events` were checked, the root is the recomputed one, `checkpoints`
+        /// signed checkpoints (the outside ones included) matched, and so did `recordedRoots` roots recorded by
+        /// the log's own `audit.checkpoint_signed` events.
+        case intact(events: Int64, root: [UInt8], checkpoints: Int, recordedRoots: Int = 0)
         /// The first bad position, and why.
         case broken(position: Int64, reason: String)
+        /// Two checkpoints or recorded roots of one size disagree: the log was forked.
+        case fork(size: Int64, reason: String)
+        /// The events and tree are intact, but some notes are not signed by the given key (they are not counted).
+        case otherKey(String)
     }
 
     /// Events read per query.
@@ -31,6 +40,24 @@ public struct LogVerifier: Sendable {
         self.key = key
     }
 
+    /// A signed checkpoint note kept outside the database.
+    public struct OutsideNote: Sendable {
+        /// How reports name it, such as `the outside checkpoint` or a file's path.
+        public var source: String
+        /// The note.
+        public var note: String
+        /// Whether a note older than the retained log fails verification (the one note an auditor asked to
+        /// prove); otherwise such a note is passed over.
+        public var isRequired: Bool
+
+        /// Creates an outside note.
+        public init(source: String, note: String, isRequired: Bool) {
+            self.source = source
+            self.note = note
+            self.isRequired = isRequired
+        }
+    }
+
     /// Verifies the log; `outside` is a signed checkpoint note kept outside the database, and `progress` is
     /// called after each page with the last position checked.
     /// - Throws: ``StoreError`` when the database cannot be read (a broken log is a report, not an error).
@@ -39,9 +66,24 @@ public struct LogVerifier: Sendable {
         outside: String? = nil,
         progress: @Sendable (Int64) -> Void = { _ in }
     ) async throws -> Report {
+        try await self.verify(
+            on: connection,
+            outsideNotes: outside.map { [OutsideNote(source: "the outside checkpoint", note: $0, isRequired: true)] }
+                ?? [],
+            progress: progress
+        )
+    }
+
+    /// Verifies the log against every note of `outsideNotes` as well.
+    /// - Throws: ``StoreError`` when the database cannot be read (a broken log is a report, not an error).
+    public func verify(
+        on connection: Connection,
+        outsideNotes: [OutsideNote],
+        progress: @Sendable (Int64) -> Void = { _ in }
+    ) async throws -> Report {
         try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do {
-            let report = try await self.walk(on: connection, outside: outside, progress: progress)
+            let report = try await self.walk(on: connection, outside: outsideNotes, progress: progress)
             await connection.rollbackQuietly()
             return report
         } catch {
@@ -50,41 +92,50 @@ public struct LogVerifier: Sendable {
         }
     }
 
-    /// A checkpoint to compare with the recomputed root at its size.
-    private struct Pin {
+    /// A root to compare with the recomputed root at its size: a signed checkpoint's, or one the log recorded.
+    struct Pin {
         var size: Int64
         var root: [UInt8]
         var source: String
-        var isOutside = false
+        var isRequired = false
+        var isRecorded = false
     }
 
     private func walk(
         on connection: Connection,
-        outside: String?,
+        outside: [OutsideNote],
         progress: @Sendable (Int64) -> Void
     ) async throws -> Report {
         let head = try await EventReader().head(on: connection)
         var pins: [Pin] = []
+        var foreign: [String] = []
         switch try await self.storedPins(on: connection) {
-        case .success(let stored): pins = stored
+        case .success(let stored):
+            pins = stored.pins
+            foreign = stored.foreign
         case .failure(let broken): return broken.report
         }
-        if let outside {
-            switch self.outsidePin(outside) {
+        for note in outside {
+            switch self.outsidePin(note) {
             case .success(let pin): pins.append(pin)
-            case .failure(let broken): return broken.report
+            case .failure(let failure):
+                guard case .otherKey(let why) = failure.report else { return failure.report }
+                foreign.append(why)
             }
         }
-        pins.sort { $0.size < $1.size }
+        pins += try await self.recordedPins(on: connection)
+        // By size; within a size in the order found (stored, outside, recorded), so reports name them alike.
+        pins = pins.enumerated().sorted { ($0.element.size, $0.offset) < ($1.element.size, $1.offset) }.map(\.element)
+        if let fork = Self.fork(in: pins) { return fork }
         // After retention the walk starts at its anchor: checkpoints older than it can no longer be recomputed,
         // and the first one after it proves the anchor (a forged frontier gives another root).
         let anchor = try await LogAnchor.latest(on: connection)
         var frontier = anchor?.frontier ?? MerkleFrontier()
-        if let anchor, let outside = pins.first(where: \.isOutside), outside.size < anchor.size {
+        if let anchor, let outside = pins.first(where: \.isRequired), outside.size < anchor.size {
             // Failing closed: nothing retained can show that the log still extends it.
             return .broken(
                 position: anchor.size + 1,
-                reason: "the outside checkpoint at \(outside.size) predates the retained log (retention dropped "
+                reason: "\(outside.source) at \(outside.size) predates the retained log (retention dropped "
                     + "positions 1…\(anchor.size)); verify against a note of \(anchor.size) events or more"
             )
         }
@@ -97,10 +148,16 @@ public struct LogVerifier: Sendable {
             while nextPin < pins.endIndex, pins[nextPin].size == frontier.size {
                 let pin = pins[nextPin]
                 if frontier.root != pin.root {
+                    // The pins of one size agree (forks are found first), and the last pin below matched: the
+                    // change lies after it, up to this size.
+                    let first = min(lastGoodPin + 1, pin.size)
                     return .broken(
-                        position: lastGoodPin + 1,
-                        reason: "rewritten: the tree of \(pin.size) events no longer has the root of \(pin.source); "
-                            + "positions \(lastGoodPin + 1)…\(pin.size) were changed"
+                        position: first,
+                        reason:
+                            "rewritten: the tree of \(pin.size) events no longer has the root given by \(pin.source); "
+                            + (first == pin.size
+                                ? "position \(first) was changed"
+                                : "a position in \(first)…\(pin.size) was changed")
                     )
                 }
                 lastGoodPin = pin.size
@@ -143,7 +200,7 @@ public struct LogVerifier: Sendable {
         if let pin = pins.last, pin.size > last {
             return .broken(
                 position: last + 1,
-                reason: "truncated: \(pin.source) covers \(pin.size) events but the log ends at \(last)"
+                reason: "rolled back: \(pin.source) covers \(pin.size) events but the log ends at \(last)"
             )
         }
         if let anchor, pins.isEmpty {
@@ -169,7 +226,56 @@ public struct LogVerifier: Sendable {
                 reason: "unsealed: \(count) committed events are neither sealed nor waiting in the queue"
             )
         }
-        return .intact(events: last - (anchor?.size ?? 0), root: frontier.root, checkpoints: pins.count)
+        if !foreign.isEmpty {
+            return .otherKey(
+                "signed by another key: " + foreign.joined(separator: "; ")
+                    + " (the events and the tree are intact; check with the log's verifier key)"
+            )
+        }
+        let recorded = pins.filter(\.isRecorded).count
+        return .intact(
+            events: last - (anchor?.size ?? 0),
+            root: frontier.root,
+            checkpoints: pins.count - recorded,
+            recordedRoots: recorded
+        )
+    }
+
+    /// Two pins of one size with different roots.
+    static func fork(in pins: [Pin]) -> Report? {
+        for (earlier, later) in zip(pins, pins.dropFirst()) where earlier.size == later.size {
+            if earlier.root != later.root {
+                return .fork(
+                    size: earlier.size,
+                    reason: "forked: \(earlier.source) and \(later.source) give the tree of \(earlier.size) events "
+                        + "different roots"
+                )
+            }
+        }
+        return nil
+    }
+
+    /// The roots the log recorded in its `audit.checkpoint_signed` events (their contents are checked by the
+    /// walk like every event's).
+    private func recordedPins(on connection: Connection) async throws -> [Pin] {
+        let rows = try await connection.query(
+            """
+            SELECT position, data->>'tree_size', data->>'root_hash' FROM authlog.events
+            WHERE type = 'audit.checkpoint_signed' ORDER BY position
+            """
+        )
+        return try rows.rows.compactMap { row in
+            let position = try row.decode(Int64.self, at: 0)
+            guard let size = try row.decode(String?.self, at: 1).flatMap({ Int64($0) }),
+                let root = try row.decode(String?.self, at: 2).flatMap({ Data(base64Encoded: $0) }), root.count == 32
+            else { return nil }
+            return Pin(
+                size: size,
+                root: Array(root),
+                source: "audit.checkpoint_signed at position \(position)",
+                isRecorded: true
+            )
+        }
     }
 
     private func page(
@@ -229,11 +335,16 @@ public struct LogVerifier: Sendable {
         var report: Report
     }
 
-    private func storedPins(on connection: Connection) async throws -> Result<[Pin], Broken> {
+    private func storedPins(
+        on connection: Connection
+    ) async throws
+        -> Result<(pins: [Pin], foreign: [String]), Broken>
+    {
         let rows = try await connection.query(
             "SELECT tree_size, root, note FROM authlog.checkpoints ORDER BY tree_size"
         )
         var pins: [Pin] = []
+        var foreign: [String] = []
         var lastGood: Int64 = 0
         for row in rows.rows {
             let size = try row.decode(Int64.self, at: 0)
@@ -244,6 +355,10 @@ public struct LogVerifier: Sendable {
                 let body: String
                 do {
                     body = try key.open(note)
+                } catch .notSignedByKey {
+                    // Not this key's note: its root proves nothing, and it is no tampering by itself.
+                    foreign.append("\(source) has no signature by \(key.name)")
+                    continue
                 } catch {
                     return .failure(Broken(report: .broken(position: lastGood + 1, reason: "\(source): \(error)")))
                 }
@@ -258,24 +373,27 @@ public struct LogVerifier: Sendable {
             pins.append(Pin(size: size, root: root, source: source))
             lastGood = size
         }
-        return .success(pins)
+        return .success((pins, foreign))
     }
 
-    private func outsidePin(_ note: String) -> Result<Pin, Broken> {
+    private func outsidePin(_ outside: OutsideNote) -> Result<Pin, Broken> {
+        let source = outside.source
         guard let key = self.key else {
             return .failure(
-                Broken(report: .broken(position: 1, reason: "no key to check the outside checkpoint's signature with"))
+                Broken(report: .broken(position: 1, reason: "no key to check the signature of \(source) with"))
             )
         }
         do {
-            guard let checkpoint = Checkpoint(body: try key.open(note)) else {
-                return .failure(Broken(report: .broken(position: 1, reason: "the outside note is not a checkpoint")))
+            guard let checkpoint = Checkpoint(body: try key.open(outside.note)) else {
+                return .failure(Broken(report: .broken(position: 1, reason: "\(source) is not a checkpoint")))
             }
             return .success(
-                Pin(size: checkpoint.size, root: checkpoint.root, source: "the outside checkpoint", isOutside: true)
+                Pin(size: checkpoint.size, root: checkpoint.root, source: source, isRequired: outside.isRequired)
             )
+        } catch .notSignedByKey {
+            return .failure(Broken(report: .otherKey("\(source) has no signature by \(key.name)")))
         } catch {
-            return .failure(Broken(report: .broken(position: 1, reason: "the outside checkpoint: \(error)")))
+            return .failure(Broken(report: .broken(position: 1, reason: "\(source): \(error)")))
         }
     }
 }

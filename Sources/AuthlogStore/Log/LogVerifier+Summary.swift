@@ -1,0 +1,36 @@
+import Foundation
+
+extension LogVerifier.Report {
+    /// Whether the log checked out (nothing broken, forked, or signed by another key).
+    public var passed: Bool {
+        if case .intact = self { return true }
+        return false
+    }
+
+    /// The verdict in one line, as `authlog verify` prints it and the evidence page shows it; `keyName` is the
+    /// key the signatures were checked with (nil: none was given).
+    public func summary(keyName: String?) -> String {
+        switch self {
+        case .intact(let events, let root, let checkpoints, let recorded):
+            let signatures = keyName == nil ? " (signatures not checked: no checkpoint key)" : ""
+            let roots = recorded == 0 ? "" : ", \(recorded) roots recorded by the log match"
+            return "log intact: \(events) events, root \(Data(root).base64EncodedString()), "
+                + "\(checkpoints) checkpoints match\(roots)\(signatures)"
+        case .broken(let position, let reason):
+            return "log broken at position \(position): \(reason)"
+        case .fork(let size, let reason):
+            return "log forked at size \(size): \(reason)"
+        case .otherKey(let reason):
+            return "log not verified: \(reason)"
+        }
+    }
+
+    /// `authlog verify`'s exit status: 0 intact, 1 broken or forked, 4 signed by another key.
+    public var exitStatus: Int32 {
+        switch self {
+        case .intact: 0
+        case .broken, .fork: 1
+        case .otherKey: 4
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// `verify` reads everything the log says about itself and names what it finds: a rewrite caught by the
+/// roots the log recorded in its own `audit.checkpoint_signed` events (with no note kept outside) in the
+/// smallest range they allow, a fork (two notes of one size), and a note signed by another key, which is not
+/// tampering.
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct VerifyDiagnosisTests {
+    private static let origin = "log.test/audit"
+
+    /// Checkpoints of 20, 41 and 62 events (each followed by its audit.checkpoint_signed: 21, 42, 63).
+    private func threeCheckpoints() async throws -> (TestDatabase, EventStore, NoteSigner, [String]) {
+        let database = try await TestDatabase.make()
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let signer = try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA))
+        let checkpointer = Checkpointer(store: store, signer: signer, directory: nil)
+        var traffic = TrafficGenerator(seed: 62)
+        var notes: [String] = []
+        for _ in 0..<3 {
+            try await store.append(AppendCommand(events: Array(traffic.events(count: 20).prefix(20))))
+            notes.append(try await checkpointer.signNow().note)
+        }
+        try await store.sealPending()
+        #expect(notes.map { $0.split(separator: "\n")[1] } == ["20", "41", "62"])
+        return (database, store, signer, notes)
+    }
+
+    @Test func aRewriteIsNamedByTheLogsOwnRecordedRootsInTheSmallestRange() async throws {
+        let (database, _, signer, _) = try await self.threeCheckpoints()
+        #expect(try await verify(database, key: signer.verifier) == intact(database, checkpoints: 3))
+        try await SignerStateTests.rewrite(database, position: 30)
+        try await tamper(database, "DELETE FROM authlog.checkpoints")
+        #expect(
+            try await verify(database, key: signer.verifier)
+                == .broken(
+                    position: 21,
+                    reason: "rewritten: the tree of 41 events no longer has the root given by audit.checkpoint_signed "
+                        + "at position 42; a position in 21…41 was changed"
+                )
+        )
+        // Without any key the recorded roots still catch it.
+        guard case .broken(21, _) = try await verify(database) else {
+            Issue.record("the recorded roots must catch the rewrite without a key")
+            return
+        }
+    }
+
+    @Test func twoNotesOfOneSizeAreAFork() async throws {
+        let (database, _, signer, _) = try await self.threeCheckpoints()
+        // The same key signed another root for 41 (a server that signed after a rollback to a dump).
+        let other = try signer.sign(Checkpoint(origin: Self.origin, size: 41, root: SHA256.hash([1, 2, 3])).body)
+        #expect(
+            try await verify(database, key: signer.verifier, outside: other)
+                == .fork(
+                    size: 41,
+                    reason: "forked: the stored checkpoint at 41 and the outside checkpoint give the tree of 41 events "
+                        + "different roots"
+                )
+        )
+        let report = try await verify(database, key: signer.verifier, outside: other)
+        #expect(report.exitStatus == 1)
+        #expect(report.summary(keyName: Self.origin).hasPrefix("log forked at size 41: forked: "))
+    }
+
+    @Test func notesOfAnotherKeyAreNotTampering() async throws {
+        let (database, _, _, _) = try await self.threeCheckpoints()
+        let stranger = try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA))
+        let report = try await verify(database, key: stranger.verifier)
+        #expect(
+            report
+                == .otherKey(
+                    "signed by another key: the stored checkpoint at 20 has no signature by log.test/audit; the stored "
+                        + "checkpoint at 41 has no signature by log.test/audit; the stored checkpoint at 62 has no "
+                        + "signature by log.test/audit (the events and the tree are intact; check with the log's "
+                        + "verifier key)"
+                )
+        )
+        #expect(report.exitStatus == 4)
+    }
+
+    @Test func everyNoteOfADirectoryIsChecked() async throws {
+        let (database, _, signer, notes) = try await self.threeCheckpoints()
+        let outside = notes.enumerated().map {
+            LogVerifier.OutsideNote(source: "note \($0.offset + 1)", note: $0.element, isRequired: false)
+        }
+        let connection = try await database.connect()
+        #expect(
+            try await LogVerifier(key: signer.verifier).verify(on: connection, outsideNotes: outside)
+                == intact(database, checkpoints: 6)
+        )
+        try await tamper(
+            database,
+            """
+            DELETE FROM authlog.checkpoints;
+            DELETE FROM authlog.event_records WHERE event_id IN (SELECT event_id FROM authlog.log_leaves WHERE position > 50);
+            DELETE FROM authlog.log_leaves WHERE position > 50
+            """
+        )
+        let frontier = try await SignerStateTests.frontier(database, size: 50)
+        try await tamper(
+            database,
+            """
+            UPDATE authlog.log_head SET size = 50, root = '\\x\(Hex.encode(frontier.root))',
+                frontier = '\\x\(Hex.encode(frontier.bytes))'
+            """
+        )
+        #expect(
+            try await LogVerifier(key: signer.verifier).verify(on: connection, outsideNotes: outside)
+                == .broken(position: 51, reason: "rolled back: note 3 covers 62 events but the log ends at 50")
+        )
+    }
+}
