@@ -83,7 +83,8 @@ public struct ServerComponents: Sendable {
         let store = EventStore(
             pool: pool,
             batchObserver: { metrics.recordBatch(events: $0) },
-            appendObserver: { metrics.recordEvents(types: $0.map(\.rawValue)) }
+            appendObserver: { metrics.recordEvents(types: $0.map(\.rawValue)) },
+            authenticator: try configuration.eventAuthenticator()
         )
         let checkpoints = try CheckpointSettings(
             configuration: configuration,

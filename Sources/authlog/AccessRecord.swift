@@ -31,7 +31,10 @@ enum AccessRecord {
             outcome: refusal == nil ? .success : .failure,
             reason: refusal
         )
-        let store = EventStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
+        let store = EventStore(
+            pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1),
+            authenticator: try eventAuthenticator()
+        )
         try await reportingStoreErrors { _ = try await store.appendSealed([AppendCommand(event)]).first?.get() }
     }
 }

@@ -24,7 +24,8 @@ struct CheckpointCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let store = EventStore(
-            pool: ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2)
+            pool: ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2),
+            authenticator: try eventAuthenticator(config: self.key.config)
         )
         let checkpointer = Checkpointer(
             store: store,

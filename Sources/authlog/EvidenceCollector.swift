@@ -22,9 +22,12 @@ struct EvidenceCollector {
         let failures = try await report(.failures, by: [.reason])
         let sessions = try await report(.sessions, by: [.provider])
         let verifier = try self.key.verifier()
+        let eventKey = try eventAuthenticator(config: self.key.config)
         let progress = try await ProgressLine.overLog(label: "verifying the log:", on: connection)
         let outcome = try await reportingStoreErrors {
-            try await LogVerifier(key: verifier).verify(on: connection, outside: nil) { progress.update($0) }
+            try await LogVerifier(key: verifier, eventKey: eventKey).verify(on: connection, outside: nil) {
+                progress.update($0)
+            }
         }
         progress.finish()
         let verdict = EvidencePage.Verdict(passed: outcome.passed, summary: outcome.summary(keyName: verifier?.name))

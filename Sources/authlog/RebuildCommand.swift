@@ -16,7 +16,7 @@ struct RebuildCommand: AsyncParsableCommand {
     func run() async throws {
         let connection = try await self.database.connect()
         let progress = try await ProgressLine.overLog(label: "replayed", on: connection)
-        let rebuilder = ProjectionRebuilder()
+        let rebuilder = ProjectionRebuilder(authenticator: try eventAuthenticator())
         let differences = try await reportingStoreErrors {
             self.check
                 ? try await rebuilder.check(on: connection) { progress.update($0) }

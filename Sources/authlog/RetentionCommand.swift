@@ -84,7 +84,10 @@ struct ApplyRetentionCommand: AsyncParsableCommand {
     private func recordUnrecorded(conninfo: String, on connection: Connection) async throws {
         let payloads = try await reportingStoreErrors { try await Retention.unrecorded(on: connection) }
         guard !payloads.isEmpty else { return }
-        let store = EventStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1))
+        let store = EventStore(
+            pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1),
+            authenticator: try eventAuthenticator()
+        )
         for payload in payloads {
             let event = try EventEnvelope(payload, stream: StreamName(category: "audit", id: "retention"))
             let appended = try await reportingStoreErrors {

@@ -109,6 +109,25 @@ struct ServeCommand: AsyncParsableCommand {
                 )
             }
         )
+        do {
+            try await EventKeyCheck.check(components.dependencies.store.authenticator, pool: pool)
+        } catch let error as StoreError where error.code == .eventKey {
+            printError(error.message)
+            throw ExitCode(2)
+        }
+        if components.dependencies.store.authenticator == nil {
+            logger.warning(
+                "no log.event_key (AUTHLOG_EVENT_KEY): events carry no MAC, so a database owner could forge one"
+            )
+        }
+        if let checkpointer = components.checkpointer, checkpointer.statePath == nil {
+            logger.warning(
+                """
+                the checkpoint signer keeps no state outside the database (set log.checkpoint_directory): it cannot \
+                tell a rollback of the database from the truth
+                """
+            )
+        }
         if components.checkpointer == nil {
             logger.warning("no log.checkpoint_key_file: no checkpoints are signed (authlog keys generate makes a key)")
         }

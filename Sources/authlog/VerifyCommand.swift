@@ -46,6 +46,7 @@ struct VerifyCommand: AsyncParsableCommand {
             outsideNotes += try OutsideNotes.read(directory: directory)
         }
         let verifier = try self.key.verifier()
+        let eventKey = try eventAuthenticator(config: self.key.config)
         let target = try await self.database.readTarget(self.replica)
         // A replica that has not replayed the outside checkpoint yet would look truncated: the primary answers.
         let outsideSize =
@@ -60,7 +61,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let progress = try await ProgressLine.overLog(label: "verified", on: connection)
         let report = try await reportingStoreErrors {
-            try await LogVerifier(key: verifier).verify(on: connection, outsideNotes: outsideNotes) {
+            try await LogVerifier(key: verifier, eventKey: eventKey).verify(on: connection, outsideNotes: outsideNotes)
+            {
                 progress.update($0)
             }
         }

@@ -286,6 +286,34 @@ extension AlertRulesTests {
                 alertname: AuthlogKeySetFetchFailing
                 exp_alerts:
                   - exp_labels: {severity: warning, job: authlog, provider: google}
+          # The signer refuses from minute 10 to 20; two forged rows are refused at minute 30.
+          - interval: 1m
+            input_series:
+              - series: 'authlog_checkpoint_signer_refusing{job="authlog",instance="a"}'
+                values: '0x10 1x10 0x20'
+              - series: 'authlog_events_refused_total{job="authlog",instance="a"}'
+                values: '0x30 2x20'
+            alert_rule_test:
+              - eval_time: 5m
+                alertname: AuthlogCheckpointSignerRefusing
+                exp_alerts: []
+              - eval_time: 15m
+                alertname: AuthlogCheckpointSignerRefusing
+                exp_alerts:
+                  - exp_labels: {severity: critical, compliance: AU-9, job: authlog, instance: a}
+              - eval_time: 25m
+                alertname: AuthlogCheckpointSignerRefusing
+                exp_alerts: []
+              - eval_time: 25m
+                alertname: AuthlogForgedEventsRefused
+                exp_alerts: []
+              - eval_time: 32m
+                alertname: AuthlogForgedEventsRefused
+                exp_alerts:
+                  - exp_labels: {severity: critical, compliance: AU-9, job: authlog, instance: a}
+              - eval_time: 45m
+                alertname: AuthlogForgedEventsRefused
+                exp_alerts: []
         """
 }
 

@@ -53,6 +53,13 @@ public struct AuditEventsRefused: EventPayload {
     /// Hex of the refused rows' digests, in the order of `eventIDs`.
     public var digests: [String]
 
+    /// Stored as `count`, `event_ids` and `digests`.
+    enum CodingKeys: String, CodingKey {
+        case count
+        case eventIDs = "eventIds"
+        case digests
+    }
+
     /// Creates the payload.
     public init(count: Int, eventIDs: [String], digests: [String]) {
         self.count = count

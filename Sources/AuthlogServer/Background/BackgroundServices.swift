@@ -8,7 +8,8 @@ extension ServerComponents {
     /// group stops them in reverse order after the HTTP server (placed after them) has finished its requests,
     /// so the sealer, first here, stops last and seals what those requests committed.
     ///
-    /// - the sealer's timer (1 s): seals what another process committed and could not seal;
+    /// - the sealer's timer (1 s): seals what another process committed and could not seal, and records the
+    ///   queued rows it refused for their MAC as `audit.events_refused`;
     /// - checkpoints (1 s check) when a checkpoint key is configured;
     /// - nonce purge (10 min), session sweeper (1 min), provider revocation retries (15 s);
     /// - report counts (1 s): the writers' pending report counts folded into the roll-ups (``ReportRollups``);
@@ -19,7 +20,14 @@ extension ServerComponents {
             PeriodicService(
                 name: "sealer",
                 every: .seconds(1),
-                body: { await store.sealer.wake() },
+                body: {
+                    await store.sealer.wake()
+                    do {
+                        try await store.recordRefusedEvents()
+                    } catch {
+                        logger.warning("could not record refused queue rows", metadata: ["error": "\(error)"])
+                    }
+                },
                 onShutdown: {
                     do {
                         try await store.sealPending()
@@ -65,7 +73,7 @@ extension ServerComponents {
             },
             PeriodicService(name: "log-months", every: .seconds(60)) {
                 do {
-                    try await LogMonths.prepare(using: pool)
+                    try await LogMonths.prepare(authenticator: store.authenticator, using: pool)
                 } catch {
                     logger.warning("could not prepare the log's next months", metadata: ["error": "\(error)"])
                 }

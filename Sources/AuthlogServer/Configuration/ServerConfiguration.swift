@@ -62,6 +62,9 @@ public struct ServerConfiguration: Codable, Sendable {
         public var checkpointEveryEvents: Int?
         /// Sign a checkpoint at least this often while events arrive, in seconds (default 60).
         public var checkpointEverySeconds: Int?
+        /// 32 bytes, base64url: every event carries HMAC-SHA-256 of its digest under this key, and the sealer
+        /// refuses queued rows without a valid one. Keep it outside the database; prefer `AUTHLOG_EVENT_KEY`.
+        public var eventKey: String?
     }
 
     /// Access-token settings.

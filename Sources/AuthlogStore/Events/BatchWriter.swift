@@ -28,21 +28,19 @@ enum BatchWriter {
     static func write(
         _ commands: [AppendCommand],
         queueForSealing: Bool = true,
+        authenticator: EventAuthenticator? = nil,
         on connection: isolated Connection
     ) -> Outcome {
+        let writing = Writing(queueForSealing: queueForSealing, authenticator: authenticator)
         do {
-            return .written(try self.writeRetryingConflicts(commands, queueForSealing: queueForSealing, on: connection))
+            return .written(try self.writeRetryingConflicts(commands, writing, on: connection))
         } catch let failure as NotStarted {
             return .notStarted(failure.error)
         } catch let error as StoreError where error.code == .server && commands.count > 1 {
             return .written(
                 commands.map { command in
                     do {
-                        return try self.writeRetryingConflicts(
-                            [command],
-                            queueForSealing: queueForSealing,
-                            on: connection
-                        )[0]
+                        return try self.writeRetryingConflicts([command], writing, on: connection)[0]
                     } catch {
                         return .failure(Self.storeError(error))
                     }
@@ -66,22 +64,23 @@ enum BatchWriter {
         let error: StoreError
     }
 
+    /// How the batch is written: queued for the sealer or not, and authenticated with the event key or not.
+    private struct Writing {
+        let queueForSealing: Bool
+        let authenticator: EventAuthenticator?
+    }
+
     private static func storeError(_ error: any Error) -> StoreError {
         (error as? StoreError) ?? StoreError(.server, "the batch failed: \(error)")
     }
 
     private static func writeRetryingConflicts(
         _ commands: [AppendCommand],
-        queueForSealing: Bool,
+        _ writing: Writing,
         on connection: isolated Connection
     ) throws -> [Result<AppendResult, StoreError>] {
         for attempt in 1...Self.maximumAttempts {
-            let results = try self.attempt(
-                commands,
-                queueForSealing: queueForSealing,
-                on: connection,
-                isFirst: attempt == 1
-            )
+            let results = try self.attempt(commands, writing, on: connection, isFirst: attempt == 1)
             if let results {
                 return results
             }
@@ -96,32 +95,51 @@ enum BatchWriter {
     /// One transaction; nil when a row lost a race to a concurrent batch and the transaction was rolled back.
     private static func attempt(
         _ commands: [AppendCommand],
-        queueForSealing: Bool,
+        _ writing: Writing,
         on connection: isolated Connection,
         isFirst: Bool
     ) throws -> [Result<AppendResult, StoreError>]? {
         let opening: [QueryResult]
         do {
-            opening = try connection.pipeline(["BEGIN", LogMonths.writerLock, self.lookup(for: commands)])
+            opening = try connection.pipeline(
+                [
+                    "BEGIN", LogMonths.writerLock, self.lookup(for: commands),
+                    "SELECT event_key_id FROM authlog.log_head",
+                ]
+            )
         } catch {
             connection.rollbackQuietly()
             if isFirst { throw NotStarted(error: Self.storeError(error)) }
             throw error
         }
         do {
-            guard opening.count == 3 else { throw StoreError(.server, "the batch lookup returned no result") }
+            guard opening.count == 4 else { throw StoreError(.server, "the batch lookup returned no result") }
+            let logKeyID = try opening[3].first?.decode(ByteaValue?.self, at: 0)?.bytes
+            try EventKeyCheck.require(logKeyID: logKeyID, authenticator: writing.authenticator)
             let (versions, known) = try self.decodeLookup(opening[2])
             let plan = BatchPlan(commands: commands, streamVersions: versions, knownEvents: known, recordedAt: .now())
             if plan.rows.isEmpty {
                 try connection.execute("ROLLBACK")
                 return plan.results
             }
-            let inserted = try connection.pipeline(EventRow.inserts(plan.rows)).reduce(0) { $0 + $1.rows.count }
+            let inserted = try connection.pipeline(EventRow.inserts(plan.rows, authenticator: writing.authenticator))
+                .reduce(0) { $0 + $1.rows.count }
             if inserted < plan.rows.count {
                 try connection.execute("ROLLBACK")
                 return nil
             }
-            var statements = queueForSealing ? [EventRow.enqueue(plan.rows)] : []
+            var statements =
+                writing.queueForSealing ? [EventRow.enqueue(plan.rows, authenticator: writing.authenticator)] : []
+            if let authenticator = writing.authenticator, logKeyID == nil {
+                // The first batch with the key marks the log as authenticated (once; it briefly waits for the
+                // head's row lock), so that no process without the key writes or seals after it.
+                statements.append(
+                    """
+                    UPDATE authlog.log_head SET event_key_id = \(ByteaValue(authenticator.keyID))
+                    WHERE event_key_id IS NULL
+                    """
+                )
+            }
             statements += ProjectionWriter(schema: "authlog").statements(for: plan.changes, countingSignins: false)
             statements.append("COMMIT")
             try connection.pipeline(statements)

@@ -42,6 +42,13 @@ public enum EventRow {
         SHA256.hash(CanonicalEventEncoding.bytes(envelope: envelope, recordedAt: recordedAt))
     }
 
+    /// The columns every INSERT fills, in the order of its arrays; migration 6 (`stampingMonth: false`), which
+    /// predates the months and the MACs, fills only these.
+    static let insertedColumns = """
+        event_id, stream, stream_version, type, occurred_at, recorded_at, outcome, reason, provider, user_id, \
+        session_id, client_id, ip, user_agent, request_id, data, schema_version, digest
+        """
+
     /// The most events one INSERT statement carries.
     static let rowsPerInsert = 5000
 
@@ -50,10 +57,14 @@ public enum EventRow {
     /// `(stream, stream_version)` is taken by a committed row is skipped (`ON CONFLICT DO NOTHING`); each
     /// statement returns the ids it inserted. Each row is stamped with the log's current month
     /// (``LogMonths``); only migration 6, which predates the months, inserts without (`stampingMonth: false`).
-    static func inserts(_ rows: [Committed], stampingMonth: Bool = true) -> [SQLQuery] {
+    static func inserts(
+        _ rows: [Committed],
+        authenticator: EventAuthenticator? = nil,
+        stampingMonth: Bool = true
+    ) -> [SQLQuery] {
         stride(from: 0, to: rows.count, by: Self.rowsPerInsert).map { start in
             let chunk = rows[start..<min(start + Self.rowsPerInsert, rows.count)]
-            var columns = [[String?]](repeating: [], count: 18)
+            var columns = [[String?]](repeating: [], count: 19)
             for index in columns.indices { columns[index].reserveCapacity(chunk.count) }
             for row in chunk {
                 let event = row.envelope
@@ -63,14 +74,14 @@ public enum EventRow {
                     event.reason, event.provider, event.userID?.sqlText, event.sessionID?.sqlText, event.clientID,
                     event.ip?.sqlText, event.userAgent, event.requestID, event.data.sqlText,
                     event.schemaVersion.sqlText, ByteaValue(row.digest).sqlText,
+                    authenticator.map { ByteaValue($0.mac(of: row.digest)).sqlText },
                 ]
                 for (index, value) in values.enumerated() { columns[index].append(value) }
             }
             return """
-                INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at, recorded_at,
-                    outcome, reason, provider, user_id, session_id, client_id, ip, user_agent, request_id, data,
-                    schema_version, digest\(unescaped: stampingMonth ? ", log_month" : ""))
-                SELECT u.*\(unescaped: stampingMonth ? ", " + LogMonths.currentMonth : "") FROM unnest(\(ArrayLiteral(columns[0]))::uuid[], \(ArrayLiteral(columns[1]))::text[],
+                INSERT INTO authlog.event_records (\(unescaped: Self.insertedColumns)\(
+                    unescaped: stampingMonth ? ", mac, log_month" : ""))
+                SELECT \(unescaped: Self.insertedColumns)\(unescaped: stampingMonth ? ", mac, " + LogMonths.currentMonth : "") FROM unnest(\(ArrayLiteral(columns[0]))::uuid[], \(ArrayLiteral(columns[1]))::text[],
                     \(ArrayLiteral(columns[2]))::integer[], \(ArrayLiteral(columns[3]))::text[],
                     \(ArrayLiteral(columns[4]))::timestamptz[], \(ArrayLiteral(columns[5]))::timestamptz[],
                     \(ArrayLiteral(columns[6]))::text[], \(ArrayLiteral(columns[7]))::text[],
@@ -78,7 +89,8 @@ public enum EventRow {
                     \(ArrayLiteral(columns[10]))::uuid[], \(ArrayLiteral(columns[11]))::text[],
                     \(ArrayLiteral(columns[12]))::inet[], \(ArrayLiteral(columns[13]))::text[],
                     \(ArrayLiteral(columns[14]))::text[], \(ArrayLiteral(columns[15]))::jsonb[],
-                    \(ArrayLiteral(columns[16]))::smallint[], \(ArrayLiteral(columns[17]))::bytea[]) AS u
+                    \(ArrayLiteral(columns[16]))::smallint[], \(ArrayLiteral(columns[17]))::bytea[],
+                    \(ArrayLiteral(columns[18]))::bytea[]) AS u(\(unescaped: Self.insertedColumns), mac)
                 ON CONFLICT DO NOTHING
                 RETURNING event_id::text
                 """
@@ -87,16 +99,22 @@ public enum EventRow {
 
     /// The queue rows that hand committed events to the sealer, in the given order (the queue's identity
     /// follows the INSERT's row order).
-    static func enqueue(_ rows: [EventRow.Committed]) -> SQLQuery {
+    static func enqueue(
+        _ rows: [EventRow.Committed],
+        authenticator: EventAuthenticator? = nil,
+        withMAC: Bool = true
+    ) -> SQLQuery {
         """
-        INSERT INTO authlog.unsealed_events (event_id, digest, signin_day, signin_provider, signin_outcome)
-        SELECT id, digest, day, provider, outcome
+        INSERT INTO authlog.unsealed_events (event_id, digest, \(unescaped: withMAC ? "mac, " : "")signin_day,
+            signin_provider, signin_outcome)
+        SELECT id, digest, \(unescaped: withMAC ? "mac, " : "")day, provider, outcome
         FROM unnest(\(ArrayLiteral(rows.map(\.envelope.eventID)))::uuid[],
                     \(ArrayLiteral(rows.map { ByteaValue($0.digest) }))::bytea[],
+                    \(ArrayLiteral(rows.map { row in authenticator.map { ByteaValue($0.mac(of: row.digest)).sqlText } }))::bytea[],
                     \(ArrayLiteral(rows.map { $0.signinCount?.day }))::date[],
                     \(ArrayLiteral(rows.map { $0.signinCount?.provider }))::text[],
                     \(ArrayLiteral(rows.map { $0.signinCount?.outcome }))::text[])
-            WITH ORDINALITY AS q(id, digest, day, provider, outcome, n)
+            WITH ORDINALITY AS q(id, digest, mac, day, provider, outcome, n)
         ORDER BY n
         """
     }

@@ -10,27 +10,37 @@ public final class EventStore: Sendable {
     /// The process's sealer.
     public let sealer: Sealer
     /// What this process's signer and sealer refused (for `/readyz` and `/metrics`).
-    public let integrity = LogIntegrityStatus()
+    public let integrity: LogIntegrityStatus
     private let writer: GroupCommitWriter
     private let appendObserver: (@Sendable ([EventType]) -> Void)?
+
+    /// The event key this process authenticates its events with, and checks queued rows against.
+    public let authenticator: EventAuthenticator?
 
     /// Creates a store over `pool`. Batches hold at most `maximumBatchEvents` events; `batchObserver`, when
     /// given, hears the number of events of every batch before it is written, and `appendObserver` the types
     /// of the events each command stored (not those found stored already), after the commit (for metrics).
+    /// With an `authenticator` (the event key) every event carries its MAC and the sealer refuses queued rows
+    /// without a valid one.
     public init(
         pool: ConnectionPool,
         maximumBatchEvents: Int = 4000,
         batchObserver: (@Sendable (Int) -> Void)? = nil,
-        appendObserver: (@Sendable ([EventType]) -> Void)? = nil
+        appendObserver: (@Sendable ([EventType]) -> Void)? = nil,
+        authenticator: EventAuthenticator? = nil
     ) {
         self.pool = pool
         self.appendObserver = appendObserver
-        self.sealer = Sealer(pool: pool)
+        self.authenticator = authenticator
+        let integrity = LogIntegrityStatus()
+        self.integrity = integrity
+        self.sealer = Sealer(pool: pool, authenticator: authenticator, integrity: integrity)
         self.writer = GroupCommitWriter(
             pool: pool,
             sealer: self.sealer,
             maximumBatchEvents: maximumBatchEvents,
-            batchObserver: batchObserver
+            batchObserver: batchObserver,
+            authenticator: authenticator
         )
     }
 
@@ -111,10 +121,18 @@ public final class EventStore: Sendable {
         }
     }
 
-    /// Returns once every event committed before the call is sealed.
+    /// Returns once every event committed before the call is sealed (queued rows the sealer refused are
+    /// recorded as `audit.events_refused`).
     /// - Throws: ``StoreError`` when the database cannot be reached.
     public func sealPending() async throws {
         try await self.sealer.sealPending()
+        if try await RefusedEvents.record(into: self) { try await self.sealer.sealPending() }
+    }
+
+    /// Records the queue rows the sealer refused for their MAC as `audit.events_refused` (``RefusedEvents``).
+    /// - Throws: ``StoreError`` from the database.
+    public func recordRefusedEvents() async throws {
+        _ = try await RefusedEvents.record(into: self)
     }
 
     private func positions(of ids: [UUID]) async throws -> [UUID: Int64] {

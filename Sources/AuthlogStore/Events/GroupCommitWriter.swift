@@ -34,14 +34,17 @@ actor GroupCommitWriter {
     /// The streams the batches in flight write.
     private var busyStreams = Set<String>()
     private let batchObserver: (@Sendable (Int) -> Void)?
+    private let authenticator: EventAuthenticator?
 
     init(
         pool: ConnectionPool,
         sealer: Sealer,
         maximumBatchEvents: Int = 4000,
         maximumBatchesInFlight: Int = 4,
-        batchObserver: (@Sendable (Int) -> Void)? = nil
+        batchObserver: (@Sendable (Int) -> Void)? = nil,
+        authenticator: EventAuthenticator? = nil
     ) {
+        self.authenticator = authenticator
         self.pool = pool
         self.sealer = sealer
         self.batchObserver = batchObserver
@@ -118,7 +121,7 @@ actor GroupCommitWriter {
                 lastError = (error as? StoreError) ?? lastError
                 continue
             }
-            let outcome = await BatchWriter.write(commands, on: connection)
+            let outcome = await BatchWriter.write(commands, authenticator: self.authenticator, on: connection)
             await self.pool.release(connection)
             switch outcome {
             case .written(let results): return results

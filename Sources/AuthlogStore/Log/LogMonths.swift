@@ -17,10 +17,15 @@ public enum LogMonths {
 
     /// Creates the partitions of the current month and the `monthsAhead` next ones when missing, and moves
     /// the log to the current month when a new one has begun. Returns the log's month (`YYYY-MM-01`).
-    /// `serve` runs it every minute and `migrate` once; both may run at once in several processes.
+    /// `serve` runs it every minute and `migrate` once; both may run at once in several processes. Moving the
+    /// month seals what is queued, so it takes the event key (`authenticator`) of a log that has one.
     /// - Throws: ``StoreError`` from the server (a missing privilege, say).
     @discardableResult
-    public static func prepare(monthsAhead: Int = 2, on connection: isolated Connection) throws -> String {
+    public static func prepare(
+        monthsAhead: Int = 2,
+        authenticator: EventAuthenticator? = nil,
+        on connection: isolated Connection
+    ) throws -> String {
         let ahead = min(max(monthsAhead, 1), 24)
         try connection.query(
             """
@@ -36,7 +41,9 @@ public enum LogMonths {
         guard try row.decode(Bool.self, at: 1) else { return try row.decode(String.self, at: 0) }
         do {
             try connection.pipeline(["BEGIN", "SELECT pg_advisory_xact_lock(authlog.log_month_lock_key())"])
-            while try SealStep.run(ownsTransaction: false, on: connection).count > 0 {}
+            while try SealStep.run(ownsTransaction: false, authenticator: authenticator, on: connection).isEmpty
+                == false
+            {}
             let moved = try connection.query("SELECT authlog.advance_log_month()::text")
             try connection.execute("COMMIT")
             return try moved.first?.decode(String.self, at: 0) ?? ""
@@ -49,9 +56,13 @@ public enum LogMonths {
     /// ``prepare(monthsAhead:on:)`` on a connection of `pool`: what `serve`'s upkeep runs every minute.
     /// - Throws: ``StoreError`` when the database cannot be reached or refuses.
     @discardableResult
-    public static func prepare(monthsAhead: Int = 2, using pool: ConnectionPool) async throws -> String {
+    public static func prepare(
+        monthsAhead: Int = 2,
+        authenticator: EventAuthenticator? = nil,
+        using pool: ConnectionPool
+    ) async throws -> String {
         try await pool.withConnection { connection in
-            try await Self.prepare(monthsAhead: monthsAhead, on: connection)
+            try await Self.prepare(monthsAhead: monthsAhead, authenticator: authenticator, on: connection)
         }
     }
 

@@ -11,11 +11,17 @@ extension LogVerifier.Report {
     /// key the signatures were checked with (nil: none was given).
     public func summary(keyName: String?) -> String {
         switch self {
-        case .intact(let events, let root, let checkpoints, let recorded):
-            let signatures = keyName == nil ? " (signatures not checked: no checkpoint key)" : ""
+        case .intact(let events, let root, let checkpoints, let recorded, let unauthenticated, let macsUnchecked):
             let roots = recorded == 0 ? "" : ", \(recorded) roots recorded by the log match"
+            let before =
+                unauthenticated == 0
+                ? "" : ", \(unauthenticated) events from before event authentication carry no MAC"
+            var notChecked: [String] = []
+            if keyName == nil { notChecked.append("signatures not checked: no checkpoint key") }
+            if macsUnchecked { notChecked.append("event MACs not checked: no event key") }
+            let unchecked = notChecked.isEmpty ? "" : " (\(notChecked.joined(separator: "; ")))"
             return "log intact: \(events) events, root \(Data(root).base64EncodedString()), "
-                + "\(checkpoints) checkpoints match\(roots)\(signatures)"
+                + "\(checkpoints) checkpoints match\(roots)\(before)\(unchecked)"
         case .broken(let position, let reason):
             return "log broken at position \(position): \(reason)"
         case .fork(let size, let reason):

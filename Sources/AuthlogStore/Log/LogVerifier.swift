@@ -19,8 +19,17 @@ public struct LogVerifier: Sendable {
     public enum Report: Sendable, Equatable {
         /// Every event checked out; `events` were checked, the root is the recomputed one, `checkpoints`
         /// signed checkpoints (the outside ones included) matched, and so did `recordedRoots` roots recorded by
-        /// the log's own `audit.checkpoint_signed` events.
-        case intact(events: Int64, root: [UInt8], checkpoints: Int, recordedRoots: Int = 0)
+        /// the log's own `audit.checkpoint_signed` events. `unauthenticated` events carry no MAC (all of them
+        /// before the first that does: written before the event key); `macsUnchecked` is true when events carry
+        /// MACs but no event key was given to check them.
+        case intact(
+            events: Int64,
+            root: [UInt8],
+            checkpoints: Int,
+            recordedRoots: Int = 0,
+            unauthenticated: Int64 = 0,
+            macsUnchecked: Bool = false
+        )
         /// The first bad position, and why.
         case broken(position: Int64, reason: String)
         /// Two checkpoints or recorded roots of one size disagree: the log was forked.
@@ -33,11 +42,15 @@ public struct LogVerifier: Sendable {
     public var pageSize: Int
     /// The key that signed the checkpoints; without it signatures are not checked (roots still are).
     public var key: NoteVerifier?
+    /// The event key; without it the events' MACs are not checked (an event without a MAC after one with is
+    /// still caught).
+    public var eventKey: EventAuthenticator?
 
     /// Creates a verifier reading `pageSize` events per query.
-    public init(pageSize: Int = 5000, key: NoteVerifier? = nil) {
+    public init(pageSize: Int = 5000, key: NoteVerifier? = nil, eventKey: EventAuthenticator? = nil) {
         self.pageSize = pageSize
         self.key = key
+        self.eventKey = eventKey
     }
 
     /// A signed checkpoint note kept outside the database.
@@ -166,8 +179,9 @@ public struct LogVerifier: Sendable {
             return nil
         }
         if let broken = checkPins() { return broken }
+        var macs = MACTally()
         while true {
-            let rows: [(event: RecordedEvent, subtrees: [UInt8], month: String)]
+            let rows: [(event: RecordedEvent, subtrees: [UInt8], month: String, mac: [UInt8]?)]
             do {
                 rows = try await self.page(after: frontier.size, on: connection)
             } catch let error as StoreError where error.code == .decoding {
@@ -185,6 +199,7 @@ public struct LogVerifier: Sendable {
                 if let problem = self.check(row.event, subtrees: row.subtrees, frontier: &frontier, head: head.size) {
                     return problem
                 }
+                if let problem = macs.check(row.event, mac: row.mac, key: self.eventKey) { return problem }
                 if let broken = checkPins() { return broken }
             }
             progress(frontier.size)
@@ -218,6 +233,11 @@ public struct LogVerifier: Sendable {
             WHERE NOT EXISTS (SELECT FROM authlog.log_leaves l WHERE l.event_id = r.event_id
                               AND l.log_month = r.log_month)
               AND NOT EXISTS (SELECT FROM authlog.unsealed_events q WHERE q.event_id = r.event_id)
+              -- Rows the sealer refused for their MAC are not stranded: the log names them.
+              AND NOT EXISTS (SELECT FROM authlog.refused_events f WHERE f.event_id = r.event_id)
+              AND r.event_id::text NOT IN (
+                  SELECT jsonb_array_elements_text(data->'event_ids') FROM authlog.events
+                  WHERE type = 'audit.events_refused')
             """
         )
         if let count = try stranded.first?.decode(Int64.self, at: 0), count > 0 {
@@ -237,7 +257,9 @@ public struct LogVerifier: Sendable {
             events: last - (anchor?.size ?? 0),
             root: frontier.root,
             checkpoints: pins.count - recorded,
-            recordedRoots: recorded
+            recordedRoots: recorded,
+            unauthenticated: macs.unauthenticated,
+            macsUnchecked: macs.authenticated > 0 && self.eventKey == nil
         )
     }
 
@@ -281,13 +303,15 @@ public struct LogVerifier: Sendable {
     private func page(
         after position: Int64,
         on connection: Connection
-    ) async throws -> [(event: RecordedEvent, subtrees: [UInt8], month: String)] {
+    ) async throws -> [(event: RecordedEvent, subtrees: [UInt8], month: String, mac: [UInt8]?)] {
         let result = try await connection.query(
             """
             SELECT \(unescaped: EventRow.sealedColumns),
                    (SELECT l.subtree_hashes FROM authlog.log_leaves l
                     WHERE l.position = events.position AND l.log_month = events.log_month),
-                   events.log_month::text
+                   events.log_month::text,
+                   (SELECT r.mac FROM authlog.event_records r
+                    WHERE r.event_id = events.event_id AND r.log_month = events.log_month)
             FROM authlog.events
             WHERE position > \(position) ORDER BY position LIMIT \(self.pageSize)
             """
@@ -295,7 +319,7 @@ public struct LogVerifier: Sendable {
         return try result.rows.map { row in
             (
                 try EventRow.decode(row), try row.decode(ByteaValue.self, at: 20).bytes,
-                try row.decode(String.self, at: 21)
+                try row.decode(String.self, at: 21), try row.decode(ByteaValue?.self, at: 22)?.bytes
             )
         }
     }

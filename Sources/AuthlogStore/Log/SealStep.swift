@@ -15,6 +15,18 @@ enum SealStep {
         var count: Int
         /// The tree size after the step.
         var treeSize: Int64
+        /// How many queued rows were refused for their MAC (moved to `authlog.refused_events`, never sealed).
+        var refused = 0
+        /// Whether the step took nothing from the queue (it is empty).
+        var isEmpty: Bool { self.count == 0 && self.refused == 0 }
+    }
+
+    /// A queued row.
+    private struct Queued {
+        let order: Int64
+        let id: String
+        let digest: [UInt8]
+        let mac: [UInt8]?
     }
 
     /// Seals up to `limit` queued events. With `ownsTransaction` the step begins and commits its own
@@ -23,19 +35,29 @@ enum SealStep {
     /// order (see ``ProjectionWriter/statements(for:countingSignins:)``). Leaves are stamped with the log's
     /// current month, which is every queued event's month (``LogMonths``); migration 6, older than the months,
     /// seals with `stampingMonth: false`.
+    ///
+    /// With an `authenticator` (the event key) a queued row whose MAC is wrong, or missing once the log's
+    /// events are authenticated (the head holds the key's id, set by the first step with the key), is not
+    /// sealed: it moves to `authlog.refused_events`, and everything else is sealed as usual. A step without the
+    /// key refuses to seal queued rows of a log whose events are authenticated (``EventKeyCheck``). Migration 6
+    /// (`stampingMonth: false`) predates the MACs too.
     static func run(
         limit: Int = Self.defaultLimit,
         ownsTransaction: Bool,
         stampingMonth: Bool = true,
+        authenticator: EventAuthenticator? = nil,
         on connection: isolated Connection
     ) throws -> Sealed {
         var opening: [SQLQuery] = ownsTransaction ? ["BEGIN"] : []
         opening += [
-            "SELECT size, frontier FROM authlog.log_head FOR UPDATE",
+            stampingMonth
+                ? "SELECT size, frontier, event_key_id FROM authlog.log_head FOR UPDATE"
+                : "SELECT size, frontier, NULL::bytea FROM authlog.log_head FOR UPDATE",
             """
             DELETE FROM authlog.unsealed_events
             WHERE queued = ANY(ARRAY(SELECT queued FROM authlog.unsealed_events ORDER BY queued LIMIT \(limit)))
-            RETURNING queued, event_id::text, digest, signin_day::text, signin_provider, signin_outcome
+            RETURNING queued, event_id::text, digest, signin_day::text, signin_provider, signin_outcome, \(
+                unescaped: stampingMonth ? "mac" : "NULL::bytea")
             """,
         ]
         do {
@@ -48,22 +70,32 @@ enum SealStep {
             else {
                 throw StoreError(.schema, "authlog.log_head's frontier does not fit its size \(size)")
             }
-            var queued: [(order: Int64, id: String, digest: [UInt8])] = []
+            let logKeyID = try headRow.decode(ByteaValue?.self, at: 2)?.bytes
+            if !results[results.count - 1].rows.isEmpty {
+                try EventKeyCheck.require(logKeyID: logKeyID, authenticator: authenticator)
+            }
+            var queued: [Queued] = []
+            var refused: [Queued] = []
             var signins: [EventRow.SigninCount: Int64] = [:]
             for row in results[results.count - 1].rows {
-                queued.append(
-                    (
-                        try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1),
-                        try row.decode(ByteaValue.self, at: 2).bytes
-                    )
+                let entry = Queued(
+                    order: try row.decode(Int64.self, at: 0),
+                    id: try row.decode(String.self, at: 1),
+                    digest: try row.decode(ByteaValue.self, at: 2).bytes,
+                    mac: try row.decode(ByteaValue?.self, at: 6)?.bytes
                 )
+                if let authenticator, !Self.isAuthentic(entry, authenticator, logIsAuthenticated: logKeyID != nil) {
+                    refused.append(entry)
+                    continue
+                }
+                queued.append(entry)
                 if let day = try row.decode(String?.self, at: 3), let provider = try row.decode(String?.self, at: 4),
                     let outcome = try row.decode(String?.self, at: 5)
                 {
                     signins[EventRow.SigninCount(day: day, provider: provider, outcome: outcome), default: 0] += 1
                 }
             }
-            guard !queued.isEmpty else {
+            guard !queued.isEmpty || !refused.isEmpty else {
                 if ownsTransaction { try connection.execute("ROLLBACK") }
                 return Sealed(count: 0, treeSize: size)
             }
@@ -81,7 +113,16 @@ enum SealStep {
                 leaves.append(ByteaValue(leaf).sqlText)
                 nodes.append(ByteaValue(completed.flatMap { $0 }).sqlText)
             }
-            var closing: [SQLQuery] = [
+            var closing: [SQLQuery] = refused.isEmpty ? [] : [Self.moveRefused(refused)]
+            if let authenticator, logKeyID == nil {
+                closing.append("UPDATE authlog.log_head SET event_key_id = \(ByteaValue(authenticator.keyID))")
+            }
+            guard !queued.isEmpty else {
+                if ownsTransaction { closing.append("COMMIT") }
+                try connection.pipeline(closing)
+                return Sealed(count: 0, treeSize: size, refused: refused.count)
+            }
+            closing += [
                 """
                 INSERT INTO authlog.log_leaves (position, event_id, leaf_hash, subtree_hashes, sealed_at\(
                     unescaped: stampingMonth ? ", log_month" : ""))
@@ -99,11 +140,37 @@ enum SealStep {
             }
             if ownsTransaction { closing.append("COMMIT") }
             try connection.pipeline(closing)
-            return Sealed(count: queued.count, treeSize: frontier.size)
+            return Sealed(count: queued.count, treeSize: frontier.size, refused: refused.count)
         } catch {
             if ownsTransaction { connection.rollbackQuietly() }
             throw error
         }
+    }
+
+    /// Whether a queued row was written by a holder of the event key. Before the log's events are
+    /// authenticated, a row without a MAC is from before the key (a process that had none); after, it is not.
+    private static func isAuthentic(
+        _ entry: Queued,
+        _ authenticator: EventAuthenticator,
+        logIsAuthenticated: Bool
+    )
+        -> Bool
+    {
+        guard let mac = entry.mac else { return !logIsAuthenticated }
+        return authenticator.isValid(mac, for: entry.digest)
+    }
+
+    /// Keeps refused queue rows as evidence in `authlog.refused_events` until they are recorded.
+    private static func moveRefused(_ refused: [Queued]) -> SQLQuery {
+        """
+        INSERT INTO authlog.refused_events (queued, event_id, digest, mac, reason, refused_at)
+        SELECT q, id, digest, mac, CASE WHEN mac IS NULL THEN 'mac_missing' ELSE 'mac_mismatch' END, clock_timestamp()
+        FROM unnest(\(ArrayLiteral(refused.map { String($0.order) }))::bigint[],
+                    \(ArrayLiteral(refused.map(\.id)))::uuid[],
+                    \(ArrayLiteral(refused.map { ByteaValue($0.digest).sqlText }))::bytea[],
+                    \(ArrayLiteral(refused.map { $0.mac.map { ByteaValue($0).sqlText } }))::bytea[]) AS r(q, id, digest, mac)
+        ON CONFLICT (queued) DO NOTHING
+        """
     }
 
     /// The upsert of sealed sign-ins into `signins_daily`, rows in key order so that two sealers' transactions

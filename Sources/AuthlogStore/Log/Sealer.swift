@@ -5,15 +5,25 @@
 public actor Sealer {
     private let pool: ConnectionPool
     private let limit: Int
+    private let authenticator: EventAuthenticator?
+    private let integrity: LogIntegrityStatus?
     private var isRunning = false
     private var isRequested = false
     private var passesStarted = 0
     private var waiters: [(pass: Int, continuation: CheckedContinuation<Void, any Error>)] = []
 
-    /// Creates the sealer of `pool`; each transaction seals at most `limit` events.
-    public init(pool: ConnectionPool, limit: Int = 5000) {
+    /// Creates the sealer of `pool`; each transaction seals at most `limit` events. With an `authenticator`
+    /// it refuses queued rows without a valid MAC and counts them in `integrity`.
+    public init(
+        pool: ConnectionPool,
+        limit: Int = 5000,
+        authenticator: EventAuthenticator? = nil,
+        integrity: LogIntegrityStatus? = nil
+    ) {
         self.pool = pool
         self.limit = max(1, limit)
+        self.authenticator = authenticator
+        self.integrity = integrity
     }
 
     /// Asks for a pass over the queue; returns at once.
@@ -59,8 +69,9 @@ public actor Sealer {
         let connection = try await self.pool.acquire()
         do {
             while true {
-                let sealed = try await Self.step(limit: self.limit, on: connection)
-                if sealed.count < self.limit { break }
+                let sealed = try await Self.step(limit: self.limit, authenticator: self.authenticator, on: connection)
+                if sealed.refused > 0 { self.integrity?.refusedEvents(sealed.refused) }
+                if sealed.count + sealed.refused < self.limit { break }
             }
             await self.pool.release(connection)
         } catch {
@@ -69,7 +80,11 @@ public actor Sealer {
         }
     }
 
-    private static func step(limit: Int, on connection: isolated Connection) throws -> SealStep.Sealed {
-        try SealStep.run(limit: limit, ownsTransaction: true, on: connection)
+    private static func step(
+        limit: Int,
+        authenticator: EventAuthenticator?,
+        on connection: isolated Connection
+    ) throws -> SealStep.Sealed {
+        try SealStep.run(limit: limit, ownsTransaction: true, authenticator: authenticator, on: connection)
     }
 }

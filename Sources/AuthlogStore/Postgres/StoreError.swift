@@ -31,6 +31,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         /// What was to be created exists already.
         public static let conflict = Code("conflict")
         /// The embedded PostgreSQL cluster could not be prepared.
+        /// This process's event key is not the one the log's events are authenticated with (or it has none).
+        public static let eventKey = Code("event_key")
         public static let embeddedDatabase = Code("embedded_database")
 
         public var description: String { self.name }

@@ -17,6 +17,8 @@ public struct ProjectionRebuilder: Sendable {
 
     /// Events replayed per page.
     public var pageSize: Int
+    /// The event key, for sealing what is queued before the rebuild (a log with one refuses to seal without).
+    public var authenticator: EventAuthenticator?
 
     /// Once retention dropped the oldest months, the retained events alone do not make the projections (a
     /// user registered in a dropped month would vanish): rebuilding and checking are refused.
@@ -31,8 +33,9 @@ public struct ProjectionRebuilder: Sendable {
     }
 
     /// Creates a rebuilder.
-    public init(pageSize: Int = 5000) {
+    public init(pageSize: Int = 5000, authenticator: EventAuthenticator? = nil) {
         self.pageSize = pageSize
+        self.authenticator = authenticator
     }
 
     /// Rebuilds into temporary tables and returns the differences from the live projections (empty when
@@ -74,7 +77,7 @@ public struct ProjectionRebuilder: Sendable {
         try await connection.execute("BEGIN")
         do {
             try await connection.execute("LOCK TABLE authlog.event_records IN SHARE MODE")
-            try await Self.sealEverything(on: connection)
+            try await Self.sealEverything(authenticator: self.authenticator, on: connection)
             try await self.replayIntoTemporaryTables(includingQueued: false, on: connection, progress: progress)
             // The report roll-ups' triggers would count the replaced sessions as new: they are counted again
             // from the rebuilt tables below instead.
@@ -103,8 +106,8 @@ public struct ProjectionRebuilder: Sendable {
         }
     }
 
-    private static func sealEverything(on connection: isolated Connection) throws {
-        while try SealStep.run(ownsTransaction: false, on: connection).count > 0 {}
+    private static func sealEverything(authenticator: EventAuthenticator?, on connection: isolated Connection) throws {
+        while try SealStep.run(ownsTransaction: false, authenticator: authenticator, on: connection).isEmpty == false {}
     }
 
     private func replayIntoTemporaryTables(

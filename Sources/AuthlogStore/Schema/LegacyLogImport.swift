@@ -60,7 +60,7 @@ enum LegacyLogImport {
         guard inserted == rows.count else {
             throw StoreError(.schema, "the old log holds an event id or stream version twice")
         }
-        try connection.pipeline([EventRow.enqueue(rows)])
+        try connection.pipeline([EventRow.enqueue(rows, withMAC: false)])
         while try SealStep.run(ownsTransaction: false, stampingMonth: false, on: connection).count > 0 {}
     }
 }
