@@ -25,7 +25,7 @@ struct CheckpointCommand: AsyncParsableCommand {
         }
         let store = EventStore(
             pool: ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2),
-            authenticator: try eventAuthenticator(config: self.key.config)
+            authenticator: try eventAuthenticator()
         )
         let checkpointer = Checkpointer(
             store: store,

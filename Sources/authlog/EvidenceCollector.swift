@@ -22,7 +22,7 @@ struct EvidenceCollector {
         let failures = try await report(.failures, by: [.reason])
         let sessions = try await report(.sessions, by: [.provider])
         let verifier = try self.key.verifier()
-        let eventKey = try eventAuthenticator(config: self.key.config)
+        let eventKey = try eventAuthenticator()
         let progress = try await ProgressLine.overLog(label: "verifying the log:", on: connection)
         let outcome = try await reportingStoreErrors {
             try await LogVerifier(key: verifier, eventKey: eventKey).verify(on: connection, outside: nil) {
@@ -30,7 +30,11 @@ struct EvidenceCollector {
             }
         }
         progress.finish()
-        let verdict = EvidencePage.Verdict(passed: outcome.passed, summary: outcome.summary(keyName: verifier?.name))
+        let checkedWith = outcome.passed ? verifier.map { " (signatures checked with the key \($0.name))" } ?? "" : ""
+        let verdict = EvidencePage.Verdict(
+            passed: outcome.passed,
+            summary: outcome.summary(keyName: verifier?.name) + checkedWith
+        )
         let checkpoint = try await reportingStoreErrors { try await Checkpointer.stored(size: nil, on: connection) }
         return EvidencePage(
             title: "authlog evidence",

@@ -46,7 +46,7 @@ struct VerifyCommand: AsyncParsableCommand {
             outsideNotes += try OutsideNotes.read(directory: directory)
         }
         let verifier = try self.key.verifier()
-        let eventKey = try eventAuthenticator(config: self.key.config)
+        let eventKey = try eventAuthenticator()
         let target = try await self.database.readTarget(self.replica)
         // A replica that has not replayed the outside checkpoint yet would look truncated: the primary answers.
         let outsideSize =

@@ -21,8 +21,13 @@ struct CLIProcess {
     typealias Output = ChildProcess.Output
 
     /// Runs `authlog arguments…` with `input` on standard input and waits for it, off the cooperative threads.
-    static func run(_ arguments: [String], input: String = "", databaseURL: String) async throws -> Output {
-        var environment = ProcessInfo.processInfo.environment
+    static func run(
+        _ arguments: [String],
+        input: String = "",
+        databaseURL: String,
+        environment extra: [String: String] = [:]
+    ) async throws -> Output {
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, given in given }
         environment["AUTHLOG_DATABASE_URL"] = databaseURL
         return try await ChildProcess.run(
             self.executable,
