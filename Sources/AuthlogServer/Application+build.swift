@@ -175,6 +175,14 @@ public func buildRouter(
         requestMetadata: metadata
     )
     .register(on: &table)
+    ReceiptController(
+        tokens: components.tokens,
+        access: components.operatorAccess,
+        pool: components.dependencies.store.pool,
+        checkpointSeconds: components.checkpoints.everySeconds,
+        requestMetadata: metadata
+    )
+    .register(on: &table)
     EventsController(
         access: components.operatorAccess,
         store: components.dependencies.store,

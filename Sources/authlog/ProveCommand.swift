@@ -11,8 +11,10 @@ struct ProveCommand: AsyncParsableCommand {
         discussion: """
             Give an event id or --position. The proof is for --tree-size, else for the latest signed checkpoint \
             that covers the event (printed with it, so the proof can be checked against a signed root), else for \
-            the whole sealed log. Hashes are standard base64; leaf_index is position − 1 (RFC 9162). The read \
-            is recorded as audit.accessed (your OS user and host).
+            the whole sealed log. Hashes are standard base64; leaf_index is position − 1 (RFC 9162). With \
+            --receipt it prints the event's receipt instead: a c2sp.org/tlog-proof@v1 file (the event's canonical \
+            bytes, its index and inclusion proof, and the latest signed checkpoint), checkable offline with the \
+            log's verifier key. The read is recorded as audit.accessed (your OS user and host).
             """
     )
 
@@ -28,6 +30,9 @@ struct ProveCommand: AsyncParsableCommand {
     @Option(help: "The tree size to prove against.")
     var treeSize: Int64?
 
+    @Flag(help: "Print the event's receipt (a c2sp.org/tlog-proof@v1 file) instead of JSON.")
+    var receipt = false
+
     func validate() throws {
         guard (self.eventID == nil) != (self.position == nil) else {
             throw ValidationError("give either an event id or --position")
@@ -35,9 +40,16 @@ struct ProveCommand: AsyncParsableCommand {
         if let position, position < 1 { throw ValidationError("--position must be 1 or more") }
         if let treeSize, treeSize < 1 { throw ValidationError("--tree-size must be 1 or more") }
         if let eventID, UUID(uuidString: eventID) == nil { throw ValidationError("\(eventID) is not an event id") }
+        if self.receipt, self.eventID == nil || self.treeSize != nil {
+            throw ValidationError("--receipt takes an event id, and is for the latest signed checkpoint")
+        }
     }
 
     func run() async throws {
+        if self.receipt, let eventID = self.eventID.flatMap(UUID.init(uuidString:)) {
+            try await self.printReceipt(of: eventID)
+            return
+        }
         let target = try await self.database.readTarget(self.replica)
         let (_, lag, output) = try await target.open { connection, _ in try await self.prove(on: connection) }
         let proved = output["position"]?.canonicalText ?? "?"
@@ -72,5 +84,15 @@ struct ProveCommand: AsyncParsableCommand {
         guard case .object(var members) = proof.json else { return proof.json }
         if let checkpoint { members.append(("checkpoint", .string(checkpoint.note))) }
         return .object(members)
+    }
+
+    /// Prints the receipt of `eventID`; an event not covered by a checkpoint yet exits 1 with one sentence.
+    private func printReceipt(of eventID: UUID) async throws {
+        let target = try await self.database.readTarget(self.replica)
+        let (_, lag, receipt) = try await target.open { connection, _ in
+            try await ReceiptMaker.receipt(of: eventID, on: connection)
+        }
+        try await AccessRecord.record("receipt event_id=\(eventID.lowercased)", lag: lag, conninfo: target.primary)
+        print(receipt.text, terminator: "")
     }
 }

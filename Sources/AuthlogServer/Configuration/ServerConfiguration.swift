@@ -65,6 +65,9 @@ public struct ServerConfiguration: Codable, Sendable {
         /// 32 bytes, base64url: every event carries HMAC-SHA-256 of its digest under this key, and the sealer
         /// refuses queued rows without a valid one. Keep it outside the database; prefer `AUTHLOG_EVENT_KEY`.
         public var eventKey: String?
+
+        /// Settings with every default.
+        public init() {}
     }
 
     /// Access-token settings.

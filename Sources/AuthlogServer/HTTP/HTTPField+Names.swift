@@ -3,6 +3,8 @@ import HTTPTypes
 extension HTTPField.Name {
     /// `X-Request-Id`: the request's id on every answer.
     static let requestID = HTTPField.Name(knownValid: "X-Request-Id")
+    /// `Authlog-Event-Ids`: the events the request appended, comma-separated.
+    static let eventIDs = HTTPField.Name(knownValid: "Authlog-Event-Ids")
     /// `X-Forwarded-For`: believed only from trusted proxies.
     static let forwardedFor = HTTPField.Name(knownValid: "X-Forwarded-For")
 

@@ -1,10 +1,13 @@
 import AuthlogCore
+import AuthlogStore
 import Foundation
 public import Hummingbird
 import Logging
 
 /// Gives every request an id (in the `X-Request-Id` answer header and as `request_id` on every log line),
-/// turns any error into the JSON error answer, counts the request in the metrics and logs one line for it:
+/// returns the ids of the events it appended in `Authlog-Event-Ids` (comma-separated, at most
+/// ``AppendedEvents/limit``: receipts the app can fetch from `/v1/log/receipt/{event_id}`), turns any error
+/// into the JSON error answer, counts the request in the metrics and logs one line for it:
 /// method, route pattern, status and duration — never a query string, a header value or a body.
 public struct RequestIDMiddleware: RouterMiddleware {
     public typealias Context = AppRequestContext
@@ -22,8 +25,9 @@ public struct RequestIDMiddleware: RouterMiddleware {
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
         var response: Response
         var errorDetail: String?
+        let appended = AppendedEvents()
         do {
-            response = try await next(request, context)
+            response = try await AppendedEvents.$current.withValue(appended) { try await next(request, context) }
         } catch let error as ServiceError {
             response = error.response()
             errorDetail = error.logDetail
@@ -35,6 +39,10 @@ public struct RequestIDMiddleware: RouterMiddleware {
                 .response()
         }
         response.headers[.requestID] = context.requestID
+        let eventIDs = appended.ids
+        if !eventIDs.isEmpty {
+            response.headers[.eventIDs] = eventIDs.map(\.lowercased).joined(separator: ",")
+        }
         let seconds = (ContinuousClock.now - started).inSeconds
         let route = context.endpointPath ?? "unmatched"
         self.metrics.recordRequest(

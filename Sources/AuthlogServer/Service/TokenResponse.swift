@@ -1,4 +1,5 @@
 public import AuthlogCore
+import AuthlogStore
 public import Foundation
 
 /// The answer to a sign-in or a refresh (api.md).
@@ -37,9 +38,11 @@ public struct TokenResponse: Sendable {
         self.refreshTokenExpiresAt = refreshTokenExpiresAt
     }
 
-    /// The JSON body, with lowercase UUIDs and RFC 3339 UTC times.
+    /// The JSON body, with lowercase UUIDs and RFC 3339 UTC times, and `event_ids`: the events the request
+    /// appended so far (receipts; ``AppendedEvents``).
     var json: JSONValue {
         .object([
+            ("event_ids", .array((AppendedEvents.current?.ids ?? []).map { .string($0.lowercased) })),
             ("user_id", .string(self.userID.lowercased)), ("session_id", .string(self.sessionID.lowercased)),
             ("is_new_user", .bool(self.isNewUser)), ("access_token", .string(self.accessToken)),
             ("access_token_expires_at", .string(self.accessTokenExpiresAt.description)),

@@ -58,8 +58,10 @@ public final class EventStore: Sendable {
         return appended
     }
 
-    /// Tells the append observer which of `command`'s events were stored.
+    /// Tells the append observer which of `command`'s events were stored, and the request's collector
+    /// (``AppendedEvents``) every event of it.
     private func observe(_ command: AppendCommand, _ result: AppendResult) {
+        AppendedEvents.current?.add(result.events.map(\.eventID))
         guard let observer = self.appendObserver else { return }
         observer(zip(command.events, result.events).filter { !$0.1.wasAlreadyStored }.map(\.0.type))
     }

@@ -1,0 +1,97 @@
+import AuthlogCore
+import AuthlogStore
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `GET /v1/log/receipt/{event_id}`: the receipt of one event (``LogReceipt``, a `c2sp.org/tlog-proof@v1`
+/// file), for the event's own user (their access token) or an `audit` API key. Anyone else gets 404, as for
+/// an event that does not exist, so existence does not leak. An audit key's read is recorded as
+/// `audit.accessed`; a user fetching their own receipt is not.
+struct ReceiptController: Sendable {
+    let tokens: TokenService
+    let access: OperatorAccess
+    let pool: ConnectionPool
+    let checkpointSeconds: Int
+    let requestMetadata: RequestMetadataReader
+
+    func register(on routes: inout RouteTable) {
+        routes.add(.get, "/v1/log/receipt/{event_id}", use: self.receipt)
+    }
+
+    /// Who asks: the user of a valid access token, or an audit key.
+    private enum Caller {
+        case user(UUID)
+        case auditor(actor: String)
+    }
+
+    @Sendable func receipt(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let caller = try await self.caller(TokenController.bearer(request))
+        let notFound = ServiceError(.notFound, "not_found", "No receipt of that event for this caller.")
+        guard let text = context.parameters.get("event_id"), text.utf8.count == 36, let eventID = UUID(uuidString: text)
+        else { throw notFound }
+        let receipt: LogReceipt
+        do {
+            receipt = try await self.pool.withConnection { connection in
+                let owner = try await ReceiptMaker.owner(of: eventID, on: connection)
+                if case .user(let userID) = caller, owner != userID { throw notFound }
+                return try await ReceiptMaker.receipt(of: eventID, on: connection)
+            }
+        } catch let error as ServiceError {
+            throw error
+        } catch let error as StoreError where error.code == .outOfRange {
+            throw notFound
+        } catch let error as StoreError where error.code == .conflict {
+            throw ServiceError(
+                .conflict,
+                "not_checkpointed",
+                "The event is not covered by a signed checkpoint yet (\(error.message)); ask again shortly.",
+                headers: [.retryAfter: String(min(self.checkpointSeconds, 3600))]
+            )
+        } catch let error as StoreError where error.code == .dropped {
+            throw ServiceError(.gone, "dropped", error.message)
+        } catch {
+            throw ServiceError.failure(error)
+        }
+        if case .auditor(let actor) = caller {
+            try await self.access.record(
+                actor: actor,
+                what: "receipt event_id=\(eventID.lowercased)",
+                metadata: self.requestMetadata.metadata(of: request, context: context)
+            )
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store",
+                .contentDisposition: "attachment; filename=\"\(eventID.lowercased).tlog-proof\"",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: receipt.text))
+        )
+    }
+
+    /// The caller: an access token (three dot-separated parts) names its user; anything else must be an
+    /// unrevoked `audit` key. Refusals are not recorded: nothing was read.
+    private func caller(_ bearer: String?) async throws -> Caller {
+        guard let bearer, !bearer.isEmpty else {
+            throw ServiceError(
+                .unauthorized,
+                "invalid_token",
+                "Send the event's user's access token, or an audit API key, as Authorization: Bearer.",
+                headers: [.wwwAuthenticate: "Bearer"]
+            )
+        }
+        if bearer.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
+            return .user(try await self.tokens.authenticate(bearer: bearer).0.userID)
+        }
+        guard let actor = try await self.access.auditActor(bearer: bearer) else {
+            throw ServiceError(
+                .unauthorized,
+                "invalid_api_key",
+                "Send a valid, unrevoked audit API key as Authorization: Bearer.",
+                headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""]
+            )
+        }
+        return .auditor(actor: actor)
+    }
+}

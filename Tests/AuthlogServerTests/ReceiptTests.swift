@@ -1,0 +1,183 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogServer
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// Receipts: every answer that appended events names them (`Authlog-Event-Ids`, and `event_ids` in token
+/// answers), and `GET /v1/log/receipt/{event_id}` answers a `c2sp.org/tlog-proof@v1` file that proves the
+/// event offline with the log's verifier key alone, to the event's own user or an audit key; anyone else gets
+/// 404.
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct ReceiptTests {
+    /// A server whose log is signed with a key of its own.
+    private func server() async throws -> (ServerHarness, NoteVerifier) {
+        let key = try PrivateKey.generate(for: .edDSA)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-receipt-\(UUID()).pem").path
+        try key.pemRepresentation().write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try await ServerHarness.start { configuration in
+            var log = ServerConfiguration.LogSettings()
+            log.origin = "receipts.test/log"
+            log.checkpointKeyFile = file
+            configuration.log = log
+        }
+        return (server, try NoteSigner(name: "receipts.test/log", key: key).verifier)
+    }
+
+    private func ids(_ answer: HTTPTestClient.Answer) -> [String] {
+        answer.header("Authlog-Event-Ids")?.split(separator: ",").map(String.init) ?? []
+    }
+
+    @Test func answersNameTheirEventsAndTheOwnerGetsAReceiptThatProvesItOffline() async throws {
+        let (server, logKey) = try await self.server()
+        defer { Task { await server.stop() } }
+        let answer = try await server.post("/v1/signin/dev", .members(["subject": .string("alice")]))
+        let alice = try SignedIn(answer)
+        let named = self.ids(answer)
+        #expect(named.count == 3, "signin.succeeded, user.registered, token.issued: \(named)")
+        #expect(answer.json["event_ids"] == .array(named.map { .string($0) }), "the body names the same events")
+        let types = try await server.database.connect().query(
+            "SELECT type FROM authlog.event_records WHERE event_id = ANY(\(ArrayLiteral(named))::uuid[]) ORDER BY type"
+        ).rows.map { try $0.decode(String.self, at: 0) }
+        #expect(types == ["signin.succeeded", "token.issued", "user.registered"])
+        let signin = try #require(
+            try await server.database.connect().query(
+                """
+                SELECT event_id::text FROM authlog.event_records
+                WHERE event_id = ANY(\(ArrayLiteral(named))::uuid[]) AND type = 'signin.succeeded'
+                """
+            ).first?.decode(String.self, at: 0)
+        )
+        let path = "/v1/log/receipt/\(signin)"
+        let early = try await server.send("GET", path, as: alice)
+        #expect(early.status == 409)
+        #expect(early.json["error"] == .string("not_checkpointed"))
+        #expect(early.header("Retry-After") == "60")
+
+        let checkpointer = try #require(server.components.checkpointer)
+        try await checkpointer.signNow()
+        let accessedBefore = try await self.accessed(server)
+        let fetched = try await server.send("GET", path, as: alice)
+        #expect(fetched.status == 200)
+        #expect(fetched.header("Content-Type") == "text/plain; charset=utf-8")
+        #expect(fetched.header("Cache-Control") == "no-store")
+        let text = String(decoding: fetched.body, as: UTF8.self)
+        #expect(text.hasPrefix("c2sp.org/tlog-proof@v1\nextra "))
+        let (receipt, checkpoint) = try LogReceipt.verify(text, logKey: logKey)
+        let stored = try #require(
+            try await server.database.connect().query(
+                "SELECT position, digest FROM authlog.events WHERE event_id = \(signin)::uuid"
+            ).first
+        )
+        #expect(receipt.position == (try stored.decode(Int64.self, at: 0)))
+        #expect(SHA256.hash(receipt.eventBytes) == (try stored.decode(ByteaValue.self, at: 1).bytes))
+        #expect(String(decoding: receipt.eventBytes, as: UTF8.self).contains(signin), "the event's own bytes")
+        #expect(checkpoint.size >= receipt.position)
+        #expect(try await self.accessed(server) == accessedBefore, "the owner's own receipt is not an audit read")
+
+        // Logout answers 204 with no body; its header still names what it appended.
+        let logout = try await server.send("POST", "/v1/logout", as: alice)
+        #expect(logout.status == 204)
+        #expect(self.ids(logout).count == 1)
+    }
+
+    @Test func nobodyElseLearnsWhetherTheEventExists() async throws {
+        let (server, logKey) = try await self.server()
+        defer { Task { await server.stop() } }
+        let aliceAnswer = try await server.post("/v1/signin/dev", .members(["subject": .string("alice")]))
+        let bob = try await server.signInDev("bob")
+        let event = try #require(self.ids(aliceAnswer).first)
+        try await #require(server.components.checkpointer).signNow()
+        let keys = APIKeyStore(pool: server.components.dependencies.store.pool)
+        let audit = try await keys.create(name: "auditor", scope: .audit)
+        let ingest = try await keys.create(name: "feeder", scope: .ingest)
+        let unknown = UUID().lowercased
+        for (path, bearer, status, error) in [
+            ("/v1/log/receipt/\(event)", bob.accessToken, 404, "not_found"),
+            ("/v1/log/receipt/\(unknown)", bob.accessToken, 404, "not_found"),
+            ("/v1/log/receipt/not-a-uuid", bob.accessToken, 404, "not_found"),
+            ("/v1/log/receipt/\(event)", nil, 401, "invalid_token"),
+            ("/v1/log/receipt/\(event)", "a.b.c", 401, "invalid_token"),
+            ("/v1/log/receipt/\(event)", ingest, 401, "invalid_api_key"),
+            ("/v1/log/receipt/\(unknown)", audit, 404, "not_found"),
+        ] as [(String, String?, Int, String)] {
+            let answer = try await server.client.send(
+                "GET",
+                path,
+                headers: bearer.map { [("Authorization", "Bearer \($0)")] } ?? []
+            )
+            #expect(answer.status == status, "\(path)")
+            #expect(answer.json["error"] == .string(error), "\(path)")
+        }
+        let before = try await self.accessed(server)
+        let audited = try await server.client.send(
+            "GET",
+            "/v1/log/receipt/\(event)",
+            headers: [("Authorization", "Bearer \(audit)")]
+        )
+        #expect(audited.status == 200)
+        _ = try LogReceipt.verify(String(decoding: audited.body, as: UTF8.self), logKey: logKey)
+        #expect(try await self.accessed(server) == before + 1, "an audit key's read is recorded")
+    }
+
+    @Test func everyTamperedPartOfAReceiptFails() async throws {
+        let (server, logKey) = try await self.server()
+        defer { Task { await server.stop() } }
+        var last = try await server.signInDev("alice")
+        for index in 0..<20 { last = try await server.signInDev("user-\(index)") }
+        let answer = try await server.post("/v1/signin/dev", .members(["subject": .string("zed")]))
+        let zed = try SignedIn(answer)
+        _ = last
+        try await #require(server.components.checkpointer).signNow()
+        let event = try #require(self.ids(answer).first)
+        let text = String(
+            decoding: try await server.send("GET", "/v1/log/receipt/\(event)", as: zed).body,
+            as: UTF8.self
+        )
+        let (receipt, _) = try LogReceipt.verify(text, logKey: logKey)
+        #expect(receipt.proof.count >= 5)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func fails(_ edited: [String]) -> LogReceipt.Failure? {
+            do {
+                _ = try LogReceipt.verify(edited.joined(separator: "\n"), logKey: logKey)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // The event's bytes, its index, each proof hash: the proof no longer leads to the signed root.
+        var edited = lines
+        edited[1] = "extra " + Data(receipt.eventBytes.dropLast() + [0x20]).base64EncodedString()
+        #expect(fails(edited) == .notIncluded)
+        edited = lines
+        edited[2] = "index \(receipt.position)"
+        #expect(fails(edited) == .notIncluded)
+        for offset in receipt.proof.indices {
+            edited = lines
+            var hash = receipt.proof[offset]
+            hash[offset % 32] ^= 1
+            edited[3 + offset] = Data(hash).base64EncodedString()
+            #expect(fails(edited) == .notIncluded, "proof line \(offset)")
+        }
+        edited = lines
+        edited.remove(at: 3)
+        #expect(fails(edited) == .notIncluded, "a dropped proof line")
+        // The checkpoint's root: its signature no longer verifies.
+        let rootLine = 3 + receipt.proof.count + 3
+        edited = lines
+        edited[rootLine] = Data(SHA256.hash([1])).base64EncodedString()
+        #expect(fails(edited) == .checkpoint(.badSignature("receipts.test/log")))
+        let stranger = try NoteSigner(name: "receipts.test/log", key: try PrivateKey.generate(for: .edDSA))
+        #expect(throws: LogReceipt.Failure.checkpoint(.notSignedByKey("receipts.test/log"))) {
+            try LogReceipt.verify(text, logKey: stranger.verifier)
+        }
+        lines[0] = "c2sp.org/tlog-proof@v2"
+        #expect(fails(lines) == .malformed("the first line is not c2sp.org/tlog-proof@v1"))
+    }
+
+    private func accessed(_ server: ServerHarness) async throws -> Int64 {
+        try await server.database.scalar("SELECT count(*) FROM authlog.event_records WHERE type = 'audit.accessed'")
+    }
+}
