@@ -11,7 +11,8 @@ enum Measurements {
         _ workload: Workload,
         appenders: Int,
         for duration: Duration,
-        in database: BenchDatabase
+        in database: BenchDatabase,
+        authenticator: EventAuthenticator? = nil
     ) async throws -> Double {
         let batches = Ticket()
         let batchedEvents = Ticket()
@@ -20,7 +21,8 @@ enum Measurements {
             batchObserver: { events in
                 _ = batches.take()
                 batchedEvents.add(events)
-            }
+            },
+            authenticator: authenticator
         )
         let ticket = Ticket()
         defer {

@@ -1,0 +1,33 @@
+import AuthlogStore
+import Foundation
+
+/// A sealed log of any size, fast: events inserted with SQL (generated sign-ins and refreshes whose digests
+/// are placeholders) and queued, then sealed by the sealer itself, so the tree, its nodes and its head are the
+/// ones the service would have made.
+enum SealedLogFill {
+    static func fill(_ database: BenchDatabase, events: Int) async throws {
+        let connection = try await Connection.connect(database.conninfo)
+        let chunk = 200_000
+        for start in stride(from: 0, to: events, by: chunk) {
+            let last = min(start + chunk, events)
+            try await connection.execute(
+                SQLQuery(
+                    unsafeSQL: """
+                        WITH inserted AS (
+                        INSERT INTO authlog.event_records (event_id, stream, stream_version, type, occurred_at,
+                            recorded_at, outcome, reason, provider, data, schema_version, digest, log_month)
+                        SELECT gen_random_uuid(), 'signin-bench' || n, 1, 'signin.failed', now(), now(), 'failure',
+                               'expired', 'apple', '{"reason": "expired"}', 1, sha256(n::text::bytea),
+                               (SELECT month FROM authlog.log_epoch)
+                        FROM generate_series(\(start + 1), \(last)) AS n
+                        RETURNING event_id, digest)
+                        INSERT INTO authlog.unsealed_events (event_id, digest) SELECT event_id, digest FROM inserted
+                        """
+                )
+            )
+            try await EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2)).sealPending()
+            say("  \(last) events sealed")
+        }
+        try await connection.execute("ANALYZE")
+    }
+}
