@@ -100,7 +100,7 @@ struct EventAuthenticationTests {
         let template = try #require(try await self.signin(on: connection))
         let forged = try await self.forge(database, like: template)
         // The forger seals them by hand (a superuser needs no sealer): leaves, nodes and head recomputed.
-        var frontier = try await SignerStateTests.frontier(database, size: 10)
+        var frontier = try await storedFrontier(database, size: 10)
         var statements: [String] = ["DELETE FROM authlog.unsealed_events"]
         for (offset, id) in forged.enumerated() {
             let digest =

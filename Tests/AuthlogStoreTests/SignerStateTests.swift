@@ -57,7 +57,7 @@ struct SignerStateTests {
     /// Deletes every position after `size` and the stored checkpoints, and rewinds the head: a store as
     /// consistent as a dump restored from before.
     private func truncate(_ database: TestDatabase, to size: Int64) async throws {
-        let frontier = try await Self.frontier(database, size: size)
+        let frontier = try await storedFrontier(database, size: size)
         try await tamper(
             database,
             """
@@ -118,7 +118,7 @@ struct SignerStateTests {
     /// consistent in itself, but not with the state kept outside.
     @Test func aConsistentRewriteIsRefused() async throws {
         let (database, store, checkpointer, _, _) = try await self.signed()
-        try await Self.rewrite(database, position: 7)
+        try await rewrite(database, position: 7)
         try await tamper(database, "DELETE FROM authlog.checkpoints")
         var more = TrafficGenerator(seed: 5)
         try await store.append(AppendCommand(events: Array(more.events(count: 3).prefix(3))))
@@ -149,7 +149,7 @@ struct SignerStateTests {
         try await store.sealPending()
         // The last leaf is replaced with its tree recomputed (head and nodes agree), but it is no event's hash.
         let forged = SHA256.hash(Array("forged".utf8))
-        var frontier = try await Self.frontier(database, size: 22)
+        var frontier = try await storedFrontier(database, size: 22)
         frontier.append(leaf: forged)
         try await tamper(
             database,
@@ -213,42 +213,5 @@ struct SignerStateTests {
                 + "signature by the key \(Self.origin)"
         )
         #expect(store.integrity.snapshot.refusal?.reason == .otherKey)
-    }
-
-    /// Rewrites the event at `position` (its user agent) and recomputes every hash after it, the head included.
-    static func rewrite(_ database: TestDatabase, position: Int64) async throws {
-        let connection = try await database.connect()
-        var events = try await EventReader().events(after: 0, limit: 10_000, on: connection)
-        events[Int(position) - 1].envelope.userAgent = "curl/8"
-        var frontier = MerkleFrontier()
-        var statements: [String] = []
-        for event in events {
-            let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
-            let leaf = MerkleTree.leafHash(position: event.position, digest: digest)
-            let nodes = frontier.append(leaf: leaf).flatMap { $0 }
-            guard event.position >= position else { continue }
-            statements.append(
-                """
-                UPDATE authlog.event_records SET user_agent = \(event.envelope.userAgent.map { "'\($0)'" } ?? "NULL"),
-                    digest = '\\x\(Hex.encode(digest))' WHERE event_id = '\(event.envelope.eventID.lowercased)';
-                UPDATE authlog.log_leaves SET leaf_hash = '\\x\(Hex.encode(leaf))', subtree_hashes = '\\x\(Hex.encode(nodes))'
-                WHERE position = \(event.position)
-                """
-            )
-        }
-        statements.append(
-            "UPDATE authlog.log_head SET root = '\\x\(Hex.encode(frontier.root))', frontier = '\\x\(Hex.encode(frontier.bytes))'"
-        )
-        try await tamper(database, statements.joined(separator: ";\n"))
-    }
-
-    /// The frontier of the first `size` stored leaves.
-    static func frontier(_ database: TestDatabase, size: Int64) async throws -> MerkleFrontier {
-        let rows = try await database.connect().query(
-            "SELECT leaf_hash FROM authlog.log_leaves WHERE position <= \(size) ORDER BY position"
-        )
-        var frontier = MerkleFrontier()
-        for row in rows.rows { frontier.append(leaf: try row.decode(ByteaValue.self, at: 0).bytes) }
-        return frontier
     }
 }

@@ -64,3 +64,40 @@ func tamper(_ database: TestDatabase, _ statement: String) async throws {
         )
     )
 }
+
+/// Rewrites the event at `position` (its user agent) and recomputes every hash after it, the head included.
+func rewrite(_ database: TestDatabase, position: Int64) async throws {
+    let connection = try await database.connect()
+    var events = try await EventReader().events(after: 0, limit: 10_000, on: connection)
+    events[Int(position) - 1].envelope.userAgent = "curl/8"
+    var frontier = MerkleFrontier()
+    var statements: [String] = []
+    for event in events {
+        let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
+        let leaf = MerkleTree.leafHash(position: event.position, digest: digest)
+        let nodes = frontier.append(leaf: leaf).flatMap { $0 }
+        guard event.position >= position else { continue }
+        statements.append(
+            """
+            UPDATE authlog.event_records SET user_agent = \(event.envelope.userAgent.map { "'\($0)'" } ?? "NULL"),
+                digest = '\\x\(Hex.encode(digest))' WHERE event_id = '\(event.envelope.eventID.lowercased)';
+            UPDATE authlog.log_leaves SET leaf_hash = '\\x\(Hex.encode(leaf))', subtree_hashes = '\\x\(Hex.encode(nodes))'
+            WHERE position = \(event.position)
+            """
+        )
+    }
+    statements.append(
+        "UPDATE authlog.log_head SET root = '\\x\(Hex.encode(frontier.root))', frontier = '\\x\(Hex.encode(frontier.bytes))'"
+    )
+    try await tamper(database, statements.joined(separator: ";\n"))
+}
+
+/// The frontier of the first `size` stored leaves.
+func storedFrontier(_ database: TestDatabase, size: Int64) async throws -> MerkleFrontier {
+    let rows = try await database.connect().query(
+        "SELECT leaf_hash FROM authlog.log_leaves WHERE position <= \(size) ORDER BY position"
+    )
+    var frontier = MerkleFrontier()
+    for row in rows.rows { frontier.append(leaf: try row.decode(ByteaValue.self, at: 0).bytes) }
+    return frontier
+}

@@ -33,7 +33,7 @@ struct VerifyDiagnosisTests {
     @Test func aRewriteIsNamedByTheLogsOwnRecordedRootsInTheSmallestRange() async throws {
         let (database, _, signer, _) = try await self.threeCheckpoints()
         #expect(try await verify(database, key: signer.verifier) == intact(database, checkpoints: 3))
-        try await SignerStateTests.rewrite(database, position: 30)
+        try await rewrite(database, position: 30)
         try await tamper(database, "DELETE FROM authlog.checkpoints")
         #expect(
             try await verify(database, key: signer.verifier)
@@ -101,7 +101,7 @@ struct VerifyDiagnosisTests {
             DELETE FROM authlog.log_leaves WHERE position > 50
             """
         )
-        let frontier = try await SignerStateTests.frontier(database, size: 50)
+        let frontier = try await storedFrontier(database, size: 50)
         try await tamper(
             database,
             """
