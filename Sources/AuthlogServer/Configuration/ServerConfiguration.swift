@@ -62,6 +62,16 @@ public struct ServerConfiguration: Codable, Sendable {
         public var checkpointEveryEvents: Int?
         /// Sign a checkpoint at least this often while events arrive, in seconds (default 60).
         public var checkpointEverySeconds: Int?
+        /// The directory where `serve` writes the tree as C2SP tlog-tiles static files (`checkpoint`, `tile/…`,
+        /// `tile/entries/…`) as they complete, for a plain web server to publish. Unset: none is written.
+        public var tileDirectory: String?
+        /// Anonymous proof and tile requests each client address may make per second (default 50).
+        public var readsPerSecond: Int?
+        /// And at once, after a pause (default 200).
+        public var readBurst: Int?
+
+        /// No setting: every default.
+        public init() {}
     }
 
     /// Access-token settings.
