@@ -47,6 +47,22 @@ struct TileCheckTests {
                 #expect(flipped.status == 1, "a flipped byte in \(path) passed: \(flipped.stdout)")
                 #expect(flipped.stderr.hasPrefix("tilecheck: "), "\(path): \(flipped.stderr)")
             }
+
+            // The same tree as static files (log.tile_directory) behind Go's plain file server; then one byte of
+            // a full tile changed on disk is refused.
+            let tiles = folder.appendingPathComponent("tiles")
+            let written = try await TileDirectory(path: tiles.path).update(on: try await harness.database.connect())
+            #expect(written == 274 + 274 + 2 + 1 + 1, "every tile, bundle and the checkpoint at once")
+            let fromFiles = ["-dir", tiles.path, "-vkey", signer.verifier.verifierKey, "-old", oldNote.path]
+            let statically = try await checker.run(fromFiles)
+            #expect(statically.status == 0, "\(statically.stderr)")
+            #expect(statically.stdout == clean.stdout, "the files are the tree the routes serve")
+            let tampered = tiles.appendingPathComponent("tile/0/010")
+            var bytes = try Data(contentsOf: tampered)
+            bytes[100] ^= 0x80
+            try bytes.write(to: tampered)
+            let refused = try await checker.run(fromFiles)
+            #expect(refused.status == 1 && refused.stderr.contains("full tile 0/10 does not hash"), "\(refused.stderr)")
         }
     }
 }

@@ -11,7 +11,8 @@
 //   - every entry bundle rehashes (RFC 6962 leaf hash) to the level-0 tile, each entry being
 //     be64(position) || digest.
 //
-// -flip PATH flips one byte of the named resource as fetched (e.g. tile/0/001): the check must then fail.
+// -dir DIR serves DIR (authlog's log.tile_directory) with Go's plain static file server on loopback and checks
+// that instead of -url. -flip PATH flips one byte of the named resource as fetched (e.g. tile/0/001): the check must then fail.
 // It prints one summary line and exits 1 on the first disagreement.
 //
 // Build offline from Debian's packages: GO111MODULE=off GOPATH=/usr/share/gocode go build
@@ -26,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -264,7 +266,22 @@ func main() {
 	old := flag.String("old", "", "a file holding an older checkpoint note to prove consistency from")
 	flip := flag.String("flip", "", "flip one byte of this resource as fetched (the check must then fail)")
 	samples := flag.Int("samples", 200, "inclusion and consistency proofs to check")
+	dir := flag.String("dir", "", "serve this tile directory with a plain static file server and check it")
 	flag.Parse()
+	if *dir != "" {
+		listener, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fail("%v", err)
+		}
+		files := http.FileServer(http.Dir(*dir))
+		go http.Serve(listener, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/tile/") {
+				w.Header().Set("Content-Type", "application/octet-stream")
+			}
+			files.ServeHTTP(w, r)
+		}))
+		*base = "http://" + listener.Addr().String()
+	}
 	verifier, err := note.NewVerifier(*vkey)
 	if err != nil {
 		fail("verifier key: %v", err)
