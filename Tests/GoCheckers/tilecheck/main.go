@@ -11,6 +11,8 @@
 //   - every entry bundle rehashes (RFC 6962 leaf hash) to the level-0 tile, each entry being
 //     be64(position) || digest.
 //
+// -old FILE proves the current checkpoint consistent with a kept older one (a fork, or a rewritten history,
+// fails); -save FILE then writes the verified current checkpoint there, only when every check passed.
 // -dir DIR serves DIR (authlog's log.tile_directory) with Go's plain static file server on loopback and checks
 // that instead of -url. -flip PATH flips one byte of the named resource as fetched (e.g. tile/0/001): the check must then fail.
 // It prints one summary line and exits 1 on the first disagreement.
@@ -266,6 +268,7 @@ func main() {
 	old := flag.String("old", "", "a file holding an older checkpoint note to prove consistency from")
 	flip := flag.String("flip", "", "flip one byte of this resource as fetched (the check must then fail)")
 	samples := flag.Int("samples", 200, "inclusion and consistency proofs to check")
+	save := flag.String("save", "", "after every check passed, write the verified checkpoint to this file")
 	dir := flag.String("dir", "", "serve this tile directory with a plain static file server and check it")
 	flag.Parse()
 	if *dir != "" {
@@ -363,6 +366,15 @@ func main() {
 			fail("the older checkpoint (%d) is larger than the current one (%d)", n, size)
 		}
 		check(n, h)
+	}
+	if *save != "" {
+		temporary := *save + ".tmp"
+		if err := os.WriteFile(temporary, text, 0o644); err != nil {
+			fail("%v", err)
+		}
+		if err := os.Rename(temporary, *save); err != nil {
+			fail("%v", err)
+		}
 	}
 	fmt.Printf("size %d: %d full tiles against their parents, root rebuilt, %d entries rehashed, inclusion %d, consistency %d, %d resources fetched\n",
 		size, full, len(leaves), len(indexes), consistency, f.fetches)
