@@ -72,9 +72,79 @@ struct TileTests {
         #expect(!state.covers(try #require(TilePath(kind: .hashes(level: 3), index: 0, width: 1))))
         #expect(!state.covers(try #require(TilePath(kind: .hashes(level: 63), index: Int64.max, width: 256))))
         // Beyond the sealed tree: out of range.
-        await #expect(throws: StoreError.self) {
-            _ = try await TileReader.read(try #require(TilePath(kind: .entries, index: 300, width: 1)), on: connection)
+        let beyond = try #require(TilePath(kind: .entries, index: 300, width: 1))
+        #expect(await Self.failure { _ = try await TileReader.read(beyond, on: connection) } == .outOfRange)
+    }
+
+    /// After retention dropped positions 1…S (the minimum index S), a tile holding a dropped leaf or entry is
+    /// refused as dropped, and a tile above them whose dropped nodes are the anchor's frontier is still served,
+    /// the same bytes as before the drop.
+    @Test func tilesBelowTheMinimumIndexAreDroppedAndTheAnchorsNodesStillServe() async throws {
+        let database = try await TestDatabase.make()
+        try await database.seedSealedEvents(70_000)
+        let connection = try await database.connect()
+        let size: Int64 = 70_000
+        let whole = TileReader.State(size: size, anchor: nil)
+        // S, and whether the level-1 tile 0 is still whole: its level-8 nodes stored at positions ≤ S must be
+        // the anchor's (256 and 300 keep node 0 as the frontier's first hash; 600's frontier starts at level 9).
+        for (dropped, levelOneKept) in [(256, true), (300, true), (600, false), (65_536, false)] as [(Int64, Bool)] {
+            let frontier = try #require(
+                MerkleFrontier(size: dropped, bytes: try await Self.frontier(of: dropped, on: connection))
+            )
+            let pruned = TileReader.State(size: size, anchor: LogAnchor(frontier: frontier))
+            #expect(pruned.minimumIndex == dropped)
+            for (kind, index) in [(TilePath.Kind.hashes(level: 0), Int64(0)), (.entries, 0)] {
+                let tile = try #require(TilePath(kind: kind, index: index, width: 256))
+                #expect(
+                    await Self.failure { _ = try await TileReader.read(tile, state: pruned, on: connection) }
+                        == .dropped,
+                    "\(tile) below \(dropped)"
+                )
+            }
+            let firstKept = (dropped + 255) / 256
+            for kind in [TilePath.Kind.hashes(level: 0), .entries] {
+                let tile = try #require(TilePath(kind: kind, index: firstKept + 1, width: 256))
+                let after = try await TileReader.read(tile, state: pruned, on: connection)
+                #expect(after == (try await TileReader.read(tile, state: whole, on: connection)), "\(tile)")
+            }
+            let level1 = try #require(TilePath(kind: .hashes(level: 1), index: 0, width: 256))
+            if levelOneKept {
+                let kept = try await TileReader.read(level1, state: pruned, on: connection)
+                #expect(kept == (try await TileReader.read(level1, state: whole, on: connection)), "S = \(dropped)")
+            } else {
+                #expect(
+                    await Self.failure { _ = try await TileReader.read(level1, state: pruned, on: connection) }
+                        == .dropped,
+                    "S = \(dropped): level-8 nodes went with their partition"
+                )
+            }
+            // The top tile (the level-16 node of the first 65,536 leaves) is whole in every case.
+            let top = try #require(TilePath(kind: .hashes(level: 2), index: 0, width: 1))
+            let served = try await TileReader.read(top, state: pruned, on: connection)
+            #expect(served == (try await TileReader.read(top, state: whole, on: connection)), "S = \(dropped)")
         }
+    }
+
+    /// The code of the ``StoreError`` `body` throws (nil when it throws none).
+    static func failure(_ body: () async throws -> Void) async -> StoreError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return (error as? StoreError)?.code
+        }
+    }
+
+    /// The hashes of the maximal complete subtrees of the first `size` leaves, largest first, from the tree.
+    static func frontier(of size: Int64, on connection: Connection) async throws -> [UInt8] {
+        let view = TreeView(size: size, connection: connection)
+        var bytes: [UInt8] = []
+        var start: Int64 = 0
+        for level in stride(from: 62, through: 0, by: -1) where size & (Int64(1) << Int64(level)) != 0 {
+            bytes += try await view.node(level: level, index: start >> Int64(level))
+            start += Int64(1) << Int64(level)
+        }
+        return bytes
     }
 }
 
