@@ -161,6 +161,27 @@ struct TileRouteTests {
         }
     }
 
+    @Test func aPassCutShortPublishesNoCheckpointUntilItsTilesAreWritten() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tiles-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try await harness.database.seedSealedEvents(600)
+            _ = try await Self.sign(harness)
+            let directory = TileDirectory(path: folder.path, tilesPerPass: 2)
+            let connection = try await harness.database.connect()
+            // The cap is checked before each full tile: the bundles first, then the partial bundle of 600.
+            #expect(try await directory.update(on: connection) == 3)
+            #expect(
+                try Self.files(in: folder) == ["tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"],
+                "no checkpoint yet"
+            )
+            #expect(try await directory.update(on: connection) == 5, "the hash tiles, then the checkpoint")
+            #expect(try await directory.update(on: connection) == 0)
+            let files = try Self.files(in: folder)
+            #expect(files.count == 8 && files.contains("checkpoint") && files.contains("tile/1/000.p/2"))
+        }
+    }
+
     /// Every file below `folder`, as relative paths; temporary files would show up too.
     static func files(in folder: URL) throws -> [String] {
         let enumerator = FileManager.default.enumerator(atPath: folder.path)
