@@ -172,7 +172,12 @@ public func buildRouter(
         .register(on: &table)
     LogController(
         access: components.operatorAccess,
-        requestMetadata: metadata
+        requestMetadata: metadata,
+        metrics: components.dependencies.metrics,
+        limiter: ClientRateLimiter(
+            perSecond: Double(components.checkpoints.readsPerSecond),
+            burst: components.checkpoints.readBurst
+        )
     )
     .register(on: &table)
     ReceiptController(

@@ -118,7 +118,7 @@ struct LogCommandTests {
         let proof = try JSONParser().parse(Array(proved.stdout.utf8))
         #expect(proof["position"] == .number("2"))
         // The proof names the latest signed checkpoint covering the event (serve may have signed a newer one
-        // than `note` by now: every proof served above appended its audit.accessed), and is against its root.
+        // than `note` by now: `prove` records its own audit.accessed), and is against its root.
         let named = try #require(proof["checkpoint"]?.stringValue, "the proof names a signed checkpoint")
         let namedLines = named.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(namedLines.first == "auth.test/log" && namedLines.count == 6, "\(named)")

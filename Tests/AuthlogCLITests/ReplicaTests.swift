@@ -215,7 +215,7 @@ struct ReplicaTests {
               AND (data->>'replica_lag_ms')::bigint >= 0
             """
         )
-        #expect(recorded == 6, "five audited routes (the checkpoint is public and unrecorded) and the export")
+        #expect(recorded == 4, "three audited routes (the checkpoint and proofs are public, unrecorded) and the export")
 
         let ready = try await HTTPTestClient(baseURL: reading.baseURL).send("GET", "/readyz")
         #expect(ready.status == 200)

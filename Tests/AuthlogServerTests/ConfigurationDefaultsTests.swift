@@ -19,6 +19,8 @@ struct ConfigurationDefaultsTests {
         ("request_body_limit", String(ConfigurationDefaults.requestBodyLimit)),
         ("log.checkpoint_every_events", String(ConfigurationDefaults.checkpointEveryEvents)),
         ("log.checkpoint_every_seconds", String(ConfigurationDefaults.checkpointEverySeconds)),
+        ("log.reads_per_second", String(ConfigurationDefaults.logReadsPerSecond)),
+        ("log.read_burst", String(ConfigurationDefaults.logReadBurst)),
         ("connections.header_timeout_seconds", String(ConfigurationDefaults.headerTimeoutSeconds)),
         ("connections.body_timeout_seconds", String(ConfigurationDefaults.bodyTimeoutSeconds)),
         ("connections.idle_timeout_seconds", String(ConfigurationDefaults.idleTimeoutSeconds)),
@@ -57,5 +59,8 @@ struct ConfigurationDefaultsTests {
         let checkpoints = try CheckpointSettings(configuration: empty, environment: [:])
         #expect(checkpoints.everyEvents == ConfigurationDefaults.checkpointEveryEvents)
         #expect(checkpoints.everySeconds == ConfigurationDefaults.checkpointEverySeconds)
+        #expect(checkpoints.readsPerSecond == ConfigurationDefaults.logReadsPerSecond)
+        #expect(checkpoints.readBurst == ConfigurationDefaults.logReadBurst)
+        #expect(checkpoints.tileDirectory == nil)
     }
 }

@@ -42,6 +42,7 @@ struct OpenAPITests {
                 let answer = try await harness.client.send(
                     parts[0],
                     parts[1].replacingOccurrences(of: "{provider}", with: "dev")
+                        .replacingOccurrences(of: "{tile_path}", with: "0/000")
                 )
                 #expect(answer.string("error") != "not_found", "\(route)")
                 #expect(answer.header("X-Request-Id") != nil, "\(route)")

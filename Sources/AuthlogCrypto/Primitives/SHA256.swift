@@ -7,10 +7,16 @@ public struct SHA256: ~Copyable {
 
     private let context: OpaquePointer  // <EVP_MD_CTX>, owned, freed in deinit
 
+    /// SHA-256 fetched from the default provider once: with `EVP_sha256()`, OpenSSL 3 looks the implementation
+    /// up again at every digest's start, which costs as much as hashing a Merkle node. Unsafe only in name: an
+    /// `EVP_MD` is immutable once fetched, OpenSSL documents it as shareable between threads, and it is never
+    /// freed (it lives as long as the process).
+    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+
     /// Starts a streaming digest.
     public init() {
         guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
-        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+        guard EVP_DigestInit_ex(context, Self.algorithm, nil) == 1 else {
             EVP_MD_CTX_free(context)
             fatalError("EVP_DigestInit_ex(SHA-256) failed")
         }
@@ -41,7 +47,7 @@ public struct SHA256: ~Copyable {
         var output = [UInt8](repeating: 0, count: Self.byteCount)
         bytes.withUnsafeBytes { raw in
             var length: UInt32 = 0
-            _ = EVP_Digest(raw.baseAddress, raw.count, &output, &length, EVP_sha256(), nil)
+            _ = EVP_Digest(raw.baseAddress, raw.count, &output, &length, Self.algorithm, nil)
         }
         return output
     }

@@ -13,7 +13,9 @@ extension ServerComponents {
     /// - checkpoints (1 s check) when a checkpoint key is configured;
     /// - nonce purge (10 min), session sweeper (1 min), provider revocation retries (15 s);
     /// - report counts (1 s): the writers' pending report counts folded into the roll-ups (``ReportRollups``);
-    /// - log months (1 min): partitions created ahead and the log moved to a new month (``LogMonths``).
+    /// - log months (1 min): partitions created ahead and the log moved to a new month (``LogMonths``);
+    /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
+    ///   static files (``TileDirectory``), read from the read database, never on the write path.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let store = self.dependencies.store
         var services: [any Service] = [
@@ -44,6 +46,19 @@ extension ServerComponents {
             let scheduler = CheckpointScheduler(checkpointer: checkpointer, pool: pool, settings: self.checkpoints)
             services.append(
                 PeriodicService(name: "checkpoints", every: .seconds(1)) { await scheduler.signIfDue(logger: logger) }
+            )
+        }
+        if let path = self.checkpoints.tileDirectory {
+            let directory = TileDirectory(path: path)
+            let reads = self.reads
+            services.append(
+                PeriodicService(name: "tile-directory", every: .seconds(1)) {
+                    do {
+                        _ = try await reads.read(measuringLag: false) { try await directory.update(on: $0) }
+                    } catch {
+                        logger.warning("could not write the tile directory", metadata: ["error": "\(error)"])
+                    }
+                }
             )
         }
         let nonces = NonceStore(pool: pool)

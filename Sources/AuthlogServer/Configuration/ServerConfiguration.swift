@@ -65,6 +65,13 @@ public struct ServerConfiguration: Codable, Sendable {
         /// 32 bytes, base64url: every event carries HMAC-SHA-256 of its digest under this key, and the sealer
         /// refuses queued rows without a valid one. Keep it outside the database; prefer `AUTHLOG_EVENT_KEY`.
         public var eventKey: String?
+        /// The directory where `serve` writes the tree as C2SP tlog-tiles static files (`checkpoint`, `tile/…`,
+        /// `tile/entries/…`) as they complete, for a plain web server to publish. Unset: none is written.
+        public var tileDirectory: String?
+        /// Anonymous proof and tile requests each client address may make per second (default 50).
+        public var readsPerSecond: Int?
+        /// And at once, after a pause (default 200).
+        public var readBurst: Int?
 
         /// Settings with every default.
         public init() {}

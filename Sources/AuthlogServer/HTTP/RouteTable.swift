@@ -20,12 +20,15 @@ public struct RouteTable {
 
     init(router: Router<AppRequestContext>) { self.router = router }
 
+    /// Adds a route on `path`, listed as `documented` (default: `path`), for a pattern such as `/tile/**` that
+    /// `docs/openapi.yaml` writes as `/tile/{tile_path}`.
     mutating func add(
         _ method: HTTPRequest.Method,
         _ path: String,
+        documentedAs documented: String? = nil,
         use handler: @escaping @Sendable (Request, AppRequestContext) async throws -> Response
     ) {
         self.router.on(RouterPath(path), method: method, use: handler)
-        self.routes.append(RouteDescription(method: method.rawValue, path: path))
+        self.routes.append(RouteDescription(method: method.rawValue, path: documented ?? path))
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// The numbers `/metrics` exposes, in Prometheus text format: requests by route and status, request
-/// latency, sign-ins by provider and outcome, events appended by type, writer batch sizes, and key-set fetch
-/// failures.
+/// latency, sign-ins by provider and outcome, events appended by type, public log reads by route, writer batch
+/// sizes, and key-set fetch failures.
 public final class ServerMetrics: Sendable {
     /// Upper bounds of the latency histogram, in seconds.
     static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
@@ -16,6 +16,8 @@ public final class ServerMetrics: Sendable {
         var signins: [SigninKey: Int] = [:]
         var batches = Histogram(bounds: ServerMetrics.batchBuckets)
         var events: [String: Int] = [:]
+        var logReads: [String: Int] = [:]
+        var logReadsLimited: [String: Int] = [:]
     }
 
     private struct RequestKey: Hashable {
@@ -55,6 +57,18 @@ public final class ServerMetrics: Sendable {
         }
     }
 
+    /// Counts one public log read (a proof, a tile, an entry bundle, the checkpoint) by route, and whether the
+    /// rate limit refused it; these reads append no event.
+    public func recordLogRead(route: String, limited: Bool = false) {
+        self.state.withLock { state in
+            if limited {
+                state.logReadsLimited[route, default: 0] += 1
+            } else {
+                state.logReads[route, default: 0] += 1
+            }
+        }
+    }
+
     /// Records the size of one writer batch.
     public func recordBatch(events: Int) {
         self.state.withLock { $0.batches.observe(Double(events)) }
@@ -66,6 +80,8 @@ public final class ServerMetrics: Sendable {
         let requests = state.requests.sorted { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }
         let signins = state.signins.sorted { ($0.key.provider, $0.key.outcome) < ($1.key.provider, $1.key.outcome) }
         let events = state.events.sorted { $0.key < $1.key }
+        let logReads = state.logReads.sorted { $0.key < $1.key }
+        let logReadsLimited = state.logReadsLimited.sorted { $0.key < $1.key }
         let lines =
             Self.counter(
                 "authlog_http_requests_total",
@@ -88,6 +104,16 @@ public final class ServerMetrics: Sendable {
                 "authlog_events_appended_total",
                 help: "Events this process appended to the log, by type (token.reuse_detected, session.revoked, …).",
                 samples: events.map { ([("type", $0.key)], $0.value) }
+            )
+            + Self.counter(
+                "authlog_log_reads_total",
+                help: "Public log reads served or refused for a bad request (proofs, tiles, entry bundles), by route.",
+                samples: logReads.map { ([("route", $0.key)], $0.value) }
+            )
+            + Self.counter(
+                "authlog_log_reads_rate_limited_total",
+                help: "Public log reads refused with 429 by the per-address rate limit, by route.",
+                samples: logReadsLimited.map { ([("route", $0.key)], $0.value) }
             )
             + Self.histogram(
                 "authlog_sequencer_batch_events",

@@ -100,6 +100,12 @@ public struct MerkleNodeID: Sendable, Hashable {
     /// The index among the nodes of that level.
     public var index: Int64
 
+    /// The node at `level` and `index`.
+    public init(level: Int, index: Int64) {
+        self.level = level
+        self.index = index
+    }
+
     /// The position whose log row stores this node: the last leaf it covers.
     public var storingPosition: Int64 { (self.index + 1) << Int64(self.level) }
 }

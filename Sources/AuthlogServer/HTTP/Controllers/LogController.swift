@@ -4,18 +4,23 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `/v1/log/checkpoint` and the proofs: what an outside witness or auditor needs to check the log without
-/// trusting it. Every answer is hashes and sizes; no event contents. The routes are public; each proof
-/// served is recorded as `audit.accessed` (actor `key:NAME` when the caller sent a valid API key, else
-/// `anonymous`) before it is answered.
+/// `/v1/log/checkpoint`, the proofs and the tlog-tiles resources (`/checkpoint`, `/tile/…`; see
+/// LogController+Tiles.swift): what an outside witness or auditor needs to check the log without trusting it.
+/// Every answer is hashes and sizes; no event contents, so the routes are public and append no event (hashes
+/// are not personal data): proofs and tiles are counted in `/metrics` (`authlog_log_reads_total`) and limited
+/// per client address (429 `rate_limited`).
 struct LogController: Sendable {
     let access: OperatorAccess
     let requestMetadata: RequestMetadataReader
+    let metrics: ServerMetrics
+    let limiter: ClientRateLimiter
 
     func register(on routes: inout RouteTable) {
         routes.add(.get, "/v1/log/checkpoint", use: self.checkpoint)
+        routes.add(.get, "/checkpoint", use: self.checkpoint)
         routes.add(.get, "/v1/log/proof/inclusion", use: self.inclusion)
         routes.add(.get, "/v1/log/proof/consistency", use: self.consistency)
+        routes.add(.get, "/tile/**", documentedAs: "/tile/{tile_path}", use: self.tile)
     }
 
     /// The latest signed checkpoint note, as `text/plain`.
@@ -37,77 +42,46 @@ struct LogController: Sendable {
     /// `?position=N[&tree_size=M]`: the inclusion proof of position N in the tree of M (default: the whole
     /// sealed log).
     @Sendable func inclusion(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try self.admit("proof_inclusion", request, context)
         let query = request.uri.queryParameters
-        let proof = try await self.recordingRefusal("proof inclusion", request, context) {
-            let position = try Self.number(query["position"].map(String.init), "position")
-            let requestedSize = try query["tree_size"].map { try Self.number(String($0), "tree_size") }
-            return try await self.answering {
-                try await self.access.read {
-                    try await LogProofs.inclusion(position: position, treeSize: requestedSize, on: $0)
-                }
+        let position = try Self.number(query["position"].map(String.init), "position")
+        let requestedSize = try query["tree_size"].map { try Self.number(String($0), "tree_size") }
+        let proof = try await self.answering {
+            try await self.access.read(measuringLag: false) {
+                try await LogProofs.inclusion(position: position, treeSize: requestedSize, on: $0)
             }
         }
-        try await self.record(
-            "proof inclusion position=\(proof.value.position) tree_size=\(proof.value.treeSize)",
-            request,
-            context,
-            lag: proof.lag
-        )
         return JSONResponse.make(proof.value.json)
     }
 
     /// `?from=M&to=N`: the consistency proof from the tree of M to the tree of N.
     @Sendable func consistency(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try self.admit("proof_consistency", request, context)
         let query = request.uri.queryParameters
-        let proof = try await self.recordingRefusal("proof consistency", request, context) {
-            let from = try Self.number(query["from"].map(String.init), "from")
-            let to = try Self.number(query["to"].map(String.init), "to")
-            return try await self.answering {
-                try await self.access.read { try await LogProofs.consistency(from: from, to: to, on: $0) }
+        let from = try Self.number(query["from"].map(String.init), "from")
+        let to = try Self.number(query["to"].map(String.init), "to")
+        let proof = try await self.answering {
+            try await self.access.read(measuringLag: false) {
+                try await LogProofs.consistency(from: from, to: to, on: $0)
             }
         }
-        try await self.record(
-            "proof consistency from=\(proof.value.from) to=\(proof.value.to)",
-            request,
-            context,
-            lag: proof.lag
-        )
         return JSONResponse.make(proof.value.json)
     }
 
-    /// Records the proof served as `audit.accessed`.
-    private func record(
-        _ what: String,
-        _ request: Request,
-        _ context: AppRequestContext,
-        refusal: APIKeyRefusal? = nil,
-        lag: ReplicaLag? = nil
-    ) async throws {
-        let actor = try await self.access.optionalActor(bearer: TokenController.bearer(request))
-        try await self.access.record(
-            actor: actor,
-            what: what,
-            refusal: refusal,
-            lag: lag,
-            metadata: self.requestMetadata.metadata(of: request, context: context)
-        )
-    }
-
-    /// Runs `body`; every refusal it throws (400: a bad parameter or a position beyond the log; 410: a
-    /// position in dropped months) is recorded as a refused `what` before it is answered. A 503 is not: the
-    /// database that would record it is down.
-    private func recordingRefusal<T: Sendable>(
-        _ what: String,
-        _ request: Request,
-        _ context: AppRequestContext,
-        _ body: () async throws -> T
-    ) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as ServiceError where (400..<500).contains(error.status.code) {
-            try await self.record(what, request, context, refusal: error.status == .gone ? .dropped : .invalidRequest)
-            throw error
+    /// Counts a public read of `route`, or refuses it with 429 `rate_limited` when its client address has
+    /// used up its bucket.
+    func admit(_ route: String, _ request: Request, _ context: AppRequestContext) throws {
+        let address = self.requestMetadata.metadata(of: request, context: context).ip
+        if let wait = self.limiter.acquire(address.map { "\($0)" } ?? "unknown") {
+            self.metrics.recordLogRead(route: route, limited: true)
+            throw ServiceError(
+                .tooManyRequests,
+                "rate_limited",
+                "Too many log reads from this address; retry in \(wait) s.",
+                headers: [.retryAfter: String(wait)]
+            )
         }
+        self.metrics.recordLogRead(route: route)
     }
 
     /// A positive decimal parameter: at most 18 digits, so it always fits an `Int64`.
@@ -123,7 +97,7 @@ struct LogController: Sendable {
 
     /// Runs a read: a position or size beyond the log is 400 `out_of_range`, one in months that retention
     /// dropped 410 `dropped`; other failures as everywhere.
-    private func answering<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    func answering<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as StoreError where error.code == .outOfRange {

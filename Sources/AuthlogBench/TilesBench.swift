@@ -1,0 +1,193 @@
+import ArgumentParser
+import AuthlogCore
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Hummingbird
+
+/// `authlog-bench tiles`: inclusion proofs an auditor computes from tlog-tiles (with a tile cache), against
+/// the proofs `/v1/log/proof/inclusion` computes, in the same run.
+struct TilesBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tiles",
+        abstract: "Measure inclusion proofs computed by a client from tiles against the proof route.",
+        discussion: """
+            Seeds sealed events with SQL, records a checkpoint row of the head (signing is not measured), and starts \
+            `authlog serve` with log.tile_directory; once it has written the tiles, serves that directory with a \
+            plain static file server (Hummingbird's FileMiddleware). Measured, one client, sequential requests: \
+            proofs of random positions computed from the static tiles with a cold cache (every tile fetch \
+            counted), then as many other random positions with the cache warm, the cold run again from serve's \
+            /tile routes, and proofs from /v1/log/proof/inclusion; every proof is checked against the root. \
+            Goal: tiles >= 20x the route.
+            """
+    )
+
+    @OptionGroup var clusterOptions: ClusterOptions
+
+    @Option(help: "Sealed events to seed.")
+    var events: Int = 1_000_000
+
+    @Option(help: "Inclusion proofs computed from tiles.")
+    var tileProofs: Int = 100_000
+
+    @Option(help: "Inclusion proofs asked of the route.")
+    var routeProofs: Int = 2_000
+
+    func run() async throws {
+        let cluster = try self.clusterOptions.cluster()
+        let database = try await BenchDatabase.make(in: cluster)
+        let fillStart = ContinuousClock.now
+        try await SyntheticFailures.fill(conninfo: database.conninfo, count: self.events)
+        let connection = try await Connection.connect(database.conninfo)
+        let head = try await EventReader().head(on: connection)
+        try await connection.execute(
+            """
+            INSERT INTO authlog.checkpoints (tree_size, root, key_name, note, signed_at)
+            SELECT size, root, 'bench', 'bench' || chr(10) || size || chr(10) || encode(root, 'base64') || chr(10),
+                   now()
+            FROM authlog.log_head
+            """
+        )
+        say(String(format: "seeded %d sealed events in %.1f s", head.size, (ContinuousClock.now - fillStart).inSeconds))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-bench-tiles-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tiles = folder.appendingPathComponent("tiles").path
+        let configuration = JSONValue.object([
+            (
+                "log",
+                .object([
+                    ("tile_directory", .string(tiles)), ("reads_per_second", .number("1000000")),
+                    ("read_burst", .number("1000000")),
+                ])
+            )
+        ])
+        let writeStart = ContinuousClock.now
+        let serve = try await ServeChildren.start(
+            count: 1,
+            conninfo: database.conninfo,
+            configuration: configuration,
+            folder: folder.path
+        )
+        do {
+            try await self.measure(serve: serve, tiles: tiles, head: head, writeStart: writeStart)
+        } catch {
+            await serve.stop()
+            throw error
+        }
+        await serve.stop()
+    }
+
+    private func measure(
+        serve: ServeChildren,
+        tiles: String,
+        head: LogHead,
+        writeStart: ContinuousClock.Instant
+    )
+        async throws
+    {
+        let deadline = ContinuousClock.now + .seconds(1_800)
+        while !FileManager.default.fileExists(atPath: tiles + "/checkpoint") {
+            guard ContinuousClock.now < deadline else { throw BenchFailure("serve wrote no tiles in 30 minutes") }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        say(String(format: "serve wrote the tile directory in %.1f s", (ContinuousClock.now - writeStart).inSeconds))
+        let router = Router()
+        router.add(middleware: FileMiddleware(tiles, searchForIndexHtml: false))
+        let files = try await ServiceRunner.start(router: router)
+        defer { Task { await files.stop() } }
+        guard let authlog = serve.children.first?.baseURL else { throw BenchFailure("no server") }
+
+        var random = SeededRandom(seed: UInt64(head.size))
+        let positions = (0..<max(self.tileProofs, self.routeProofs)).map { _ in
+            Int64.random(in: 1...head.size, using: &random)
+        }
+        let prover = TileProver(baseURL: files.baseURL, size: head.size, root: head.root)
+        let cold = try await Self.prove(positions.prefix(self.tileProofs), with: prover)
+        let coldRate = Double(self.tileProofs) / cold
+        say(
+            String(
+                format: "from static tiles, cold cache: %d proofs in %.2f s = %.0f proofs/s (%d tiles fetched)",
+                self.tileProofs,
+                cold,
+                coldRate,
+                prover.fetches
+            )
+        )
+        let again = (0..<self.tileProofs).map { _ in Int64.random(in: 1...head.size, using: &random) }
+        let fetched = prover.fetches
+        let warm = try await Self.prove(again[...], with: prover)
+        let warmRate = Double(self.tileProofs) / warm
+        say(
+            String(
+                format: "from static tiles, warm cache: %d other proofs in %.2f s = %.0f proofs/s (%d tiles fetched)",
+                self.tileProofs,
+                warm,
+                warmRate,
+                prover.fetches - fetched
+            )
+        )
+        let routes = TileProver(baseURL: authlog, size: head.size, root: head.root)
+        let fromRoutes = try await Self.prove(positions.prefix(self.tileProofs), with: routes)
+        let routesRate = Double(self.tileProofs) / fromRoutes
+        say(
+            String(
+                format: "from serve's /tile routes, cold cache: %d proofs in %.2f s = %.0f proofs/s (%d tiles fetched)",
+                self.tileProofs,
+                fromRoutes,
+                routesRate,
+                routes.fetches
+            )
+        )
+        let route = try await self.fromRoute(authlog, Array(positions.prefix(self.routeProofs)), head)
+        let routeRate = Double(self.routeProofs) / route
+        say(
+            String(
+                format: "baseline /v1/log/proof/inclusion: %d proofs in %.2f s = %.0f proofs/s",
+                self.routeProofs,
+                route,
+                routeRate
+            )
+        )
+        say(
+            String(
+                format: "vs the route: static tiles cold %.1fx, warm %.1fx; serve's tile routes cold %.1fx; "
+                    + "goal >= 20x: cold %@, warm %@",
+                coldRate / routeRate,
+                warmRate / routeRate,
+                routesRate / routeRate,
+                coldRate / routeRate >= 20 ? "met" : "NOT met",
+                warmRate / routeRate >= 20 ? "met" : "NOT met"
+            )
+        )
+    }
+
+    /// Seconds to prove and check `positions` with `prover`, one after another.
+    private static func prove(_ positions: ArraySlice<Int64>, with prover: TileProver) async throws -> Double {
+        let start = ContinuousClock.now
+        for position in positions { try await prover.proveAndCheck(position: position) }
+        return (ContinuousClock.now - start).inSeconds
+    }
+
+    private func fromRoute(_ baseURL: String, _ positions: [Int64], _ head: LogHead) async throws -> Double {
+        let client = HTTPTestClient(baseURL: baseURL)
+        let start = ContinuousClock.now
+        for position in positions {
+            let answer = try await client.send(
+                "GET",
+                "/v1/log/proof/inclusion?position=\(position)&tree_size=\(head.size)"
+            )
+            func hash(_ value: JSONValue?) throws -> [UInt8] {
+                guard let text = value?.stringValue, let data = Data(base64Encoded: text) else {
+                    throw BenchFailure("the proof of \(position) is malformed: \(answer.status)")
+                }
+                return Array(data)
+            }
+            let proof = try (answer.json["proof"]?.arrayValue ?? []).map { try hash($0) }
+            let leaf = try hash(answer.json["leaf_hash"])
+            guard TileProver.root(index: position - 1, size: head.size, leaf: leaf, proof: proof) == head.root else {
+                throw BenchFailure("the route's proof of \(position) does not lead to the root")
+            }
+        }
+        return (ContinuousClock.now - start).inSeconds
+    }
+}

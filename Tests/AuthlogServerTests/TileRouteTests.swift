@@ -1,0 +1,202 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogServer
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// `GET /checkpoint`, `/tile/<L>/<N>[.p/<W>]` and `/tile/entries/<N>[.p/<W>]` (c2sp.org/tlog-tiles): bytes,
+/// statuses, caching; public reads append no event and are rate-limited per address.
+@Suite(.enabled(if: TestDatabase.isAvailable), .serialized)
+struct TileRouteTests {
+    /// A harness whose public log reads are not limited in practice.
+    static func unlimited(_ configuration: inout ServerConfiguration) {
+        var log = configuration.log ?? ServerConfiguration.LogSettings()
+        log.readsPerSecond = 1_000_000
+        log.readBurst = 1_000_000
+        configuration.log = log
+    }
+
+    /// Signs a checkpoint of the sealed log now.
+    static func sign(_ harness: ServerHarness) async throws -> (Checkpointer.Signed, NoteSigner) {
+        let signer = try NoteSigner(name: "authlog.test/log", key: try PrivateKey.generate(for: .edDSA))
+        let checkpointer = Checkpointer(store: harness.components.dependencies.store, signer: signer, directory: nil)
+        return (try await checkpointer.signNow(), signer)
+    }
+
+    @Test func tilesAreTheTreesHashesWithTheSpecsStatusesAndCaching() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            try await harness.database.seedSealedEvents(600)
+            let (signed, _) = try await Self.sign(harness)
+            #expect(signed.size == 600)
+            let checkpoint = try await harness.client.send("GET", "/checkpoint")
+            #expect(checkpoint.status == 200 && checkpoint.header("Content-Type") == "text/plain; charset=utf-8")
+            #expect(checkpoint.body == Array(signed.note.utf8))
+            #expect(checkpoint.body == (try await harness.client.send("GET", "/v1/log/checkpoint")).body)
+
+            let leaves = try await harness.database.connect().query(
+                "SELECT leaf_hash FROM authlog.log_leaves WHERE position BETWEEN 1 AND 256 ORDER BY position"
+            )
+            let expected = try leaves.rows.flatMap { try $0.decode(ByteaValue.self, at: 0).bytes }
+            let full = try await harness.client.send("GET", "/tile/0/000")
+            #expect(full.status == 200 && full.body == expected && full.body.count == 8192)
+            #expect(full.header("Content-Type") == "application/octet-stream")
+            #expect(full.header("Cache-Control") == "public, max-age=31536000, immutable")
+            let partial = try await harness.client.send("GET", "/tile/0/002.p/88")
+            #expect(partial.status == 200 && partial.body.count == 88 * 32)
+            #expect(partial.header("Cache-Control") == "public, max-age=60")
+            let bundle = try await harness.client.send("GET", "/tile/entries/000")
+            #expect(bundle.status == 200 && bundle.body.count == 256 * 42)
+            #expect(bundle.body.prefix(10) == [0, 40, 0, 0, 0, 0, 0, 0, 0, 1], "uint16 length 40, then position 1")
+
+            // 600 leaves (and the checkpoint's own event, sealed later or not): 2 full level-0 tiles and one of
+            // 88 (any smaller width is the same prefix), a level-1 tile of 2, nothing at level 2.
+            let statuses: [(String, Int, String?)] = [
+                ("/tile/0/001", 200, nil), ("/tile/0/002.p/1", 200, nil), ("/tile/0/002.p/50", 200, nil),
+                ("/tile/0/000.p/255", 200, nil), ("/tile/1/000.p/2", 200, nil), ("/tile/entries/002.p/88", 200, nil),
+                ("/tile/0/003", 404, "tile_not_found"), ("/tile/0/003.p/1", 404, "tile_not_found"),
+                ("/tile/1/000", 404, "tile_not_found"), ("/tile/2/000.p/1", 404, "tile_not_found"),
+                ("/tile/63/x009/x223/x372/x036/x854/x775/807", 404, "tile_not_found"),
+                ("/tile/entries/x001/000", 404, "tile_not_found"),
+                ("/tile/64/000", 400, "invalid_tile_path"), ("/tile/00/000", 400, "invalid_tile_path"),
+                ("/tile/0/0000", 400, "invalid_tile_path"), ("/tile/0/x000/001", 400, "invalid_tile_path"),
+                ("/tile/0/000.p/0", 400, "invalid_tile_path"), ("/tile/0/000.p/256", 400, "invalid_tile_path"),
+                ("/tile/0/000.p/07", 400, "invalid_tile_path"), ("/tile/0/001/", 400, "invalid_tile_path"),
+                ("/tile/x/000", 400, "invalid_tile_path"), ("/tile/entries/1", 400, "invalid_tile_path"),
+                ("/tile/0/x009/x223/x372/x036/x854/x775/808", 400, "invalid_tile_path"),
+                ("/tile/0/" + String(repeating: "x001/", count: 20) + "001", 400, "invalid_tile_path"),
+            ]
+            for (path, status, error) in statuses {
+                let answer = try await harness.client.send("GET", path)
+                #expect(answer.status == status, "\(path)")
+                if let error { #expect(answer.string("error") == error, "\(path)") }
+            }
+        }
+    }
+
+    @Test func proofsAndTilesAppendNoEventAndAreCountedInTheMetrics() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            try await harness.database.seedSealedEvents(300)
+            let before = try await harness.count("SELECT count(*) FROM authlog.events")
+            let paths = [
+                "/v1/log/proof/inclusion?position=3", "/v1/log/proof/inclusion?position=3&tree_size=200",
+                "/v1/log/proof/inclusion?position=999999", "/v1/log/proof/consistency?from=5&to=300",
+                "/tile/0/000", "/tile/entries/001.p/44", "/tile/0/009",
+            ]
+            for path in paths { _ = try await harness.client.send("GET", path) }
+            #expect(try await harness.count("SELECT count(*) FROM authlog.events") == before)
+            #expect(try await harness.count("SELECT count(*) FROM authlog.unsealed_events") == 0)
+            let metrics = String(decoding: try await harness.client.send("GET", "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("authlog_log_reads_total{route=\"proof_inclusion\"} 3"))
+            #expect(metrics.contains("authlog_log_reads_total{route=\"proof_consistency\"} 1"))
+            #expect(metrics.contains("authlog_log_reads_total{route=\"tile\"} 2"))
+            #expect(metrics.contains("authlog_log_reads_total{route=\"tile_entries\"} 1"))
+        }
+    }
+
+    @Test func proofAndTileReadsAreLimitedPerClientAddress() async throws {
+        let limited: (inout ServerConfiguration) -> Void = {
+            var log = $0.log ?? ServerConfiguration.LogSettings()
+            log.readsPerSecond = 1
+            log.readBurst = 3
+            $0.log = log
+        }
+        try await ServerHarness.run(adjust: limited) { harness in
+            try await harness.database.seedSealedEvents(10)
+            let one = [("X-Forwarded-For", "203.0.113.9")]
+            let paths = [
+                "/v1/log/proof/inclusion?position=1", "/tile/0/000.p/10", "/v1/log/proof/consistency?from=1&to=5",
+            ]
+            for path in paths {
+                #expect(try await harness.client.send("GET", path, headers: one).status == 200, "\(path)")
+            }
+            let refused = try await harness.client.send("GET", "/tile/0/000.p/10", headers: one)
+            #expect(refused.status == 429 && refused.string("error") == "rate_limited")
+            #expect(refused.header("Retry-After") == "1")
+            let proof = try await harness.client.send("GET", "/v1/log/proof/inclusion?position=1", headers: one)
+            #expect(proof.status == 429 && proof.string("error") == "rate_limited")
+            let another = [("X-Forwarded-For", "203.0.113.10")]
+            let other = try await harness.client.send("GET", "/tile/0/000.p/10", headers: another)
+            #expect(other.status == 200, "another address has its own bucket")
+            #expect(try await harness.client.send("GET", "/v1/log/checkpoint", headers: one).status != 429)
+            try await Task.sleep(for: .milliseconds(1_100))
+            #expect(try await harness.client.send("GET", "/tile/0/000.p/10", headers: one).status == 200, "refilled")
+            let metrics = String(decoding: try await harness.client.send("GET", "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("authlog_log_reads_rate_limited_total{route=\"tile\"} 1"))
+            #expect(metrics.contains("authlog_log_reads_rate_limited_total{route=\"proof_inclusion\"} 1"))
+        }
+    }
+
+    @Test func theTileDirectoryHoldsWhatTheRoutesServe() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tiles-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let directory = TileDirectory(path: folder.path)
+            let connection = try await harness.database.connect()
+            #expect(try await directory.update(on: connection) == 0, "no checkpoint yet: nothing")
+            try await harness.database.seedSealedEvents(300)
+            _ = try await Self.sign(harness)
+            #expect(try await directory.update(on: connection) > 0)
+            #expect(try await directory.update(on: connection) == 0, "the same checkpoint again: nothing")
+            #expect(try Self.files(in: folder).contains("tile/0/001.p/44"))
+            try await harness.database.seedSealedEvents(300)
+            let (signed, _) = try await Self.sign(harness)
+            #expect(signed.size == 601)
+            #expect(try await directory.update(on: connection) > 0)
+            let files = try Self.files(in: folder)
+            // 601 leaves: two full level-0 tiles and one of 89, a level-1 tile of 2 (the one of 1 of the first
+            // checkpoint stays: its tile is not full yet); the partial tiles of 300 whose full tile exists are gone.
+            #expect(
+                files == [
+                    "checkpoint", "tile/0/000", "tile/0/001", "tile/0/002.p/89", "tile/1/000.p/1", "tile/1/000.p/2",
+                    "tile/entries/000", "tile/entries/001", "tile/entries/002.p/89",
+                ]
+            )
+            for file in files {
+                let served = try await harness.client.send("GET", "/" + file)
+                let written = try Data(contentsOf: folder.appendingPathComponent(file))
+                #expect(served.status == 200 && served.body == Array(written), "\(file)")
+            }
+        }
+    }
+
+    @Test func aPassCutShortPublishesNoCheckpointUntilItsTilesAreWritten() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tiles-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try await harness.database.seedSealedEvents(600)
+            _ = try await Self.sign(harness)
+            let directory = TileDirectory(path: folder.path, tilesPerPass: 2)
+            let connection = try await harness.database.connect()
+            // The cap is checked before each full tile: the bundles first, then the partial bundle of 600.
+            #expect(try await directory.update(on: connection) == 3)
+            #expect(
+                try Self.files(in: folder) == ["tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"],
+                "no checkpoint yet"
+            )
+            #expect(try await directory.update(on: connection) == 5, "the hash tiles, then the checkpoint")
+            #expect(try await directory.update(on: connection) == 0)
+            let files = try Self.files(in: folder)
+            #expect(files.count == 8 && files.contains("checkpoint") && files.contains("tile/1/000.p/2"))
+        }
+    }
+
+    /// Every file below `folder`, as relative paths; temporary files would show up too.
+    static func files(in folder: URL) throws -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: folder.path)
+        var files: [String] = []
+        while let next = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(
+                atPath: folder.appendingPathComponent(next).path,
+                isDirectory: &isDirectory
+            ),
+                !isDirectory.boolValue
+            {
+                files.append(next)
+            }
+        }
+        return files.sorted()
+    }
+}
