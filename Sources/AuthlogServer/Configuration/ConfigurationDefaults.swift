@@ -36,6 +36,8 @@ public enum ConfigurationDefaults {
     /// `log.checkpoint_every_events` and `log.checkpoint_every_seconds`.
     public static let checkpointEveryEvents = 1000
     public static let checkpointEverySeconds = 60
+    /// `log.witness_interval_seconds`.
+    public static let witnessIntervalSeconds = 10
     /// `connections.header_timeout_seconds`, `body_timeout_seconds`, `idle_timeout_seconds` and
     /// `maximum_connections`.
     public static let headerTimeoutSeconds = 10
