@@ -55,7 +55,8 @@ struct WitnessRunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = {
-            var logger = Logger(label: "authlog-witness")
+            // Standard error, unbuffered: an auditor's tail shows each refusal as it happens.
+            var logger = Logger(label: "authlog-witness", factory: { StreamLogHandler.standardError(label: $0) })
             logger.logLevel =
                 ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             return logger

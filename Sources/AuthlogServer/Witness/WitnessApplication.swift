@@ -28,7 +28,7 @@ public func buildWitnessApplication(
             }
         }
         if answer.status >= 400 {
-            logger.info("add-checkpoint refused", metadata: ["status": "\(answer.status)", "why": "\(answer.body)"])
+            logger.info("add-checkpoint refused", metadata: ["status": "\(answer.status)", "why": "\(answer.body.trimmingCharacters(in: .newlines))"])
         }
         return witnessResponse(answer)
     }
