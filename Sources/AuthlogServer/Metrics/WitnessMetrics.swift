@@ -16,6 +16,7 @@ public final class WitnessMetrics: Sendable {
         var witnesses: [String: Witness] = [:]
         var witnessedSize: Int64?
         var witnessedAt: Int64?
+        var checkpointSize: Int64?
     }
 
     private let state = Mutex(State())
@@ -54,6 +55,11 @@ public final class WitnessMetrics: Sendable {
         self.state.withLock { $0.witnesses[name, default: Witness()].alarm = true }
     }
 
+    /// The latest checkpoint the submitter read has `size` leaves.
+    public func recordCheckpoint(size: Int64) {
+        self.state.withLock { $0.checkpointSize = max($0.checkpointSize ?? 0, size) }
+    }
+
     /// The checkpoint of `size` is witnessed (the quorum cosigned it); `time` is when the quorum was reached.
     public func recordWitnessed(size: Int64, at time: Int64) {
         self.state.withLock { state in
@@ -63,22 +69,27 @@ public final class WitnessMetrics: Sendable {
         }
     }
 
-    /// The Prometheus lines (nothing when no witness is configured).
+    /// The Prometheus lines: every family's HELP and TYPE, with samples only when witnesses are configured.
     public func lines(now: Int64? = nil) -> [String] {
         let now = now ?? Int64(Date().timeIntervalSince1970)
         let state = self.state.withLock { $0 }
-        guard !state.witnesses.isEmpty else { return [] }
         let witnesses = state.witnesses.sorted { $0.key < $1.key }
+        let configured = !witnesses.isEmpty
+        func family(_ name: String, _ type: String, _ help: String) -> [String] {
+            ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"]
+        }
         func label(_ name: String) -> String { "{witness=\"\(ServerMetrics.escape(name))\"}" }
-        var lines = [
-            "# HELP authlog_witness_cosigned_tree_size The size of the latest checkpoint each witness cosigned.",
-            "# TYPE authlog_witness_cosigned_tree_size gauge",
-        ]
+        var lines = family(
+            "authlog_witness_cosigned_tree_size",
+            "gauge",
+            "The size of the latest checkpoint each witness cosigned."
+        )
         lines += witnesses.map { "authlog_witness_cosigned_tree_size\(label($0.key)) \($0.value.cosignedSize)" }
-        lines += [
-            "# HELP authlog_witness_cosignature_age_seconds Seconds since each witness's latest cosignature (absent before the first).",
-            "# TYPE authlog_witness_cosignature_age_seconds gauge",
-        ]
+        lines += family(
+            "authlog_witness_cosignature_age_seconds",
+            "gauge",
+            "Seconds since each witness's latest cosignature (absent before the first)."
+        )
         lines += witnesses.compactMap { entry in
             entry.value.cosignedAt.map {
                 "authlog_witness_cosignature_age_seconds\(label(entry.key)) \(max(0, now - $0))"
@@ -89,19 +100,32 @@ public final class WitnessMetrics: Sendable {
             help: "Submissions to a witness that failed: unreachable, refused, or a cosignature that did not verify.",
             samples: witnesses.map { ([("witness", $0.key)], $0.value.failures) }
         )
-        lines += [
-            "# HELP authlog_witness_alarm 1 when a witness's answers showed a fork or a rollback; submissions to it stopped.",
-            "# TYPE authlog_witness_alarm gauge",
-        ]
+        lines += family(
+            "authlog_witness_alarm",
+            "gauge",
+            "1 when a witness's answers showed a fork or a rollback; submissions to it stopped."
+        )
         lines += witnesses.map { "authlog_witness_alarm\(label($0.key)) \($0.value.alarm ? 1 : 0)" }
-        lines += [
-            "# HELP authlog_log_witnessed_tree_size The size of the latest checkpoint cosigned by the witness quorum.",
-            "# TYPE authlog_log_witnessed_tree_size gauge",
-            "authlog_log_witnessed_tree_size \(state.witnessedSize ?? 0)",
-            "# HELP authlog_log_witnessed_age_seconds Seconds since the latest checkpoint reached the witness quorum (since start before any).",
-            "# TYPE authlog_log_witnessed_age_seconds gauge",
-        ]
-        if let at = state.witnessedAt { lines.append("authlog_log_witnessed_age_seconds \(max(0, now - at))") }
+        lines += family(
+            "authlog_log_checkpoint_tree_size",
+            "gauge",
+            "The size of the latest checkpoint submitted to the witnesses."
+        )
+        if configured { lines.append("authlog_log_checkpoint_tree_size \(state.checkpointSize ?? 0)") }
+        lines += family(
+            "authlog_log_witnessed_tree_size",
+            "gauge",
+            "The size of the latest checkpoint cosigned by the witness quorum."
+        )
+        if configured { lines.append("authlog_log_witnessed_tree_size \(state.witnessedSize ?? 0)") }
+        lines += family(
+            "authlog_log_witnessed_age_seconds",
+            "gauge",
+            "Seconds since a checkpoint last reached the witness quorum (since start before the first)."
+        )
+        if configured, let at = state.witnessedAt {
+            lines.append("authlog_log_witnessed_age_seconds \(max(0, now - at))")
+        }
         return lines
     }
 }

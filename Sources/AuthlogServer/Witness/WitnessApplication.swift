@@ -28,7 +28,10 @@ public func buildWitnessApplication(
             }
         }
         if answer.status >= 400 {
-            logger.info("add-checkpoint refused", metadata: ["status": "\(answer.status)", "why": "\(answer.body.trimmingCharacters(in: .newlines))"])
+            logger.info(
+                "add-checkpoint refused",
+                metadata: ["status": "\(answer.status)", "why": "\(answer.body.trimmingCharacters(in: .newlines))"]
+            )
         }
         return witnessResponse(answer)
     }

@@ -55,6 +55,7 @@ public actor WitnessSubmitter {
         do {
             if !self.loaded { try await self.load() }
             guard let latest = try await Checkpointer.latest(pool: self.pool) else { return }
+            self.metrics.recordCheckpoint(size: latest.size)
             let now = ContinuousClock.now
             let due = self.peers.values.filter {
                 $0.alarm == nil && now >= $0.nextAttempt && $0.cosignedSize < latest.size
