@@ -19,6 +19,7 @@ struct ConfigurationDefaultsTests {
         ("request_body_limit", String(ConfigurationDefaults.requestBodyLimit)),
         ("log.checkpoint_every_events", String(ConfigurationDefaults.checkpointEveryEvents)),
         ("log.checkpoint_every_seconds", String(ConfigurationDefaults.checkpointEverySeconds)),
+        ("log.witness_interval_seconds", String(ConfigurationDefaults.witnessIntervalSeconds)),
         ("connections.header_timeout_seconds", String(ConfigurationDefaults.headerTimeoutSeconds)),
         ("connections.body_timeout_seconds", String(ConfigurationDefaults.bodyTimeoutSeconds)),
         ("connections.idle_timeout_seconds", String(ConfigurationDefaults.idleTimeoutSeconds)),
