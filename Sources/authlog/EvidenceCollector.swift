@@ -40,7 +40,8 @@ struct EvidenceCollector {
         case .broken(let position, let reason):
             verdict = EvidencePage.Verdict(passed: false, summary: "log broken at position \(position): \(reason)")
         }
-        let checkpoint = try await reportingStoreErrors { try await Checkpointer.stored(size: nil, on: connection) }
+        let checkpoint = try await reportingStoreErrors { try await CosignedCheckpoint.latest(on: connection) }
+        let witnesses = try await reportingStoreErrors { try await CheckpointCosignatures.latest(on: connection) }
         return EvidencePage(
             title: "authlog evidence",
             generatedAt: .now(),
@@ -53,7 +54,8 @@ struct EvidenceCollector {
             verdict: verdict,
             checkpoint: checkpoint.map {
                 EvidencePage.Checkpoint(note: $0.note, verifierKey: verifier?.verifierKey, treeSize: $0.size)
-            }
+            },
+            witnesses: witnesses
         )
     }
 }

@@ -11,6 +11,13 @@ public enum CheckpointCosignatures {
         public var treeSize: Int64
         /// The cosignature's timestamp (POSIX seconds).
         public var cosignedAt: Int64
+
+        /// Creates an entry.
+        public init(witness: String, treeSize: Int64, cosignedAt: Int64) {
+            self.witness = witness
+            self.treeSize = treeSize
+            self.cosignedAt = cosignedAt
+        }
     }
 
     /// Stores `line` (without its newline) as `witness`'s cosignature of the checkpoint of `treeSize`, made at
