@@ -217,6 +217,13 @@ struct WitnessInteropTests {
         #expect(metrics.contains("authlog_witness_cosigned_tree_size{witness=\"witness.test/w2\"}"))
         #expect(metrics.contains("authlog_log_witnessed_tree_size "))
         #expect(!metrics.contains("authlog_witness_alarm{witness=\"witness.test/w1\"} 1"))
+        let ready = try await client.send("GET", "/readyz").json
+        #expect(ready["witnesses"]?["alarms"] == .array([]))
+        guard case .number(let witnessed) = ready["witnesses"]?["witnessed_tree_size"] else {
+            Issue.record("/readyz has no witnessed_tree_size: \(ready)")
+            return
+        }
+        #expect((Int64(witnessed) ?? 0) >= second.size, "/readyz names a witnessed size")
         let cosignatures = try await database.connect().query(
             "SELECT count(*) FROM authlog.checkpoint_cosignatures"
         )

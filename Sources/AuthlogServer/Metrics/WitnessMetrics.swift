@@ -1,3 +1,4 @@
+public import AuthlogCore
 import Foundation
 import Synchronization
 
@@ -67,6 +68,19 @@ public final class WitnessMetrics: Sendable {
             state.witnessedSize = size
             state.witnessedAt = time
         }
+    }
+
+    /// What `/readyz` says of the witnesses: the latest witnessed size, its age and the witnesses in alarm; nil
+    /// without witnesses. Informational: the server stays ready whatever the witnesses do.
+    public func readiness(now: Int64? = nil) -> JSONValue? {
+        let now = now ?? Int64(Date().timeIntervalSince1970)
+        let state = self.state.withLock { $0 }
+        guard !state.witnesses.isEmpty else { return nil }
+        let alarms = state.witnesses.filter(\.value.alarm).keys.sorted()
+        var members: [(String, JSONValue)] = [("witnessed_tree_size", .number(String(state.witnessedSize ?? 0)))]
+        if let at = state.witnessedAt { members.append(("witnessed_age_seconds", .number(String(max(0, now - at))))) }
+        members.append(("alarms", .array(alarms.map(JSONValue.string))))
+        return .object(members)
     }
 
     /// The Prometheus lines: every family's HELP and TYPE, with samples only when witnesses are configured.

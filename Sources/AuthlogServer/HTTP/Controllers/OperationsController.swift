@@ -34,10 +34,10 @@ struct OperationsController: Sendable {
                 headers: [.retryAfter: "5"]
             )
         }
-        guard let replica = await self.reads.replicaState() else {
-            return JSONResponse.make(.object([("status", .string("ready"))]))
-        }
-        return JSONResponse.make(.object([("status", .string("ready")), ("replica", self.describe(replica))]))
+        var members: [(String, JSONValue)] = [("status", .string("ready"))]
+        if let replica = await self.reads.replicaState() { members.append(("replica", self.describe(replica))) }
+        if let witnesses = self.metrics.witnesses.readiness() { members.append(("witnesses", witnesses)) }
+        return JSONResponse.make(.object(members))
     }
 
     /// The read replica's state: `ok`, `lagging` (behind by more than `read_database_max_lag_seconds`) or
