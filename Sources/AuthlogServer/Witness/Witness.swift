@@ -63,7 +63,7 @@ public struct Witness: Sendable {
             return error
         }
         guard let log = self.logs[request.checkpoint.origin] else {
-            return .unknownOrigin(request.checkpoint.origin)
+            return .unknownOrigin
         }
         if let refusal = Self.checkSignatures(request.note, verifiers: log.verifiers) { return refusal }
         guard request.oldSize <= request.checkpoint.size else {

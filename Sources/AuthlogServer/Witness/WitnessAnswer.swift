@@ -19,7 +19,7 @@ public struct WitnessAnswer: Error, Sendable, Equatable {
     static func forbidden(_ why: String) -> WitnessAnswer { .text(403, why) }
 
     /// 404: the origin is not a log this witness witnesses.
-    static func unknownOrigin(_ origin: String) -> WitnessAnswer { .text(404, "unknown log origin") }
+    static let unknownOrigin = WitnessAnswer.text(404, "unknown log origin")
 
     /// 409: the old size is not the size the witness last cosigned; the body is that size.
     static func conflict(knownSize: Int64) -> WitnessAnswer {

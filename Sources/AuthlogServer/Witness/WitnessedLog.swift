@@ -4,7 +4,9 @@ import Foundation
 
 /// One log a witness witnesses: its trusted keys and the latest checkpoint cosigned for it. The actor is the
 /// one lock of the log: `add` checks the old size against the stored one, verifies, persists and cosigns
-/// without suspending, so of two requests from the same old size only the first is cosigned.
+/// without suspending, so of two requests from the same old size only the first is cosigned. The persist
+/// (write, fsync, rename, fsync of the directory) runs on the actor's thread on purpose: it must happen inside
+/// the lock and before the answer.
 actor WitnessedLog {
     /// The log's origin.
     nonisolated let origin: String
