@@ -224,6 +224,35 @@ struct WitnessServerTests {
         await server.stop()
     }
 
+    @Test func nothingIsCosignedUnlessTheStateIsPersistedFirst() async throws {
+        var log = try MemoryLog(origin: "log.test/f")
+        log.grow(to: 12)
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await self.start([log], directory: directory)
+        #expect(try await server.add(try log.request(old: 0, size: 5)).status == 200)
+        // The temporary file cannot be made (a directory is in its place): 500, no cosignature, and the witness
+        // still holds 5, in memory and on disk.
+        let file = "\(directory)/\(Hex.encode(SHA256.hash(Array(log.signer.name.utf8)))).note"
+        try FileManager.default.createDirectory(atPath: file + ".tmp", withIntermediateDirectories: false)
+        let refused = try await server.add(try log.request(old: 5, size: 8))
+        #expect(refused.status == 500 && !refused.text.contains("\u{2014}"))
+        try FileManager.default.removeItem(atPath: file + ".tmp")
+        let held = try await server.add(try log.request(old: 0, size: 8))
+        #expect(held.status == 409 && held.text == "5\n")
+        #expect(try await server.add(try log.request(old: 5, size: 8)).status == 200)
+        await server.stop()
+        // A state file that is not a cosigned checkpoint of its log: the witness does not start.
+        try Data("not a note\n".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(throws: WitnessStateError.self) {
+            try Witness(
+                signer: self.signer,
+                logs: [Witness.Log(origin: log.signer.name, verifiers: [log.signer.verifier])],
+                stateDirectory: directory
+            )
+        }
+    }
+
     @Test func cosignaturesVerifyInPythonCryptography() async throws {
         guard WitnessCrossCheck.isAvailable else { return }
         var log = try MemoryLog(origin: "log.test/e")

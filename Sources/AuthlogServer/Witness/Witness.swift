@@ -41,7 +41,7 @@ public struct Witness: Sendable {
         var byOrigin: [String: WitnessedLog] = [:]
         for log in logs {
             guard byOrigin[log.origin] == nil else {
-                throw WitnessStateFile.Failure(description: "two --log keys name the origin \(log.origin)")
+                throw WitnessStateError(description: "two --log keys name the origin \(log.origin)")
             }
             byOrigin[log.origin] = try WitnessedLog(
                 origin: log.origin,

@@ -16,7 +16,7 @@ actor WitnessedLog {
     private var latest: (checkpoint: Checkpoint, note: String)?
 
     /// The log `origin` with the `verifiers`, its state read from `directory`.
-    /// - Throws: ``WitnessStateFile/Failure`` when the stored state is unreadable.
+    /// - Throws: ``WitnessStateError`` when the stored state is unreadable.
     init(origin: String, verifiers: [NoteVerifier], directory: String) throws {
         self.origin = origin
         self.verifiers = verifiers
