@@ -66,6 +66,27 @@ struct WitnessInteropTests {
         }
     }
 
+    @Test func witnessCommandRefusesBadFlagsAndKeepsItsKeys() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-wflags-\(UUID())").path
+        let generate = ["witness", "keys", "generate", "--out", folder, "--name", "witness.test/flags"]
+        #expect(try await CLIProcess.run(generate, databaseURL: "postgresql:///unused").status == 0)
+        let again = try await CLIProcess.run(generate, databaseURL: "postgresql:///unused")
+        #expect(again.status == 1 && again.stderr.contains("not overwriting"))
+        let base = [
+            "witness", "--key", "\(folder)/witness-ed25519.pem", "--name", "witness.test/flags", "--state-dir",
+            "\(folder)/state",
+        ]
+        let noLog = try await CLIProcess.run(base, databaseURL: "postgresql:///unused")
+        #expect(noLog.status == 2, "\(noLog.stderr)")
+        let badLog = try await CLIProcess.run(base + ["--log", "not+a+key"], databaseURL: "postgresql:///unused")
+        #expect(badLog.status == 2 && badLog.stderr.contains("cannot start the witness"), "\(badLog.stderr)")
+        let badListen = try await CLIProcess.run(
+            base + ["--listen", "nowhere", "--log", "x.test/log+00000000+AQ=="],
+            databaseURL: "postgresql:///unused"
+        )
+        #expect(badListen.status == 2, "\(badListen.stderr)")
+    }
+
     @Test(.timeLimit(.minutes(4)))
     func quorumKillRestartRollbackAndPythonCheck() async throws {
         let database = try await TestDatabase.make()

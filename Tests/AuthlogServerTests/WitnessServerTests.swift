@@ -253,6 +253,21 @@ struct WitnessServerTests {
         }
     }
 
+    @Test func sequentialCosignaturesEachPersistedFirst() async throws {
+        var log = try MemoryLog(origin: "log.test/g")
+        log.grow(to: 1_001)
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await self.start([log], directory: directory)
+        let bodies = try (0..<200).map { try log.request(old: $0 * 5, size: $0 * 5 + 5) }
+        let clock = ContinuousClock()
+        let started = clock.now
+        for body in bodies { #expect(try await server.add(body).status == 200) }
+        let seconds = (clock.now - started) / .seconds(1)
+        print("witness: 200 add-checkpoint requests, each verified and fsynced, in \(seconds) s")
+        await server.stop()
+    }
+
     @Test func cosignaturesVerifyInPythonCryptography() async throws {
         guard WitnessCrossCheck.isAvailable else { return }
         var log = try MemoryLog(origin: "log.test/e")
