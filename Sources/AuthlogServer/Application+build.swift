@@ -39,6 +39,8 @@ public struct ServerComponents: Sendable {
     public let checkpoints: CheckpointSettings
     /// Signs checkpoints, when a key is configured.
     public let checkpointer: Checkpointer?
+    /// The witnesses the checkpoints are submitted to (`log.witnesses`).
+    public let witnesses: WitnessSettings
     /// Where the audited reads run (reports, exports, proofs, session listings): the read replica when
     /// `read_database_url` is set, else the primary.
     public let reads: ReadDatabase
@@ -94,6 +96,7 @@ public struct ServerComponents: Sendable {
         self.checkpointer = checkpoints.signer.map {
             Checkpointer(store: store, signer: $0, directory: checkpoints.directory, statePath: checkpoints.statePath)
         }
+        self.witnesses = try WitnessSettings(configuration: configuration)
         self.dependencies = ServiceDependencies(
             store: store,
             accessTokens: issuer,

@@ -35,7 +35,8 @@ struct EvidenceCollector {
             passed: outcome.passed,
             summary: outcome.summary(keyName: verifier?.name) + checkedWith
         )
-        let checkpoint = try await reportingStoreErrors { try await Checkpointer.stored(size: nil, on: connection) }
+        let checkpoint = try await reportingStoreErrors { try await CosignedCheckpoint.latest(on: connection) }
+        let witnesses = try await reportingStoreErrors { try await CheckpointCosignatures.latest(on: connection) }
         return EvidencePage(
             title: "authlog evidence",
             generatedAt: .now(),
@@ -48,7 +49,8 @@ struct EvidenceCollector {
             verdict: verdict,
             checkpoint: checkpoint.map {
                 EvidencePage.Checkpoint(note: $0.note, verifierKey: verifier?.verifierKey, treeSize: $0.size)
-            }
+            },
+            witnesses: witnesses
         )
     }
 }

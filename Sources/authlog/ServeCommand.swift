@@ -130,6 +130,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if components.checkpointer == nil {
             logger.warning("no log.checkpoint_key_file: no checkpoints are signed (authlog keys generate makes a key)")
+            if !components.witnesses.witnesses.isEmpty {
+                logger.warning("log.witnesses are not asked: there are no checkpoints to cosign")
+            }
         }
         // The background work first and the HTTP server last: on SIGTERM or SIGINT the group stops them in
         // reverse order, so the server finishes its requests before the sealer (first) seals what they committed.

@@ -314,6 +314,41 @@ extension AlertRulesTests {
               - eval_time: 45m
                 alertname: AuthlogForgedEventsRefused
                 exp_alerts: []
+          # Checkpoints signed but not witnessed for 30 minutes fire (after 5 more); an idle log whose last
+          # checkpoint is witnessed, however long ago, does not. A witness alarm fires at once.
+          - interval: 1m
+            input_series:
+              - series: 'authlog_log_witnessed_age_seconds{job="authlog",instance="a"}'
+                values: '0+60x60'
+              - series: 'authlog_log_checkpoint_tree_size{job="authlog",instance="a"}'
+                values: '100+10x60'
+              - series: 'authlog_log_witnessed_tree_size{job="authlog",instance="a"}'
+                values: '100x60'
+              - series: 'authlog_log_witnessed_age_seconds{job="authlog",instance="idle"}'
+                values: '0+60x60'
+              - series: 'authlog_log_checkpoint_tree_size{job="authlog",instance="idle"}'
+                values: '100x60'
+              - series: 'authlog_log_witnessed_tree_size{job="authlog",instance="idle"}'
+                values: '100x60'
+              - series: 'authlog_witness_alarm{job="authlog",instance="a",witness="w1"}'
+                values: '0x10 1x10'
+              - series: 'authlog_witness_alarm{job="authlog",instance="a",witness="w2"}'
+                values: '0x20'
+            alert_rule_test:
+              - eval_time: 30m
+                alertname: AuthlogCheckpointNotWitnessed
+                exp_alerts: []
+              - eval_time: 40m
+                alertname: AuthlogCheckpointNotWitnessed
+                exp_alerts:
+                  - exp_labels: {severity: warning, job: authlog, instance: a}
+              - eval_time: 5m
+                alertname: AuthlogWitnessAlarm
+                exp_alerts: []
+              - eval_time: 15m
+                alertname: AuthlogWitnessAlarm
+                exp_alerts:
+                  - exp_labels: {severity: critical, job: authlog, instance: a, witness: w1}
         """
 }
 

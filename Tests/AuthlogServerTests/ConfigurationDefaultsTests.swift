@@ -21,6 +21,7 @@ struct ConfigurationDefaultsTests {
         ("log.checkpoint_every_seconds", String(ConfigurationDefaults.checkpointEverySeconds)),
         ("log.reads_per_second", String(ConfigurationDefaults.logReadsPerSecond)),
         ("log.read_burst", String(ConfigurationDefaults.logReadBurst)),
+        ("log.witness_interval_seconds", String(ConfigurationDefaults.witnessIntervalSeconds)),
         ("connections.header_timeout_seconds", String(ConfigurationDefaults.headerTimeoutSeconds)),
         ("connections.body_timeout_seconds", String(ConfigurationDefaults.bodyTimeoutSeconds)),
         ("connections.idle_timeout_seconds", String(ConfigurationDefaults.idleTimeoutSeconds)),

@@ -258,6 +258,28 @@ import Glibc
         #expect(failed.contains("log broken at position 17: leaf mismatch"))
     }
 
+    @Test func witnessesAreNamedWithTheirLatestSizeAndAge() throws {
+        let note =
+            "auth.example.com/log\n1204\nq2Y8dd0bN1sAbdK3Lk0p4u1OCwHVZ2mcVpBDOjmCkls=\n\n\u{2014} auth.example.com/log Az3gkd==\n"
+        var page = try Self.page(checkpoint: .init(note: note, verifierKey: nil, treeSize: 1_204))
+        #expect(!page.render().contains("<h3>Witnesses</h3>"))
+        page.generatedAt = Timestamp(microsecondsSinceEpoch: 1_795_600_000 * 1_000_000)
+        page.witnesses = [
+            .init(witness: "witness.example/w1", treeSize: 1_204, cosignedAt: 1_795_600_000 - 45),
+            .init(witness: "w<2>", treeSize: 1_100, cosignedAt: 1_795_600_000 - 7_300),
+        ]
+        let html = page.render()
+        #expect(html.contains("<h3>Witnesses</h3>"))
+        #expect(
+            html.contains(
+                "<tr><td>witness.example/w1</td><td class=\"number\">1,204</td><td class=\"number\">45 s</td></tr>"
+            )
+        )
+        #expect(
+            html.contains("<tr><td>w&lt;2&gt;</td><td class=\"number\">1,100</td><td class=\"number\">2 h</td></tr>")
+        )
+    }
+
     @Test func retentionAndWideningAreExplained() throws {
         var page = try Self.page()
         #expect(!page.render().contains("class=\"notice"))

@@ -10,7 +10,8 @@ extension ServerComponents {
     ///
     /// - the sealer's timer (1 s): seals what another process committed and could not seal, and records the
     ///   queued rows it refused for their MAC as `audit.events_refused`;
-    /// - checkpoints (1 s check) when a checkpoint key is configured;
+    /// - checkpoints (1 s check) when a checkpoint key is configured, and then the witness submissions (1 s
+    ///   check, each witness at most once per `log.witness_interval_seconds`) when witnesses are configured;
     /// - nonce purge (10 min), session sweeper (1 min), provider revocation retries (15 s);
     /// - report counts (1 s): the writers' pending report counts folded into the roll-ups (``ReportRollups``);
     /// - log months (1 min): partitions created ahead and the log moved to a new month (``LogMonths``);
@@ -47,6 +48,15 @@ extension ServerComponents {
             services.append(
                 PeriodicService(name: "checkpoints", every: .seconds(1)) { await scheduler.signIfDue(logger: logger) }
             )
+            if !self.witnesses.witnesses.isEmpty {
+                let submitter = WitnessSubmitter(
+                    settings: self.witnesses,
+                    pool: pool,
+                    metrics: self.dependencies.metrics.witnesses,
+                    logger: logger
+                )
+                services.append(PeriodicService(name: "witnesses", every: .seconds(1)) { await submitter.pass() })
+            }
         }
         if let path = self.checkpoints.tileDirectory {
             let directory = TileDirectory(path: path)

@@ -39,6 +39,8 @@ public enum ConfigurationDefaults {
     /// `log.reads_per_second` and `log.read_burst`: the public proof and tile routes, per client address.
     public static let logReadsPerSecond = 50
     public static let logReadBurst = 200
+    /// `log.witness_interval_seconds`.
+    public static let witnessIntervalSeconds = 10
     /// `connections.header_timeout_seconds`, `body_timeout_seconds`, `idle_timeout_seconds` and
     /// `maximum_connections`.
     public static let headerTimeoutSeconds = 10

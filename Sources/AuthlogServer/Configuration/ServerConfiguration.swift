@@ -72,9 +72,25 @@ public struct ServerConfiguration: Codable, Sendable {
         public var readsPerSecond: Int?
         /// And at once, after a pause (default 200).
         public var readBurst: Int?
+        /// The witnesses (C2SP tlog-witness) the latest checkpoint is submitted to for cosignatures.
+        public var witnesses: [WitnessEntry]?
+        /// How many witnesses must cosign a checkpoint for it to count as witnessed (default: all of them).
+        public var witnessQuorum: Int?
+        /// The least time between two submissions to one witness, in seconds (default 10).
+        public var witnessIntervalSeconds: Int?
 
         /// Settings with every default.
         public init() {}
+    }
+
+    /// One witness of the log.
+    public struct WitnessEntry: Codable, Sendable {
+        /// The witness's name (its cosignatures' key name).
+        public var name: String
+        /// Its submission prefix: `add-checkpoint` is POSTed to `<url>/add-checkpoint`.
+        public var url: String
+        /// Its cosignature verifier key (`<name>+<key ID>+<base64(0x04 ‖ key)>`).
+        public var verifierKey: String
     }
 
     /// Access-token settings.

@@ -32,6 +32,8 @@ public final class ServerMetrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The witnesses' numbers (empty without witnesses).
+    public let witnesses = WitnessMetrics()
 
     /// Creates empty metrics.
     public init() {}
@@ -120,7 +122,7 @@ public final class ServerMetrics: Sendable {
                 help: "Events per writer batch (group commit).",
                 state.batches
             )
-        return (lines + extraLines).joined(separator: "\n") + "\n"
+        return (lines + self.witnesses.lines() + extraLines).joined(separator: "\n") + "\n"
     }
 
     /// The lines of one counter family: HELP, TYPE and one sample per label set (values escaped).

@@ -151,6 +151,7 @@ extension EvidencePage {
             html += "<p>The verifier key was not given: ask the log's operator for its published verifier key "
             html += "(<code>name+hash+key</code>).</p>\n"
         }
+        html += self.witnessesPart()
         html += "<h3>How to check it</h3>\n<ol>\n"
         html += "<li>Save the note above exactly, including its last newline, as <code>note.txt</code>, and the "
         html += "verifier key line as <code>verifier.key</code>.</li>\n"
@@ -161,6 +162,34 @@ extension EvidencePage {
         html += "signature can be checked with Go's <code>golang.org/x/mod/sumdb/note</code> package "
         html += "(<code>note.NewVerifier</code> with the key line, then <code>note.Open</code>).</li>\n"
         return html + "</ol>\n</div>\n</section>\n"
+    }
+
+    /// The witnesses that cosigned the log's checkpoints: each one's latest cosigned size and its age.
+    func witnessesPart() -> String {
+        guard !self.witnesses.isEmpty else { return "" }
+        let now = self.generatedAt.microsecondsSinceEpoch / 1_000_000
+        var html = "<h3>Witnesses</h3>\n<p>Witnesses (C2SP tlog-witness) cosign a checkpoint only after checking that "
+        html += "it extends the one they cosigned before; their cosignature lines follow the log's signature in the "
+        html += "note above. The latest checkpoint each one cosigned:</p>\n"
+        html += "<table id=\"witnesses\">\n<thead><tr><th>witness</th><th class=\"number\">tree size</th>"
+        html += "<th class=\"number\">age</th></tr></thead>\n<tbody>\n"
+        for witness in self.witnesses {
+            let age = max(0, now - witness.cosignedAt)
+            html += "<tr><td>\(SVGMarkup.escape(witness.witness))</td>"
+            html += "<td class=\"number\">\(SVGMarkup.count(witness.treeSize))</td>"
+            html += "<td class=\"number\">\(Self.age(seconds: age))</td></tr>\n"
+        }
+        return html + "</tbody>\n</table>\n"
+    }
+
+    /// `45 s`, `12 min`, `5 h`, `3 d`.
+    static func age(seconds: Int64) -> String {
+        switch seconds {
+        case ..<120: "\(seconds) s"
+        case ..<7_200: "\(seconds / 60) min"
+        case ..<172_800: "\(seconds / 3_600) h"
+        default: "\(seconds / 86_400) d"
+        }
     }
 
     /// A report as a table: a caption with its period, the dimensions as text columns, the measures as

@@ -68,6 +68,8 @@ public struct EvidencePage: Sendable {
     public var verdict: Verdict?
     /// The latest signed checkpoint; nil when none was signed yet.
     public var checkpoint: Checkpoint?
+    /// Each witness's latest stored cosignature of the log's checkpoints (empty without witnesses).
+    public var witnesses: [CheckpointCosignatures.Latest]
 
     /// Creates a page.
     /// - Parameters:
@@ -81,6 +83,7 @@ public struct EvidencePage: Sendable {
     ///   - requested: The report the user asked for, if any.
     ///   - verdict: The `verify` verdict, if the log was checked.
     ///   - checkpoint: The latest signed checkpoint, if any.
+    ///   - witnesses: Each witness's latest cosignature, if any.
     public init(
         title: String,
         generatedAt: Timestamp,
@@ -91,7 +94,8 @@ public struct EvidencePage: Sendable {
         sessionsByProvider: Report,
         requested: Report? = nil,
         verdict: Verdict? = nil,
-        checkpoint: Checkpoint? = nil
+        checkpoint: Checkpoint? = nil,
+        witnesses: [CheckpointCosignatures.Latest] = []
     ) {
         self.title = title
         self.generatedAt = generatedAt
@@ -103,6 +107,7 @@ public struct EvidencePage: Sendable {
         self.requested = requested
         self.verdict = verdict
         self.checkpoint = checkpoint
+        self.witnesses = witnesses
     }
 
     /// The whole page: an HTML5 document with its style sheet and charts inline.

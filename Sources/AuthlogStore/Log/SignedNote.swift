@@ -103,6 +103,18 @@ public struct NoteVerifier: Sendable {
         "\(self.name)+\(Hex.encode(self.keyHash))+\(Data([0x01] + self.rawKey).base64EncodedString())"
     }
 
+    /// Whether `blob` (a signature line's decoded base64: key hash ‖ signature) is this key's valid signature
+    /// of `body`; false for another key's hash.
+    public func isValidSignature(_ blob: [UInt8], of body: String) -> Bool {
+        guard blob.count == 4 + 64, Array(blob.prefix(4)) == self.keyHash else { return false }
+        do {
+            try self.publicKey.verify(Array(blob.dropFirst(4)), for: Array(body.utf8), algorithm: .edDSA)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Why a note does not open.
     public enum Failure: Error, Equatable, CustomStringConvertible {
         /// The text is not a signed note.

@@ -27,7 +27,7 @@ struct LogController: Sendable {
     @Sendable func checkpoint(_ request: Request, context: AppRequestContext) async throws -> Response {
         let latest = try await self.answering {
             // Public and unrecorded: no lag to note.
-            try await self.access.read(measuringLag: false) { try await Checkpointer.stored(size: nil, on: $0) }.value
+            try await self.access.read(measuringLag: false) { try await CosignedCheckpoint.latest(on: $0) }.value
         }
         guard let latest else {
             throw ServiceError(.notFound, "no_checkpoint", "No checkpoint has been signed yet.")

@@ -42,6 +42,7 @@ struct OperationsController: Sendable {
         if let replica = await self.reads.replicaState() {
             members.append(("replica", self.describe(replica)))
         }
+        if let witnesses = self.metrics.witnesses.readiness() { members.append(("witnesses", witnesses)) }
         return JSONResponse.make(.object(members))
     }
 

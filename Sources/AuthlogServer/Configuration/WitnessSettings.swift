@@ -1,0 +1,79 @@
+public import AuthlogStore
+import Foundation
+
+/// The log's witnesses with their defaults applied and keys parsed: the `log.witnesses`,
+/// `log.witness_quorum` and `log.witness_interval_seconds` settings.
+public struct WitnessSettings: Sendable {
+    /// One witness.
+    public struct Witness: Sendable {
+        /// Its name (the key name of its cosignatures).
+        public var name: String
+        /// `<url>/add-checkpoint`.
+        public var addCheckpointURL: String
+        /// Its cosignature verifier.
+        public var verifier: CosignatureVerifier
+    }
+
+    /// The witnesses, in configuration order (empty: no witnessing).
+    public let witnesses: [Witness]
+    /// The policy a checkpoint is witnessed under (nil without witnesses).
+    public let policy: WitnessPolicy?
+    /// The least time between two submissions to one witness.
+    public let interval: Duration
+
+    /// Resolves the witness settings of `configuration`.
+    /// - Throws: ``ServerConfiguration/Invalid`` naming the setting that is wrong.
+    public init(configuration: ServerConfiguration) throws {
+        let log = configuration.log
+        let seconds = try ServiceSettings.checked(
+            log?.witnessIntervalSeconds,
+            "log.witness_interval_seconds",
+            default: ConfigurationDefaults.witnessIntervalSeconds,
+            in: 1...86_400
+        )
+        self.interval = .seconds(seconds)
+        var witnesses: [Witness] = []
+        for (index, entry) in (log?.witnesses ?? []).enumerated() {
+            let at = "log.witnesses[\(index)]"
+            let verifier: CosignatureVerifier
+            do {
+                verifier = try CosignatureVerifier(verifierKey: entry.verifierKey)
+            } catch {
+                throw ServerConfiguration.Invalid(description: "\(at).verifier_key: \(error)")
+            }
+            guard verifier.name == entry.name else {
+                throw ServerConfiguration.Invalid(
+                    description: "\(at): the verifier key names \(verifier.name), not \(entry.name)"
+                )
+            }
+            guard let url = URL(string: entry.url), url.scheme == "http" || url.scheme == "https", url.host != nil,
+                url.query == nil
+            else {
+                throw ServerConfiguration.Invalid(description: "\(at).url must be an http(s) URL without a query")
+            }
+            let prefix = entry.url.hasSuffix("/") ? String(entry.url.dropLast()) : entry.url
+            witnesses.append(
+                Witness(name: entry.name, addCheckpointURL: prefix + "/add-checkpoint", verifier: verifier)
+            )
+        }
+        self.witnesses = witnesses
+        if witnesses.isEmpty {
+            guard log?.witnessQuorum == nil else {
+                throw ServerConfiguration.Invalid(description: "log.witness_quorum needs log.witnesses")
+            }
+            self.policy = nil
+        } else {
+            let quorum = try ServiceSettings.checked(
+                log?.witnessQuorum,
+                "log.witness_quorum",
+                default: witnesses.count,
+                in: 1...witnesses.count
+            )
+            do {
+                self.policy = try WitnessPolicy(witnesses: witnesses.map(\.verifier), quorum: quorum)
+            } catch {
+                throw ServerConfiguration.Invalid(description: "log.witnesses: \(error)")
+            }
+        }
+    }
+}

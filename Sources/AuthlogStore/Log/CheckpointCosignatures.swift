@@ -1,0 +1,87 @@
+import AuthlogCore
+
+/// The witnesses' cosignature lines of the log's checkpoints (`authlog.checkpoint_cosignatures`, migration
+/// 0013): one line per (tree size, witness), each verified with the witness's key before it is stored.
+public enum CheckpointCosignatures {
+    /// One witness's latest stored cosignature.
+    public struct Latest: Sendable, Equatable {
+        /// The witness name.
+        public var witness: String
+        /// The size of the latest checkpoint it cosigned.
+        public var treeSize: Int64
+        /// The cosignature's timestamp (POSIX seconds).
+        public var cosignedAt: Int64
+
+        /// Creates an entry.
+        public init(witness: String, treeSize: Int64, cosignedAt: Int64) {
+            self.witness = witness
+            self.treeSize = treeSize
+            self.cosignedAt = cosignedAt
+        }
+    }
+
+    /// Stores `line` (without its newline) as `witness`'s cosignature of the checkpoint of `treeSize`, made at
+    /// `cosignedAt`; a second line for the same pair is ignored.
+    /// - Throws: ``StoreError`` from the database.
+    public static func store(
+        treeSize: Int64,
+        witness: String,
+        line: String,
+        cosignedAt: Int64,
+        on connection: Connection
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO authlog.checkpoint_cosignatures (tree_size, witness, line, cosigned_at)
+            VALUES (\(treeSize), \(witness), \(line), to_timestamp(\(cosignedAt)))
+            ON CONFLICT (tree_size, witness) DO NOTHING
+            """
+        )
+    }
+
+    /// The cosignature lines of the checkpoint of `treeSize`, by witness name.
+    /// - Throws: ``StoreError`` from the database.
+    public static func lines(treeSize: Int64, on connection: Connection) async throws -> [String] {
+        let rows = try await connection.query(
+            "SELECT line FROM authlog.checkpoint_cosignatures WHERE tree_size = \(treeSize) ORDER BY witness"
+        )
+        return try rows.rows.map { try $0.decode(String.self, at: 0) }
+    }
+
+    /// Each witness's latest stored cosignature.
+    /// - Throws: ``StoreError`` from the database.
+    public static func latest(on connection: Connection) async throws -> [Latest] {
+        let rows = try await connection.query(
+            """
+            SELECT DISTINCT ON (witness) witness, tree_size, extract(epoch FROM cosigned_at)::bigint
+            FROM authlog.checkpoint_cosignatures ORDER BY witness, tree_size DESC
+            """
+        )
+        return try rows.rows.map {
+            Latest(
+                witness: try $0.decode(String.self, at: 0),
+                treeSize: try $0.decode(Int64.self, at: 1),
+                cosignedAt: try $0.decode(Int64.self, at: 2)
+            )
+        }
+    }
+}
+
+/// The latest checkpoint with the witnesses' cosignatures appended to its note as extra signature lines: what
+/// `/v1/log/checkpoint` serves. A reader checks the log's signature with the log's key and the cosignatures with
+/// a ``WitnessPolicy``; each ignores the other's lines (C2SP signed-note).
+public enum CosignedCheckpoint {
+    /// The latest checkpoint, cosigned as far as its witnesses have answered; nil before the first checkpoint.
+    /// - Throws: ``StoreError`` from the database.
+    public static func latest(on connection: Connection) async throws -> Checkpointer.Signed? {
+        guard var signed = try await Checkpointer.stored(size: nil, on: connection) else { return nil }
+        let lines = try await CheckpointCosignatures.lines(treeSize: signed.size, on: connection)
+        signed.note = self.appending(lines, to: signed.note)
+        return signed
+    }
+
+    /// `note` with the signature `lines` (without newlines) appended.
+    public static func appending(_ lines: [String], to note: String) -> String {
+        note + lines.map { $0 + "\n" }.joined()
+    }
+}

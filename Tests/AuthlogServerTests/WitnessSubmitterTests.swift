@@ -1,0 +1,224 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogServer
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Hummingbird
+import Logging
+import Testing
+
+/// `serve`'s submissions to witnesses against a scripted witness on 127.0.0.1: each answer C2SP tlog-witness
+/// defines is handled as it says, and the answers that show a fork or a rollback stop the submissions (one
+/// request, no loop).
+@Suite(.enabled(if: TestDatabase.isAvailable), .serialized)
+struct WitnessSubmitterTests {
+    /// A witness that answers each request with `answer(old, body)` and records the requests.
+    actor Script {
+        var requests: [String] = []
+        let answer: @Sendable (Int64, String) -> (Int, String, String)
+
+        init(_ answer: @escaping @Sendable (Int64, String) -> (Int, String, String)) { self.answer = answer }
+
+        func handle(_ body: String) -> (Int, String, String) {
+            self.requests.append(body)
+            let old = body.split(separator: "\n").first.flatMap { Int64($0.dropFirst(4)) } ?? -1
+            return self.answer(old, body)
+        }
+    }
+
+    struct Scenario {
+        let submitter: WitnessSubmitter
+        let metrics: WitnessMetrics
+        let script: Script
+        let runner: ServiceRunner
+    }
+
+    let signer: CosignatureSigner
+
+    init() throws {
+        self.signer = try CosignatureSigner(name: "witness.test/scripted", key: try PrivateKey.generate(for: .edDSA))
+    }
+
+    func scenario(
+        pool: ConnectionPool,
+        answer: @escaping @Sendable (Int64, String) -> (Int, String, String)
+    ) async throws -> Scenario {
+        let script = Script(answer)
+        let router = Router()
+        router.post("/add-checkpoint") { request, _ -> Response in
+            let body = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            let (status, type, text) = await script.handle(body)
+            return Response(
+                status: HTTPResponse.Status(code: status),
+                headers: [.contentType: type],
+                body: .init(byteBuffer: ByteBuffer(string: text))
+            )
+        }
+        let runner = try await ServiceRunner.start(router: router)
+        let configuration = try JSONValue.object([
+            (
+                "log",
+                .object([
+                    ("witness_interval_seconds", .number("1")),
+                    (
+                        "witnesses",
+                        .array([
+                            .object([
+                                ("name", .string(self.signer.name)), ("url", .string(runner.baseURL)),
+                                ("verifier_key", .string(self.signer.verifier.verifierKey)),
+                            ])
+                        ])
+                    ),
+                ])
+            )
+        ]).decode(ServerConfiguration.self)
+        let metrics = WitnessMetrics()
+        var logger = Logger(label: "witness-submitter-test")
+        logger.logLevel = .critical
+        let submitter = WitnessSubmitter(
+            settings: try WitnessSettings(configuration: configuration),
+            pool: pool,
+            metrics: metrics,
+            logger: logger
+        )
+        return Scenario(submitter: submitter, metrics: metrics, script: script, runner: runner)
+    }
+
+    static func metric(_ metrics: WitnessMetrics, _ name: String) -> Int? {
+        metrics.lines().first { $0.hasPrefix(name + "{") || $0.hasPrefix(name + " ") }
+            .flatMap { Int($0.split(separator: " ").last ?? "") }
+    }
+
+    @Test func eachAnswerAsTheSpecificationSays() async throws {
+        let database = try await TestDatabase.make()
+        let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 3)
+        let store = EventStore(pool: pool)
+        let log = try NoteSigner(name: "auth.test/log", key: try PrivateKey.generate(for: .edDSA))
+        let checkpointer = Checkpointer(store: store, signer: log, directory: nil)
+        var traffic = TrafficGenerator(seed: 21)
+        try await store.append(AppendCommand(events: traffic.events(count: 30)))
+        let checkpoint = try await checkpointer.signNow()
+        let body = try #require(NoteText(checkpoint.note)).body
+        let cosigner = self.signer
+        let sizeType = "text/x.tlog.size"
+
+        // A 409 naming the old size just sent (tlog-witness v1.0.0's answer to a fork at that size): an alarm,
+        // one request, none later.
+        let fork = try await self.scenario(pool: pool) { old, _ in (409, sizeType, "\(old)\n") }
+        await fork.submitter.pass()
+        try await Task.sleep(for: .milliseconds(1100))
+        await fork.submitter.pass()
+        #expect(await fork.script.requests.count == 1)
+        #expect(Self.metric(fork.metrics, "authlog_witness_alarm") == 1)
+        await fork.runner.stop()
+
+        // A 409 naming a size larger than the log's: a rollback of the log (or a fork); an alarm.
+        let larger = try await self.scenario(pool: pool) { _, _ in (409, sizeType, "\(checkpoint.size + 5)\n") }
+        await larger.submitter.pass()
+        #expect(await larger.script.requests.count == 1)
+        #expect(Self.metric(larger.metrics, "authlog_witness_alarm") == 1)
+        await larger.runner.stop()
+
+        // 422: the witness found the checkpoint inconsistent with what it cosigned; an alarm.
+        let inconsistent = try await self.scenario(pool: pool) { _, _ in (422, "text/plain", "no\n") }
+        await inconsistent.submitter.pass()
+        try await Task.sleep(for: .milliseconds(1100))
+        await inconsistent.submitter.pass()
+        #expect(await inconsistent.script.requests.count == 1)
+        #expect(Self.metric(inconsistent.metrics, "authlog_witness_alarm") == 1)
+        await inconsistent.runner.stop()
+
+        // A 409 without the text/x.tlog.size type is not a size: a failure, no resend; 403 backs off.
+        let untyped = try await self.scenario(pool: pool) { _, _ in (409, "text/plain", "3\n") }
+        await untyped.submitter.pass()
+        #expect(await untyped.script.requests.count == 1)
+        #expect(Self.metric(untyped.metrics, "authlog_witness_failures_total") == 1)
+        #expect(Self.metric(untyped.metrics, "authlog_witness_alarm") == 0)
+        await untyped.runner.stop()
+        let forbidden = try await self.scenario(pool: pool) { _, _ in (403, "text/plain", "no\n") }
+        await forbidden.submitter.pass()
+        try await Task.sleep(for: .milliseconds(1100))
+        await forbidden.submitter.pass()  // one interval after the first failure: asked again
+        #expect(await forbidden.script.requests.count == 2)
+        try await Task.sleep(for: .milliseconds(1100))
+        await forbidden.submitter.pass()  // the second failure waits two intervals: not yet
+        #expect(await forbidden.script.requests.count == 2)
+        #expect(Self.metric(forbidden.metrics, "authlog_witness_alarm") == 0)
+        await forbidden.runner.stop()
+
+        // A 200 whose cosignature is by another key under the witness's name: not stored.
+        let impostor = try CosignatureSigner(name: cosigner.name, key: try PrivateKey.generate(for: .edDSA))
+        let forged = try await self.scenario(pool: pool) { _, _ in
+            (200, "text/plain", (try? impostor.cosign(body: body, time: 1_795_600_000)) ?? "")
+        }
+        await forged.submitter.pass()
+        #expect(Self.metric(forged.metrics, "authlog_witness_failures_total") == 1)
+        let connection = try await database.connect()
+        #expect(try await CheckpointCosignatures.lines(treeSize: checkpoint.size, on: connection).isEmpty)
+        await forged.runner.stop()
+
+        // A 409 naming a smaller size: resent from there with the consistency proof, then cosigned; the line is
+        // stored and appended to the served note, which the witness policy finds witnessed.
+        let resync = try await self.scenario(pool: pool) { old, _ in
+            if old != 3 { return (409, sizeType, "3\n") }
+            return (200, "text/plain", (try? cosigner.cosign(body: body, time: 1_795_600_000)) ?? "")
+        }
+        await resync.submitter.pass()
+        let requests = await resync.script.requests
+        #expect(requests.count == 2)
+        #expect(requests.first?.hasPrefix("old 0\n\n") == true)
+        let proofLines = requests.last?.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }
+        #expect(proofLines?.first == "old 3")
+        #expect(proofLines?.count == 1 + MerkleProof.consistency(oldSize: 3, newSize: checkpoint.size).count)
+        #expect(requests.last?.hasSuffix("\n\n" + checkpoint.note) == true)
+        #expect(try await CheckpointCosignatures.lines(treeSize: checkpoint.size, on: connection).count == 1)
+        let served = try #require(try await CosignedCheckpoint.latest(on: connection))
+        let policy = try WitnessPolicy(witnesses: [cosigner.verifier], quorum: 1)
+        let result = try #require(policy.check(note: served.note))
+        #expect(result.quorumMet && result.cosigned.map(\.name) == [cosigner.name])
+        #expect(try log.verifier.open(served.note) == body)
+        #expect(Self.metric(resync.metrics, "authlog_log_witnessed_tree_size") == Int(checkpoint.size))
+        #expect(Self.metric(resync.metrics, "authlog_witness_cosigned_tree_size") == Int(checkpoint.size))
+        // Cosigned: nothing more to send until the log grows.
+        try await Task.sleep(for: .milliseconds(1100))
+        await resync.submitter.pass()
+        #expect(await resync.script.requests.count == 2)
+        await resync.runner.stop()
+    }
+
+    @Test func policiesAndSettingsRefuseWhatIsWrong() throws {
+        let key = self.signer.verifier.verifierKey
+        let policy = try WitnessPolicy(text: "# auditors\nwitness \(key)\nquorum 1\n")
+        #expect(policy.quorum == 1 && policy.witnesses.map(\.name) == [self.signer.name])
+        #expect(throws: CryptoError.self) { try WitnessPolicy(text: "witness \(key)\nquorum 2\n") }
+        #expect(throws: CryptoError.self) { try WitnessPolicy(text: "witness \(key)\nwitness \(key)\n") }
+        #expect(throws: CryptoError.self) { try WitnessPolicy(text: "quorum 1\n") }
+        // A log's note key (type 0x01) is not a cosignature key (type 0x04).
+        let noteKey = try NoteSigner(name: "x.test/log", key: try PrivateKey.generate(for: .edDSA)).verifier
+        #expect(throws: CryptoError.self) { try CosignatureVerifier(verifierKey: noteKey.verifierKey) }
+        func settings(_ witness: JSONValue, quorum: Int? = nil) throws -> WitnessSettings {
+            var log: [(String, JSONValue)] = [("witnesses", .array([witness]))]
+            if let quorum { log.append(("witness_quorum", .number(String(quorum)))) }
+            return try WitnessSettings(
+                configuration: try JSONValue.object([("log", .object(log))]).decode(ServerConfiguration.self)
+            )
+        }
+        func witness(name: String? = nil, url: String = "http://127.0.0.1:1", key: String? = nil) -> JSONValue {
+            .object([
+                ("name", .string(name ?? self.signer.name)), ("url", .string(url)),
+                ("verifier_key", .string(key ?? self.signer.verifier.verifierKey)),
+            ])
+        }
+        #expect(try settings(witness()).witnesses.first?.addCheckpointURL == "http://127.0.0.1:1/add-checkpoint")
+        #expect(
+            try settings(witness(url: "https://w.test/prefix/")).witnesses.first?.addCheckpointURL
+                == "https://w.test/prefix/add-checkpoint"
+        )
+        #expect(throws: ServerConfiguration.Invalid.self) { try settings(witness(name: "other.test/w")) }
+        #expect(throws: ServerConfiguration.Invalid.self) { try settings(witness(url: "ftp://w.test")) }
+        #expect(throws: ServerConfiguration.Invalid.self) { try settings(witness(key: noteKey.verifierKey)) }
+        #expect(throws: ServerConfiguration.Invalid.self) { try settings(witness(), quorum: 2) }
+        #expect(throws: ServerConfiguration.Invalid.self) { try settings(witness(), quorum: 0) }
+    }
+}
