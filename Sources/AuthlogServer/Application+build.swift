@@ -188,6 +188,7 @@ public func buildRouter(
         access: components.operatorAccess,
         pool: components.dependencies.store.pool,
         checkpointSeconds: components.checkpoints.everySeconds,
+        witnessQuorum: components.witnesses.policy?.quorum ?? 0,
         requestMetadata: metadata
     )
     .register(on: &table)

@@ -31,6 +31,14 @@ struct VerifyCommand: AsyncParsableCommand {
     )
     var checkpointDir: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A witness policy (`witness <vkey>` and `quorum <k>` lines): also name the newest witnessed checkpoint.",
+            valueName: "file"
+        )
+    )
+    var witnessPolicy: String?
+
     func run() async throws {
         var outsideNotes: [LogVerifier.OutsideNote] = []
         if let path = self.checkpoint {
@@ -47,6 +55,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let verifier = try self.key.verifier()
         let eventKey = try eventAuthenticator()
+        let policy = try self.witnessPolicy.map(Self.policy(at:))
         let target = try await self.database.readTarget(self.replica)
         // A replica that has not replayed the outside checkpoint yet would look truncated: the primary answers.
         let outsideSize =
@@ -77,6 +86,50 @@ struct VerifyCommand: AsyncParsableCommand {
         )
         print(report.summary(keyName: verifier?.name))
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        if let policy {
+            let witnessed = try await reportingStoreErrors {
+                try await WitnessedCheckpoints.check(policy, on: connection)
+            }
+            try Self.report(witnessed, quorum: policy.quorum)
+        }
+    }
+
+    private static func policy(at path: String) throws -> WitnessPolicy {
+        guard let data = FileManager.default.contents(atPath: path), data.count <= 64 * 1024 else {
+            printError("cannot read the witness policy \(path) (or it is larger than 64 KiB)")
+            throw ExitCode(2)
+        }
+        do {
+            return try WitnessPolicy(text: String(decoding: data, as: UTF8.self))
+        } catch {
+            printError("\(path): \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Prints what the policy says of the stored checkpoints: exit 1 for a stored cosignature that does not
+    /// verify, 5 when no checkpoint is witnessed.
+    private static func report(_ witnessed: WitnessedCheckpoints, quorum: Int) throws {
+        if let bad = witnessed.invalid.first {
+            print(
+                "log broken: the stored cosignature of \(bad.witness) on the checkpoint of \(bad.size) events does "
+                    + "not verify (\(witnessed.invalid.count) such cosignatures)"
+            )
+            throw ExitCode(1)
+        }
+        guard let newest = witnessed.newest else {
+            print("not witnessed: no stored checkpoint is cosigned by \(quorum) of the policy's witnesses")
+            throw ExitCode(5)
+        }
+        let age = max(0, Int64(Date().timeIntervalSince1970) - newest.signedAt)
+        let behind =
+            newest.size == witnessed.latestSize
+            ? "it is the latest checkpoint"
+            : "the latest checkpoint (\(witnessed.latestSize) events) is not witnessed yet"
+        print(
+            "witnessed: the checkpoint of \(newest.size) events, signed \(age) s ago, is cosigned by "
+                + "\(newest.witnesses.joined(separator: ", ")) (quorum \(quorum)); \(behind)"
+        )
     }
 }
 

@@ -249,6 +249,61 @@ struct WitnessInteropTests {
             "SELECT count(*) FROM authlog.checkpoint_cosignatures"
         )
         print("cosignatures stored: \(try cosignatures.first?.decode(Int.self, at: 0) ?? 0), sign-ins \(signins)")
+
+        // A user's receipt of a new sign-in comes with the witnessed checkpoint that covers it, and proves the
+        // event offline with the log's key and the witness policy.
+        let answer = try await client.post("/v1/signin/dev", .object([("subject", .string("receipt-holder"))]))
+        let token = try #require(answer.json["access_token"]?.stringValue)
+        let event = try #require(answer.header("Authlog-Event-Ids")?.split(separator: ",").first.map(String.init))
+        let logVerifier = try NoteVerifier(verifierKey: logKey)
+        var witnessedReceipt: LogReceipt?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while witnessedReceipt == nil, ContinuousClock.now < deadline {
+            let fetched = try await client.send(
+                "GET",
+                "/v1/log/receipt/\(event)",
+                headers: [("Authorization", "Bearer \(token)")]
+            )
+            if fetched.status == 200 {
+                witnessedReceipt = try? LogReceipt.verify(
+                    String(decoding: fetched.body, as: UTF8.self),
+                    logKey: logVerifier,
+                    witnesses: policy
+                ).0
+            }
+            if witnessedReceipt == nil { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(witnessedReceipt != nil, "a receipt with a witnessed checkpoint")
+
+        // verify --witness-policy names the newest witnessed checkpoint; a forged cosignature row is tampering.
+        let policyFile = serveFolder + "/policy.txt"
+        try (witnessKeys.map { "witness \($0)" } + ["quorum 2"]).joined(separator: "\n")
+            .write(toFile: policyFile, atomically: true, encoding: .utf8)
+        let configFile = "\(serveFolder)/serve.log.config.json"
+        let verified = try await CLIProcess.run(
+            ["verify", "--config", configFile, "--witness-policy", policyFile],
+            databaseURL: database.conninfo
+        )
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        #expect(verified.stdout.contains("\nwitnessed: the checkpoint of "), "\(verified.stdout)")
+        #expect(verified.stdout.contains("is cosigned by witness.test/w1, witness.test/w2 (quorum 2)"))
+        let connection = try await database.connect()
+        try await connection.execute(
+            """
+            ALTER TABLE authlog.checkpoint_cosignatures DISABLE TRIGGER USER;
+            UPDATE authlog.checkpoint_cosignatures
+            SET line = overlay(line PLACING CASE WHEN substr(line, length(line) - 10, 1) = 'A' THEN 'B' ELSE 'A' END
+                               FROM length(line) - 10 FOR 1)
+            WHERE witness = 'witness.test/w1' AND tree_size = (SELECT min(tree_size) FROM authlog.checkpoint_cosignatures);
+            ALTER TABLE authlog.checkpoint_cosignatures ENABLE TRIGGER USER
+            """
+        )
+        let tampered = try await CLIProcess.run(
+            ["verify", "--config", configFile, "--witness-policy", policyFile],
+            databaseURL: database.conninfo
+        )
+        #expect(tampered.status == 1, "\(tampered.stdout)\(tampered.stderr)")
+        #expect(tampered.stdout.contains("log broken: the stored cosignature of witness.test/w1 on the checkpoint of "))
         server.stop()
         for witness in witnesses { witness.stop() }
     }

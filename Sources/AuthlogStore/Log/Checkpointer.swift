@@ -246,15 +246,15 @@ public struct Checkpointer: Sendable {
                 "the stored nodes give the tree of \(size) events another root than \(what)"
             )
         }
-        guard
-            ConsistencyProofCheck.holds(
+        do {
+            try ConsistencyVerifier.verify(
                 oldSize: previous.size,
                 oldRoot: previous.root,
                 newSize: size,
                 newRoot: root,
                 proof: proof.hashes
             )
-        else {
+        } catch {
             throw self.refusal(
                 .inconsistent,
                 head,

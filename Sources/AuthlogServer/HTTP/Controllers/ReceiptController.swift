@@ -13,6 +13,8 @@ struct ReceiptController: Sendable {
     let access: OperatorAccess
     let pool: ConnectionPool
     let checkpointSeconds: Int
+    /// How many witnesses' cosignatures make a checkpoint witnessed (0: none are configured).
+    let witnessQuorum: Int
     let requestMetadata: RequestMetadataReader
 
     func register(on routes: inout RouteTable) {
@@ -35,7 +37,7 @@ struct ReceiptController: Sendable {
             receipt = try await self.pool.withConnection { connection in
                 let owner = try await ReceiptMaker.owner(of: eventID, on: connection)
                 if case .user(let userID) = caller, owner != userID { throw notFound }
-                return try await ReceiptMaker.receipt(of: eventID, on: connection)
+                return try await ReceiptMaker.receipt(of: eventID, witnessQuorum: self.witnessQuorum, on: connection)
             }
         } catch let error as ServiceError {
             throw error

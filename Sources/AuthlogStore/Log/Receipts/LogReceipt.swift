@@ -43,12 +43,17 @@ public struct LogReceipt: Sendable, Equatable {
         case checkpoint(NoteVerifier.Failure)
         /// The inclusion proof does not lead from the event to the checkpoint's root.
         case notIncluded
+        /// Fewer than the policy's quorum of witnesses cosigned the checkpoint (those that did are named).
+        case notWitnessed(cosigned: [String], invalid: [String])
 
         public var description: String {
             switch self {
             case .malformed(let why): "not a receipt: \(why)"
             case .checkpoint(let failure): "the checkpoint: \(failure)"
             case .notIncluded: "the inclusion proof does not lead from the event to the checkpoint's root"
+            case .notWitnessed(let cosigned, let invalid):
+                "the checkpoint is not witnessed: cosigned by \(cosigned.isEmpty ? "none" : cosigned.joined(separator: ", "))"
+                    + (invalid.isEmpty ? "" : "; cosignatures that do not verify: \(invalid.joined(separator: ", "))")
             }
         }
     }
@@ -56,9 +61,16 @@ public struct LogReceipt: Sendable, Equatable {
     /// The most bytes a receipt file may have.
     public static let maximumBytes = 256 * 1024
 
-    /// Parses `text` and proves it with the log's verifier key: returns the receipt and the checkpoint.
+    /// Parses `text` and proves it with the log's verifier key and, when given, the `witnesses`' policy (its
+    /// quorum of valid cosignatures on the checkpoint): returns the receipt and the checkpoint.
     /// - Throws: ``Failure``.
-    public static func verify(_ text: String, logKey: NoteVerifier) throws(Failure) -> (LogReceipt, Checkpoint) {
+    public static func verify(
+        _ text: String,
+        logKey: NoteVerifier,
+        witnesses: WitnessPolicy? = nil
+    ) throws(Failure)
+        -> (LogReceipt, Checkpoint)
+    {
         guard text.utf8.count <= Self.maximumBytes else { throw .malformed("larger than 256 KiB") }
         guard let split = text.range(of: "\n\n") else { throw .malformed("no empty line before the checkpoint") }
         let head = text[..<split.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
@@ -96,6 +108,12 @@ public struct LogReceipt: Sendable, Equatable {
                 proof: proof
             )
         else { throw .notIncluded }
+        if let witnesses {
+            guard let result = witnesses.check(note: note) else { throw .malformed("the note is not a signed note") }
+            guard result.quorumMet else {
+                throw .notWitnessed(cosigned: result.cosigned.map(\.name), invalid: result.invalid)
+            }
+        }
         return (receipt, checkpoint)
     }
 }

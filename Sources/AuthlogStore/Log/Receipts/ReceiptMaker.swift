@@ -14,23 +14,41 @@ public enum ReceiptMaker {
         return try row.decode(String?.self, at: 0).flatMap(UUID.init(uuidString:))
     }
 
-    /// The receipt of `eventID` against the latest stored checkpoint, whose note `note` may replace (with the
-    /// witnesses' cosignatures).
+    /// The receipt of `eventID` against the newest checkpoint covering it that at least `witnessQuorum`
+    /// witnesses cosigned, else the latest checkpoint; its note carries the stored cosignatures.
     /// - Throws: ``StoreError`` `.outOfRange` when the event is unknown, `.conflict` when it is not sealed or no
     ///   signed checkpoint covers it yet, `.dropped` when retention dropped it.
     public static func receipt(
         of eventID: UUID,
-        on connection: Connection,
-        note: @Sendable (Checkpointer.Signed, Connection) async throws -> String = { signed, _ in signed.note }
-    ) async throws -> LogReceipt {
+        witnessQuorum: Int = 0,
+        on connection: Connection
+    ) async throws
+        -> LogReceipt
+    {
         let rows = try await connection.query("SELECT position FROM authlog.log_leaves WHERE event_id = \(eventID)")
         guard let position = try rows.first?.decode(Int64.self, at: 0) else {
             _ = try await self.owner(of: eventID, on: connection)
             throw StoreError(.conflict, "the event is not sealed yet")
         }
-        guard let checkpoint = try await Checkpointer.stored(size: nil, on: connection), checkpoint.size >= position
-        else {
+        guard let latest = try await Checkpointer.stored(size: nil, on: connection), latest.size >= position else {
             throw StoreError(.conflict, "no signed checkpoint covers position \(position) yet")
+        }
+        var checkpoint = latest
+        if witnessQuorum > 0 {
+            let witnessed = try await connection.query(
+                """
+                SELECT c.tree_size FROM authlog.checkpoints c
+                WHERE c.tree_size >= \(position)
+                  AND (SELECT count(*) FROM authlog.checkpoint_cosignatures s WHERE s.tree_size = c.tree_size)
+                      >= \(witnessQuorum)
+                ORDER BY c.tree_size DESC LIMIT 1
+                """
+            )
+            if let size = try witnessed.first?.decode(Int64.self, at: 0),
+                let stored = try await Checkpointer.stored(size: size, on: connection)
+            {
+                checkpoint = stored
+            }
         }
         let proof = try await LogProofs.inclusion(position: position, treeSize: checkpoint.size, on: connection)
         guard let event = try await EventReader().events(after: position - 1, limit: 1, on: connection).first,
@@ -42,7 +60,10 @@ public enum ReceiptMaker {
             position: position,
             eventBytes: CanonicalEventEncoding.bytes(envelope: event.envelope, recordedAt: event.recordedAt),
             proof: proof.hashes,
-            note: try await note(checkpoint, connection)
+            note: CosignedCheckpoint.appending(
+                try await CheckpointCosignatures.lines(treeSize: checkpoint.size, on: connection),
+                to: checkpoint.note
+            )
         )
     }
 }
