@@ -45,16 +45,22 @@ extension ServerComponents {
         ]
         if let checkpointer = self.checkpointer {
             let scheduler = CheckpointScheduler(checkpointer: checkpointer, pool: pool, settings: self.checkpoints)
-            services.append(
-                PeriodicService(name: "checkpoints", every: .seconds(1)) { await scheduler.signIfDue(logger: logger) }
-            )
-            if !self.witnesses.witnesses.isEmpty {
-                let submitter = WitnessSubmitter(
+            let submitter =
+                self.witnesses.witnesses.isEmpty
+                ? nil
+                : WitnessSubmitter(
                     settings: self.witnesses,
                     pool: pool,
                     metrics: self.dependencies.metrics.witnesses,
                     logger: logger
                 )
+            services.append(
+                PeriodicService(name: "checkpoints", every: .seconds(1)) {
+                    // A new checkpoint goes to the witnesses at once (each still at most once per interval).
+                    if await scheduler.signIfDue(logger: logger), let submitter { await submitter.pass() }
+                }
+            )
+            if let submitter {
                 services.append(PeriodicService(name: "witnesses", every: .seconds(1)) { await submitter.pass() })
             }
         }

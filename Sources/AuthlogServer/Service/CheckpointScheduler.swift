@@ -28,8 +28,10 @@ public struct CheckpointScheduler: Sendable {
         self.everySeconds = settings.everySeconds
     }
 
-    /// Signs a checkpoint when one is due and no other process is deciding (`serve` asks every second).
-    public func signIfDue(logger: Logger) async {
+    /// Signs a checkpoint when one is due and no other process is deciding (`serve` asks every second);
+    /// whether it signed a new one.
+    @discardableResult
+    public func signIfDue(logger: Logger) async -> Bool {
         do {
             let signed = try await self.pool.withConnection { connection -> Checkpointer.Signed? in
                 guard try await connection.query(Self.lock).first?.decode(Bool.self, at: 0) == true else { return nil }
@@ -44,7 +46,9 @@ public struct CheckpointScheduler: Sendable {
             }
             if let signed, signed.isNew {
                 logger.info("signed a checkpoint", metadata: ["tree_size": .stringConvertible(signed.size)])
+                return true
             }
+            return false
         } catch let refusal as CheckpointRefusal {
             // Recorded as audit.checkpoint_refused and shown in /readyz and /metrics by the checkpointer.
             logger.error(
@@ -57,6 +61,7 @@ public struct CheckpointScheduler: Sendable {
         } catch {
             logger.warning("could not sign a checkpoint", metadata: ["error": .string("\(error)")])
         }
+        return false
     }
 
     /// Whether a checkpoint is due: the sealed events after the latest checkpoint, other than checkpoint
