@@ -214,4 +214,107 @@ struct SignerStateTests {
         )
         #expect(store.integrity.snapshot.refusal?.reason == .otherKey)
     }
+
+    /// A rollback below a checkpoint a sibling stored is refused even by a signer with no state of its own.
+    @Test func aLogSmallerThanAStoredCheckpointIsARollbackForAnySigner() async throws {
+        let (database, store, _, _, key) = try await self.signed()
+        try await tamper(
+            database,
+            """
+            DELETE FROM authlog.event_records WHERE event_id IN (SELECT event_id FROM authlog.log_leaves WHERE position > 15);
+            DELETE FROM authlog.log_leaves WHERE position > 15
+            """
+        )
+        let frontier = try await storedFrontier(database, size: 15)
+        try await tamper(
+            database,
+            """
+            UPDATE authlog.log_head SET size = 15, root = '\\x\(Hex.encode(frontier.root))',
+                frontier = '\\x\(Hex.encode(frontier.bytes))'
+            """
+        )
+        let fresh = Checkpointer(
+            store: store,
+            signer: try NoteSigner(name: Self.origin, key: key),
+            directory: NSTemporaryDirectory() + "authlog-signer-\(UUID().uuidString)"
+        )
+        let refusal = try await self.refusal(fresh)
+        #expect(refusal?.reason == .rollback)
+        #expect(refusal?.detail == "the log has 15 events but a checkpoint of 20 is stored")
+    }
+
+    /// Events sealed by hand past the sealer, and MACs stripped in the database, are refused before they are
+    /// signed: the signer recomputes every event it adds, and requires a MAC after the position it wrote
+    /// outside the database when it first signed with the event key.
+    @Test func eventsTheSignerWouldAddAreCheckedAndMACsCannotBeSwitchedOff() async throws {
+        let database = try await TestDatabase.make()
+        let eventKey = try EventAuthenticator(key: SecureRandom.bytes(count: 32))
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: eventKey)
+        var traffic = TrafficGenerator(seed: 23)
+        try await store.append(AppendCommand(events: Array(traffic.events(count: 10).prefix(10))))
+        let directory = NSTemporaryDirectory() + "authlog-signer-\(UUID().uuidString)"
+        let checkpointer = Checkpointer(
+            store: store,
+            signer: try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA)),
+            directory: directory
+        )
+        #expect(try await checkpointer.signNow().size == 10)
+        #expect(try String(contentsOfFile: "\(directory)/latest.note.macs-required-after", encoding: .utf8) == "10\n")
+        try await store.append(AppendCommand(events: Array(traffic.events(count: 1).prefix(1))))
+        try await store.sealPending()
+        // Event 11 is the checkpoint's own record; event 12 the new one. The database owner strips every MAC and
+        // forgets the key id, then rewrites event 12's contents with
+        // its digest, leaf, nodes and head recomputed: consistent, but without a MAC.
+        try await tamper(
+            database,
+            "UPDATE authlog.event_records SET mac = NULL; UPDATE authlog.log_head SET event_key_id = NULL"
+        )
+        let connection = try await database.connect()
+        var event = try await EventReader().events(after: 11, limit: 1, on: connection)[0]
+        event.envelope.userAgent = "forged/1"
+        let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
+        var frontier = try await storedFrontier(database, size: 11)
+        let leaf = MerkleTree.leafHash(position: 12, digest: digest)
+        let nodes = frontier.append(leaf: leaf).flatMap { $0 }
+        try await tamper(
+            database,
+            """
+            UPDATE authlog.event_records SET user_agent = 'forged/1', digest = '\\x\(Hex.encode(digest))'
+            WHERE event_id = '\(event.envelope.eventID.lowercased)';
+            UPDATE authlog.log_leaves SET leaf_hash = '\\x\(Hex.encode(leaf))', subtree_hashes = '\\x\(Hex.encode(nodes))'
+            WHERE position = 12;
+            UPDATE authlog.log_head SET root = '\\x\(Hex.encode(frontier.root))', frontier = '\\x\(Hex.encode(frontier.bytes))'
+            """
+        )
+        let stripped = try await self.refusal(checkpointer)
+        #expect(stripped?.reason == .forged)
+        #expect(stripped?.detail == "event 11 has no MAC, though this signer requires one after 10")
+        // With event 11's MAC put back, event 12 is the one without.
+        let eleven = try await EventReader().events(after: 10, limit: 1, on: connection)[0]
+        try await tamper(
+            database,
+            """
+            UPDATE authlog.event_records SET mac = '\\x\(Hex.encode(eventKey.mac(of: eleven.digest)))'
+            WHERE event_id = '\(eleven.envelope.eventID.lowercased)'
+            """
+        )
+        #expect(
+            try await self.refusal(checkpointer)?.detail
+                == "event 12 has no MAC, though this signer requires one after 10"
+        )
+        // A made-up MAC on it does not verify either.
+        try await tamper(
+            database,
+            "UPDATE authlog.event_records SET mac = sha256('x'::bytea) WHERE user_agent = 'forged/1'"
+        )
+        let madeUp = try await self.refusal(checkpointer)
+        #expect(madeUp?.detail == "event 12's MAC does not verify under the event key")
+        // An edited event whose digest was not recomputed does not match it.
+        try await tamper(
+            database,
+            "UPDATE authlog.event_records SET user_agent = 'edited/2' WHERE user_agent = 'forged/1'"
+        )
+        #expect(try await self.refusal(checkpointer)?.detail == "event 12 does not match its digest or leaf")
+        #expect(try await Checkpointer.latest(pool: store.pool)?.size == 10, "nothing more was signed")
+    }
 }

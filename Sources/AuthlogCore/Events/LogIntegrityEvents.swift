@@ -17,6 +17,9 @@ public struct AuditCheckpointRefused: EventPayload {
         case brokenStore = "broken_store"
         /// A checkpoint found in the database or the signer's state is not signed by this signer's key.
         case otherKey = "other_key"
+        /// An event the head would sign does not match its digest or leaf, or lacks a valid MAC under the event
+        /// key after the position from which the signer requires one (kept outside the database).
+        case forged
     }
 
     /// The head the signer was asked to sign.

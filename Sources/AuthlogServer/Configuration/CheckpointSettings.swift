@@ -25,8 +25,9 @@ public struct CheckpointSettings: Sendable {
     public let everySeconds: Int
     /// Where the tree is written as tlog-tiles static files (`log.tile_directory`).
     public let tileDirectory: String?
-    /// Public proof and tile requests per second and at once, per client address.
+    /// Public proof and tile requests per second, per client address.
     public let readsPerSecond: Int
+    /// Public proof and tile requests at once, after a pause, per client address.
     public let readBurst: Int
 
     /// Resolves the `log` section of `configuration`; the key comes from `AUTHLOG_CHECKPOINT_KEY` in

@@ -30,6 +30,7 @@ public actor WitnessSubmitter {
     private let logger: Logger
     private var peers: [String: Peer] = [:]
     private var loaded = false
+    private var isPassing = false
 
     /// A submitter for `settings`' witnesses over the database `pool`, calling out through `fetcher`.
     public init(
@@ -52,6 +53,11 @@ public actor WitnessSubmitter {
 
     /// One pass: submits the latest checkpoint to every due witness, concurrently.
     public func pass() async {
+        // Two services ask (every second, and right after a checkpoint is signed); the actor is re-entered
+        // at each await, so one pass at a time, or outcomes could be applied out of order.
+        guard !self.isPassing else { return }
+        self.isPassing = true
+        defer { self.isPassing = false }
         do {
             if !self.loaded { try await self.load() }
             guard let latest = try await Checkpointer.latest(pool: self.pool) else { return }
@@ -70,16 +76,25 @@ public actor WitnessSubmitter {
                 return outcomes
             }
             for (name, outcome) in outcomes {
+                var outcome = outcome
                 if case .cosigned(let line, let time) = outcome {
-                    // Stored before it counts: a cosignature the database lacks is asked for again.
-                    try await self.pool.withConnection {
-                        try await CheckpointCosignatures.store(
-                            treeSize: latest.size,
-                            witness: name,
-                            line: line,
-                            cosignedAt: Int64(time),
-                            on: $0
-                        )
+                    // Stored before it counts: a cosignature the database lacks is asked for again. One that
+                    // cannot be stored fails alone; the other witnesses' outcomes still apply.
+                    do {
+                        guard time <= UInt64(Date().timeIntervalSince1970) + 86_400 else {
+                            throw WitnessStateError(description: "the cosignature's time is more than a day ahead")
+                        }
+                        try await self.pool.withConnection {
+                            try await CheckpointCosignatures.store(
+                                treeSize: latest.size,
+                                witness: name,
+                                line: line,
+                                cosignedAt: Int64(time),
+                                on: $0
+                            )
+                        }
+                    } catch {
+                        outcome = .failed("the cosignature could not be stored: \(error)")
                     }
                 }
                 self.apply(outcome, to: name, checkpoint: latest)

@@ -81,6 +81,14 @@ public struct Checkpointer: Sendable {
         let stored = try await Self.stored(size: nil, on: connection)
         if let stored {
             let checkpoint = try self.opened(stored.note, "the stored checkpoint at \(stored.size)", head, last)
+            if checkpoint.size > head.size {
+                throw self.refusal(
+                    .rollback,
+                    head,
+                    last ?? checkpoint,
+                    "the log has \(head.size) events but a checkpoint of \(checkpoint.size) is stored"
+                )
+            }
             if let known = last {
                 if checkpoint.size > known.size {
                     try await self.requireExtension(
@@ -135,6 +143,7 @@ public struct Checkpointer: Sendable {
             on: connection
         )
         try await self.requireLastLeaf(of: head, previous: previous, on: connection)
+        try await self.requireAuthenticEvents(after: previous, head: head, on: connection)
         return try await self.store(head, previous: previous, on: connection)
     }
 
@@ -301,6 +310,55 @@ public struct Checkpointer: Sendable {
                 "the stored nodes give the tree of \(head.size) events another root than the log's head"
             )
         }
+    }
+
+    /// Every event the head adds is what was written: its digest recomputes from its row, its leaf from the
+    /// digest, and, with the event key, a MAC present verifies and one is present on every event after the
+    /// position from which this signer requires MACs (``SignerState/macsRequiredAfter``, outside the database:
+    /// a database owner cannot switch it off by stripping MACs).
+    private func requireAuthenticEvents(
+        after previous: Checkpoint,
+        head: LogHead,
+        on connection: Connection
+    )
+        async throws
+    {
+        let key = self.store.authenticator
+        let required = key == nil ? nil : try self.state?.macsRequiredAfter()
+        var position = previous.size
+        while position < head.size {
+            let rows = try await connection.query(
+                """
+                SELECT \(unescaped: EventRow.sealedColumns),
+                       (SELECT r.mac FROM authlog.event_records r
+                        WHERE r.event_id = events.event_id AND r.log_month = events.log_month)
+                FROM authlog.events
+                WHERE position > \(position) AND position <= \(head.size) ORDER BY position LIMIT 5000
+                """
+            )
+            guard !rows.rows.isEmpty else { break }
+            for row in rows.rows {
+                let event = try EventRow.decode(row)
+                let mac = try row.decode(ByteaValue?.self, at: 20)?.bytes
+                let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
+                var problem: String?
+                if event.position != position + 1 {
+                    problem = "event \(position + 1) is missing"
+                } else if digest != event.digest
+                    || MerkleTree.leafHash(position: event.position, digest: digest)
+                        != event.leafHash
+                {
+                    problem = "event \(event.position) does not match its digest or leaf"
+                } else if let key, let mac, !key.isValid(mac, for: digest) {
+                    problem = "event \(event.position)'s MAC does not verify under the event key"
+                } else if key != nil, mac == nil, let required, event.position > required {
+                    problem = "event \(event.position) has no MAC, though this signer requires one after \(required)"
+                }
+                if let problem { throw self.refusal(.forged, head, previous, problem) }
+                position = event.position
+            }
+        }
+        if key != nil, required == nil { try self.state?.requireMACs(after: head.size) }
     }
 
     private func refusal(

@@ -235,9 +235,10 @@ public struct LogVerifier: Sendable {
               AND NOT EXISTS (SELECT FROM authlog.unsealed_events q WHERE q.event_id = r.event_id)
               -- Rows the sealer refused for their MAC are not stranded: the log names them.
               AND NOT EXISTS (SELECT FROM authlog.refused_events f WHERE f.event_id = r.event_id)
-              AND r.event_id::text NOT IN (
-                  SELECT jsonb_array_elements_text(data->'event_ids') FROM authlog.events
-                  WHERE type = 'audit.events_refused')
+              AND NOT EXISTS (
+                  SELECT FROM authlog.events f
+                  WHERE f.type = 'audit.events_refused' AND jsonb_typeof(f.data->'event_ids') = 'array'
+                    AND f.data->'event_ids' ? r.event_id::text)
             """
         )
         if let count = try stranded.first?.decode(Int64.self, at: 0), count > 0 {

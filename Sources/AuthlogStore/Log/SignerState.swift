@@ -33,6 +33,28 @@ public struct SignerState: Sendable {
     public func write(_ note: String) throws {
         try NoteFiles.replace(self.path, with: note)
     }
+
+    /// Where the position after which every event must carry a MAC is kept: beside the state.
+    private var macsPath: String { self.path + ".macs-required-after" }
+
+    /// The position after which this signer requires every event to carry a valid MAC under the event key
+    /// (nil: it has not signed with the key yet).
+    /// - Throws: ``StoreError`` `.server` when the file exists but is not a position.
+    public func macsRequiredAfter() throws -> Int64? {
+        guard FileManager.default.fileExists(atPath: self.macsPath) else { return nil }
+        guard let data = FileManager.default.contents(atPath: self.macsPath), data.count <= 32,
+            let position = Int64(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            position >= 0
+        else { throw StoreError(.server, "\(self.macsPath) is not a position") }
+        return position
+    }
+
+    /// Requires a MAC on every event after `position` from now on (written once, when the signer first signs
+    /// with the event key).
+    /// - Throws: ``StoreError`` `.server` when it cannot be written.
+    public func requireMACs(after position: Int64) throws {
+        try NoteFiles.replace(self.macsPath, with: "\(position)\n")
+    }
 }
 
 /// Durable writes of notes: a whole file or nothing, never a half-written one, and never another root over

@@ -15,7 +15,8 @@ public enum ReceiptMaker {
     }
 
     /// The receipt of `eventID` against the newest checkpoint covering it that at least `witnessQuorum`
-    /// witnesses cosigned, else the latest checkpoint; its note carries the stored cosignatures.
+    /// witnesses cosigned (among the 100 newest checkpoints), else the latest checkpoint; its note carries the
+    /// stored cosignatures.
     /// - Throws: ``StoreError`` `.outOfRange` when the event is unknown, `.conflict` when it is not sealed or no
     ///   signed checkpoint covers it yet, `.dropped` when retention dropped it.
     public static func receipt(
@@ -37,9 +38,10 @@ public enum ReceiptMaker {
         if witnessQuorum > 0 {
             let witnessed = try await connection.query(
                 """
-                SELECT c.tree_size FROM authlog.checkpoints c
-                WHERE c.tree_size >= \(position)
-                  AND (SELECT count(*) FROM authlog.checkpoint_cosignatures s WHERE s.tree_size = c.tree_size)
+                SELECT c.tree_size
+                FROM (SELECT tree_size FROM authlog.checkpoints WHERE tree_size >= \(position)
+                      ORDER BY tree_size DESC LIMIT 100) c
+                WHERE (SELECT count(*) FROM authlog.checkpoint_cosignatures s WHERE s.tree_size = c.tree_size)
                       >= \(witnessQuorum)
                 ORDER BY c.tree_size DESC LIMIT 1
                 """
