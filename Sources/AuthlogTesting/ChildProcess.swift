@@ -1,5 +1,9 @@
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs another program to its end from a test without holding one of Swift's cooperative threads.
 ///
 /// All test suites share one process and, on a two-core machine, two cooperative threads. A test that blocked one
@@ -45,29 +49,80 @@ public enum ChildProcess {
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let directory { process.currentDirectoryURL = directory }
-        let standardInput = try FileHandle(forReadingFrom: inputFile)
-        let standardOutput = try FileHandle(forWritingTo: outputFile)
-        let standardError = mergingErrors ? standardOutput : try FileHandle(forWritingTo: errorFile)
-        defer {
-            try? standardInput.close()
-            try? standardOutput.close()
-            if !mergingErrors { try? standardError.close() }
-        }
-        process.standardInput = standardInput
-        process.standardOutput = standardOutput
-        process.standardError = standardError
-        try process.run()
-        await self.waitForExit(process)
+        let status = try await self.spawnAndWait(
+            executable,
+            arguments,
+            environment: environment,
+            directory: directory?.path,
+            files: (inputFile.path, outputFile.path, mergingErrors ? nil : errorFile.path)
+        )
         return Output(
-            status: process.terminationStatus,
+            status: status,
             stdout: String(decoding: (try? Data(contentsOf: outputFile)) ?? Data(), as: UTF8.self),
             stderr: String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
         )
+    }
+
+    /// Starts the program with `posix_spawn` (standard input, output and error from the given files; error into
+    /// output when nil) and waits for it on a Dispatch thread. Not Foundation's `Process`: its `run()` copies a
+    /// fixed 256 bytes of each `/proc/self/fd` entry's name, past the end of its directory buffer, and crashed
+    /// the test process (SIGSEGV in `Process.run`, under ordinary load).
+    /// - Returns: the exit status, or 128 + the signal number when it was killed.
+    private static func spawnAndWait(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]?,
+        directory: String?,
+        files: (input: String, output: String, error: String?)
+    ) async throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, files.input, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, files.output, O_WRONLY | O_TRUNC, 0)
+        if let error = files.error {
+            posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_TRUNC, 0)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        // posix_spawn_file_actions_addchdir_np is not visible from Swift here: a shell changes directory and
+        // then becomes the program.
+        let command =
+            directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0, executable] + arguments }
+            ?? [executable] + arguments
+        let program = command[0]
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { values in
+            values.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { for pointer in envp ?? [] { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned =
+            if let envp {
+                program.contains("/")
+                    ? posix_spawn(&pid, program, &actions, nil, argv, envp)
+                    : posix_spawnp(&pid, program, &actions, nil, argv, envp)
+            } else {
+                program.contains("/")
+                    ? posix_spawn(&pid, program, &actions, nil, argv, environ)
+                    : posix_spawnp(&pid, program, &actions, nil, argv, environ)
+            }
+        guard spawned == 0 else {
+            throw CocoaError(
+                .fileReadUnknown,
+                userInfo: [NSLocalizedDescriptionKey: "cannot run \(executable): \(String(cString: strerror(spawned)))"]
+            )
+        }
+        let child = pid
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            DispatchQueue.global().async {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) == -1, errno == EINTR {}
+                let signal = status & 0x7F
+                continuation.resume(returning: signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
+            }
+        }
     }
 
     /// Waits for a started `process` to exit, blocking a Dispatch thread instead of the caller's.

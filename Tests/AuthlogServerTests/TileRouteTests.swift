@@ -18,9 +18,12 @@ struct TileRouteTests {
         configuration.log = log
     }
 
+    /// The log's checkpoint key in these tests: one key, as a signer refuses checkpoints of another key.
+    static let checkpointKey = Result { try PrivateKey.generate(for: .edDSA) }
+
     /// Signs a checkpoint of the sealed log now.
     static func sign(_ harness: ServerHarness) async throws -> (Checkpointer.Signed, NoteSigner) {
-        let signer = try NoteSigner(name: "authlog.test/log", key: try PrivateKey.generate(for: .edDSA))
+        let signer = try NoteSigner(name: "authlog.test/log", key: try Self.checkpointKey.get())
         let checkpointer = Checkpointer(store: harness.components.dependencies.store, signer: signer, directory: nil)
         return (try await checkpointer.signNow(), signer)
     }

@@ -312,10 +312,11 @@ public struct Checkpointer: Sendable {
         }
     }
 
-    /// Every event the head adds is what was written: its digest recomputes from its row, its leaf from the
-    /// digest, and, with the event key, a MAC present verifies and one is present on every event after the
-    /// position from which this signer requires MACs (``SignerState/macsRequiredAfter``, outside the database:
-    /// a database owner cannot switch it off by stripping MACs).
+    /// Every event the head adds is what its writer queued: its leaf is the hash of its stored digest and, with
+    /// the event key, a MAC present verifies over that digest, and one is present on every event after the
+    /// position from which this signer requires MACs (``SignerState/macsRequiredAfter()``, outside the database:
+    /// a database owner cannot switch it off by stripping MACs). The tree commits to the digests, so an event
+    /// whose contents were edited without its digest is `verify`'s to name, not a forgery the signer would sign.
     private func requireAuthenticEvents(
         after previous: Checkpoint,
         head: LogHead,
@@ -329,33 +330,31 @@ public struct Checkpointer: Sendable {
         while position < head.size {
             let rows = try await connection.query(
                 """
-                SELECT \(unescaped: EventRow.sealedColumns),
-                       (SELECT r.mac FROM authlog.event_records r
-                        WHERE r.event_id = events.event_id AND r.log_month = events.log_month)
-                FROM authlog.events
-                WHERE position > \(position) AND position <= \(head.size) ORDER BY position LIMIT 5000
+                SELECT l.position, l.leaf_hash, r.digest, r.mac
+                FROM authlog.log_leaves l
+                JOIN authlog.event_records r ON r.event_id = l.event_id AND r.log_month = l.log_month
+                WHERE l.position > \(position) AND l.position <= \(head.size) ORDER BY l.position LIMIT 5000
                 """
             )
             guard !rows.rows.isEmpty else { break }
             for row in rows.rows {
-                let event = try EventRow.decode(row)
-                let mac = try row.decode(ByteaValue?.self, at: 20)?.bytes
-                let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
+                let next = try row.decode(Int64.self, at: 0)
+                let digest = try row.decode(ByteaValue.self, at: 2).bytes
+                let mac = try row.decode(ByteaValue?.self, at: 3)?.bytes
                 var problem: String?
-                if event.position != position + 1 {
+                if next != position + 1 {
                     problem = "event \(position + 1) is missing"
-                } else if digest != event.digest
-                    || MerkleTree.leafHash(position: event.position, digest: digest)
-                        != event.leafHash
+                } else if try row.decode(ByteaValue.self, at: 1).bytes
+                    != MerkleTree.leafHash(position: next, digest: digest)
                 {
-                    problem = "event \(event.position) does not match its digest or leaf"
+                    problem = "event \(next)'s leaf is not the hash of its digest"
                 } else if let key, let mac, !key.isValid(mac, for: digest) {
-                    problem = "event \(event.position)'s MAC does not verify under the event key"
-                } else if key != nil, mac == nil, let required, event.position > required {
-                    problem = "event \(event.position) has no MAC, though this signer requires one after \(required)"
+                    problem = "event \(next)'s MAC does not verify under the event key"
+                } else if key != nil, mac == nil, let required, next > required {
+                    problem = "event \(next) has no MAC, though this signer requires one after \(required)"
                 }
                 if let problem { throw self.refusal(.forged, head, previous, problem) }
-                position = event.position
+                position = next
             }
         }
         if key != nil, required == nil { try self.state?.requireMACs(after: head.size) }
