@@ -100,7 +100,8 @@ struct ReceiptTests {
             ("/v1/log/receipt/not-a-uuid", bob.accessToken, 404, "not_found"),
             ("/v1/log/receipt/\(event)", nil, 401, "invalid_token"),
             ("/v1/log/receipt/\(event)", "a.b.c", 401, "invalid_token"),
-            ("/v1/log/receipt/\(event)", ingest, 401, "invalid_api_key"),
+            ("/v1/log/receipt/\(event)", ingest, 403, "insufficient_scope"),
+            ("/v1/log/receipt/\(event)", "alk_unknown", 401, "invalid_api_key"),
             ("/v1/log/receipt/\(unknown)", audit, 404, "not_found"),
         ] as [(String, String?, Int, String)] {
             let answer = try await server.client.send(
@@ -120,6 +121,13 @@ struct ReceiptTests {
         #expect(audited.status == 200)
         _ = try LogReceipt.verify(String(decoding: audited.body, as: UTF8.self), logKey: logKey)
         #expect(try await self.accessed(server) == before + 1, "an audit key's read is recorded")
+        let probed = try await server.client.send(
+            "GET",
+            "/v1/log/receipt/\(UUID().lowercased)",
+            headers: [("Authorization", "Bearer \(audit)")]
+        )
+        #expect(probed.status == 404)
+        #expect(try await self.accessed(server) == before + 2, "and so is its refused one")
     }
 
     @Test func everyTamperedPartOfAReceiptFails() async throws {

@@ -111,18 +111,6 @@ public struct OperatorAccess: Sendable {
         }
     }
 
-    /// The actor (`key:NAME`) of an unrevoked `audit` key, else nil; nothing is recorded.
-    func auditActor(bearer: String) async throws(ServiceError) -> String? {
-        do {
-            guard let record = try await self.keys.find(hash: APIKeyStore.hash(of: bearer)), record.revokedAt == nil,
-                record.scope == .audit
-            else { return nil }
-            return Self.actor(key: record.name)
-        } catch {
-            throw ServiceError.failure(error)
-        }
-    }
-
     /// Records one read (or a refused attempt) as `audit.accessed`, committed before the caller answers; `lag`
     /// notes a read served by the replica and how far behind it was.
     /// - Throws: 503 when the database is down, like every write.

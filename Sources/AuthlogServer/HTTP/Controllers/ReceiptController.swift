@@ -28,13 +28,43 @@ struct ReceiptController: Sendable {
     }
 
     @Sendable func receipt(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let caller = try await self.caller(TokenController.bearer(request))
-        let notFound = ServiceError(.notFound, "not_found", "No receipt of that event for this caller.")
-        guard let text = context.parameters.get("event_id"), text.utf8.count == 36, let eventID = UUID(uuidString: text)
-        else { throw notFound }
-        let receipt: LogReceipt
+        let metadata = self.requestMetadata.metadata(of: request, context: context)
+        let text = context.parameters.get("event_id") ?? ""
+        let what = "receipt event_id=\(UUID(uuidString: text)?.lowercased ?? "invalid")"
+        let caller = try await self.caller(TokenController.bearer(request), what: what, metadata: metadata)
         do {
-            receipt = try await self.pool.withConnection { connection in
+            let receipt = try await self.receipt(text, for: caller)
+            if case .auditor(let actor) = caller {
+                try await self.access.record(actor: actor, what: what, metadata: metadata)
+            }
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store",
+                    .contentDisposition: "attachment; filename=\"\(text.lowercased()).tlog-proof\"",
+                ],
+                body: .init(byteBuffer: ByteBuffer(string: receipt.text))
+            )
+        } catch let error as ServiceError where (400..<500).contains(error.status.code) {
+            // An audit key's refused read is recorded too (its key may be probing); a user's own is not.
+            if case .auditor(let actor) = caller {
+                try await self.access.record(
+                    actor: actor,
+                    what: what,
+                    refusal: error.status == .gone ? .dropped : .invalidRequest,
+                    metadata: metadata
+                )
+            }
+            throw error
+        }
+    }
+
+    /// The receipt of the event `text` names, for `caller`; 404 for anyone but its user or an auditor.
+    private func receipt(_ text: String, for caller: Caller) async throws -> LogReceipt {
+        let notFound = ServiceError(.notFound, "not_found", "No receipt of that event for this caller.")
+        guard text.utf8.count == 36, let eventID = UUID(uuidString: text) else { throw notFound }
+        do {
+            return try await self.pool.withConnection { connection in
                 let owner = try await ReceiptMaker.owner(of: eventID, on: connection)
                 if case .user(let userID) = caller, owner != userID { throw notFound }
                 return try await ReceiptMaker.receipt(of: eventID, witnessQuorum: self.witnessQuorum, on: connection)
@@ -55,26 +85,11 @@ struct ReceiptController: Sendable {
         } catch {
             throw ServiceError.failure(error)
         }
-        if case .auditor(let actor) = caller {
-            try await self.access.record(
-                actor: actor,
-                what: "receipt event_id=\(eventID.lowercased)",
-                metadata: self.requestMetadata.metadata(of: request, context: context)
-            )
-        }
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store",
-                .contentDisposition: "attachment; filename=\"\(eventID.lowercased).tlog-proof\"",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: receipt.text))
-        )
     }
 
     /// The caller: an access token (three dot-separated parts) names its user; anything else must be an
-    /// unrevoked `audit` key. Refusals are not recorded: nothing was read.
-    private func caller(_ bearer: String?) async throws -> Caller {
+    /// unrevoked `audit` key, authorized as on every audit route (a refused key is recorded there).
+    private func caller(_ bearer: String?, what: String, metadata: RequestMetadata) async throws -> Caller {
         guard let bearer, !bearer.isEmpty else {
             throw ServiceError(
                 .unauthorized,
@@ -86,14 +101,8 @@ struct ReceiptController: Sendable {
         if bearer.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
             return .user(try await self.tokens.authenticate(bearer: bearer).0.userID)
         }
-        guard let actor = try await self.access.auditActor(bearer: bearer) else {
-            throw ServiceError(
-                .unauthorized,
-                "invalid_api_key",
-                "Send a valid, unrevoked audit API key as Authorization: Bearer.",
-                headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""]
-            )
-        }
-        return .auditor(actor: actor)
+        return .auditor(
+            actor: try await self.access.authorize(bearer: bearer, scope: .audit, what: what, metadata: metadata)
+        )
     }
 }
