@@ -8,10 +8,13 @@ import Synchronization
 final class CheckpointSigning: Sendable {
     private let task: Mutex<Task<Int, Never>?> = Mutex(nil)
 
-    /// Starts signing checkpoints of `database` every second.
-    static func start(database: BenchDatabase) throws -> CheckpointSigning {
+    /// Starts signing checkpoints of `database` every second, with the writers' event key.
+    static func start(database: BenchDatabase, authenticator: EventAuthenticator?) throws -> CheckpointSigning {
         let signing = CheckpointSigning()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
+        let store = EventStore(
+            pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2),
+            authenticator: authenticator
+        )
         let checkpointer = Checkpointer(
             store: store,
             signer: try NoteSigner(name: "bench.localhost/log", key: try PrivateKey.generate(for: .edDSA)),
@@ -22,7 +25,11 @@ final class CheckpointSigning: Sendable {
                 var signed = 0
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
-                    if (try? await checkpointer.signNow())?.isNew == true { signed += 1 }
+                    do {
+                        if try await checkpointer.signNow().isNew { signed += 1 }
+                    } catch {
+                        say("  checkpoint not signed: \(error)")
+                    }
                 }
                 return signed
             }

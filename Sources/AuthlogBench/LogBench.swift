@@ -86,7 +86,7 @@ struct LogBench: AsyncParsableCommand {
             for authenticated in [false, true] {
                 let database = try await BenchDatabase.make(in: cluster)
                 let key = authenticated ? try EventAuthenticator(key: SecureRandom.bytes(count: 32)) : nil
-                let signer = authenticated ? try CheckpointSigning.start(database: database) : nil
+                let signer = authenticated ? try CheckpointSigning.start(database: database, authenticator: key) : nil
                 let rate = try await Measurements.writersAndSealer(
                     workload,
                     appenders: self.appenders,
