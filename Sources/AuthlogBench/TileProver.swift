@@ -35,7 +35,8 @@ final class TileProver {
             return hash
         }
         let leaf = try await self.node(MerkleNodeID(level: 0, index: index))
-        guard Self.root(index: index, size: self.size, leaf: leaf, proof: proof) == self.root else {
+        guard InclusionProofCheck.holds(index: index, size: self.size, leafHash: leaf, root: self.root, proof: proof)
+        else {
             throw BenchFailure("the proof of position \(position) from tiles does not lead to the checkpoint's root")
         }
     }
@@ -72,28 +73,5 @@ final class TileProver {
         let hashes = stride(from: 0, to: answer.body.count, by: 32).map { Array(answer.body[$0..<$0 + 32]) }
         self.tiles[tile.description] = hashes
         return hashes
-    }
-
-    /// RFC 9162 §2.1.3.2: the root an inclusion proof leads to (nil when it is malformed).
-    static func root(index: Int64, size: Int64, leaf: [UInt8], proof: [[UInt8]]) -> [UInt8]? {
-        guard index < size else { return nil }
-        var fn = index
-        var sn = size - 1
-        var hash = leaf
-        for sibling in proof {
-            guard sn != 0 else { return nil }
-            if fn & 1 == 1 || fn == sn {
-                hash = MerkleTree.nodeHash(sibling, hash)
-                while fn & 1 == 0, fn != 0 {
-                    fn >>= 1
-                    sn >>= 1
-                }
-            } else {
-                hash = MerkleTree.nodeHash(hash, sibling)
-            }
-            fn >>= 1
-            sn >>= 1
-        }
-        return sn == 0 ? hash : nil
     }
 }

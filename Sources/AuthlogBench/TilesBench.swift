@@ -184,7 +184,15 @@ struct TilesBench: AsyncParsableCommand {
             }
             let proof = try (answer.json["proof"]?.arrayValue ?? []).map { try hash($0) }
             let leaf = try hash(answer.json["leaf_hash"])
-            guard TileProver.root(index: position - 1, size: head.size, leaf: leaf, proof: proof) == head.root else {
+            guard
+                InclusionProofCheck.holds(
+                    index: position - 1,
+                    size: head.size,
+                    leafHash: leaf,
+                    root: head.root,
+                    proof: proof
+                )
+            else {
                 throw BenchFailure("the route's proof of \(position) does not lead to the root")
             }
         }

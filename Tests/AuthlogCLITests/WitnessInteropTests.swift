@@ -229,8 +229,12 @@ struct WitnessInteropTests {
         #expect(!readText(atPath: server.logFile).contains("WITNESS ALARM"))
 
         // Python's cryptography verifies the log's signature and both cosignatures of the served note.
-        if WitnessPythonCheck.isAvailable {
-            let checked = try await WitnessPythonCheck.run(note: third.note, logKey: logKey, witnessKeys: witnessKeys)
+        if CosignatureCrossCheck.isAvailable {
+            let checked = try await CosignatureCrossCheck.run(
+                note: third.note,
+                logKey: logKey,
+                witnessKeys: witnessKeys
+            )
             print("python cosigcheck: \(checked.stdout)")
             #expect(checked.status == 0, "\(checked.stdout) \(checked.stderr)")
         }
@@ -306,36 +310,5 @@ struct WitnessInteropTests {
         #expect(tampered.stdout.contains("log broken: the stored cosignature of witness.test/w1 on the checkpoint of "))
         server.stop()
         for witness in witnesses { witness.stop() }
-    }
-}
-
-/// `Tests/AuthlogCryptoTests/Python/cosigcheck.py` on Python's `cryptography`.
-enum WitnessPythonCheck {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../AuthlogCryptoTests/Python/cosigcheck.py").standardizedFileURL.path
-
-    /// Whether python3 with `cryptography` is here; under `CI=true` the check runs regardless.
-    static let isAvailable: Bool = {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import cryptography"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }()
-
-    static func run(note: String, logKey: String, witnessKeys: [String]) async throws -> ChildProcess.Output {
-        let request = JSONValue.object([
-            ("note", .string(note)), ("log_vkey", .string(logKey)),
-            ("witness_vkeys", .array(witnessKeys.map(JSONValue.string))),
-        ])
-        return try await ChildProcess.run(
-            "/usr/bin/env",
-            ["python3", self.script],
-            input: Data(request.canonicalText.utf8)
-        )
     }
 }

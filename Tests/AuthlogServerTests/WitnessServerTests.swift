@@ -269,7 +269,7 @@ struct WitnessServerTests {
     }
 
     @Test func cosignaturesVerifyInPythonCryptography() async throws {
-        guard WitnessCrossCheck.isAvailable else { return }
+        guard CosignatureCrossCheck.isAvailable else { return }
         var log = try MemoryLog(origin: "log.test/e")
         log.grow(to: 9)
         let directory = try scratchDirectory()
@@ -278,7 +278,7 @@ struct WitnessServerTests {
         let answer = try await server.add(try log.request(old: 0, size: 9))
         #expect(answer.status == 200)
         let note = try log.note(9) + answer.text
-        let ok = try await WitnessCrossCheck.run(
+        let ok = try await CosignatureCrossCheck.run(
             note: note,
             logKey: log.signer.verifier.verifierKey,
             witnessKeys: [self.signer.verifier.verifierKey]
@@ -288,43 +288,12 @@ struct WitnessServerTests {
         // A flipped byte in the body: python refuses the cosignature (and the log's signature).
         let tampered = note.replacingOccurrences(of: "\n9\n", with: "\n8\n")
         #expect(
-            try await WitnessCrossCheck.run(
+            try await CosignatureCrossCheck.run(
                 note: tampered,
                 logKey: log.signer.verifier.verifierKey,
                 witnessKeys: [self.signer.verifier.verifierKey]
             ).status == 1
         )
         await server.stop()
-    }
-}
-
-/// `Tests/AuthlogCryptoTests/Python/cosigcheck.py` on Python's `cryptography`.
-enum WitnessCrossCheck {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../AuthlogCryptoTests/Python/cosigcheck.py").standardizedFileURL.path
-
-    /// Whether python3 with `cryptography` is here; under `CI=true` the check runs regardless.
-    static let isAvailable: Bool = {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import cryptography"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }()
-
-    static func run(note: String, logKey: String, witnessKeys: [String]) async throws -> ChildProcess.Output {
-        let request = JSONValue.object([
-            ("note", .string(note)), ("log_vkey", .string(logKey)),
-            ("witness_vkeys", .array(witnessKeys.map(JSONValue.string))),
-        ])
-        return try await ChildProcess.run(
-            "/usr/bin/env",
-            ["python3", self.script],
-            input: Data(request.canonicalText.utf8)
-        )
     }
 }
