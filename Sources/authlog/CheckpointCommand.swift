@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthlogServer
 import AuthlogStore
 
 /// `authlog checkpoint`: sign one now.
@@ -24,7 +25,7 @@ struct CheckpointCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let store = EventStore(
-            pool: ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2),
+            pool: ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 3),
             authenticator: try eventAuthenticator()
         )
         let checkpointer = Checkpointer(
@@ -36,7 +37,10 @@ struct CheckpointCommand: AsyncParsableCommand {
         let signed: Checkpointer.Signed
         do {
             signed = try await reportingStoreErrors {
-                let signed = try await checkpointer.signNow()
+                // Under the servers' signing lock: never beside a server signing the same log.
+                let signed = try await CheckpointScheduler.whileSigning(pool: store.pool) {
+                    try await checkpointer.signNow()
+                }
                 try await store.sealPending()
                 return signed
             }

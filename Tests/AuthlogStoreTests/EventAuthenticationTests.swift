@@ -210,6 +210,34 @@ struct EventAuthenticationTests {
         try await EventKeyCheck.check(key, pool: keyed.pool)
     }
 
+    /// A genuine event, MAC and all, copied into the queue again (a replay) is refused, not sealed twice.
+    @Test func aReplayedGenuineRowIsRefusedAsADuplicate() async throws {
+        let database = try await TestDatabase.make()
+        let key = try Self.authenticator()
+        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
+        var traffic = TrafficGenerator(seed: 35)
+        try await store.append(AppendCommand(events: Array(traffic.events(count: 5).prefix(5))))
+        try await store.sealPending()
+        let connection = try await database.connect()
+        let sealedBefore = try await self.scalar("SELECT count(*) FROM authlog.log_leaves", connection)
+        try await tamper(
+            database,
+            """
+            INSERT INTO authlog.unsealed_events (event_id, digest, mac)
+            SELECT event_id, digest, mac FROM authlog.event_records
+            WHERE event_id = (SELECT event_id FROM authlog.log_leaves WHERE position = 3)
+            """
+        )
+        try await store.sealPending()
+        #expect(try await self.scalar("SELECT count(*) FROM authlog.log_leaves", connection) == sealedBefore + 1)
+        let refusal = try await connection.query(
+            "SELECT reason FROM authlog.events WHERE type = 'audit.events_refused'"
+        )
+        #expect(try refusal.rows.map { try $0.decode(String.self, at: 0) } == ["duplicate"])
+        let report = try await LogVerifier(eventKey: key).verify(on: connection)
+        #expect(report.passed, "\(report)")
+    }
+
     private func failure(_ body: () async throws -> Void) async -> StoreError? {
         do {
             try await body()

@@ -10,13 +10,14 @@ ALTER TABLE authlog.unsealed_events ADD COLUMN mac bytea CHECK (mac IS NULL OR o
 -- without that key is refused before it writes anything.
 ALTER TABLE authlog.log_head ADD COLUMN event_key_id bytea CHECK (event_key_id IS NULL OR octet_length(event_key_id) = 16);
 
--- Queue rows the sealer refused, kept as evidence until an audit.events_refused event records them.
+-- Queue rows the sealer refused (a wrong or missing MAC, or an event id that has a leaf already: a replayed
+-- row), kept as evidence until an audit.events_refused event records them.
 CREATE TABLE authlog.refused_events (
     queued      bigint      PRIMARY KEY,
     event_id    uuid        NOT NULL,
     digest      bytea       NOT NULL,
     mac         bytea,
-    reason      text        NOT NULL CHECK (reason IN ('mac_missing', 'mac_mismatch')),
+    reason      text        NOT NULL CHECK (reason IN ('mac_missing', 'mac_mismatch', 'duplicate')),
     refused_at  timestamptz NOT NULL
 );
 GRANT SELECT, INSERT, DELETE ON authlog.refused_events TO authlog_app;

@@ -45,8 +45,9 @@ public struct AuditCheckpointRefused: EventPayload {
 
 /// The sealer refused queued events whose message authentication code (HMAC-SHA-256 under the event key)
 /// is missing or wrong (`audit.events_refused`): rows that no holder of the event key wrote. They are never
-/// sealed; one event records each sealing step's refusals. The envelope's `reason` is `mac_mismatch` when
-/// any refused row carried a wrong MAC, else `mac_missing`.
+/// sealed; one event records each sealing step's refusals. The sealer also refuses a row whose event id has a
+/// leaf already (a replayed copy of a genuine event). The envelope's `reason` is `duplicate` when any refused
+/// row was such a copy, else `mac_mismatch` when any carried a wrong MAC, else `mac_missing`.
 public struct AuditEventsRefused: EventPayload {
     public static let eventType = EventType.auditEventsRefused
     /// How many queued rows this step refused.

@@ -20,6 +20,29 @@ public struct CheckpointScheduler: Sendable {
     static let lock: SQLQuery = "SELECT pg_try_advisory_lock(hashtext('authlog.checkpoint-scheduler'))"
     static let unlock: SQLQuery = "SELECT pg_advisory_unlock(hashtext('authlog.checkpoint-scheduler'))"
 
+    /// Runs `body` holding the signers' lock (waiting for it), as `authlog checkpoint` does, so that it never
+    /// signs while a server is signing.
+    /// - Throws: what `body` throws, or ``StoreError`` from the database.
+    public static func whileSigning<T: Sendable>(pool: ConnectionPool, _ body: () async throws -> T) async throws -> T {
+        let connection = try await pool.acquire()
+        do {
+            try await connection.query("SELECT pg_advisory_lock(hashtext('authlog.checkpoint-scheduler'))")
+            let value: T
+            do {
+                value = try await body()
+            } catch {
+                _ = try? await connection.query(Self.unlock)
+                throw error
+            }
+            try await connection.query(Self.unlock)
+            await pool.release(connection)
+            return value
+        } catch {
+            await pool.release(connection)
+            throw error
+        }
+    }
+
     /// A scheduler for `checkpointer` with the resolved `settings`.
     public init(checkpointer: Checkpointer, pool: ConnectionPool, settings: CheckpointSettings) {
         self.checkpointer = checkpointer

@@ -28,18 +28,18 @@ enum RefusedEvents {
             var queued: [Int64] = []
             var ids: [String] = []
             var digests: [String] = []
-            var mismatched = false
+            var reasons: Set<String> = []
             for row in rows.rows {
                 queued.append(try row.decode(Int64.self, at: 0))
                 ids.append(try row.decode(String.self, at: 1))
                 digests.append(Hex.encode(try row.decode(ByteaValue.self, at: 2).bytes))
-                if try row.decode(String.self, at: 3) == "mac_mismatch" { mismatched = true }
+                reasons.insert(try row.decode(String.self, at: 3))
             }
             let event = try EventEnvelope(
                 AuditEventsRefused(count: ids.count, eventIDs: ids, digests: digests),
                 eventID: Self.eventID(queued: queued),
                 stream: StreamName(category: "audit", id: "events"),
-                reason: mismatched ? "mac_mismatch" : "mac_missing"
+                reason: ["duplicate", "mac_mismatch", "mac_missing"].first(where: reasons.contains) ?? "mac_missing"
             )
             try await store.append(event)
             try await store.pool.withConnection { connection in

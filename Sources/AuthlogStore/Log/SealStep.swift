@@ -27,6 +27,8 @@ enum SealStep {
         let id: String
         let digest: [UInt8]
         let mac: [UInt8]?
+        /// The event id has a leaf already (in any month): a replayed row, never sealed twice.
+        let isSealedAlready: Bool
     }
 
     /// Seals up to `limit` queued events. With `ownsTransaction` the step begins and commits its own
@@ -57,7 +59,8 @@ enum SealStep {
             DELETE FROM authlog.unsealed_events
             WHERE queued = ANY(ARRAY(SELECT queued FROM authlog.unsealed_events ORDER BY queued LIMIT \(limit)))
             RETURNING queued, event_id::text, digest, signin_day::text, signin_provider, signin_outcome, \(
-                unescaped: stampingMonth ? "mac" : "NULL::bytea")
+                unescaped: stampingMonth ? "mac" : "NULL::bytea"),
+                EXISTS (SELECT FROM authlog.log_leaves l WHERE l.event_id = unsealed_events.event_id)
             """,
         ]
         do {
@@ -82,8 +85,13 @@ enum SealStep {
                     order: try row.decode(Int64.self, at: 0),
                     id: try row.decode(String.self, at: 1),
                     digest: try row.decode(ByteaValue.self, at: 2).bytes,
-                    mac: try row.decode(ByteaValue?.self, at: 6)?.bytes
+                    mac: try row.decode(ByteaValue?.self, at: 6)?.bytes,
+                    isSealedAlready: try row.decode(Bool.self, at: 7)
                 )
+                if entry.isSealedAlready {
+                    refused.append(entry)
+                    continue
+                }
                 if let authenticator, !Self.isAuthentic(entry, authenticator, logIsAuthenticated: logKeyID != nil) {
                     refused.append(entry)
                     continue
@@ -164,11 +172,15 @@ enum SealStep {
     private static func moveRefused(_ refused: [Queued]) -> SQLQuery {
         """
         INSERT INTO authlog.refused_events (queued, event_id, digest, mac, reason, refused_at)
-        SELECT q, id, digest, mac, CASE WHEN mac IS NULL THEN 'mac_missing' ELSE 'mac_mismatch' END, clock_timestamp()
+        SELECT q, id, digest, mac,
+               CASE WHEN again THEN 'duplicate' WHEN mac IS NULL THEN 'mac_missing' ELSE 'mac_mismatch' END,
+               clock_timestamp()
         FROM unnest(\(ArrayLiteral(refused.map { String($0.order) }))::bigint[],
                     \(ArrayLiteral(refused.map(\.id)))::uuid[],
                     \(ArrayLiteral(refused.map { ByteaValue($0.digest).sqlText }))::bytea[],
-                    \(ArrayLiteral(refused.map { $0.mac.map { ByteaValue($0).sqlText } }))::bytea[]) AS r(q, id, digest, mac)
+                    \(ArrayLiteral(refused.map { $0.mac.map { ByteaValue($0).sqlText } }))::bytea[],
+                    \(ArrayLiteral(refused.map { String($0.isSealedAlready) }))::boolean[])
+             AS r(q, id, digest, mac, again)
         ON CONFLICT (queued) DO NOTHING
         """
     }

@@ -28,10 +28,21 @@ public struct SignerState: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Replaces the state with `note`, durably.
+    /// Replaces the state with `note`, durably, unless the state already holds a larger checkpoint (two
+    /// signers sharing the state never move it back).
     /// - Throws: ``StoreError`` `.server` when it cannot be written.
     public func write(_ note: String) throws {
+        if let existing = try self.read(), let held = Self.size(of: existing), let new = Self.size(of: note), held > new
+        {
+            return
+        }
         try NoteFiles.replace(self.path, with: note)
+    }
+
+    /// The tree size a checkpoint note states (its second line).
+    private static func size(of note: String) -> Int64? {
+        let lines = note.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
+        return lines.count > 1 ? Int64(lines[1]) : nil
     }
 
     /// Where the position after which every event must carry a MAC is kept: beside the state.
