@@ -70,14 +70,8 @@ struct ServeChildren {
 
     /// The address the server logs once it listens.
     private static func address(in logFile: String, of process: Process) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, process.isRunning {
-            let text = String(decoding: FileManager.default.contents(atPath: logFile) ?? Data(), as: UTF8.self)
-            if let range = text.range(of: "address=http://127.0.0.1:") {
-                let port = text[range.upperBound...].prefix { $0.isNumber }
-                if !port.isEmpty { return "http://127.0.0.1:\(port)" }
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        if let port = try await ListeningAddress.port(loggedIn: logFile, by: process, within: .seconds(60)) {
+            return "http://127.0.0.1:\(port)"
         }
         process.terminate()
         throw BenchFailure("authlog serve did not start; see \(logFile)")

@@ -116,14 +116,8 @@ enum WitnessLatency {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline, process.isRunning {
-            let text = String(decoding: FileManager.default.contents(atPath: logFile) ?? Data(), as: UTF8.self)
-            if let range = text.range(of: "address=http://127.0.0.1:") {
-                let port = text[range.upperBound...].prefix { $0.isNumber }
-                if !port.isEmpty { return (process, "http://127.0.0.1:\(port)") }
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        if let port = try await ListeningAddress.port(loggedIn: logFile, by: process, within: .seconds(30)) {
+            return (process, "http://127.0.0.1:\(port)")
         }
         process.terminate()
         throw BenchFailure("authlog witness did not start; see \(logFile)")

@@ -50,16 +50,8 @@ struct ServeProcess {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, process.isRunning {
-            let text = readText(atPath: logFile)
-            if let range = text.range(of: "address=http://127.0.0.1:") {
-                let port = text[range.upperBound...].prefix { $0.isNumber }
-                if !port.isEmpty {
-                    return ServeProcess(process: process, baseURL: "http://127.0.0.1:\(port)", logFile: logFile)
-                }
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        if let port = try await ListeningAddress.port(loggedIn: logFile, by: process, within: .seconds(60)) {
+            return ServeProcess(process: process, baseURL: "http://127.0.0.1:\(port)", logFile: logFile)
         }
         process.terminate()
         throw CocoaError(

@@ -42,14 +42,8 @@ struct WitnessInteropTests {
             process.standardOutput = log
             process.standardError = log
             try process.run()
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline, process.isRunning {
-                let text = readText(atPath: logFile)
-                if let range = text.range(of: "address=http://127.0.0.1:") {
-                    let digits = text[range.upperBound...].prefix { $0.isNumber }
-                    if let port = Int(digits) { return WitnessProcess(process: process, port: port, logFile: logFile) }
-                }
-                try await Task.sleep(for: .milliseconds(20))
+            if let port = try await ListeningAddress.port(loggedIn: logFile, by: process, within: .seconds(30)) {
+                return WitnessProcess(process: process, port: port, logFile: logFile)
             }
             process.terminate()
             throw CLIFixtureError(message: "the witness did not start: \(readText(atPath: logFile))")

@@ -69,49 +69,14 @@ struct TileCheckTests {
 
 /// Tests/GoCheckers/tilecheck, built once per test with Debian's Go packages, offline.
 struct TileChecker {
-    static let gopath = "/usr/share/gocode"
-
-    /// Whether the checker can run here; under `CI=true` always (then a missing toolchain fails the test).
-    static var isWanted: Bool {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
-        let available =
-            FileManager.default.fileExists(atPath: "\(Self.gopath)/src/golang.org/x/mod/sumdb/tlog")
-            && Self.goBinary != nil
-        if !available { print("skipping the Go tile checks: install golang-go and golang-golang-x-mod-dev") }
-        return available
-    }
-
-    static var goBinary: String? {
-        ["/usr/bin/go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }
+    /// Whether the checker can run here (``GoProgram/isWanted(for:)``).
+    static var isWanted: Bool { GoProgram.isWanted(for: "the Go tile checks") }
 
     let executable: URL
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Builds the checker into a temporary directory.
     static func build() async throws -> TileChecker {
-        guard let go = Self.goBinary else { throw Failure(description: "no go binary: install golang-go") }
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../GoCheckers/tilecheck").standardizedFileURL
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let executable = directory.appendingPathComponent("tilecheck")
-        let result = try await ChildProcess.run(
-            go,
-            ["build", "-o", executable.path, "."],
-            environment: [
-                "GO111MODULE": "off", "GOPATH": Self.gopath, "GOCACHE": directory.appendingPathComponent("cache").path,
-                "HOME": directory.path, "PATH": "/usr/bin:/bin",
-            ],
-            in: source
-        )
-        guard result.status == 0 else { throw Failure(description: "go build failed: \(result.stderr)") }
-        return TileChecker(executable: executable)
+        TileChecker(executable: try await GoProgram.build("tilecheck"))
     }
 
     /// Runs the checker; its exit status and output.

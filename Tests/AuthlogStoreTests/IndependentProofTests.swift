@@ -117,54 +117,19 @@ struct IndependentProofTests {
 
 /// The Go checker, built once per test from Tests/GoCheckers/tlogcheck with Debian's Go packages, offline.
 struct GoChecker {
-    static let gopath = "/usr/share/gocode"
-
-    /// Whether the checker can run here; under `CI=true` always (then a missing toolchain fails the test).
-    static var isWanted: Bool {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
-        let available =
-            FileManager.default.fileExists(atPath: "\(Self.gopath)/src/golang.org/x/mod/sumdb/tlog")
-            && Self.goBinary != nil
-        if !available {
-            print(
-                "skipping the Go proof checks: install golang-go and golang-golang-x-mod-dev (.ci/install-deps --tests)"
-            )
-        }
-        return available
-    }
-
-    static var goBinary: String? {
-        ["/usr/bin/go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }
+    /// Whether the checker can run here (``GoProgram/isWanted(for:)``).
+    static var isWanted: Bool { GoProgram.isWanted(for: "the Go proof checks") }
 
     let executable: URL
 
+    /// Why the checker refused.
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
     /// Builds the checker into a temporary directory.
     static func build() async throws -> GoChecker {
-        guard let go = Self.goBinary else { throw Failure(description: "no go binary: install golang-go") }
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../GoCheckers/tlogcheck").standardizedFileURL
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tlogcheck-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let executable = directory.appendingPathComponent("tlogcheck")
-        let result = try await Self.run(
-            go,
-            ["build", "-o", executable.path, "."],
-            in: source,
-            environment: [
-                "GO111MODULE": "off", "GOPATH": Self.gopath, "GOCACHE": directory.appendingPathComponent("cache").path,
-                "HOME": directory.path, "PATH": "/usr/bin:/bin",
-            ],
-            input: Data()
-        )
-        guard result.status == 0 else { throw Failure(description: "go build failed: \(result.stderr)") }
-        return GoChecker(executable: executable)
+        GoChecker(executable: try await GoProgram.build("tlogcheck"))
     }
 
     /// Runs the checker over the notes and proofs; returns its summary line, or throws with its complaint.
