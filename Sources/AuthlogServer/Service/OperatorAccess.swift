@@ -111,6 +111,15 @@ public struct OperatorAccess: Sendable {
         }
     }
 
+    /// Whether some API key, revoked or not, has the hash of `bearer`; nothing is recorded.
+    func isKnownKey(_ bearer: String) async throws(ServiceError) -> Bool {
+        do {
+            return try await self.keys.find(hash: APIKeyStore.hash(of: bearer)) != nil
+        } catch {
+            throw ServiceError.failure(error)
+        }
+    }
+
     /// Records one read (or a refused attempt) as `audit.accessed`, committed before the caller answers; `lag`
     /// notes a read served by the replica and how far behind it was.
     /// - Throws: 503 when the database is down, like every write.
