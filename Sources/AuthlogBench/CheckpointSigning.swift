@@ -11,7 +11,7 @@ final class CheckpointSigning: Sendable {
     /// Starts signing checkpoints of `database` every second, with the writers' event key.
     static func start(database: BenchDatabase, authenticator: EventAuthenticator?) throws -> CheckpointSigning {
         let signing = CheckpointSigning()
-        let store = EventStore(
+        let store = PostgresEventStore(
             pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2),
             authenticator: authenticator
         )

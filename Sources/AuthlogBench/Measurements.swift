@@ -4,7 +4,7 @@ import Foundation
 
 /// The three measurements; each returns events per second.
 enum Measurements {
-    /// `appenders` tasks append one user action per command through one EventStore (parallel group-commit
+    /// `appenders` tasks append one user action per command through one PostgresEventStore (parallel group-commit
     /// writers and the sealer); the rate counts events **sealed**: the clock stops when the last committed
     /// event has a position. Also prints the sealing delay (commit time to sealing time) p50 and p99.
     static func writersAndSealer(
@@ -16,7 +16,7 @@ enum Measurements {
     ) async throws -> Double {
         let batches = Ticket()
         let batchedEvents = Ticket()
-        let store = EventStore(
+        let store = PostgresEventStore(
             pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 6),
             batchObserver: { events in
                 _ = batches.take()
@@ -85,7 +85,7 @@ enum Measurements {
             SELECT event_id, digest FROM authlog.event_records WHERE stream = 'signin-backlog' ORDER BY stream_version
             """
         )
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 1))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 1))
         let start = ContinuousClock.now
         try await store.sealPending()
         return Double(count) / (ContinuousClock.now - start).inSeconds
@@ -113,7 +113,7 @@ enum Measurements {
                 let command = AppendCommand(events: workload.actions[index])
                 do {
                     events += try await ConventionalWriterBaseline.append(command, on: connection).events.count
-                } catch let error as StoreError where error.code == .wrongExpectedVersion {
+                } catch is WrongExpectedVersion {
                     // Connections racing on one stream: the conventional design's cost; the command is lost.
                     conflicts.add(1)
                 }

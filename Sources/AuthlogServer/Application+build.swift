@@ -82,7 +82,7 @@ public struct ServerComponents: Sendable {
             try key(configuration.subjectKey, "subject_key") ?? dataKey.map(IdentityHasher.derivedKey(fromDataKey:))
         self.usesDevelopmentSubjectKey = subjectKey == nil
         let metrics = ServerMetrics()
-        let store = EventStore(
+        let store = PostgresEventStore(
             pool: pool,
             batchObserver: { metrics.recordBatch(events: $0) },
             appendObserver: { metrics.recordEvents(types: $0.map(\.rawValue)) },

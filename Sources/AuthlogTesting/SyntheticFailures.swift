@@ -22,6 +22,6 @@ public enum SyntheticFailures {
             SELECT event_id, digest FROM authlog.event_records ORDER BY stream_version
             """
         )
-        try await EventStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1)).sealPending()
+        try await PostgresEventStore(pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1)).sealPending()
     }
 }

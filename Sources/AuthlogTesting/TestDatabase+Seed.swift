@@ -18,7 +18,7 @@ extension TestDatabase {
             SELECT event_id, digest FROM authlog.event_records WHERE stream = '\(stream)' ORDER BY stream_version
             """
         try await self.connect().execute(SQLQuery(unsafeSQL: script))
-        let store = EventStore(pool: ConnectionPool(conninfo: self.conninfo, maximumConnections: 2))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: self.conninfo, maximumConnections: 2))
         try await store.sealPending()
     }
 }

@@ -31,7 +31,7 @@ enum AccessRecord {
             outcome: refusal == nil ? .success : .failure,
             reason: refusal
         )
-        let store = EventStore(
+        let store = PostgresEventStore(
             pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1),
             authenticator: try eventAuthenticator()
         )

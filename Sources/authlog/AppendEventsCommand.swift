@@ -42,7 +42,7 @@ struct AppendEventsCommand: AsyncParsableCommand {
             return
         }
         let pool = ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2)
-        let store = EventStore(pool: pool, authenticator: try eventAuthenticator())
+        let store = PostgresEventStore(pool: pool, authenticator: try eventAuthenticator())
         let size = self.batchSize == 0 ? lines.events.count : self.batchSize
         var start = 0
         while start < lines.events.count {

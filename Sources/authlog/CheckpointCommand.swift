@@ -24,7 +24,7 @@ struct CheckpointCommand: AsyncParsableCommand {
             )
             throw ExitCode(2)
         }
-        let store = EventStore(
+        let store = PostgresEventStore(
             pool: ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 3),
             authenticator: try eventAuthenticator()
         )

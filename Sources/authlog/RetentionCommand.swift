@@ -84,7 +84,7 @@ struct ApplyRetentionCommand: AsyncParsableCommand {
     private func recordUnrecorded(conninfo: String, on connection: Connection) async throws {
         let payloads = try await reportingStoreErrors { try await Retention.unrecorded(on: connection) }
         guard !payloads.isEmpty else { return }
-        let store = EventStore(
+        let store = PostgresEventStore(
             pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1),
             authenticator: try eventAuthenticator()
         )

@@ -81,7 +81,7 @@ struct ExpireSessionsCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let pool = ConnectionPool(conninfo: try await self.database.conninfo(migrating: false), maximumConnections: 2)
-        let store = EventStore(pool: pool, authenticator: try eventAuthenticator())
+        let store = PostgresEventStore(pool: pool, authenticator: try eventAuthenticator())
         let sweeper = SessionSweeper(store: store, lifetimes: settings.lifetimes)
         let expired = try await reportingStoreErrors {
             let expired = try await sweeper.sweep()

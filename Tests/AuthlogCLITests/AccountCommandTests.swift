@@ -23,7 +23,7 @@ struct AccountCommandTests {
     @Test func sessionsExpireRecordsEachSessionPastItsLifetimeOnce() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 31)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 300)))
         try await store.sealPending()
         let active = try await database.scalar("SELECT count(*) FROM authlog.sessions WHERE state = 'active'")
@@ -57,7 +57,7 @@ struct AccountCommandTests {
     @Test func usersShowOpensPersonalDataAndShowsErasedOnceTheKeyIsDestroyed() async throws {
         let database = try await TestDatabase.make()
         let pool = ConnectionPool(conninfo: database.conninfo)
-        let store = EventStore(pool: pool)
+        let store = PostgresEventStore(pool: pool)
         let userID = UUID.version7()
         let vault = PersonalDataVault(dataKey: Self.dataKey, keys: UserKeyStore(pool: pool))
         let sealed = try await vault.sealProfile(displayName: "Jane Appleseed", email: "jane@example.com", for: userID)

@@ -10,7 +10,7 @@ struct ExportAndAPIKeyCommandTests {
     @Test func exportPrintsJSONLinesResumesFromItsCursorAndRecordsTheRead() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 5)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         for _ in 0..<40 { _ = await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
         let total = try await database.scalar("SELECT size FROM authlog.log_head")
 
@@ -95,7 +95,7 @@ struct ExportAndAPIKeyCommandTests {
     @Test func sessionsListsAUsersSessionsAndRecordsTheRead() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 9)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         for _ in 0..<60 { _ = await store.appendSealed([AppendCommand(events: traffic.nextAction())]) }
         let row = try #require(
             try await database.connect().query(

@@ -10,7 +10,7 @@ import Testing
 struct ReceiptCommandTests {
     @Test func proveWritesAReceiptThatVerifiesOffline() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         var traffic = TrafficGenerator(seed: 77)
         try await store.append(AppendCommand(events: Array(traffic.events(count: 30).prefix(30))))
         let key = try PrivateKey.generate(for: .edDSA)

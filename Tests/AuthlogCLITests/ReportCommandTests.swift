@@ -35,7 +35,7 @@ struct ReportCommandTests {
     @Test func reportNumbersEqualIndependentCountsInEveryFormat() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 11)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 3000)))
         try await store.sealPending()
         let ranges = [
@@ -128,7 +128,7 @@ struct ReportCommandTests {
     @Test func everyKindAndGroupingPrintsTheQuerysNumbers() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 13)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 2000)))
         try await store.sealPending()
         let connection = try await database.connect()
@@ -162,7 +162,7 @@ struct ReportCommandTests {
     @Test func theHTMLReportIsAnEvidencePageWithTheVerdictAndTheCheckpoint() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 14)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 1500)))
         try await store.sealPending()
         let (directory, configFile) = try await checkpointKeyConfiguration(named: "authlog-html")

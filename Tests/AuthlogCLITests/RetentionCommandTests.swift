@@ -17,7 +17,7 @@ struct RetentionCommandTests {
 
         let owner = try await database.connect()
         try await owner.execute("SELECT authlog.create_log_partitions('2024-01-01', '2024-03-01')")
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         var traffic = TrafficGenerator(seed: 11)
         var early = ""
         // The checkpoint after the first 20 events records audit.checkpoint_signed: January's 30th event.

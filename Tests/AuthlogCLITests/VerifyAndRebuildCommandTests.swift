@@ -9,7 +9,7 @@ struct VerifyAndRebuildCommandTests {
     @Test func verifyExitsOneAndNamesTheTamperedPosition() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 21)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 100)))
         try await store.sealPending()
         #expect(try await CLIProcess.run(["verify"], databaseURL: database.conninfo).status == 0)
@@ -56,7 +56,7 @@ struct VerifyAndRebuildCommandTests {
     @Test func rebuildCheckExitsOneOnADifferenceAndRebuildRepairsIt() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 22)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 500)))
         try await store.sealPending()
         let clean = try await CLIProcess.run(["rebuild", "--check"], databaseURL: database.conninfo)

@@ -93,7 +93,7 @@ struct WitnessSubmitterTests {
     @Test func eachAnswerAsTheSpecificationSays() async throws {
         let database = try await TestDatabase.make()
         let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 3)
-        let store = EventStore(pool: pool)
+        let store = PostgresEventStore(pool: pool)
         let log = try NoteSigner(name: "auth.test/log", key: try PrivateKey.generate(for: .edDSA))
         let checkpointer = Checkpointer(store: store, signer: log, directory: nil)
         var traffic = TrafficGenerator(seed: 21)

@@ -22,7 +22,7 @@ struct ConsistencyVerifierTests {
             SELECT event_id, digest FROM authlog.event_records ORDER BY stream_version
             """
         )
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
         try await store.sealPending()
         let connection = try await database.connect()
         var roots: [Int64: [UInt8]] = [:]

@@ -252,7 +252,7 @@ extension DashboardTests {
     /// - 25 sessions revoked 5 minutes ago and 19 five hours ago (admin).
     static func databaseWithTraffic(background: Bool = true) async throws -> TestDatabase {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
         let now = Timestamp.now()
         if background {
             var traffic = TrafficGenerator(seed: 12, start: now.adding(seconds: -8 * 86_400))

@@ -54,7 +54,7 @@ struct EventAuthenticationTests {
     @Test func aForgedInsertThroughTheQueueIsRefusedRecordedAndNeverSealed() async throws {
         let database = try await TestDatabase.make()
         let key = try Self.authenticator()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
         var traffic = TrafficGenerator(seed: 31)
         try await store.append(AppendCommand(events: Array(traffic.events(count: 10).prefix(10))))
         try await store.sealPending()
@@ -92,7 +92,7 @@ struct EventAuthenticationTests {
     @Test func aForgedEventSealedPastTheSealerIsNamedByVerify() async throws {
         let database = try await TestDatabase.make()
         let key = try Self.authenticator()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
         var traffic = TrafficGenerator(seed: 32)
         try await store.append(AppendCommand(events: Array(traffic.events(count: 10).prefix(10))))
         try await store.sealPending()
@@ -153,11 +153,11 @@ struct EventAuthenticationTests {
     @Test func eventsFromBeforeTheKeyAreUnauthenticatedNotBroken() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 33)
-        let before = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let before = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await before.append(AppendCommand(events: Array(traffic.events(count: 6).prefix(6))))
         try await before.sealPending()
         let key = try Self.authenticator()
-        let after = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
+        let after = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
         try await after.append(AppendCommand(events: Array(traffic.events(count: 4).prefix(4))))
         try await after.sealPending()
         let connection = try await database.connect()
@@ -174,12 +174,12 @@ struct EventAuthenticationTests {
     @Test func aWriterOrSealerWithoutTheLogsKeyIsRefusedBeforeWriting() async throws {
         let database = try await TestDatabase.make()
         let key = try Self.authenticator()
-        let keyed = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
+        let keyed = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
         var traffic = TrafficGenerator(seed: 34)
         try await keyed.append(AppendCommand(events: Array(traffic.events(count: 3).prefix(3))))
         try await keyed.sealPending()
         let keyID = Hex.encode(key.keyID)
-        let keyless = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let keyless = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         let keylessFailure = await self.failure {
             try await keyless.append(AppendCommand(events: Array(traffic.events(count: 1).prefix(1))))
         }
@@ -190,7 +190,7 @@ struct EventAuthenticationTests {
                 + "(AUTHLOG_EVENT_KEY or log.event_key)"
         )
         let other = try Self.authenticator()
-        let otherStore = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: other)
+        let otherStore = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: other)
         let otherFailure = await self.failure {
             try await otherStore.append(AppendCommand(events: Array(traffic.events(count: 1).prefix(1))))
         }
@@ -214,7 +214,7 @@ struct EventAuthenticationTests {
     @Test func aReplayedGenuineRowIsRefusedAsADuplicate() async throws {
         let database = try await TestDatabase.make()
         let key = try Self.authenticator()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: key)
         var traffic = TrafficGenerator(seed: 35)
         try await store.append(AppendCommand(events: Array(traffic.events(count: 5).prefix(5))))
         try await store.sealPending()

@@ -10,7 +10,7 @@ import Testing
 struct EventExportFormatTests {
     @Test func everyMemberOfTheExportLineEqualsTheStoredEvent() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         let tricky = "Agent \"quoted\" \\ back/slash 한국어 🚀 tab\there"
         let full = EventEnvelope(
             stream: StreamName(category: "signin", id: "apple"),

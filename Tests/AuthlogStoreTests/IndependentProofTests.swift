@@ -13,7 +13,7 @@ struct IndependentProofTests {
     @Test func everyTreeSizeFromOneTo300() async throws {
         let checker = try await GoChecker.build()
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 3))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 3))
         let signer = try NoteSigner(name: "authlog.test/log", key: try PrivateKey.generate(for: .edDSA))
         let checkpointer = Checkpointer(store: store, signer: signer, directory: nil)
         var notes: [String] = []
@@ -73,7 +73,7 @@ struct IndependentProofTests {
             SELECT event_id, digest FROM authlog.event_records ORDER BY stream_version
             """
         )
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
         try await store.sealPending()
         let connection = try await database.connect()
         #expect(try await EventReader().head(on: connection).size == 100_000)

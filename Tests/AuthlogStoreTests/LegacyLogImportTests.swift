@@ -80,7 +80,7 @@ struct LegacyLogImportTests {
         #expect(try await database.scalar("SELECT count(*) FROM pg_tables WHERE tablename = 'events_v1'") == 0)
         #expect(try await verify(database) == intact(database))
         // The moved log takes new events after the old ones.
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         #expect(try await store.appendSealed([AppendCommand(failedSignin())])[0].get().lastPosition == 151)
     }
 

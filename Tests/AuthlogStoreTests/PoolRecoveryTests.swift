@@ -46,7 +46,7 @@ struct PoolRecoveryTests {
         let cluster = try await PrivateCluster.start()
         defer { cluster.remove() }
         let pool = ConnectionPool(conninfo: cluster.conninfo, maximumConnections: 8)
-        let store = EventStore(pool: pool)
+        let store = PostgresEventStore(pool: pool)
         try await store.append(failedSignin())
         _ = try await self.fillIdle(pool, count: 8)
         try await cluster.restart()

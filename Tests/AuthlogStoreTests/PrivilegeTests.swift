@@ -19,7 +19,7 @@ struct PrivilegeTests {
     @Test func theAppRoleCanAppendButNeverChangeTheLog() async throws {
         let database = try await TestDatabase.make()
         let role = try await self.loginRole(in: "authlog_app", on: database)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo(asUser: role)))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo(asUser: role)))
         try await store.append(failedSignin())
         try await store.sealPending()
         let app = try await Connection.connect(database.conninfo(asUser: role))
@@ -54,7 +54,7 @@ struct PrivilegeTests {
             """
         )
         let role = try await self.loginRole(in: "authlog_app", on: database)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo(asUser: role)))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo(asUser: role)))
         _ = await store.appendSealed([AppendCommand(failedSignin())])
         let app = try await Connection.connect(database.conninfo(asUser: role))
         let month = try await LogMonths.prepare(on: app)
@@ -81,7 +81,7 @@ struct PrivilegeTests {
 
     @Test func theTriggersRefuseChangesEvenForTheOwner() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(failedSignin())
         try await store.sealPending()
         let owner = try await database.connect()
@@ -199,7 +199,7 @@ struct PrivilegeTests {
             try await service.execute("ALTER TABLE authlog.event_records DISABLE TRIGGER USER")
         }
         #expect(refused?.sqlState == "42501")
-        let store = EventStore(pool: ConnectionPool(conninfo: cluster.conninfo + " user=authlog_service"))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: cluster.conninfo + " user=authlog_service"))
         try await store.append(failedSignin())
         try await store.sealPending()
 

@@ -7,7 +7,7 @@ import Testing
 struct RebuildTests {
     @Test func tenThousandRandomEventsRebuildExactlyAndAnAlteredRowIsReported() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
         var traffic = TrafficGenerator(seed: 2026)
         var actions: [[EventEnvelope]] = []
         var count = 0
@@ -75,7 +75,7 @@ struct RebuildTests {
     /// sealed log, and a rebuild seals them first.
     @Test func checkAndRebuildCountTheEventsWaitingForTheSealer() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 3))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 3))
         var traffic = TrafficGenerator(seed: 41)
         try await store.append(AppendCommand(events: traffic.events(count: 200)))
         try await store.sealPending()
@@ -93,7 +93,7 @@ struct RebuildTests {
 
     @Test func signinsDailyCountsEveryAttemptOnce() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         var traffic = TrafficGenerator(seed: 99)
         let events = traffic.events(count: 600)
         for start in stride(from: 0, to: events.count, by: 37) {

@@ -217,7 +217,7 @@ struct ReportQueryTests {
     @Test func everyKindMatchesIndependentCountsOverRangesThatCutDaysAndHours() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 12)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         // Two appends: the first is folded into the counts (as serve does every second), the second waits in
         // report_pending.
         try await store.append(AppendCommand(events: traffic.events(count: 2500)))
@@ -257,7 +257,7 @@ struct ReportQueryTests {
             UPDATE authlog.log_epoch SET month = '2024-01-01'
             """
         )
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
         var january = TrafficGenerator(seed: 21, start: try #require(Timestamp(iso8601: "2024-01-01")))
         try await store.append(AppendCommand(events: january.events(count: 2000)))
         try await store.sealPending()
@@ -321,7 +321,7 @@ struct ReportQueryTests {
     @Test func extremeRangesAreAnswered() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 23)
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(AppendCommand(events: traffic.events(count: 300)))
         let connection = try await database.connect()
         let items = try await Self.items(database)

@@ -12,7 +12,7 @@ import Testing
 struct RetentionProofTests {
     /// Appends `count` failed sign-ins in the log's current month and waits until they are sealed.
     private func write(_ count: Int, _ database: TestDatabase) async throws {
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
         let results = await store.appendSealed((0..<count).map { _ in AppendCommand(failedSignin()) })
         for result in results { _ = try result.get() }
     }

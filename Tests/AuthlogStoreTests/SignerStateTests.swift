@@ -15,9 +15,9 @@ struct SignerStateTests {
 
     /// 20 sealed events, a signer keeping its state in a fresh directory, and its first checkpoint (of 20; its
     /// own audit.checkpoint_signed is event 21).
-    private func signed() async throws -> (TestDatabase, EventStore, Checkpointer, String, PrivateKey) {
+    private func signed() async throws -> (TestDatabase, PostgresEventStore, Checkpointer, String, PrivateKey) {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         var traffic = TrafficGenerator(seed: 21)
         try await store.append(AppendCommand(events: Array(traffic.events(count: 20).prefix(20))))
         let key = try PrivateKey.generate(for: .edDSA)
@@ -249,7 +249,7 @@ struct SignerStateTests {
     @Test func eventsTheSignerWouldAddAreCheckedAndMACsCannotBeSwitchedOff() async throws {
         let database = try await TestDatabase.make()
         let eventKey = try EventAuthenticator(key: SecureRandom.bytes(count: 32))
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: eventKey)
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo), authenticator: eventKey)
         var traffic = TrafficGenerator(seed: 23)
         try await store.append(AppendCommand(events: Array(traffic.events(count: 10).prefix(10))))
         let directory = NSTemporaryDirectory() + "authlog-signer-\(UUID().uuidString)"

@@ -8,9 +8,9 @@ import Testing
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct TamperEvidenceTests {
     /// A database holding 20 sealed events of generated traffic.
-    private func seeded() async throws -> (TestDatabase, EventStore) {
+    private func seeded() async throws -> (TestDatabase, PostgresEventStore) {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         var traffic = TrafficGenerator(seed: 7)
         try await store.append(AppendCommand(events: Array(traffic.events(count: 20).prefix(20))))
         try await store.sealPending()
@@ -19,7 +19,7 @@ struct TamperEvidenceTests {
     }
 
     /// A checkpoint signer with a fresh key.
-    private func checkpointer(_ store: EventStore, name: String = "log.test/audit") throws -> Checkpointer {
+    private func checkpointer(_ store: PostgresEventStore, name: String = "log.test/audit") throws -> Checkpointer {
         Checkpointer(
             store: store,
             signer: try NoteSigner(name: name, key: try PrivateKey.generate(for: .edDSA)),

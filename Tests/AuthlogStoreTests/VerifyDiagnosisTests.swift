@@ -14,9 +14,9 @@ struct VerifyDiagnosisTests {
     private static let origin = "log.test/audit"
 
     /// Checkpoints of 20, 41 and 62 events (each followed by its audit.checkpoint_signed: 21, 42, 63).
-    private func threeCheckpoints() async throws -> (TestDatabase, EventStore, NoteSigner, [String]) {
+    private func threeCheckpoints() async throws -> (TestDatabase, PostgresEventStore, NoteSigner, [String]) {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         let signer = try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA))
         let checkpointer = Checkpointer(store: store, signer: signer, directory: nil)
         var traffic = TrafficGenerator(seed: 62)

@@ -7,7 +7,7 @@ import Testing
 struct WriterAndSealerTests {
     @Test func thirtyTwoConcurrentAppendersGetGaplessPositions() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 6))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 6))
         let tail = Task { try await self.tailByPosition(database, until: 32_000) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for appender in 0..<32 {
@@ -35,7 +35,7 @@ struct WriterAndSealerTests {
 
     @Test func aWrongExpectedVersionFailsOnlyItsOwnCommand() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         try await store.append(failedSignin(provider: "apple"))
         let stream = StreamName(category: "signin", id: "apple")
         let results = await store.appendTogether([
@@ -60,7 +60,7 @@ struct WriterAndSealerTests {
 
     @Test func theSameEventIDIsStoredOnceAndAnswersWithTheFirstPosition() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         let event = failedSignin()
         let first = try await store.appendSealed([AppendCommand(event)])[0].get()
         try await store.append(failedSignin())
@@ -75,7 +75,7 @@ struct WriterAndSealerTests {
 
     @Test func anInvalidEventIsRefusedBeforeTheDatabase() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         var event = failedSignin()
         event.provider = nil
         await #expect(throws: StoreError.self) { try await store.append(event) }
@@ -84,7 +84,7 @@ struct WriterAndSealerTests {
 
     @Test func appendsResumeAfterTheServerDropsEveryConnection() async throws {
         let database = try await TestDatabase.make()
-        let store = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
         try await store.append(failedSignin())
         let admin = try await database.connect()
         try await admin.query(
@@ -101,7 +101,7 @@ struct WriterAndSealerTests {
     @Test func concurrentWritersMeetInTheStreamVersionIndex() async throws {
         let database = try await TestDatabase.make()
         let stores = (0..<2).map { _ in
-            EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
+            PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
         }
         let outcomes = try await withThrowingTaskGroup(of: (won: Int, lost: Int).self) { group in
             for task in 0..<16 {
@@ -121,7 +121,7 @@ struct WriterAndSealerTests {
                                 expecting: .exactly(Int32(version))
                             )
                             won += 1
-                        } catch let error as StoreError where error.code == .wrongExpectedVersion {
+                        } catch is WrongExpectedVersion {
                             lost += 1
                         }
                     }
@@ -149,13 +149,13 @@ struct WriterAndSealerTests {
         let database = try await TestDatabase.make()
         let blocker = try await database.connect()
         try await blocker.execute("BEGIN; SELECT * FROM authlog.log_head FOR UPDATE")
-        let writer = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 3))
+        let writer = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 3))
         let results = await writer.appendTogether((0..<10).map { _ in AppendCommand(failedSignin()) })
         #expect(results.allSatisfy { (try? $0.get())?.events.first?.position == nil })
         #expect(try await database.scalar("SELECT count(*) FROM authlog.unsealed_events") == 10)
         #expect(try await positions(in: database).isEmpty, "readers see sealed events only")
         try await blocker.execute("ROLLBACK")
-        let other = EventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 1))
+        let other = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 1))
         try await other.sealPending()
         #expect(try await positions(in: database) == Array(1...10))
         #expect(try await database.scalar("SELECT count(*) FROM authlog.unsealed_events") == 0)

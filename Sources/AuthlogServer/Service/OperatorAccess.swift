@@ -23,13 +23,13 @@ public enum APIKeyRefusal: String, Sendable, CaseIterable {
 /// access to audit logs is itself logged).
 public struct OperatorAccess: Sendable {
     let keys: APIKeyStore
-    let store: EventStore
+    let store: PostgresEventStore
     /// Where the audited reads run: the read replica when one is configured, else the primary.
     let reads: ReadDatabase
 
     /// Creates the gate over the key table and the store the audit events go to (always the primary), with
     /// the audited reads on `reads`.
-    public init(keys: APIKeyStore, store: EventStore, reads: ReadDatabase) {
+    public init(keys: APIKeyStore, store: PostgresEventStore, reads: ReadDatabase) {
         self.keys = keys
         self.store = store
         self.reads = reads

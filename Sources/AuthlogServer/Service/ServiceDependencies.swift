@@ -7,7 +7,7 @@ import Foundation
 /// the settings and the metrics.
 public struct ServiceDependencies: Sendable {
     /// The event store.
-    public let store: EventStore
+    public let store: PostgresEventStore
     /// Request-time reads of the projections.
     public let queries: SessionQueries
     /// Single-use nonces.
@@ -37,7 +37,7 @@ public struct ServiceDependencies: Sendable {
 
     /// Creates the dependencies over one store.
     public init(
-        store: EventStore,
+        store: PostgresEventStore,
         accessTokens: AccessTokenIssuer,
         settings: ServiceSettings,
         metrics: ServerMetrics,

@@ -63,7 +63,7 @@ struct SessionEnder: Sendable {
             do {
                 try await self.dependencies.store.append(AppendCommand(events: events, expectedVersions: expectations))
                 return sessions.count
-            } catch let error as StoreError where error.code == .wrongExpectedVersion {
+            } catch is WrongExpectedVersion {
                 continue
             } catch {
                 throw ServiceError.failure(error)

@@ -8,12 +8,12 @@ public import Logging
 /// version it read, so a session expires exactly once even with several processes sweeping (the loser's
 /// command fails alone), and a refresh that lands first keeps the session alive.
 public struct SessionSweeper: Sendable {
-    let store: EventStore
+    let store: PostgresEventStore
     let queries: SessionExpiryQueries
     let lifetimes: SessionLifetimes
 
     /// Creates a sweeper over `store` with the configured lifetimes.
-    public init(store: EventStore, lifetimes: SessionLifetimes) {
+    public init(store: PostgresEventStore, lifetimes: SessionLifetimes) {
         self.store = store
         self.queries = SessionExpiryQueries(pool: store.pool)
         self.lifetimes = lifetimes
@@ -43,7 +43,7 @@ public struct SessionSweeper: Sendable {
                 )
                 commands.append(AppendCommand(event, expecting: .exactly(item.version)))
             }
-            let results = await self.store.appendTogether(commands)
+            let results = await self.store.appendEach(commands)
             let succeeded = results.filter { (try? $0.get()) != nil }.count
             expired += succeeded
             // A batch in which every command lost its race would be found again: stop rather than spin.

@@ -217,7 +217,7 @@ public struct SigninService: Sendable {
             )
             do {
                 try await self.dependencies.store.append(plan.command)
-            } catch let error as StoreError where error.code == .wrongExpectedVersion {
+            } catch is WrongExpectedVersion {
                 lastConflict = true
                 continue
             } catch {

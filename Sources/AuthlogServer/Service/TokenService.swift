@@ -297,7 +297,7 @@ public struct TokenService: Sendable {
                 AppendCommand(events: events, expectedVersions: [stream: .exactly(version)])
             )
             return true
-        } catch let error as StoreError where error.code == .wrongExpectedVersion {
+        } catch is WrongExpectedVersion {
             return false
         } catch {
             throw ServiceError.failure(error)

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The ids of the events one request appended (or found appended already), so that its answer can return
 /// them as receipts: the HTTP layer binds a collector to the request's task (``current``), and
-/// ``EventStore`` adds every event of every command it stored while it is bound. At most ``limit`` ids are kept.
+/// ``PostgresEventStore`` adds every event of every command it stored while it is bound. At most ``limit`` ids are kept.
 public final class AppendedEvents: Sendable {
     /// The collector of the task at hand, if any.
     @TaskLocal public static var current: AppendedEvents?

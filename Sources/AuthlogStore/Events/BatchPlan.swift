@@ -21,7 +21,7 @@ struct BatchPlan {
     /// Decides `commands` against the current `streamVersions` (absent: no events) and the events already
     /// stored, by id.
     init(
-        commands: [AppendCommand],
+        commands: [PreparedCommand],
         streamVersions: [String: Int32],
         knownEvents: [UUID: AppendedEvent],
         recordedAt: Timestamp
@@ -34,7 +34,7 @@ struct BatchPlan {
         }
     }
 
-    private mutating func place(_ command: AppendCommand) -> Result<AppendResult, StoreError> {
+    private mutating func place(_ command: PreparedCommand) -> Result<AppendResult, StoreError> {
         var versions: [String: Int32] = [:]
         func version(of stream: String) -> Int32 { versions[stream] ?? self.streamVersions[stream] ?? 0 }
 
@@ -73,7 +73,7 @@ struct BatchPlan {
             }
             event.streamVersion = current + 1
             versions[event.stream.rawValue] = current + 1
-            precondition(index < command.projectionChanges.count, "EventStore prepares every command it queues")
+            precondition(index < command.projectionChanges.count, "PostgresEventStore prepares every command it queues")
             rows.append(
                 EventRow.Committed(
                     envelope: event,

@@ -26,7 +26,7 @@ enum BatchWriter {
     /// Without `queueForSealing` the events are committed but never sealed: only the (a+) baseline of
     /// `authlog-bench store` (``ConventionalWriterBaseline``) writes that way.
     static func write(
-        _ commands: [AppendCommand],
+        _ commands: [PreparedCommand],
         queueForSealing: Bool = true,
         authenticator: EventAuthenticator? = nil,
         on connection: isolated Connection
@@ -75,7 +75,7 @@ enum BatchWriter {
     }
 
     private static func writeRetryingConflicts(
-        _ commands: [AppendCommand],
+        _ commands: [PreparedCommand],
         _ writing: Writing,
         on connection: isolated Connection
     ) throws -> [Result<AppendResult, StoreError>] {
@@ -94,7 +94,7 @@ enum BatchWriter {
 
     /// One transaction; nil when a row lost a race to a concurrent batch and the transaction was rolled back.
     private static func attempt(
-        _ commands: [AppendCommand],
+        _ commands: [PreparedCommand],
         _ writing: Writing,
         on connection: isolated Connection,
         isFirst: Bool
@@ -152,7 +152,7 @@ enum BatchWriter {
 
     /// The query for the stored event ids of the batch (with their positions once sealed) and the current
     /// version of every stream the batch touches, from the committed rows.
-    private static func lookup(for commands: [AppendCommand]) -> SQLQuery {
+    private static func lookup(for commands: [PreparedCommand]) -> SQLQuery {
         let ids = commands.flatMap { $0.events.map(\.eventID) }
         let streams = commands.reduce(into: Set<String>()) { $0.formUnion($1.streams) }
         // One probe per id and one `max()` per stream, so each is a single step down an index however long

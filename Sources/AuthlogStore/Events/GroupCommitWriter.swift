@@ -1,3 +1,5 @@
+import AuthlogCore
+
 /// The writer of one process: queues commands and writes them in batches, one transaction each (group
 /// commit). While batches are being written, new commands queue up and form the next batch, so throughput
 /// grows with concurrency while a lone command still commits at once.
@@ -10,14 +12,15 @@
 /// wait in the queue for the ``Sealer``, which this writer wakes.
 actor GroupCommitWriter {
     private struct Group {
-        let commands: [AppendCommand]
+        let commands: [PreparedCommand]
         let continuation: CheckedContinuation<[Result<AppendResult, StoreError>], Never>
         let eventCount: Int
         /// Every stream the group's commands write or expect, decided once: a group waiting for a busy
         /// stream is looked at again by every batch.
         let streams: Set<String>
 
-        init(commands: [AppendCommand], continuation: CheckedContinuation<[Result<AppendResult, StoreError>], Never>) {
+        init(commands: [PreparedCommand], continuation: CheckedContinuation<[Result<AppendResult, StoreError>], Never>)
+        {
             self.commands = commands
             self.continuation = continuation
             self.eventCount = commands.reduce(0) { $0 + $1.events.count }
@@ -53,7 +56,7 @@ actor GroupCommitWriter {
     }
 
     /// Queues `commands` as one group, always written in the same batch, and waits for their results.
-    func submit(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {
+    func submit(_ commands: [PreparedCommand]) async -> [Result<AppendResult, StoreError>] {
         guard !commands.isEmpty else { return [] }
         return await withCheckedContinuation { continuation in
             self.queue.append(Group(commands: commands, continuation: continuation))
@@ -109,7 +112,7 @@ actor GroupCommitWriter {
         return (batch, streams)
     }
 
-    private func write(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {
+    private func write(_ commands: [PreparedCommand]) async -> [Result<AppendResult, StoreError>] {
         var lastError = StoreError(.connectionFailed, "PostgreSQL is unreachable")
         // A connection that broke while idle (a restarted server) fails in the opening round trip, before
         // anything is written; that is retried once on a fresh connection.

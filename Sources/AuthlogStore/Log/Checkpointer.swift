@@ -28,7 +28,7 @@ public struct Checkpointer: Sendable {
         public var isNew: Bool
     }
 
-    private let store: EventStore
+    private let store: PostgresEventStore
     private let signer: NoteSigner
     private let directory: String?
     private let state: SignerState?
@@ -36,9 +36,9 @@ public struct Checkpointer: Sendable {
     /// A checkpointer signing with `signer` (whose name is the log's origin), writing notes into `directory`
     /// when given, and keeping its state in `statePath` (default: `latest.note` in `directory`; without
     /// either, the signer keeps no state outside the database and trusts its latest stored checkpoint). What
-    /// it refuses is noted in the store's ``EventStore/integrity``.
+    /// it refuses is noted in the store's ``PostgresEventStore/integrity``.
     public init(
-        store: EventStore,
+        store: PostgresEventStore,
         signer: NoteSigner,
         directory: String?,
         statePath: String? = nil

@@ -13,7 +13,7 @@ enum RefusedEvents {
 
     /// Records what is waiting; returns whether anything was.
     /// - Throws: ``StoreError`` from the database.
-    static func record(into store: EventStore) async throws -> Bool {
+    static func record(into store: PostgresEventStore) async throws -> Bool {
         var recorded = false
         for _ in 0..<Self.eventsPerCall {
             let rows = try await store.pool.withConnection { connection in

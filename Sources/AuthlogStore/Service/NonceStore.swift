@@ -2,16 +2,9 @@ public import AuthlogCore
 
 /// Single-use nonces: those authlog issues (`POST /v1/nonces`) and those devices make. Only SHA-256
 /// hashes are stored.
-public struct NonceStore: Sendable {
+public struct NonceStore: NonceLedger {
     /// What consuming a nonce found.
-    public enum Consumption: Sendable, Equatable {
-        /// First use: accepted.
-        case accepted
-        /// The (provider, nonce) pair was used before.
-        case replayed
-        /// authlog issued it, and its time to live has passed.
-        case expired
-    }
+    public typealias Consumption = NonceConsumption
 
     private let pool: ConnectionPool
 

@@ -2,7 +2,7 @@ public import AuthlogCore
 
 /// Provider credentials kept for revocation at account deletion (Apple's refresh token, GitHub's access
 /// token, Kakao's user id for the admin-key unlink), sealed by the caller before they arrive here.
-public struct ProviderCredentialStore: Sendable {
+public struct ProviderCredentialStore: ProviderCredentialVault {
     private let pool: ConnectionPool
 
     /// Creates the store over `pool`.

@@ -1,7 +1,7 @@
 public import AuthlogCore
 
 /// Provider notices already acted on (`authlog.provider_notices`), so that a replayed notice changes nothing.
-public struct ProviderNoticeStore: Sendable {
+public struct ProviderNoticeStore: ProviderNoticeClaims {
     private let pool: ConnectionPool
 
     /// Creates the store over `pool`.

@@ -6,29 +6,9 @@ public import Foundation
 /// Work is claimed by moving a due row's `next_attempt_at` past a lease in one statement, so two processes
 /// never make the same attempt; a process that dies mid-attempt leaves the row to be claimed again once
 /// the lease has passed.
-public struct RevocationQueue: Sendable {
+public struct RevocationQueue: ProviderRevocationQueue {
     /// One grant to revoke.
-    public struct Item: Sendable, Equatable {
-        /// The deleted user.
-        public var userID: UUID
-        /// The provider.
-        public var provider: String
-        /// The identity's keyed subject hash.
-        public var subjectHash: String
-        /// The credential, sealed under the data key.
-        public var sealedToken: [UInt8]
-        /// Attempts made before this one.
-        public var attempts: Int
-
-        /// Creates an item.
-        public init(userID: UUID, provider: String, subjectHash: String, sealedToken: [UInt8], attempts: Int = 0) {
-            self.userID = userID
-            self.provider = provider
-            self.subjectHash = subjectHash
-            self.sealedToken = sealedToken
-            self.attempts = attempts
-        }
-    }
+    public typealias Item = ProviderRevocationItem
 
     private let pool: ConnectionPool
 

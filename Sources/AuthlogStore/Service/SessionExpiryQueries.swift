@@ -1,16 +1,9 @@
 public import AuthlogCore
 
 /// Finds active sessions past their absolute or idle lifetime, for the sweeper.
-public struct SessionExpiryQueries: Sendable {
+public struct SessionExpiryQueries: SessionExpiryReads {
     /// A session to expire, with its stream's version for an expected-version append.
-    public struct Due: Sendable {
-        /// The session.
-        public var session: SessionRecord
-        /// The session stream's version when it was read.
-        public var version: Int32
-        /// The limit it passed.
-        public var limit: SessionLimit
-    }
+    public typealias Due = ExpiringSession
 
     private let pool: ConnectionPool
 

@@ -1,9 +1,9 @@
-import AuthlogCore
+public import AuthlogCore
 public import Foundation
 
 /// The request-time reads of the sign-in service, all on projection tables (plus a stream's version from
 /// the events' unique `(stream, stream_version)` index).
-public struct SessionQueries: Sendable {
+public struct SessionQueries: SessionReads {
     private let pool: ConnectionPool
 
     /// Creates the queries over `pool`.

@@ -3,14 +3,9 @@ public import Foundation
 
 /// Verified emails as keyed hashes (`authlog.user_emails`), for the same-email policy. Never an email in
 /// clear; the rows of a deleted user are removed with the account.
-public struct UserEmailStore: Sendable {
+public struct UserEmailStore: EmailOwnership {
     /// A user who signed in with a provider that vouched for the email.
-    public struct Owner: Sendable, Equatable {
-        /// The user.
-        public var userID: UUID
-        /// The provider that vouched for it.
-        public var provider: String
-    }
+    public typealias Owner = EmailOwner
 
     private let pool: ConnectionPool
 

@@ -2,7 +2,7 @@ public import AuthlogCore
 public import Foundation
 
 /// Each user's wrapped personal-data key (`authlog.user_keys`).
-public struct UserKeyStore: Sendable {
+public struct UserKeyStore: UserKeyRing {
     let pool: ConnectionPool
 
     /// Creates the store over `pool`.

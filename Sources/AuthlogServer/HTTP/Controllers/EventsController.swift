@@ -10,7 +10,7 @@ import NIOCore
 /// from other systems, idempotent by `event_id`.
 struct EventsController: Sendable {
     let access: OperatorAccess
-    let store: EventStore
+    let store: PostgresEventStore
     let body: RequestBodyReader
     let requestMetadata: RequestMetadataReader
 

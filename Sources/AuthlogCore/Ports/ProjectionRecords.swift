@@ -1,4 +1,3 @@
-public import AuthlogCore
 public import Foundation
 
 /// A refresh token as the projections know it, with its session's state and stream version.
@@ -22,6 +21,23 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var userID: UUID { self.session.userID }
     /// The provider of the session's sign-in.
     public var provider: String? { self.session.provider }
+
+    /// Creates a record.
+    public init(
+        tokenID: UUID,
+        familyID: UUID,
+        state: RefreshTokenState,
+        expiresAt: Timestamp,
+        session: SessionRecord,
+        sessionVersion: Int32
+    ) {
+        self.tokenID = tokenID
+        self.familyID = familyID
+        self.state = state
+        self.expiresAt = expiresAt
+        self.session = session
+        self.sessionVersion = sessionVersion
+    }
     /// Whether it is a "remember me" token.
     public var kind: RefreshTokenKind { self.session.kind }
     /// The app the session was started for, when known.
@@ -55,6 +71,33 @@ public struct SessionRecord: Sendable, Equatable {
 
     /// Whether the session can be used: active, of a user that was not deleted.
     public var isUsable: Bool { self.state == .active && self.userIsActive }
+
+    /// Creates a record.
+    public init(
+        sessionID: UUID,
+        userID: UUID,
+        provider: String,
+        clientID: String?,
+        kind: RefreshTokenKind,
+        state: SessionState,
+        startedAt: Timestamp,
+        lastSeenAt: Timestamp,
+        authenticatedAt: Timestamp,
+        endReason: String?,
+        userIsActive: Bool
+    ) {
+        self.sessionID = sessionID
+        self.userID = userID
+        self.provider = provider
+        self.clientID = clientID
+        self.kind = kind
+        self.state = state
+        self.startedAt = startedAt
+        self.lastSeenAt = lastSeenAt
+        self.authenticatedAt = authenticatedAt
+        self.endReason = endReason
+        self.userIsActive = userIsActive
+    }
 }
 
 /// One identity row of the `identities` projection.
@@ -69,4 +112,13 @@ public struct IdentityRecord: Sendable, Equatable {
     public var isReleased: Bool
     /// Whether the user it points at exists (not deleted).
     public var userIsActive: Bool
+
+    /// Creates a record.
+    public init(provider: String, subjectHash: String, userID: UUID, isReleased: Bool, userIsActive: Bool) {
+        self.provider = provider
+        self.subjectHash = subjectHash
+        self.userID = userID
+        self.isReleased = isReleased
+        self.userIsActive = userIsActive
+    }
 }

@@ -1,4 +1,3 @@
-public import AuthlogCore
 public import Foundation
 
 /// What a command expects of a stream's version before it appends.
@@ -20,9 +19,6 @@ public struct AppendCommand: Sendable {
     public var events: [EventEnvelope]
     /// Expectations on stream versions, checked before any event of the command is placed.
     public var expectedVersions: [StreamName: ExpectedVersion]
-    /// Each event's projection changes, decided by ``EventStore`` before the command is queued, so the
-    /// reducer's work never runs inside a batch's transaction.
-    var projectionChanges: [[ScopedChange]] = []
 
     /// Creates a command.
     public init(events: [EventEnvelope], expectedVersions: [StreamName: ExpectedVersion] = [:]) {
@@ -31,7 +27,7 @@ public struct AppendCommand: Sendable {
     }
 
     /// Every stream the command writes or expects a version of.
-    var streams: Set<String> {
+    public var streams: Set<String> {
         Set(self.events.map(\.stream.rawValue)).union(self.expectedVersions.keys.map(\.rawValue))
     }
 
@@ -46,6 +42,9 @@ public struct AppendCommand: Sendable {
 public struct AppendResult: Sendable, Equatable {
     /// One entry per event of the command, in order.
     public var events: [AppendedEvent]
+
+    /// Creates a result from its events' outcomes, in the command's order.
+    public init(events: [AppendedEvent]) { self.events = events }
 
     /// The highest position among the command's events, once all of them are sealed.
     public var lastPosition: Int64? {
@@ -65,4 +64,12 @@ public struct AppendedEvent: Sendable, Equatable {
     public var streamVersion: Int32
     /// Whether it was stored by an earlier call with the same `event_id` (idempotent replay).
     public var wasAlreadyStored: Bool
+
+    /// Creates the outcome of one event.
+    public init(eventID: UUID, position: Int64?, streamVersion: Int32, wasAlreadyStored: Bool) {
+        self.eventID = eventID
+        self.position = position
+        self.streamVersion = streamVersion
+        self.wasAlreadyStored = wasAlreadyStored
+    }
 }

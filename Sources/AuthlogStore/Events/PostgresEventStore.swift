@@ -4,7 +4,7 @@ import Foundation
 /// The event log in PostgreSQL: appends go through the process's ``GroupCommitWriter`` (parallel batches,
 /// answered after COMMIT), which hands the committed events to the process's ``Sealer`` (positions, leaves,
 /// the Merkle tree); reads use the pool.
-public final class EventStore: Sendable {
+public final class PostgresEventStore: EventStore {
     /// The connections this store uses.
     public let pool: ConnectionPool
     /// The process's sealer.
@@ -46,37 +46,38 @@ public final class EventStore: Sendable {
 
     /// Validates and appends one command; returns after COMMIT, before the events are sealed (their
     /// positions are nil unless they were stored and sealed earlier).
-    /// - Throws: ``StoreError`` `.invalidEvent`, `.wrongExpectedVersion`, `.connectionFailed` or `.server`.
+    /// - Throws: ``WrongExpectedVersion``, ``InvalidEvent``, or ``StoreError`` `.connectionFailed` or `.server`.
     @discardableResult
     public func append(_ command: AppendCommand) async throws -> AppendResult {
-        let prepared = try Self.prepare(command)
-        guard let result = await self.writer.submit([prepared]).first else {
-            throw StoreError(.server, "the writer returned no result")
+        do {
+            let prepared = try Self.prepare(command)
+            guard let result = await self.writer.submit([prepared]).first else {
+                throw StoreError(.server, "the writer returned no result")
+            }
+            let appended = try result.get()
+            self.observe(prepared, appended)
+            return appended
+        } catch let error as StoreError {
+            throw error.asAppendFailure
         }
-        let appended = try result.get()
-        self.observe(prepared, appended)
-        return appended
+    }
+
+    /// ``appendTogether(_:)`` with the errors of ``append(_:)``.
+    public func appendEach(_ commands: [AppendCommand]) async -> [Result<AppendResult, any Error>] {
+        await self.appendTogether(commands).map { $0.mapError(\.asAppendFailure) }
     }
 
     /// Tells the append observer which of `command`'s events were stored, and the request's collector
     /// (``AppendedEvents``) every event of it.
-    private func observe(_ command: AppendCommand, _ result: AppendResult) {
+    private func observe(_ command: PreparedCommand, _ result: AppendResult) {
         AppendedEvents.current?.add(result.events.map(\.eventID))
         guard let observer = self.appendObserver else { return }
         observer(zip(command.events, result.events).filter { !$0.1.wasAlreadyStored }.map(\.0.type))
     }
 
-    /// Appends one event.
-    /// - Throws: as ``append(_:)-(AppendCommand)``.
-    @discardableResult
-    public func append(_ event: EventEnvelope, expecting expected: ExpectedVersion = .any) async throws -> AppendResult
-    {
-        try await self.append(AppendCommand(event, expecting: expected))
-    }
-
     /// Appends several commands in one batch (one transaction); each succeeds or fails on its own.
     public func appendTogether(_ commands: [AppendCommand]) async -> [Result<AppendResult, StoreError>] {
-        var valid: [AppendCommand] = []
+        var valid: [PreparedCommand] = []
         var failures: [Int: StoreError] = [:]
         for (index, command) in commands.enumerated() {
             do {
@@ -153,9 +154,8 @@ public final class EventStore: Sendable {
     }
 
     /// Validates every event and decides its projection changes, outside the batch's transaction.
-    static func prepare(_ command: AppendCommand) throws -> AppendCommand {
-        var prepared = command
-        prepared.projectionChanges = []
+    static func prepare(_ command: AppendCommand) throws -> PreparedCommand {
+        var prepared = PreparedCommand(command: command)
         for (index, event) in command.events.enumerated() {
             do {
                 let payload = try event.validatedPayload()
