@@ -25,7 +25,8 @@ enum SealedLogFill {
                         """
                 )
             )
-            try await PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2)).sealPending()
+            try await PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 2))
+                .sealPending()
             say("  \(last) events sealed")
         }
         try await connection.execute("ANALYZE")

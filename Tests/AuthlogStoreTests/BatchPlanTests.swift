@@ -7,7 +7,9 @@ import Testing
 /// The decisions of a batch, without a database: expected versions, stream versions, idempotent replays,
 /// and a failing command leaving nothing behind.
 struct BatchPlanTests {
-    private func prepared(_ command: AppendCommand) throws -> PreparedCommand { try PostgresEventStore.prepare(command) }
+    private func prepared(_ command: AppendCommand) throws -> PreparedCommand {
+        try PostgresEventStore.prepare(command)
+    }
 
     @Test func eachCommandIsDecidedInOrderAndAFailureLeavesNothing() throws {
         let apple = StreamName(category: "signin", id: "apple")
