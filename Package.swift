@@ -16,10 +16,12 @@ let package = Package(
         .library(name: "AuthlogCrypto", targets: ["AuthlogCrypto"]),
         .library(name: "AuthlogStore", targets: ["AuthlogStore"]),
         .library(name: "AuthlogProviders", targets: ["AuthlogProviders"]),
+        .library(name: "AuthlogAccounts", targets: ["AuthlogAccounts"]),
         .library(name: "AuthlogServer", targets: ["AuthlogServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -77,8 +79,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "AuthlogAccounts",
+            dependencies: [
+                "AuthlogCore",
+                "AuthlogCrypto",
+                "AuthlogProviders",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "AuthlogServer",
             dependencies: [
+                "AuthlogAccounts",
                 "AuthlogCore",
                 "AuthlogCrypto",
                 "AuthlogStore",
@@ -92,6 +106,7 @@ let package = Package(
         .target(
             name: "AuthlogTesting",
             dependencies: [
+                "AuthlogAccounts",
                 "AuthlogCore",
                 "AuthlogCrypto",
                 "AuthlogStore",
@@ -105,6 +120,7 @@ let package = Package(
         .executableTarget(
             name: "authlog",
             dependencies: [
+                "AuthlogAccounts",
                 "AuthlogCore",
                 "AuthlogStore",
                 "AuthlogCrypto",
@@ -119,6 +135,7 @@ let package = Package(
         .executableTarget(
             name: "AuthlogBench",
             dependencies: [
+                "AuthlogAccounts",
                 "AuthlogCore",
                 "AuthlogStore",
                 "AuthlogTesting",
@@ -154,7 +171,8 @@ let package = Package(
         .testTarget(
             name: "AuthlogServerTests",
             dependencies: [
-                "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
+                "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogCrypto", "AuthlogCore",
+                "AuthlogTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
@@ -162,7 +180,8 @@ let package = Package(
         .testTarget(
             name: "AuthlogCLITests",
             dependencies: [
-                "authlog", "AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogServer", "AuthlogTesting",
+                "authlog", "AuthlogAccounts", "AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogServer",
+                "AuthlogTesting",
             ],
             swiftSettings: strictSettings
         ),

@@ -1,3 +1,4 @@
+public import AuthlogAccounts
 import AuthlogCore
 public import AuthlogCrypto
 public import AuthlogProviders
@@ -25,6 +26,12 @@ public struct ServerComponents: Sendable {
     public let operatorAccess: OperatorAccess
     /// What the services share.
     public let dependencies: ServiceDependencies
+    /// The event log in PostgreSQL (the services see it as their ``EventStore``).
+    public let store: PostgresEventStore
+    /// Request-time reads of the projections in PostgreSQL.
+    public let queries: SessionQueries
+    /// What `/metrics` reports.
+    public let metrics: ServerMetrics
     /// The enabled providers.
     public let registry: ProviderRegistry
     /// The largest request body, in bytes.
@@ -97,8 +104,13 @@ public struct ServerComponents: Sendable {
             Checkpointer(store: store, signer: $0, directory: checkpoints.directory, statePath: checkpoints.statePath)
         }
         self.witnesses = try WitnessSettings(configuration: configuration)
+        let state = AccountState.postgres(pool: pool)
+        self.store = store
+        self.queries = SessionQueries(pool: pool)
+        self.metrics = metrics
         self.dependencies = ServiceDependencies(
             store: store,
+            state: state,
             accessTokens: issuer,
             settings: settings,
             metrics: metrics,
@@ -124,7 +136,7 @@ public struct ServerComponents: Sendable {
             signin: self.signin,
             accounts: self.accounts
         )
-        self.sweeper = SessionSweeper(store: store, lifetimes: settings.lifetimes)
+        self.sweeper = SessionSweeper(store: store, expiry: state.expiry, lifetimes: settings.lifetimes)
         self.reads = ReadDatabase(primary: pool, replica: readPool)
         self.replicaLagLimit = .seconds(
             try checked(
@@ -159,7 +171,7 @@ public func buildRouter(
     components: ServerComponents
 ) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: RequestIDMiddleware(metrics: components.dependencies.metrics))
+    router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
     var table = RouteTable(router: router)
     let body = RequestBodyReader(limit: components.bodyLimit)
     let metadata = RequestMetadataReader(trustedProxies: components.trustedProxies)
@@ -176,7 +188,7 @@ public func buildRouter(
     LogController(
         access: components.operatorAccess,
         requestMetadata: metadata,
-        metrics: components.dependencies.metrics,
+        metrics: components.metrics,
         limiter: ClientRateLimiter(
             perSecond: Double(components.checkpoints.readsPerSecond),
             burst: components.checkpoints.readBurst
@@ -186,7 +198,7 @@ public func buildRouter(
     ReceiptController(
         tokens: components.tokens,
         access: components.operatorAccess,
-        pool: components.dependencies.store.pool,
+        pool: components.store.pool,
         checkpointSeconds: components.checkpoints.everySeconds,
         witnessQuorum: components.witnesses.policy?.quorum ?? 0,
         requestMetadata: metadata
@@ -194,7 +206,7 @@ public func buildRouter(
     .register(on: &table)
     EventsController(
         access: components.operatorAccess,
-        store: components.dependencies.store,
+        store: components.store,
         body: body,
         requestMetadata: metadata
     )
@@ -204,11 +216,11 @@ public func buildRouter(
     ReportsController(access: components.operatorAccess, requestMetadata: metadata)
         .register(on: &table)
     OperationsController(
-        queries: components.dependencies.queries,
+        queries: components.queries,
         reads: components.reads,
         replicaLagLimit: components.replicaLagLimit,
-        metrics: components.dependencies.metrics,
-        integrity: components.dependencies.store.integrity,
+        metrics: components.metrics,
+        integrity: components.store.integrity,
         publicKeys: try components.dependencies.accessTokens.publicKeys.json(),
         providers: components.registry.providers
     ).register(on: &table)
@@ -226,7 +238,7 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     let (router, _) = try buildRouter(components: components)
     let limits = components.connectionLimits
-    let metrics = components.dependencies.metrics
+    let metrics = components.metrics
     return Application(
         router: router,
         server: .http1(

@@ -110,12 +110,12 @@ struct ServeCommand: AsyncParsableCommand {
             }
         )
         do {
-            try await EventKeyCheck.check(components.dependencies.store.authenticator, pool: pool)
+            try await EventKeyCheck.check(components.store.authenticator, pool: pool)
         } catch let error as StoreError where error.code == .eventKey {
             printError(error.message)
             throw ExitCode(2)
         }
-        if components.dependencies.store.authenticator == nil {
+        if components.store.authenticator == nil {
             logger.warning(
                 "no log.event_key (AUTHLOG_EVENT_KEY): events carry no MAC, so a database owner could forge one"
             )

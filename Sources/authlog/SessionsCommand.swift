@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthlogAccounts
 import AuthlogCore
 import AuthlogServer
 import AuthlogStore
@@ -82,7 +83,11 @@ struct ExpireSessionsCommand: AsyncParsableCommand {
         }
         let pool = ConnectionPool(conninfo: try await self.database.conninfo(migrating: false), maximumConnections: 2)
         let store = PostgresEventStore(pool: pool, authenticator: try eventAuthenticator())
-        let sweeper = SessionSweeper(store: store, lifetimes: settings.lifetimes)
+        let sweeper = SessionSweeper(
+            store: store,
+            expiry: SessionExpiryQueries(pool: store.pool),
+            lifetimes: settings.lifetimes
+        )
         let expired = try await reportingStoreErrors {
             let expired = try await sweeper.sweep()
             try await store.sealPending()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthlogAccounts
 import AuthlogCore
 import AuthlogCrypto
 import AuthlogServer

@@ -162,7 +162,7 @@ extension ServerHarness {
 
     /// Whether `authlog verify`'s check passes.
     func chainIsIntact() async throws -> Bool {
-        try await self.components.dependencies.store.sealPending()
+        try await self.components.store.sealPending()
         if case .intact = try await LogVerifier().verify(on: try await self.database.connect()) { return true }
         return false
     }

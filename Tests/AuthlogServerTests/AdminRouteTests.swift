@@ -10,7 +10,7 @@ import Testing
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct AdminRouteTests {
     private static func keys(on server: ServerHarness) async throws -> [APIKeyScope: String] {
-        let store = APIKeyStore(pool: server.components.dependencies.store.pool)
+        let store = APIKeyStore(pool: server.components.store.pool)
         var keys: [APIKeyScope: String] = [:]
         for scope in APIKeyScope.allCases { keys[scope] = try await store.create(name: "ops-\(scope)", scope: scope) }
         return keys
@@ -80,11 +80,11 @@ struct AdminRouteTests {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
         let keys = try await Self.keys(on: server)
-        let revokedKey = try await APIKeyStore(pool: server.components.dependencies.store.pool).create(
+        let revokedKey = try await APIKeyStore(pool: server.components.store.pool).create(
             name: "ops-old",
             scope: .admin
         )
-        _ = try await APIKeyStore(pool: server.components.dependencies.store.pool).revoke(name: "ops-old")
+        _ = try await APIKeyStore(pool: server.components.store.pool).revoke(name: "ops-old")
         let user = try await server.signInDev("bob")
         let routes: [(String, String, APIKeyScope)] = [
             ("POST", "/v1/sessions/\(user.sessionID)/revoke", .admin),
@@ -139,7 +139,7 @@ struct AdminRouteTests {
         _ = try await server.signInDev("alice")
         _ = try await server.signInDev("bob")
         _ = try await Self.call("POST", "/v1/sessions/\(alice.sessionID)/revoke", key: keys[.admin], on: server)
-        let pool = server.components.dependencies.store.pool
+        let pool = server.components.store.pool
         for (kind, by) in [("signins", "provider"), ("sessions", "provider,client"), ("revocations", "reason")] {
             let answer = try await Self.call("GET", "/v1/reports/\(kind)?by=\(by)", key: keys[.audit], on: server)
             #expect(answer.status == 200, "\(kind): \(answer.json.canonicalText)")

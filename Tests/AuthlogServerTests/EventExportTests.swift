@@ -11,7 +11,7 @@ import Testing
 struct EventExportTests {
     /// One key of each scope, plus a revoked audit key; returns the keys by label.
     private static func makeKeys(on server: ServerHarness) async throws -> [String: String] {
-        let store = APIKeyStore(pool: server.components.dependencies.store.pool)
+        let store = APIKeyStore(pool: server.components.store.pool)
         var keys: [String: String] = [:]
         for scope in APIKeyScope.allCases {
             keys[scope.rawValue] = try await store.create(name: "siem-\(scope.rawValue)", scope: scope)
@@ -105,7 +105,7 @@ struct EventExportTests {
     @Test func aProofIntoDroppedMonthsIs410AndTheirTilesAre404() async throws {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
-        let store = server.components.dependencies.store
+        let store = server.components.store
         let owner = try await server.database.connect()
         try await owner.execute(
             """
@@ -158,7 +158,7 @@ struct EventExportTests {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
         let key = try #require(try await Self.makeKeys(on: server)["audit"])
-        let store = server.components.dependencies.store
+        let store = server.components.store
         let user = UUID()
         for provider in ["apple", "google", "apple"] {
             try await store.append(
@@ -210,7 +210,7 @@ struct EventExportTests {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
         let key = try #require(try await Self.makeKeys(on: server)["audit"])
-        let store = server.components.dependencies.store
+        let store = server.components.store
         let appendsDone = Flag()
         let appends = Task {
             defer { Task { await appendsDone.set() } }

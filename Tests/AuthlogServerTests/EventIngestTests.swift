@@ -41,7 +41,7 @@ struct EventIngestTests {
     @Test func aRepeatedIngestAnswersWithTheSamePositionsAndStoresNothingTwice() async throws {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
-        let keys = APIKeyStore(pool: server.components.dependencies.store.pool)
+        let keys = APIKeyStore(pool: server.components.store.pool)
         let key = try await keys.create(name: "crm", scope: .ingest)
         let ids = [UUID(), UUID()]
         let body = JSONValue.array([Self.event(ids[0]), Self.event(ids[1], provider: "google")])
@@ -71,7 +71,7 @@ struct EventIngestTests {
     @Test func aBadEventIsRefusedByItsIndexAndNothingOfTheCallIsStored() async throws {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
-        let key = try await APIKeyStore(pool: server.components.dependencies.store.pool).create(
+        let key = try await APIKeyStore(pool: server.components.store.pool).create(
             name: "crm",
             scope: .ingest
         )
@@ -102,7 +102,7 @@ struct EventIngestTests {
     @Test func onlyAnIngestKeyMayIngest() async throws {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
-        let keys = APIKeyStore(pool: server.components.dependencies.store.pool)
+        let keys = APIKeyStore(pool: server.components.store.pool)
         var issued: [APIKeyScope: String] = [:]
         for scope in APIKeyScope.allCases { issued[scope] = try await keys.create(name: "k-\(scope)", scope: scope) }
         let revoked = try await keys.create(name: "gone", scope: .ingest)
@@ -128,7 +128,7 @@ struct EventIngestTests {
     @Test func ingestedEventsAreRecordedButNeverGrantAccess() async throws {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
-        let key = try await APIKeyStore(pool: server.components.dependencies.store.pool).create(
+        let key = try await APIKeyStore(pool: server.components.store.pool).create(
             name: "crm",
             scope: .ingest
         )
@@ -166,7 +166,7 @@ struct EventIngestTests {
     @Test func hostileIngestBodiesAre422AndNever500() async throws {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
-        let key = try await APIKeyStore(pool: server.components.dependencies.store.pool).create(
+        let key = try await APIKeyStore(pool: server.components.store.pool).create(
             name: "crm",
             scope: .ingest
         )

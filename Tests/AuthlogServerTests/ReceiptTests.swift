@@ -90,7 +90,7 @@ struct ReceiptTests {
         let bob = try await server.signInDev("bob")
         let event = try #require(self.ids(aliceAnswer).first)
         try await #require(server.components.checkpointer).signNow()
-        let keys = APIKeyStore(pool: server.components.dependencies.store.pool)
+        let keys = APIKeyStore(pool: server.components.store.pool)
         let audit = try await keys.create(name: "auditor", scope: .audit)
         let ingest = try await keys.create(name: "feeder", scope: .ingest)
         let unknown = UUID().lowercased

@@ -159,7 +159,7 @@ struct ServerHarness {
 
     /// The stored events, in position order, once every committed one is sealed.
     func events() async throws -> [StoredEvent] {
-        try await self.components.dependencies.store.sealPending()
+        try await self.components.store.sealPending()
         let rows = try await self.database.connect().query(
             """
             SELECT type, stream, provider, user_id, session_id, host(ip), user_agent, outcome, reason, request_id,
@@ -187,7 +187,7 @@ struct ServerHarness {
 
     /// One integer from SQL.
     func count(_ query: SQLQuery) async throws -> Int64 {
-        try await self.components.dependencies.store.sealPending()
+        try await self.components.store.sealPending()
         return try await self.database.scalar(query)
     }
 }

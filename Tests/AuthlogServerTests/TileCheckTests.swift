@@ -25,7 +25,7 @@ struct TileCheckTests {
             try Data(old.note.utf8).write(to: oldNote)
             try await harness.database.seedSealedEvents(70_000 - old.size - 1)
             let checkpointer = Checkpointer(
-                store: harness.components.dependencies.store,
+                store: harness.components.store,
                 signer: signer,
                 directory: nil
             )

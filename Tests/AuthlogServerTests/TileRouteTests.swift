@@ -24,7 +24,7 @@ struct TileRouteTests {
     /// Signs a checkpoint of the sealed log now.
     static func sign(_ harness: ServerHarness) async throws -> (Checkpointer.Signed, NoteSigner) {
         let signer = try NoteSigner(name: "authlog.test/log", key: try Self.checkpointKey.get())
-        let checkpointer = Checkpointer(store: harness.components.dependencies.store, signer: signer, directory: nil)
+        let checkpointer = Checkpointer(store: harness.components.store, signer: signer, directory: nil)
         return (try await checkpointer.signNow(), signer)
     }
 

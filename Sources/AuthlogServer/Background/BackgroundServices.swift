@@ -18,7 +18,7 @@ extension ServerComponents {
     /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
     ///   static files (``TileDirectory``), read from the read database, never on the write path.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
-        let store = self.dependencies.store
+        let store = self.store
         var services: [any Service] = [
             PeriodicService(
                 name: "sealer",
@@ -51,7 +51,7 @@ extension ServerComponents {
                 : WitnessSubmitter(
                     settings: self.witnesses,
                     pool: pool,
-                    metrics: self.dependencies.metrics.witnesses,
+                    metrics: self.metrics.witnesses,
                     logger: logger
                 )
             services.append(

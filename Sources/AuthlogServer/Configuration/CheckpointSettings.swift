@@ -1,3 +1,4 @@
+import AuthlogAccounts
 import AuthlogCrypto
 public import AuthlogStore
 import Foundation

@@ -1,4 +1,7 @@
-/// Every default of the configuration file, in one place: what a setting is when the file leaves it out
+import AuthlogAccounts
+
+/// Every default of the configuration file, in one place (those of the account rules come from
+/// ``AccountDefaults``): what a setting is when the file leaves it out
 /// (docs/configuration.md lists the same). The resolved settings (``ServiceSettings``, ``ConnectionLimits``,
 /// ``CheckpointSettings``, the listening address and the provider endpoints) take their defaults from here and
 /// nowhere else.
@@ -12,27 +15,27 @@ public enum ConfigurationDefaults {
     /// `provider_timeout_seconds`: one outbound call to an identity provider, connection included.
     public static let providerTimeoutSeconds = 5
     /// `access_token.ttl_seconds`.
-    public static let accessTokenTTLSeconds = 900
+    public static let accessTokenTTLSeconds = AccountDefaults.accessTokenTTLSeconds
     /// `access_token.audience`.
     public static let accessTokenAudience = "authlog"
     /// `refresh_token.remember_me_ttl_seconds` and `remember_me_idle_seconds`.
-    public static let rememberMeTTLSeconds = 30 * 86_400
-    public static let rememberMeIdleSeconds = 14 * 86_400
+    public static let rememberMeTTLSeconds = AccountDefaults.rememberMeTTLSeconds
+    public static let rememberMeIdleSeconds = AccountDefaults.rememberMeIdleSeconds
     /// `refresh_token.session_ttl_seconds` and `session_idle_seconds`.
-    public static let sessionTTLSeconds = 12 * 3_600
-    public static let sessionIdleSeconds = 2 * 3_600
+    public static let sessionTTLSeconds = AccountDefaults.sessionTTLSeconds
+    public static let sessionIdleSeconds = AccountDefaults.sessionIdleSeconds
     /// `account.reauthentication_window_seconds`.
-    public static let reauthenticationWindowSeconds = 300
+    public static let reauthenticationWindowSeconds = AccountDefaults.reauthenticationWindowSeconds
     /// `account.link_by_verified_email`.
-    public static let linkByVerifiedEmail = false
+    public static let linkByVerifiedEmail = AccountDefaults.linkByVerifiedEmail
     /// `account.notification_maximum_age_seconds`.
-    public static let notificationMaximumAgeSeconds = 3_600
+    public static let notificationMaximumAgeSeconds = AccountDefaults.notificationMaximumAgeSeconds
     /// `account.revocation_retry_seconds`.
-    public static let revocationRetrySeconds = 60
+    public static let revocationRetrySeconds = AccountDefaults.revocationRetrySeconds
     /// `read_database_max_lag_seconds`.
     public static let readDatabaseMaxLagSeconds = 30
     /// `nonce_ttl_seconds`.
-    public static let nonceTTLSeconds = 600
+    public static let nonceTTLSeconds = AccountDefaults.nonceTTLSeconds
     /// `log.checkpoint_every_events` and `log.checkpoint_every_seconds`.
     public static let checkpointEveryEvents = 1000
     public static let checkpointEverySeconds = 60

@@ -1,6 +1,7 @@
 public import AuthlogCore
 
-// Types that hold a token, key or client secret print redacted (see RedactedWhenPrinted).
+// Types that hold a token, key or client secret print redacted (see RedactedWhenPrinted); those of the
+// account rules are in AuthlogAccounts' Redaction.swift.
 
 extension ServerConfiguration: RedactedWhenPrinted {}
 extension ServerConfiguration.ClientCredentials: RedactedWhenPrinted {}
@@ -9,7 +10,4 @@ extension ServerConfiguration.Apple: RedactedWhenPrinted {}
 extension ServerConfiguration.OIDC: RedactedWhenPrinted {}
 extension ServerConfiguration.Kakao: RedactedWhenPrinted {}
 extension ServerConfiguration.GitHub: RedactedWhenPrinted {}
-extension TokenResponse: RedactedWhenPrinted {}
-extension RefreshTokenSecret: RedactedWhenPrinted {}
-extension ServiceDependencies: RedactedWhenPrinted {}
 extension ServerComponents: RedactedWhenPrinted {}

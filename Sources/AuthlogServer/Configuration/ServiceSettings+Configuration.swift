@@ -1,3 +1,4 @@
+public import AuthlogAccounts
 import AuthlogCore
 
 extension ServiceSettings {

@@ -1,3 +1,4 @@
+import AuthlogAccounts
 public import AuthlogStore
 import Foundation
 

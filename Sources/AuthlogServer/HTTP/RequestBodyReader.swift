@@ -1,3 +1,4 @@
+import AuthlogAccounts
 import AuthlogCore
 import Hummingbird
 import NIOCore

@@ -1,3 +1,4 @@
+public import AuthlogAccounts
 import AuthlogCore
 public import AuthlogStore
 import Foundation

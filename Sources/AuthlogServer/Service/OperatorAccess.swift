@@ -1,3 +1,4 @@
+import AuthlogAccounts
 import AuthlogCore
 public import AuthlogStore
 import Foundation

@@ -1,3 +1,4 @@
+import AuthlogAccounts
 import AuthlogStore
 import Hummingbird
 import NIOCore

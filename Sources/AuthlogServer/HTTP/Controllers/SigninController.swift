@@ -1,3 +1,4 @@
+import AuthlogAccounts
 import AuthlogCore
 import AuthlogProviders
 import Hummingbird

@@ -1,5 +1,4 @@
 public import AuthlogCore
-import AuthlogStore
 public import Foundation
 
 /// Deletes an account (App Store Review Guideline 5.1.1(v); GDPR Art. 17):
@@ -29,7 +28,7 @@ public struct AccountDeletion: Sendable {
         let identities = try await self.dependencies.storeCall {
             try await self.dependencies.queries.identities(of: userID)
         }
-        var items: [RevocationQueue.Item] = []
+        var items: [ProviderRevocationItem] = []
         var results: [String: ProviderRevocationResult] = [:]
         for identity in identities {
             results[identity.provider] = results[identity.provider] ?? ProviderRevocationResult.none
@@ -42,7 +41,7 @@ public struct AccountDeletion: Sendable {
             }
             if let sealed {
                 items.append(
-                    RevocationQueue.Item(
+                    ProviderRevocationItem(
                         userID: userID,
                         provider: identity.provider,
                         subjectHash: identity.subjectHash,
@@ -70,7 +69,7 @@ public struct AccountDeletion: Sendable {
                 )
             }
         }
-        var attempts: [(item: RevocationQueue.Item, result: ProviderRevocationResult, detail: String?)] = []
+        var attempts: [(item: ProviderRevocationItem, result: ProviderRevocationResult, detail: String?)] = []
         for item in items {
             let (result, detail) = await self.revoker.attempt(item)
             attempts.append((item, result, detail))
@@ -98,7 +97,7 @@ public struct AccountDeletion: Sendable {
     /// One command: `session.revoked` for each active session, the attempts, `account.deleted`.
     private func recordDeletion(
         userID: UUID,
-        attempts: [(item: RevocationQueue.Item, result: ProviderRevocationResult, detail: String?)],
+        attempts: [(item: ProviderRevocationItem, result: ProviderRevocationResult, detail: String?)],
         results: [String: ProviderRevocationResult],
         requestedBy: String,
         metadata: RequestMetadata

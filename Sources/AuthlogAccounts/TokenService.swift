@@ -1,6 +1,5 @@
 public import AuthlogCore
 import AuthlogCrypto
-public import AuthlogStore
 import Foundation
 
 /// Refresh with exactly-once rotation, logout, and introspection of authlog's own tokens.

@@ -1,10 +1,9 @@
 public import AuthlogCore
-import AuthlogStore
-public import Hummingbird
+public import HTTPTypes
 
 /// An answer that is not a success: `{"error": code, "error_description": sentence}` with its status
 /// (api.md). This is the only place where failures become HTTP.
-public struct ServiceError: Error, HTTPResponseError, Sendable {
+public struct ServiceError: Error, Sendable {
     public let status: HTTPResponse.Status
     /// The machine-readable code.
     public let code: String
@@ -25,36 +24,20 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
         self.headers = headers
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        self.response()
-    }
-
-    /// The JSON answer.
-    func response() -> Response {
-        var headers = self.headers
-        headers[.contentType] = "application/json"
-        headers[.cacheControl] = "no-store"
-        return Response(
-            status: self.status,
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: self.jsonBody))
-        )
-    }
-
     /// The answer's body: `{"error": code, "error_description": sentence}`.
-    var jsonBody: [UInt8] {
+    public var jsonBody: [UInt8] {
         JSONValue.object(
             [("error", .string(self.code)), ("error_description", .string(self.errorDescription))] + self.extraMembers
         ).canonicalBytes
     }
 
     /// 400 `invalid_request`.
-    static func badRequest(_ description: String) -> ServiceError {
+    public static func badRequest(_ description: String) -> ServiceError {
         ServiceError(.badRequest, "invalid_request", description)
     }
 
     /// 401 with a bearer challenge.
-    static func invalidToken(_ description: String) -> ServiceError {
+    public static func invalidToken(_ description: String) -> ServiceError {
         ServiceError(
             .unauthorized,
             "invalid_token",
@@ -66,34 +49,23 @@ public struct ServiceError: Error, HTTPResponseError, Sendable {
     /// The answer for a failure below the service (the store, a connection): 503 `database_unavailable`
     /// only when PostgreSQL cannot be reached or is shutting down, since a 503 means exactly that; any
     /// other failure is our own and a 500 `internal_error`, with its kind kept for the log.
-    static func failure(_ error: any Error) -> ServiceError {
+    public static func failure(_ error: any Error) -> ServiceError {
         if let error = error as? ServiceError { return error }
-        if let error = error as? StoreError, error.meansDatabaseUnreachable { return .databaseUnavailable }
+        if let error = error as? any StoreFailure, error.meansStoreUnreachable { return .databaseUnavailable }
         var answer = ServiceError(
             .internalServerError,
             "internal_error",
             "Something went wrong on our side; nothing was done."
         )
-        answer.logDetail = (error as? StoreError).map { "\($0.code) \($0.sqlState ?? "")" } ?? "\(type(of: error))"
+        answer.logDetail = (error as? any StoreFailure)?.logDetail ?? "\(type(of: error))"
         return answer
     }
 
     /// 503 when PostgreSQL cannot be reached; the action is not performed (fail closed).
-    static let databaseUnavailable = ServiceError(
+    public static let databaseUnavailable = ServiceError(
         .serviceUnavailable,
         "database_unavailable",
         "The audit log cannot be written right now; nothing was done.",
         headers: [.retryAfter: "5"]
     )
-}
-
-extension StoreError {
-    /// Whether this failure means PostgreSQL cannot be reached: the connection failed or broke, the server
-    /// is shutting down or starting (SQLSTATE 57P01–57P03), refuses connections or is out of resources
-    /// (class 08, class 53).
-    var meansDatabaseUnreachable: Bool {
-        if self.code == .connectionFailed { return true }
-        guard self.code == .server, let state = self.sqlState else { return false }
-        return state.hasPrefix("08") || state.hasPrefix("53") || ["57P01", "57P02", "57P03"].contains(state)
-    }
 }

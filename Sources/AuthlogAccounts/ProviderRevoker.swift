@@ -1,6 +1,5 @@
 public import AuthlogCore
 public import AuthlogProviders
-import AuthlogStore
 import Foundation
 public import Logging
 
@@ -27,7 +26,7 @@ public struct ProviderRevoker: Sendable {
 
     /// Makes one attempt for `item` and says what became of it: `revoked`, `queued` (retry later) or
     /// `abandoned` (the last attempt failed, or the credential cannot be opened), with a detail for failures.
-    func attempt(_ item: RevocationQueue.Item) async -> (result: ProviderRevocationResult, detail: String?) {
+    func attempt(_ item: ProviderRevocationItem) async -> (result: ProviderRevocationResult, detail: String?) {
         let registry = IdentityRegistry(dependencies: self.dependencies)
         guard let provider = self.providers[item.provider] else { return (.abandoned, "provider not configured") }
         guard
@@ -56,7 +55,7 @@ public struct ProviderRevoker: Sendable {
 
     /// The `provider.revocation_attempted` event of one attempt.
     func attemptEvent(
-        _ item: RevocationQueue.Item,
+        _ item: ProviderRevocationItem,
         result: ProviderRevocationResult,
         detail: String?,
         metadata: RequestMetadata,

@@ -1,21 +1,23 @@
-import AuthlogCore
-import AuthlogStore
-import Foundation
+public import AuthlogCore
+public import Foundation
 
 /// Ends a user's active sessions (all, or those with one provider) with `session.revoked`, together with
 /// the events that say why (`provider.consent_revoked`, `identity.unlinked`, `account.deleted`, …), in one
 /// command that expects each session stream's version: a refresh that commits meanwhile makes the command
 /// read again (its new token then dies with the session), one that comes after finds the session ended, and
 /// two concurrent callers end each session once.
-struct SessionEnder: Sendable {
+public struct SessionEnder: Sendable {
     let dependencies: ServiceDependencies
+
+    /// Creates an ender over the services' dependencies.
+    public init(dependencies: ServiceDependencies) { self.dependencies = dependencies }
 
     /// Ends the sessions (or only `onlySession` of them), naming `actor` when an operator asked, and appends `consent` (as `provider.consent_revoked`) and `extra` events of the same
     /// command. Returns how many sessions it ended; nothing is recorded when no session is active and there
     /// is no `extra` event (a repeated report).
     /// - Throws: ``ServiceError`` from the store, 409 when the sessions kept changing.
     @discardableResult
-    func endSessions(
+    public func endSessions(
         of userID: UUID,
         provider: String?,
         onlySession: UUID? = nil,

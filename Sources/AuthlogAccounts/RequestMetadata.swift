@@ -1,5 +1,5 @@
 public import AuthlogCore
-import Foundation
+public import Foundation
 
 /// Who asked, as recorded in every event of the request.
 public struct RequestMetadata: Sendable {
@@ -21,7 +21,7 @@ public struct RequestMetadata: Sendable {
     }
 
     /// An envelope carrying this request's columns.
-    func envelope<Payload: EventPayload>(
+    public func envelope<Payload: EventPayload>(
         stream: StreamName,
         outcome: Outcome = .success,
         reason: String? = nil,

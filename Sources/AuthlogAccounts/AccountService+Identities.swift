@@ -1,6 +1,5 @@
 public import AuthlogCore
 public import AuthlogProviders
-import AuthlogStore
 import Foundation
 
 extension AccountService {

@@ -1,5 +1,4 @@
 public import AuthlogCore
-import AuthlogStore
 public import Foundation
 
 /// The answer to a sign-in or a refresh (api.md).
@@ -40,7 +39,7 @@ public struct TokenResponse: Sendable {
 
     /// The JSON body, with lowercase UUIDs and RFC 3339 UTC times, and `event_ids`: the events the request
     /// appended so far (receipts; ``AppendedEvents``).
-    var json: JSONValue {
+    public var json: JSONValue {
         .object([
             ("event_ids", .array((AppendedEvents.current?.ids ?? []).map { .string($0.lowercased) })),
             ("user_id", .string(self.userID.lowercased)), ("session_id", .string(self.sessionID.lowercased)),

@@ -1,6 +1,5 @@
 import AuthlogCore
 import AuthlogProviders
-import AuthlogStore
 import Foundation
 
 /// Provider callbacks: Apple's server-to-server notifications and Kakao's unlink callback. Every call is

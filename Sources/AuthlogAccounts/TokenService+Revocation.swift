@@ -1,5 +1,4 @@
 import AuthlogCore
-import AuthlogStore
 import Foundation
 
 /// The `token_type_hint` values of RFC 7009 §2.1.

@@ -1,7 +1,6 @@
 public import AuthlogCore
 import AuthlogCrypto
 public import AuthlogProviders
-import AuthlogStore
 import Foundation
 
 /// Sign-in: verifies the provider proof, consumes the nonce once, registers the user on the identity's

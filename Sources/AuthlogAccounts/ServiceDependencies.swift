@@ -1,68 +1,68 @@
-import AuthlogCore
+public import AuthlogCore
 import AuthlogCrypto
-public import AuthlogStore
 import Foundation
 
-/// What the sign-in and token services share: the store, the request-time queries, the token issuer,
-/// the settings and the metrics.
+/// What the sign-in and token services share: the event store, the state ports, the token issuer, the
+/// settings and the metrics.
 public struct ServiceDependencies: Sendable {
     /// The event store.
-    public let store: PostgresEventStore
+    public let store: any EventStore
     /// Request-time reads of the projections.
-    public let queries: SessionQueries
+    public let queries: any SessionReads
     /// Single-use nonces.
-    public let nonces: NonceStore
+    public let nonces: any NonceLedger
     /// Sealed provider credentials.
-    public let credentials: ProviderCredentialStore
+    public let credentials: any ProviderCredentialVault
     /// Verified emails as keyed hashes.
-    public let emails: UserEmailStore
+    public let emails: any EmailOwnership
     /// Grants of deleted users still to be revoked.
-    public let revocations: RevocationQueue
+    public let revocations: any ProviderRevocationQueue
     /// Provider notices already acted on.
-    public let notices: ProviderNoticeStore
+    public let notices: any ProviderNoticeClaims
     /// Each user's wrapped personal-data key.
-    public let userKeys: UserKeyStore
+    public let userKeys: any UserKeyRing
     /// Keys subject and email hashes.
     public let hasher: IdentityHasher
     /// Signs and checks access tokens.
     public let accessTokens: AccessTokenIssuer
     /// Lifetimes and limits.
     public let settings: ServiceSettings
-    /// What `/metrics` reports.
-    public let metrics: ServerMetrics
+    /// Where sign-in outcomes are counted (`/metrics`).
+    public let metrics: any SigninMetrics
     /// Seals provider credentials and wraps per-user keys (AES-256-GCM); `nil` keeps no personal data.
     public let dataKey: [UInt8]?
     /// Seals personal data with per-user keys; `nil` without a data key.
     let vault: PersonalDataVault?
 
-    /// Creates the dependencies over one store.
+    /// Creates the dependencies over one event store and the state ports beside it.
     public init(
-        store: PostgresEventStore,
+        store: any EventStore,
+        state: AccountState,
         accessTokens: AccessTokenIssuer,
         settings: ServiceSettings,
-        metrics: ServerMetrics,
+        metrics: any SigninMetrics,
         dataKey: [UInt8]?,
         hasher: IdentityHasher
     ) {
         self.store = store
-        self.queries = SessionQueries(pool: store.pool)
-        self.nonces = NonceStore(pool: store.pool)
-        self.credentials = ProviderCredentialStore(pool: store.pool)
-        self.emails = UserEmailStore(pool: store.pool)
-        self.revocations = RevocationQueue(pool: store.pool)
-        self.notices = ProviderNoticeStore(pool: store.pool)
-        self.userKeys = UserKeyStore(pool: store.pool)
+        self.queries = state.queries
+        self.nonces = state.nonces
+        self.credentials = state.credentials
+        self.emails = state.emails
+        self.revocations = state.revocations
+        self.notices = state.notices
+        self.userKeys = state.userKeys
         self.hasher = hasher
         self.accessTokens = accessTokens
         self.settings = settings
         self.metrics = metrics
         self.dataKey = dataKey
-        self.vault = dataKey.map { PersonalDataVault(dataKey: $0, keys: UserKeyStore(pool: store.pool)) }
+        self.vault = dataKey.map { PersonalDataVault(dataKey: $0, keys: state.userKeys) }
     }
 
     /// Appends one command; an unreachable database becomes 503, any other failure 500.
     @discardableResult
-    func append(_ command: AppendCommand) async throws(ServiceError) -> AppendResult {
+    public func append(_ command: AppendCommand) async throws(ServiceError) -> AppendResult {
         try await self.storeCall { try await self.store.append(command) }
     }
 
@@ -94,7 +94,7 @@ public struct ServiceDependencies: Sendable {
     /// Runs a store call; an unreachable database becomes 503 (the action is not done: fail closed), any
     /// other failure 500 (``ServiceError/failure(_:)``).
     @discardableResult
-    func storeCall<T: Sendable>(_ body: () async throws -> T) async throws(ServiceError) -> T {
+    public func storeCall<T: Sendable>(_ body: () async throws -> T) async throws(ServiceError) -> T {
         do {
             return try await body()
         } catch {

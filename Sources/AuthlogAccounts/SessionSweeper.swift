@@ -1,5 +1,4 @@
 public import AuthlogCore
-public import AuthlogStore
 import Foundation
 public import Logging
 
@@ -8,14 +7,14 @@ public import Logging
 /// version it read, so a session expires exactly once even with several processes sweeping (the loser's
 /// command fails alone), and a refresh that lands first keeps the session alive.
 public struct SessionSweeper: Sendable {
-    let store: PostgresEventStore
-    let queries: SessionExpiryQueries
+    let store: any EventStore
+    let queries: any SessionExpiryReads
     let lifetimes: SessionLifetimes
 
-    /// Creates a sweeper over `store` with the configured lifetimes.
-    public init(store: PostgresEventStore, lifetimes: SessionLifetimes) {
+    /// Creates a sweeper over `store`, finding sessions with `expiry`, with the configured lifetimes.
+    public init(store: any EventStore, expiry: any SessionExpiryReads, lifetimes: SessionLifetimes) {
         self.store = store
-        self.queries = SessionExpiryQueries(pool: store.pool)
+        self.queries = expiry
         self.lifetimes = lifetimes
     }
 

@@ -1,6 +1,5 @@
 public import AuthlogCore
 import AuthlogCrypto
-public import AuthlogStore
 public import Foundation
 
 /// Seals personal data (display name, verified email) with a per-user key before it enters an event.
@@ -10,10 +9,10 @@ public import Foundation
 /// computed over the ciphertext, still verifies (crypto-shredding).
 public struct PersonalDataVault: Sendable {
     let dataKey: [UInt8]
-    let keys: UserKeyStore
+    let keys: any UserKeyRing
 
     /// Creates a vault with the service's 32-byte data key over the key table.
-    public init(dataKey: [UInt8], keys: UserKeyStore) {
+    public init(dataKey: [UInt8], keys: any UserKeyRing) {
         self.dataKey = dataKey
         self.keys = keys
     }

@@ -1,7 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
 import AuthlogProviders
-import AuthlogStore
 import Foundation
 
 /// Where a verified identity stands.
@@ -55,7 +54,7 @@ struct IdentityRegistry: Sendable {
 
     /// The users who already hold the identity's verified email, when it has one.
     /// - Throws: ``ServiceError`` from the store.
-    func emailOwners(of identity: VerifiedIdentity) async throws(ServiceError) -> [UserEmailStore.Owner] {
+    func emailOwners(of identity: VerifiedIdentity) async throws(ServiceError) -> [EmailOwner] {
         guard let email = identity.verifiedEmail else { return [] }
         let hash = self.dependencies.hasher.emailHash(email)
         return try await self.dependencies.storeCall { try await self.dependencies.emails.owners(of: hash) }

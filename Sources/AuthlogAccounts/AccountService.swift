@@ -1,6 +1,5 @@
 public import AuthlogCore
 import AuthlogProviders
-import AuthlogStore
 import Foundation
 
 /// What the app's `getCredentialState` said about the user's Apple ID (or another provider's credential).

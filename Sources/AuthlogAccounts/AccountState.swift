@@ -1,0 +1,49 @@
+public import AuthlogCore
+
+/// The state the rules keep besides the event log, one port per table: PostgreSQL in `serve`
+/// (`AccountState.postgres` in AuthlogServer), memory in rule tests (AuthlogTesting).
+public struct AccountState: Sendable {
+    /// Request-time reads of the projections.
+    public var queries: any SessionReads
+    /// The active sessions past a lifetime.
+    public var expiry: any SessionExpiryReads
+    /// Single-use nonces.
+    public var nonces: any NonceLedger
+    /// Sealed provider credentials.
+    public var credentials: any ProviderCredentialVault
+    /// Verified emails as keyed hashes.
+    public var emails: any EmailOwnership
+    /// Grants of deleted users still to be revoked.
+    public var revocations: any ProviderRevocationQueue
+    /// Provider notices already acted on.
+    public var notices: any ProviderNoticeClaims
+    /// Each user's wrapped personal-data key.
+    public var userKeys: any UserKeyRing
+
+    /// Creates the set of ports.
+    public init(
+        queries: any SessionReads,
+        expiry: any SessionExpiryReads,
+        nonces: any NonceLedger,
+        credentials: any ProviderCredentialVault,
+        emails: any EmailOwnership,
+        revocations: any ProviderRevocationQueue,
+        notices: any ProviderNoticeClaims,
+        userKeys: any UserKeyRing
+    ) {
+        self.queries = queries
+        self.expiry = expiry
+        self.nonces = nonces
+        self.credentials = credentials
+        self.emails = emails
+        self.revocations = revocations
+        self.notices = notices
+        self.userKeys = userKeys
+    }
+}
+
+/// Where the rules count sign-in outcomes (`authlog_signins_total` in `/metrics`).
+public protocol SigninMetrics: Sendable {
+    /// Counts one sign-in of `provider` with `outcome` (`success` or `failure`).
+    func recordSignin(provider: String, outcome: String)
+}
