@@ -78,7 +78,9 @@ struct WriterAndSealerTests {
         let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         var event = failedSignin()
         event.provider = nil
-        await #expect(throws: StoreError.self) { try await store.append(event) }
+        let error = await #expect(throws: InvalidEvent.self) { try await store.append(event) }
+        #expect(error?.eventIndex == 0)
+        #expect(error?.message.contains("provider is required for signin.failed") == true)
         #expect(try await positions(in: database).isEmpty)
     }
 
