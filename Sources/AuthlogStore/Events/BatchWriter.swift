@@ -99,6 +99,9 @@ enum BatchWriter {
         on connection: isolated Connection,
         isFirst: Bool
     ) throws -> [Result<AppendResult, StoreError>]? {
+        // Not Connection.withTransaction: BEGIN goes in one pipeline with the writer lock and the lookup, and
+        // COMMIT with the inserts' follow-ups; a lost race ends with ROLLBACK and no error, and a failure to
+        // start is told apart (NotStarted). The scoped form would add a round trip at each end of every batch.
         let opening: [QueryResult]
         do {
             opening = try connection.pipeline(

@@ -113,18 +113,18 @@ public struct Migrator: Sendable {
         }
         var newlyApplied: [Migration] = []
         for migration in self.migrations where applied[migration.version] == nil {
-            try await connection.execute("BEGIN")
-            try await MigrationPrivileges.naming(step: "apply migration \(migration.version)_\(migration.name)") {
-                try await connection.execute(SQLQuery(unsafeSQL: migration.text))
-                if migration.version == 6 { try await LegacyLogImport.run(on: connection) }
+            try await connection.withTransaction { connection in
+                try await MigrationPrivileges.naming(step: "apply migration \(migration.version)_\(migration.name)") {
+                    try await connection.execute(SQLQuery(unsafeSQL: migration.text))
+                    if migration.version == 6 { try await LegacyLogImport.run(on: connection) }
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO authlog.schema_migrations (version, name, checksum)
+                    VALUES (\(migration.version), \(migration.name), \(migration.checksum))
+                    """
+                )
             }
-            try await connection.query(
-                """
-                INSERT INTO authlog.schema_migrations (version, name, checksum)
-                VALUES (\(migration.version), \(migration.name), \(migration.checksum))
-                """
-            )
-            try await connection.execute("COMMIT")
             newlyApplied.append(migration)
         }
         return newlyApplied
