@@ -143,6 +143,10 @@ enum BatchWriter {
                     """
                 )
             }
+            // Triggers count for the reports in this transaction too (docs/architecture.md, "The write path"):
+            // event_records_count_signins (authlog.count_signins) fired on the INSERT above, and
+            // sessions_count_started / sessions_count_ended (authlog.count_sessions_started,
+            // authlog.count_session_ended) fire on these statements' sessions rows.
             statements += ProjectionWriter(schema: "authlog").statements(for: plan.changes, countingSignins: false)
             statements.append("COMMIT")
             try connection.pipeline(statements)
