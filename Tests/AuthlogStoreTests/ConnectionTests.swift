@@ -63,7 +63,7 @@ struct ConnectionTests {
         let connection = try await database.connect()
         try await connection.execute("CREATE TABLE t (x int PRIMARY KEY)")
         await #expect(throws: StoreError.self) {
-            try await connection.transaction { connection in
+            try await connection.withTransaction { (connection: isolated Connection) in
                 try connection.query("INSERT INTO t VALUES (1)")
                 try connection.query("INSERT INTO t VALUES (1)")
             }

@@ -99,6 +99,9 @@ enum BatchWriter {
         on connection: isolated Connection,
         isFirst: Bool
     ) throws -> [Result<AppendResult, StoreError>]? {
+        // Not Connection.withTransaction: BEGIN goes in one pipeline with the writer lock and the lookup, and
+        // COMMIT with the inserts' follow-ups; a lost race ends with ROLLBACK and no error, and a failure to
+        // start is told apart (NotStarted). The scoped form would add a round trip at each end of every batch.
         let opening: [QueryResult]
         do {
             opening = try connection.pipeline(
@@ -140,6 +143,10 @@ enum BatchWriter {
                     """
                 )
             }
+            // Triggers count for the reports in this transaction too (docs/architecture.md, "The write path"):
+            // event_records_count_signins (authlog.count_signins) fired on the INSERT above, and
+            // sessions_count_started / sessions_count_ended (authlog.count_sessions_started,
+            // authlog.count_session_ended) fire on these statements' sessions rows.
             statements += ProjectionWriter(schema: "authlog").statements(for: plan.changes, countingSignins: false)
             statements.append("COMMIT")
             try connection.pipeline(statements)

@@ -80,6 +80,9 @@ extension EventReader {
     }
 
     /// The head and the page, in one snapshot and one round trip.
+    ///
+    /// Not ``Connection/withTransaction(_:_:)``: BEGIN, the two reads and COMMIT go in one pipeline, which
+    /// the scoped form would split into three round trips; ``page(after:limit:filter:on:)`` rolls back on a throw.
     private func readPage(
         after: Int64,
         limit: Int,

@@ -39,18 +39,14 @@ public enum LogMonths {
         )
         guard let row = due.first else { throw StoreError(.schema, "authlog.log_epoch has no row") }
         guard try row.decode(Bool.self, at: 1) else { return try row.decode(String.self, at: 0) }
-        do {
-            try connection.pipeline(["BEGIN", "SELECT pg_advisory_xact_lock(authlog.log_month_lock_key())"])
+        let moved = try connection.withTransaction { connection in
+            try connection.query("SELECT pg_advisory_xact_lock(authlog.log_month_lock_key())")
             while try SealStep.run(ownsTransaction: false, authenticator: authenticator, on: connection).isEmpty
                 == false
             {}
-            let moved = try connection.query("SELECT authlog.advance_log_month()::text")
-            try connection.execute("COMMIT")
-            return try moved.first?.decode(String.self, at: 0) ?? ""
-        } catch {
-            connection.rollbackQuietly()
-            throw error
+            return try connection.query("SELECT authlog.advance_log_month()::text")
         }
+        return try moved.first?.decode(String.self, at: 0) ?? ""
     }
 
     /// ``prepare(monthsAhead:on:)`` on a connection of `pool`: what `serve`'s upkeep runs every minute.

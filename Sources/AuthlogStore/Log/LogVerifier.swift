@@ -94,14 +94,10 @@ public struct LogVerifier: Sendable {
         outsideNotes: [OutsideNote],
         progress: @Sendable (Int64) -> Void = { _ in }
     ) async throws -> Report {
-        try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        do {
-            let report = try await self.walk(on: connection, outside: outsideNotes, progress: progress)
-            await connection.rollbackQuietly()
-            return report
-        } catch {
-            await connection.rollbackQuietly()
-            throw error
+        // One read-only snapshot, ended with ROLLBACK: a verification changes nothing.
+        let snapshot = TransactionOptions(isolationLevel: .repeatableRead, isReadOnly: true, discardsChanges: true)
+        return try await connection.withTransaction(snapshot) { connection in
+            try await self.walk(on: connection, outside: outsideNotes, progress: progress)
         }
     }
 

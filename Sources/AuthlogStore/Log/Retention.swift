@@ -175,8 +175,7 @@ public enum Retention {
         guard let through = months.last else { return false }
         let lastDropped = months.map(\.lastPosition).max().map { max($0, plan.previouslyDropped) } ?? 0
         let dropped = months.reduce(Int64(0)) { $0 + $1.events }
-        try await connection.execute("BEGIN")
-        do {
+        try await connection.withTransaction { connection in
             let frontier = try await LogProofs.frontier(size: lastDropped, on: connection)
             var statements: [SQLQuery] = [
                 """
@@ -192,13 +191,9 @@ public enum Retention {
                 statements.append(SQLQuery(unsafeSQL: "DROP TABLE authlog.event_records_\(suffix)"))
                 statements.append(SQLQuery(unsafeSQL: "DROP TABLE authlog.log_leaves_\(suffix)"))
             }
-            statements.append("COMMIT")
-            try await connection.pipeline(statements)
-            return true
-        } catch {
-            await connection.rollbackQuietly()
-            throw error
+            _ = try await connection.pipeline(statements)
         }
+        return true
     }
 
     /// The `audit.retention_applied` payloads of the retention runs that have no such event in the log yet

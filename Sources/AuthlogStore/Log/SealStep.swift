@@ -50,6 +50,9 @@ enum SealStep {
         authenticator: EventAuthenticator? = nil,
         on connection: isolated Connection
     ) throws -> Sealed {
+        // Not Connection.withTransaction: BEGIN goes in one pipeline with the head's lock and the queue's
+        // DELETE, and COMMIT with the leaves' INSERT and the head's UPDATE (an empty step ends with ROLLBACK).
+        // The scoped form would add a round trip at each end of every seal step.
         var opening: [SQLQuery] = ownsTransaction ? ["BEGIN"] : []
         opening += [
             stampingMonth

@@ -243,20 +243,6 @@ public actor Connection {
         }
     }
 
-    /// Runs `body` inside BEGIN … COMMIT, rolling back if it throws.
-    /// - Throws: whatever `body` throws, or ``StoreError`` from BEGIN/COMMIT.
-    public func transaction<T: Sendable>(_ body: @Sendable (isolated Connection) throws -> T) throws -> T {
-        try self.execute("BEGIN")
-        do {
-            let value = try body(self)
-            try self.execute("COMMIT")
-            return value
-        } catch {
-            self.rollbackQuietly()
-            throw error
-        }
-    }
-
     /// Sends ROLLBACK when a transaction is open, ignoring failures (the link may be gone).
     public func rollbackQuietly() {
         guard self.isInTransaction else { return }

@@ -47,8 +47,9 @@ public struct ProjectionRebuilder: Sendable {
         progress: @Sendable (Int64) -> Void = { _ in }
     ) async throws -> [Difference] {
         try await Self.refuseAfterRetention(on: connection)
-        try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-        do {
+        // Ends with ROLLBACK: the temporary tables go with it.
+        let checking = TransactionOptions(isolationLevel: .repeatableRead, discardsChanges: true)
+        return try await connection.withTransaction(checking) { connection in
             try await self.replayIntoTemporaryTables(includingQueued: true, on: connection, progress: progress)
             var differences: [Difference] = []
             for table in ProjectionTable.allCases {
@@ -57,11 +58,7 @@ public struct ProjectionRebuilder: Sendable {
                 }
             }
             if let difference = try await Self.compareReportCounts(on: connection) { differences.append(difference) }
-            try await connection.execute("ROLLBACK")
             return differences
-        } catch {
-            await connection.rollbackQuietly()
-            throw error
         }
     }
 
@@ -74,8 +71,7 @@ public struct ProjectionRebuilder: Sendable {
         progress: @Sendable (Int64) -> Void = { _ in }
     ) async throws -> [Difference] {
         try await Self.refuseAfterRetention(on: connection)
-        try await connection.execute("BEGIN")
-        do {
+        return try await connection.withTransaction { connection in
             try await connection.execute("LOCK TABLE authlog.event_records IN SHARE MODE")
             try await Self.sealEverything(authenticator: self.authenticator, on: connection)
             try await self.replayIntoTemporaryTables(includingQueued: false, on: connection, progress: progress)
@@ -98,11 +94,7 @@ public struct ProjectionRebuilder: Sendable {
             }
             if let difference = try await Self.compareReportCounts(on: connection) { differences.append(difference) }
             try await connection.execute("SELECT authlog.recount_reports()")
-            try await connection.execute("COMMIT")
             return differences
-        } catch {
-            await connection.rollbackQuietly()
-            throw error
         }
     }
 

@@ -73,10 +73,8 @@ public struct ReportQuery: Sendable, Equatable {
             if since < dropped.keptFrom { since = ReportHours.floor(since) }
             if until < dropped.keptFrom { until = ReportHours.ceiling(until) }
         }
-        try await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        let groups: [ReportGroups.Group]
-        do {
-            groups = try await ReportGroups.read(
+        let groups = try await connection.withTransaction(.readOnlySnapshot) { connection in
+            try await ReportGroups.read(
                 metrics: self.metrics,
                 since: since,
                 until: until,
@@ -84,10 +82,6 @@ public struct ReportQuery: Sendable, Equatable {
                 withHistory: self.kind == .sessions,
                 on: connection
             )
-            try await connection.execute("COMMIT")
-        } catch {
-            await connection.rollbackQuietly()
-            throw error
         }
         var report = ReportTally(kind: self.kind, dimensions: self.dimensions, until: until).report(
             from: groups,

@@ -2,7 +2,9 @@ import AuthlogCore
 import AuthlogCrypto
 
 /// Applies the numbered files of `sql/migrations/` (embedded at build time) in order, each in its own
-/// transaction, recording each with a SHA-256 checksum in `authlog.schema_migrations`.
+/// transaction, recording each with a SHA-256 checksum in `authlog.schema_migrations`. Then it applies the
+/// current definitions of the views and functions (``CurrentDefinitions``, `sql/views/` and `sql/functions/`)
+/// in the last migration's transaction, or in their own when no migration is pending.
 ///
 /// Running it again applies nothing. It refuses to run when an applied migration's text has changed or
 /// the database holds a migration this build does not know.
@@ -22,6 +24,9 @@ public struct Migrator: Sendable {
     /// The migrations built into this program, in order.
     public let migrations: [Migration]
 
+    /// The current views and functions, applied after the migrations.
+    let definitions: CurrentDefinitions
+
     /// Earlier texts of migrations that were rewritten without changing what they do to a database that
     /// applied them, by version: a database that recorded one of these checksums is current.
     /// 0001's role block now skips roles that exist, so that an owner without CREATEROLE can migrate once
@@ -33,11 +38,14 @@ public struct Migrator: Sendable {
     /// Creates a migrator for the migrations built into this program.
     public init() {
         self.migrations = Self.parse(EmbeddedSQL.files)
+        self.definitions = CurrentDefinitions(EmbeddedSQL.files)
     }
 
-    /// Creates a migrator for the given files (names like `migrations/0001_create_events.sql`).
+    /// Creates a migrator for the given files (names like `migrations/0001_create_events.sql`, and
+    /// `views/…` or `functions/…` for the current definitions).
     public init(files: [(name: String, text: String)]) {
         self.migrations = Self.parse(files)
+        self.definitions = CurrentDefinitions(files)
     }
 
     /// Brings the schema up to date, creates the log's partitions for the next months (``LogMonths``), and
@@ -78,9 +86,9 @@ public struct Migrator: Sendable {
 
     private func applyPending(on connection: Connection) async throws -> [Migration] {
         let recorded = try await self.appliedVersions(on: connection)
-        let pending = Set(self.migrations.map(\.version)).subtracting(recorded.keys)
-        if !pending.isEmpty {
-            try await MigrationPrivileges.check(on: connection, creatingRoles: pending.contains(1))
+        let unrecorded = Set(self.migrations.map(\.version)).subtracting(recorded.keys)
+        if !unrecorded.isEmpty {
+            try await MigrationPrivileges.check(on: connection, creatingRoles: unrecorded.contains(1))
         }
         try await MigrationPrivileges.naming(step: "create the schema authlog") {
             try await connection.execute(
@@ -111,23 +119,26 @@ public struct Migrator: Sendable {
                 )
             }
         }
-        var newlyApplied: [Migration] = []
-        for migration in self.migrations where applied[migration.version] == nil {
-            try await connection.execute("BEGIN")
-            try await MigrationPrivileges.naming(step: "apply migration \(migration.version)_\(migration.name)") {
-                try await connection.execute(SQLQuery(unsafeSQL: migration.text))
-                if migration.version == 6 { try await LegacyLogImport.run(on: connection) }
+        let pending = self.migrations.filter { applied[$0.version] == nil }
+        for migration in pending {
+            try await connection.withTransaction { connection in
+                try await MigrationPrivileges.naming(step: "apply migration \(migration.version)_\(migration.name)") {
+                    try await connection.execute(SQLQuery(unsafeSQL: migration.text))
+                    if migration.version == 6 { try await LegacyLogImport.run(on: connection) }
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO authlog.schema_migrations (version, name, checksum)
+                    VALUES (\(migration.version), \(migration.name), \(migration.checksum))
+                    """
+                )
+                if migration == pending.last { try await self.definitions.apply(on: connection) }
             }
-            try await connection.query(
-                """
-                INSERT INTO authlog.schema_migrations (version, name, checksum)
-                VALUES (\(migration.version), \(migration.name), \(migration.checksum))
-                """
-            )
-            try await connection.execute("COMMIT")
-            newlyApplied.append(migration)
         }
-        return newlyApplied
+        if pending.isEmpty, !self.definitions.isEmpty {
+            try await connection.withTransaction { connection in try await self.definitions.apply(on: connection) }
+        }
+        return pending
     }
 
     private static func parse(_ files: [(name: String, text: String)]) -> [Migration] {
