@@ -212,8 +212,8 @@ struct Person {
         )
     }
 
-    /// An event that ends `session`: `session.logged_out`, `session.revoked` or `session.expired`.
-    func ending(_ session: UUID, with payload: some EventPayload, at time: Timestamp) throws -> EventEnvelope {
+    /// An event on `session`'s stream, such as `session.logged_out`, `session.expired` or `session.reauthenticated`.
+    func inSession(_ session: UUID, with payload: some EventPayload, at time: Timestamp) throws -> EventEnvelope {
         try EventEnvelope(
             payload,
             stream: Self.sessionStream(session),

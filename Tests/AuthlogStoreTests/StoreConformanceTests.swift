@@ -241,15 +241,17 @@ struct StoreConformanceTests {
             )
         }
         try await store.events.append(
-            try user.ending(sessions[0], with: SessionLoggedOut(scope: .this), at: instant(10))
+            try user.inSession(sessions[0], with: SessionLoggedOut(scope: .this), at: instant(10))
         )
         try await store.events.append(
-            try user.ending(sessions[1], with: SessionRevoked(reason: .admin, actor: "admin:test"), at: instant(11))
+            try user.inSession(sessions[1], with: SessionRevoked(reason: .admin, actor: "admin:test"), at: instant(11))
         )
-        try await store.events.append(try user.ending(sessions[2], with: SessionExpired(limit: .idle), at: instant(12)))
+        try await store.events.append(
+            try user.inSession(sessions[2], with: SessionExpired(limit: .idle), at: instant(12))
+        )
         // Ending an ended session, or using it, changes nothing.
         try await store.events.append(
-            try user.ending(sessions[0], with: SessionRevoked(reason: .admin, actor: "admin:test"), at: instant(13))
+            try user.inSession(sessions[0], with: SessionRevoked(reason: .admin, actor: "admin:test"), at: instant(13))
         )
         try await store.events.append(try user.issued(tokens[0].next(expiresAt: instant(90_000)), at: instant(14)))
 
@@ -268,7 +270,7 @@ struct StoreConformanceTests {
         )
 
         try await store.events.append(
-            try user.ending(sessions[3], with: SessionLoggedOut(scope: .all), at: instant(20))
+            try user.inSession(sessions[3], with: SessionLoggedOut(scope: .all), at: instant(20))
         )
         let after = try await sessions.asyncMap { try await store.sessions.session($0) }
         #expect(after[3]?.state == .loggedOut && after[3]?.endReason == "logout_all")
@@ -345,7 +347,7 @@ struct StoreConformanceTests {
         try await store.events.append(try user.signedIn(ids[0], at: instant(0)))
         try await store.events.append(try user.signedIn(ids[1], provider: "google", at: instant(10)))
         try await store.events.append(try user.signedIn(ids[3], at: instant(30)))
-        try await store.events.append(try user.ending(ids[3], with: SessionLoggedOut(scope: .this), at: instant(31)))
+        try await store.events.append(try user.inSession(ids[3], with: SessionLoggedOut(scope: .this), at: instant(31)))
         try await store.events.append(try other.signedIn(UUID(), at: instant(5)))
         try await store.events.append(
             try user.issued(IssuedToken(session: ids[0], expiresAt: instant(86_400)), at: instant(40))
@@ -375,7 +377,7 @@ struct StoreConformanceTests {
         try await store.events.append(try user.signedIn(idle, rememberMe: false, at: instant(900)))
         try await store.events.append(try user.signedIn(fresh, at: instant(950)))
         try await store.events.append(try user.signedIn(ended, at: instant(0)))
-        try await store.events.append(try user.ending(ended, with: SessionLoggedOut(scope: .this), at: instant(1)))
+        try await store.events.append(try user.inSession(ended, with: SessionLoggedOut(scope: .this), at: instant(1)))
 
         let due = try await store.expiry.due(at: instant(1000), lifetimes: lifetimes, limit: 10)
         #expect(due.map(\.session.sessionID) == [idle, old], "least recently seen first")
