@@ -58,7 +58,7 @@ public struct InMemorySessionReads: SessionReads {
     /// stream's version.
     public func activeSessions(
         of userID: UUID,
-        provider: String?
+        provider: String? = nil
     ) async throws -> [(session: SessionRecord, version: Int32)] {
         let rows = self.storage.withState { state in
             state.projections.sessions.values
