@@ -44,13 +44,17 @@ public final class InMemoryEventStore: EventStore {
         self.storage.withState { $0.log.version(of: stream.rawValue) }
     }
 
+    /// Places the command and applies its changes under the lock, then tells the request's collector
+    /// (``AppendedEvents``) every event of it, as `PostgresEventStore` does.
     private func appendNow(_ command: AppendCommand) throws -> AppendResult {
         let changes = try Self.prepare(command)
-        return try self.storage.withState { (state) throws(WrongExpectedVersion) -> AppendResult in
+        let result = try self.storage.withState { (state) throws(WrongExpectedVersion) -> AppendResult in
             let placed = try state.log.place(command, changes: changes)
             for change in placed.changes { state.projections.apply(change) }
             return placed.result
         }
+        AppendedEvents.current?.add(result.events.map(\.eventID))
+        return result
     }
 
     /// Validates every event and decides its projection changes, as `PostgresEventStore.prepare` does.
