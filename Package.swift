@@ -159,6 +159,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "AuthlogAccountsTests",
+            dependencies: ["AuthlogAccounts", "AuthlogProviders", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "AuthlogStoreTests",
             dependencies: ["AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
             swiftSettings: strictSettings
