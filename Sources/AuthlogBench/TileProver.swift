@@ -4,7 +4,7 @@ import Foundation
 
 /// An auditor's client that computes inclusion proofs from tlog-tiles fetched over HTTP and checks each
 /// proof against the checkpoint's root. It keeps every tile it fetched with the tile's inner tree hashed
-/// once (a tile cache, as a real auditor keeps): a tile of level L holds the nodes of tree levels 8L…8L+7
+/// once (a tile cache, as a real auditor keeps): from a tile of level L come the nodes of tree levels 8L…8L+7
 /// under it, so every node a proof needs is read, never hashed again. One task uses it at a time.
 final class TileProver {
     let client: HTTPTestClient
