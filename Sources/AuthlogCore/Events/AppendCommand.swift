@@ -8,6 +8,15 @@ public enum ExpectedVersion: Sendable, Equatable {
     case noStream
     /// The stream must be at exactly this version.
     case exactly(Int32)
+
+    /// Whether a stream at `current` (0: no events yet) meets the expectation.
+    public func allows(_ current: Int32) -> Bool {
+        switch self {
+        case .any: return true
+        case .noStream: return current == 0
+        case .exactly(let version): return current == version
+        }
+    }
 }
 
 /// Events that are appended together or not at all, with optional per-stream expectations.
@@ -29,6 +38,29 @@ public struct AppendCommand: Sendable {
     /// Every stream the command writes or expects a version of.
     public var streams: Set<String> {
         Set(self.events.map(\.stream.rawValue)).union(self.expectedVersions.keys.map(\.rawValue))
+    }
+
+    /// The first expectation that streams at `version(stream)` do not meet, as the error every store throws
+    /// for it; nil when all hold.
+    public func unmetExpectation(version: (String) -> Int32) -> WrongExpectedVersion? {
+        for (stream, expected) in self.expectedVersions {
+            let current = version(stream.rawValue)
+            if !expected.allows(current) {
+                return WrongExpectedVersion("stream \(stream) is at version \(current), expected \(expected)")
+            }
+        }
+        return nil
+    }
+
+    /// The error every store throws when the event at `index` names an explicit stream version that is not
+    /// the next one after `current`; nil when it names none or the right one.
+    public func misplacedEvent(at index: Int, streamAt current: Int32) -> WrongExpectedVersion? {
+        let event = self.events[index]
+        guard let given = event.streamVersion, given != current + 1 else { return nil }
+        return WrongExpectedVersion(
+            "stream \(event.stream) is at version \(current), so the next event cannot be version \(given)",
+            eventIndex: index
+        )
     }
 
     /// Creates a command for one event.

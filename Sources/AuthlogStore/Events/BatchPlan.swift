@@ -38,19 +38,8 @@ struct BatchPlan {
         var versions: [String: Int32] = [:]
         func version(of stream: String) -> Int32 { versions[stream] ?? self.streamVersions[stream] ?? 0 }
 
-        for (stream, expected) in command.expectedVersions {
-            let current = version(of: stream.rawValue)
-            let matches: Bool
-            switch expected {
-            case .any: matches = true
-            case .noStream: matches = current == 0
-            case .exactly(let version): matches = current == version
-            }
-            if !matches {
-                return .failure(
-                    StoreError(.wrongExpectedVersion, "stream \(stream) is at version \(current), expected \(expected)")
-                )
-            }
+        if let unmet = command.command.unmetExpectation(version: version(of:)) {
+            return .failure(StoreError(.wrongExpectedVersion, unmet.message))
         }
         var placedHere: [UUID: AppendedEvent] = [:]
         var rows: [EventRow.Committed] = []
@@ -62,14 +51,8 @@ struct BatchPlan {
                 continue
             }
             let current = version(of: event.stream.rawValue)
-            if let given = event.streamVersion, given != current + 1 {
-                return .failure(
-                    StoreError(
-                        .wrongExpectedVersion,
-                        "stream \(event.stream) is at version \(current), so the next event cannot be version \(given)",
-                        eventIndex: index
-                    )
-                )
+            if let misplaced = command.command.misplacedEvent(at: index, streamAt: current) {
+                return .failure(StoreError(.wrongExpectedVersion, misplaced.message, eventIndex: index))
             }
             event.streamVersion = current + 1
             versions[event.stream.rawValue] = current + 1

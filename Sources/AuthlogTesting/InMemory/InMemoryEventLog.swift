@@ -30,18 +30,7 @@ struct InMemoryEventLog: Sendable {
         var versions: [String: Int32] = [:]
         func version(of stream: String) -> Int32 { versions[stream] ?? self.version(of: stream) }
 
-        for (stream, expected) in command.expectedVersions {
-            let current = version(of: stream.rawValue)
-            let matches: Bool
-            switch expected {
-            case .any: matches = true
-            case .noStream: matches = current == 0
-            case .exactly(let version): matches = current == version
-            }
-            if !matches {
-                throw WrongExpectedVersion("stream \(stream) is at version \(current), expected \(expected)")
-            }
-        }
+        if let unmet = command.unmetExpectation(version: version(of:)) { throw unmet }
         var placedHere: [UUID: AppendedEvent] = [:]
         var placedEnvelopes: [EventEnvelope] = []
         var placedChanges: [ProjectionChange] = []
@@ -52,12 +41,7 @@ struct InMemoryEventLog: Sendable {
                 continue
             }
             let current = version(of: event.stream.rawValue)
-            if let given = event.streamVersion, given != current + 1 {
-                throw WrongExpectedVersion(
-                    "stream \(event.stream) is at version \(current), so the next event cannot be version \(given)",
-                    eventIndex: index
-                )
-            }
+            if let misplaced = command.misplacedEvent(at: index, streamAt: current) { throw misplaced }
             event.streamVersion = current + 1
             versions[event.stream.rawValue] = current + 1
             let placed = AppendedEvent(
