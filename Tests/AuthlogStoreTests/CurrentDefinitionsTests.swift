@@ -97,4 +97,27 @@ struct CurrentDefinitionsTests {
             #expect(readsIndex < viewIndex, "\(view) reads \(reads), so it must be applied after it")
         }
     }
+
+    @Test func anUpToDateSchemaIsLeftAloneUntilTheFilesChange() async throws {
+        let database = try await TestDatabase.make()
+        let connection = try await database.connect()
+        // A hand-made change the files would undo: it survives a migrate while the files are unchanged…
+        try await connection.execute(
+            "CREATE OR REPLACE FUNCTION authlog.log_month_lock_key() RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT 42::bigint'"
+        )
+        #expect(try await Migrator().migrate(on: connection).isEmpty)
+        let kept = try await connection.query("SELECT authlog.log_month_lock_key()").first?.decode(Int64.self, at: 0)
+        #expect(kept == 42)
+        // …and is undone once the recorded checksum is not the files' one (as after an upgrade).
+        try await connection.execute("UPDATE authlog.schema_definitions SET checksum = 'older files'")
+        #expect(try await Migrator().migrate(on: connection).isEmpty)
+        let restored = try await connection.query("SELECT authlog.log_month_lock_key()").first?.decode(
+            Int64.self,
+            at: 0
+        )
+        #expect(restored != 42)
+        let recorded = try await connection.query("SELECT checksum FROM authlog.schema_definitions").first?
+            .decode(String.self, at: 0)
+        #expect(recorded == Migrator().definitions.checksum)
+    }
 }

@@ -4,7 +4,8 @@ import AuthlogCrypto
 /// Applies the numbered files of `sql/migrations/` (embedded at build time) in order, each in its own
 /// transaction, recording each with a SHA-256 checksum in `authlog.schema_migrations`. Then it applies the
 /// current definitions of the views and functions (``CurrentDefinitions``, `sql/views/` and `sql/functions/`)
-/// in the last migration's transaction, or in their own when no migration is pending.
+/// in the last migration's transaction, or in their own when no migration is pending but the files changed
+/// since they were last applied.
 ///
 /// Running it again applies nothing. It refuses to run when an applied migration's text has changed or
 /// the database holds a migration this build does not know.
@@ -132,11 +133,13 @@ public struct Migrator: Sendable {
                     VALUES (\(migration.version), \(migration.name), \(migration.checksum))
                     """
                 )
-                if migration == pending.last { try await self.definitions.apply(on: connection) }
+                if migration == pending.last { try await self.definitions.applyAndRecord(on: connection) }
             }
         }
-        if pending.isEmpty, !self.definitions.isEmpty {
-            try await connection.withTransaction { connection in try await self.definitions.apply(on: connection) }
+        if pending.isEmpty, !self.definitions.isEmpty, try await self.definitions.changed(on: connection) {
+            try await connection.withTransaction { connection in
+                try await self.definitions.applyAndRecord(on: connection)
+            }
         }
         return pending
     }
