@@ -11,33 +11,6 @@ struct ProviderNotificationTests {
         try await harness.client.post("/v1/providers/apple/notifications", .members(["payload": .string(payload)]))
     }
 
-    @Test func consentRevokedEndsTheAppleSessionsAndAReplayChangesNothing() async throws {
-        try await ServerHarness.run { harness in
-            let apple = try await harness.signInWithApple()
-            let payload = try harness.providers.apple.makeAppleNotification(
-                subject: "001234.apple-user",
-                type: "consent-revoked",
-                audience: Fixture.appleClient,
-                jti: "notice-1"
-            )
-            #expect(try await Self.notify(harness, payload).status == 200)
-            #expect(try await harness.refresh(apple.refreshToken).status == 401)
-            let consent = try await harness.events(ofType: "provider.consent_revoked")
-            #expect(consent.count == 1)
-            #expect(consent.first?.data["source"] == "apple_notification")
-            #expect(consent.first?.data["provider_event_id"] == "notice-1")
-            #expect(try await harness.events(ofType: "session.revoked").map(\.reason) == ["provider_consent_revoked"])
-
-            let before = try await harness.events().count
-            #expect(try await Self.notify(harness, payload).status == 200)
-            let after = try await harness.events()
-            #expect(after.count == before + 1)
-            #expect(after.last?.type == "provider.notification_received")
-            #expect(after.last?.reason == "duplicate")
-            #expect(try await harness.events(ofType: "provider.consent_revoked").count == 1)
-        }
-    }
-
     @Test func aBadSignatureIsRefusedRecordedAndChangesNothing() async throws {
         try await ServerHarness.run { harness in
             let apple = try await harness.signInWithApple()
@@ -74,69 +47,6 @@ struct ProviderNotificationTests {
             #expect(try await Self.notify(harness, stale).status == 400)
             #expect(try await harness.events(ofType: "provider.notification_received").last?.reason == "too_old")
             #expect(try await harness.events(ofType: "provider.consent_revoked").isEmpty)
-        }
-    }
-
-    @Test func anUnknownSubjectIsAcknowledgedAndRecorded() async throws {
-        try await ServerHarness.run { harness in
-            let payload = try harness.providers.apple.makeAppleNotification(
-                subject: "999999.nobody",
-                type: "consent-revoked",
-                audience: Fixture.appleClient
-            )
-            #expect(try await Self.notify(harness, payload).status == 200)
-            let events = try await harness.events()
-            #expect(events.map(\.type) == ["provider.notification_received"])
-            #expect(events.first?.reason == "unknown_subject")
-            #expect(events.first?.outcome == "success")
-        }
-    }
-
-    @Test func accountDeleteDeletesAnAppleOnlyAccountAndEmailChangesAreRecorded() async throws {
-        try await ServerHarness.run { harness in
-            let apple = try await harness.signInWithApple()
-            let disabled = try harness.providers.apple.makeAppleNotification(
-                subject: "001234.apple-user",
-                type: "email-disabled",
-                audience: Fixture.appleClient
-            )
-            #expect(try await Self.notify(harness, disabled).status == 200)
-            #expect(
-                try await harness.events(ofType: "provider.email_changed").first?.data["change"] == "email-disabled"
-            )
-
-            let delete = try harness.providers.apple.makeAppleNotification(
-                subject: "001234.apple-user",
-                type: "account-delete",
-                audience: Fixture.appleClient
-            )
-            #expect(try await Self.notify(harness, delete).status == 200)
-            let deleted = try #require(try await harness.events(ofType: "account.deleted").first)
-            #expect(deleted.userID == apple.userID)
-            #expect(deleted.data["requested_by"] == "apple_notification")
-            #expect(try await harness.refresh(apple.refreshToken).status == 401)
-            #expect(try await harness.signInWithApple().isNewUser)
-        }
-    }
-
-    @Test func accountDeleteOfALinkedAppleIdentityOnlyUnlinksIt() async throws {
-        try await ServerHarness.run { harness in
-            let apple = try await harness.signInWithApple()
-            #expect(
-                try await harness.send("POST", "/v1/me/identities/github", harness.githubProof(), as: apple).status
-                    == 200
-            )
-            let github = try await harness.post("/v1/signin/github", harness.githubProof()).signedIn()
-            let delete = try harness.providers.apple.makeAppleNotification(
-                subject: "001234.apple-user",
-                type: "account-delete",
-                audience: Fixture.appleClient
-            )
-            #expect(try await Self.notify(harness, delete).status == 200)
-            #expect(try await harness.events(ofType: "account.deleted").isEmpty)
-            #expect(try await harness.events(ofType: "identity.unlinked").first?.provider == "apple")
-            #expect(try await harness.refresh(apple.refreshToken).status == 401)
-            #expect(try await harness.refresh(github.refreshToken).status == 200)
         }
     }
 

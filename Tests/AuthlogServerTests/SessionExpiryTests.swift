@@ -8,27 +8,6 @@ import Testing
 /// Absolute and idle session lifetimes, at refresh and by the sweeper.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct SessionExpiryTests {
-    @Test func aRefreshPastTheIdleLifetimeIsRefusedAndRecordsTheExpiry() async throws {
-        let adjust: (inout ServerConfiguration) -> Void = { configuration in
-            configuration.refreshToken = try? JSONValue.members(["remember_me_idle_seconds": .number("1")])
-                .decode(ServerConfiguration.RefreshTokenSettings.self)
-        }
-        try await ServerHarness.run(adjust: adjust) { harness in
-            let session = try await harness.signInDev()
-            try await Task.sleep(for: .milliseconds(1_200))
-            let answer = try await harness.refresh(session.refreshToken)
-            #expect(answer.status == 401)
-            #expect(answer.string("error") == "invalid_grant")
-            let expired = try #require(try await harness.events(ofType: "session.expired").first)
-            #expect(expired.data["limit"] == "idle")
-            #expect(expired.sessionID == session.sessionID)
-            #expect(try await harness.introspect(session.accessToken) == .object([("active", .bool(false))]))
-            #expect(
-                try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'expired'") == 1
-            )
-        }
-    }
-
     @Test func twoSweepersRacingExpireEverySessionExactlyOnce() async throws {
         try await ServerHarness.run { harness in
             var sessions: [SignedIn] = []

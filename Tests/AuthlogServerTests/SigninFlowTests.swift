@@ -61,17 +61,6 @@ struct SigninFlowTests {
         }
     }
 
-    @Test func secondSignInOfAnIdentityFindsTheSameUser() async throws {
-        try await ServerHarness.run { harness in
-            let first = try await harness.post("/v1/signin/dev", .members(["subject": .string("bob")]))
-            let second = try await harness.post("/v1/signin/dev", .members(["subject": .string("bob")]))
-            #expect(first.string("user_id") == second.string("user_id"))
-            #expect(second.json["is_new_user"]?.boolValue == false)
-            #expect(first.string("session_id") != second.string("session_id"))
-            #expect(try await harness.count("SELECT count(*) FROM authlog.users") == 1)
-        }
-    }
-
     @Test func concurrentFirstSignInsOfOneIdentityRegisterOneUser() async throws {
         try await ServerHarness.run { harness in
             let answers = try await withThrowingTaskGroup(of: HTTPTestClient.Answer.self) { group in
