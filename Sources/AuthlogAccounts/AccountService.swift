@@ -196,7 +196,7 @@ extension AccountService {
     public func refuseUnreadable(
         bearer: String,
         action: AccountAction,
-        reason: String,
+        reason: RequestRefusalReason,
         answer: ServiceError,
         metadata: RequestMetadata
     ) async -> ServiceError {
@@ -204,7 +204,7 @@ extension AccountService {
             let (_, session) = try await self.tokens.authenticate(bearer: bearer)
             return try await self.refuse(
                 action,
-                reason: reason,
+                reason: reason.rawValue,
                 answer: answer,
                 session: session,
                 provider: nil,

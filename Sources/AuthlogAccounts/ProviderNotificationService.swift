@@ -1,4 +1,4 @@
-import AuthlogCore
+public import AuthlogCore
 import AuthlogProviders
 import Foundation
 
@@ -96,8 +96,8 @@ public struct ProviderNotificationService: Sendable {
         metadata: RequestMetadata
     ) async throws(ServiceError) {
         let consent = (source: ConsentRevocationSource.appleNotification, noticeID: Optional(notification.noticeID))
-        switch notification.type {
-        case "consent-revoked":
+        switch notification.kind {
+        case .consentRevoked:
             try await self.accounts.endSessions(
                 of: userID,
                 provider: "apple",
@@ -105,7 +105,7 @@ public struct ProviderNotificationService: Sendable {
                 consent: consent,
                 metadata: metadata
             )
-        case "account-delete":
+        case .accountDelete:
             let remaining = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.identities(of: userID)
             }
@@ -131,7 +131,7 @@ public struct ProviderNotificationService: Sendable {
                 consent: consent,
                 metadata
             )
-        case "email-disabled", "email-enabled":
+        case .emailDisabled, .emailEnabled:
             let event = try self.dependencies.event(
                 metadata,
                 stream: .user(userID),
@@ -141,7 +141,7 @@ public struct ProviderNotificationService: Sendable {
                 data: ProviderEmailChanged(change: notification.type)
             )
             try await self.dependencies.append(AppendCommand(event))
-        default:
+        case nil:
             return
         }
     }
@@ -258,12 +258,12 @@ public struct ProviderNotificationService: Sendable {
     /// store's, when even that cannot be recorded).
     public func refuseUnreadable(
         _ provider: String,
-        reason: String,
+        reason: RequestRefusalReason,
         answer: ServiceError,
         _ metadata: RequestMetadata
     ) async -> ServiceError {
         do {
-            return try await self.refuse(provider, reason: reason, answer: answer, metadata)
+            return try await self.refuse(provider, reason: reason.rawValue, answer: answer, metadata)
         } catch {
             return error
         }

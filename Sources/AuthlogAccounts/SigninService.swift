@@ -62,11 +62,11 @@ public struct SigninService: Sendable {
                 rememberMe: rememberMe,
                 metadata: metadata
             )
-            self.dependencies.metrics.recordSignin(provider: providerName, outcome: "success")
+            self.dependencies.metrics.recordSignin(provider: providerName, outcome: Outcome.success.rawValue)
             return response
         } catch {
             // A verified proof whose session could not be started is still an attempt: it is recorded.
-            let refusal = ProofRefusal(provider: providerName, reason: error.code, answer: error)
+            let refusal = ProofRefusal(provider: providerName, failure: error)
             throw await self.record(refusal, method: proof.method, action: nil, metadata: metadata)
         }
     }
@@ -78,20 +78,16 @@ public struct SigninService: Sendable {
         proof: SigninProof
     ) async -> Result<VerifiedIdentity, ProofRefusal> {
         guard let provider = self.providers[providerName] else {
-            let answer = ServiceError(.notFound, "unknown_provider", "No provider of that name is enabled.")
-            return .failure(ProofRefusal(provider: "unknown", reason: "unknown_provider", answer: answer))
+            return .failure(.unknownProvider())
         }
         do {
             let identity = try await provider.verify(proof)
             try await self.consumeNonce(of: identity)
             return .success(identity)
         } catch let error as ProviderError {
-            return .failure(
-                ProofRefusal(provider: providerName, reason: error.reason.rawValue, answer: Self.answer(for: error))
-            )
+            return .failure(ProofRefusal(provider: providerName, refused: error))
         } catch {
-            let answer = ServiceError.failure(error)
-            return .failure(ProofRefusal(provider: providerName, reason: answer.code, answer: answer))
+            return .failure(ProofRefusal(provider: providerName, failure: ServiceError.failure(error)))
         }
     }
 
@@ -102,12 +98,12 @@ public struct SigninService: Sendable {
     /// the answer to give.
     public func refuseUnreadable(
         provider providerName: String,
-        reason: String,
+        reason: RequestRefusalReason,
         metadata: RequestMetadata,
         answer: ServiceError
     ) async -> ServiceError {
         let name = self.providers[providerName] == nil ? "unknown" : providerName
-        let refusal = ProofRefusal(provider: name, reason: reason, answer: answer)
+        let refusal = ProofRefusal(provider: name, unreadable: reason, answer: answer)
         return await self.record(refusal, method: nil, action: nil, metadata: metadata)
     }
 
@@ -144,7 +140,7 @@ public struct SigninService: Sendable {
         metadata: RequestMetadata,
         userID: UUID? = nil
     ) async -> ServiceError {
-        self.dependencies.metrics.recordSignin(provider: refusal.provider, outcome: "failure")
+        self.dependencies.metrics.recordSignin(provider: refusal.provider, outcome: Outcome.failure.rawValue)
         do {
             let event = try metadata.envelope(
                 stream: StreamName(category: "signin", id: refusal.provider),
@@ -311,7 +307,7 @@ public struct SigninService: Sendable {
                         method: method,
                         subjectHash: subjectHash,
                         authTime: identity.authTime,
-                        nonceCheck: identity.nonceCheck,
+                        nonceCheck: identity.nonceCheck.rawValue,
                         isNewUser: isNewUser,
                         upstreamProvider: EnvelopeText.normalized(
                             identity.upstreamProvider,
@@ -353,11 +349,4 @@ public struct SigninService: Sendable {
             throw ServiceError(.internalServerError, "internal_error", "The session could not be prepared.")
         }
     }
-}
-
-/// A refused sign-in proof: the provider it is recorded under, the reason, and the answer to give.
-struct ProofRefusal: Error {
-    let provider: String
-    let reason: String
-    let answer: ServiceError
 }

@@ -90,10 +90,13 @@ public struct TokenService: Sendable {
 
     /// Records a refresh refused before its token could be read (oversized or malformed body, no
     /// `refresh_token`) as `token.refresh_failed` and returns the answer to give.
-    public func refuseUnreadable(reason: String, metadata: RequestMetadata, answer: ServiceError) async -> ServiceError
-    {
+    public func refuseUnreadable(
+        reason: RequestRefusalReason,
+        metadata: RequestMetadata,
+        answer: ServiceError
+    ) async -> ServiceError {
         do {
-            try await self.recordRefreshFailure(code: reason, record: nil, metadata: metadata, at: .now())
+            try await self.recordRefreshFailure(code: reason.rawValue, record: nil, metadata: metadata, at: .now())
             return answer
         } catch {
             return error
