@@ -26,28 +26,7 @@ public struct ProviderNotificationService: Sendable {
         guard let apple = self.signin.provider(named: "apple") as? AppleProvider else {
             throw ServiceError(.notFound, "unknown_provider", "Sign in with Apple is not enabled.")
         }
-        guard let payload, !payload.isEmpty else {
-            throw try await self.refuse(
-                "apple",
-                reason: NotificationReason.malformed.rawValue,
-                description: "payload is required.",
-                metadata
-            )
-        }
-        let notification: AppleNotification
-        do {
-            notification = try await apple.verifyNotification(
-                payload,
-                maximumAge: self.dependencies.settings.notificationMaximumAge
-            )
-        } catch {
-            throw try await self.refuse(
-                "apple",
-                reason: error.reason.rawValue,
-                description: "The notification was refused: \(error.message).",
-                metadata
-            )
-        }
+        let notification = try await self.verified(payload, at: apple, metadata)
         let registry = IdentityRegistry(dependencies: self.dependencies)
         let standing = try await registry.standing(provider: "apple", subject: notification.subject)
         var received = ProviderNotificationReceived(
@@ -86,6 +65,35 @@ public struct ProviderNotificationService: Sendable {
             // Acting failed: give the jti back so that Apple's retry is acted on.
             try? await self.dependencies.notices.release(provider: "apple", noticeID: notification.noticeID)
             throw error
+        }
+    }
+
+    /// The notification `payload` holds, once its JWT verifies; a missing or refused payload is recorded.
+    private func verified(
+        _ payload: String?,
+        at apple: AppleProvider,
+        _ metadata: RequestMetadata
+    ) async throws(ServiceError) -> AppleNotification {
+        guard let payload, !payload.isEmpty else {
+            throw try await self.refuse(
+                "apple",
+                reason: NotificationReason.malformed.rawValue,
+                description: "payload is required.",
+                metadata
+            )
+        }
+        do {
+            return try await apple.verifyNotification(
+                payload,
+                maximumAge: self.dependencies.settings.notificationMaximumAge
+            )
+        } catch {
+            throw try await self.refuse(
+                "apple",
+                reason: error.reason.rawValue,
+                description: "The notification was refused: \(error.message).",
+                metadata
+            )
         }
     }
 
@@ -160,33 +168,7 @@ public struct ProviderNotificationService: Sendable {
             throw ServiceError(.notFound, "unknown_provider", "Kakao Login is not enabled.")
         }
         let referrer = EnvelopeText.normalized(fields["referrer_type"], limit: EnvelopeText.Limit.code)
-        guard kakao.isAdminAuthorization(authorization) else {
-            var answer = ServiceError(
-                .unauthorized,
-                NotificationReason.invalidClient.rawValue,
-                "The KakaoAK admin key is wrong."
-            )
-            answer.headers[.wwwAuthenticate] = "KakaoAK"
-            throw try await self.refuse(
-                "kakao",
-                reason: NotificationReason.invalidClient.rawValue,
-                answer: answer,
-                metadata
-            )
-        }
-        guard kakao.isOurApp(fields["app_id"]) else {
-            let answer = ServiceError(
-                .forbidden,
-                NotificationReason.appIDMismatch.rawValue,
-                "app_id is not this app's."
-            )
-            throw try await self.refuse(
-                "kakao",
-                reason: NotificationReason.appIDMismatch.rawValue,
-                answer: answer,
-                metadata
-            )
-        }
+        try await self.checkCaller(kakao, authorization: authorization, appID: fields["app_id"], metadata)
         guard let kakaoUserID = fields["user_id"], !kakaoUserID.isEmpty, kakaoUserID.utf8.count <= 64 else {
             throw try await self.refuse(
                 "kakao",
@@ -221,6 +203,42 @@ public struct ProviderNotificationService: Sendable {
             consent: (.kakaoUnlink, nil),
             metadata
         )
+    }
+
+    /// Checks that Kakao is the caller: the `KakaoAK` admin key and the `app_id`; a refusal is recorded.
+    private func checkCaller(
+        _ kakao: KakaoProvider,
+        authorization: String?,
+        appID: String?,
+        _ metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        guard kakao.isAdminAuthorization(authorization) else {
+            var answer = ServiceError(
+                .unauthorized,
+                NotificationReason.invalidClient.rawValue,
+                "The KakaoAK admin key is wrong."
+            )
+            answer.headers[.wwwAuthenticate] = "KakaoAK"
+            throw try await self.refuse(
+                "kakao",
+                reason: NotificationReason.invalidClient.rawValue,
+                answer: answer,
+                metadata
+            )
+        }
+        guard kakao.isOurApp(appID) else {
+            let answer = ServiceError(
+                .forbidden,
+                NotificationReason.appIDMismatch.rawValue,
+                "app_id is not this app's."
+            )
+            throw try await self.refuse(
+                "kakao",
+                reason: NotificationReason.appIDMismatch.rawValue,
+                answer: answer,
+                metadata
+            )
+        }
     }
 
     /// Revokes the provider's sessions, records the consent revocation and unlinks the identity in one
