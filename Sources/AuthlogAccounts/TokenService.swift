@@ -47,27 +47,7 @@ public struct TokenService: Sendable {
                 throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
             }
             if let limit = self.passedLimit(of: record.session, at: now) {
-                let events = [
-                    try self.event(
-                        record: record,
-                        metadata: metadata,
-                        at: now,
-                        outcome: .failure,
-                        reason: RefreshFailureReason.sessionExpired.rawValue,
-                        data: TokenRefreshFailed(
-                            reason: RefreshFailureReason.sessionExpired.rawValue,
-                            tokenID: record.tokenID
-                        )
-                    ),
-                    try self.event(
-                        record: record,
-                        metadata: metadata,
-                        at: now,
-                        outcome: .success,
-                        reason: limit.rawValue,
-                        data: SessionExpired(limit: limit)
-                    ),
-                ]
+                let events = try self.sessionExpiredEvents(record: record, limit: limit, metadata: metadata, at: now)
                 guard try await self.append(events, expecting: record.sessionVersion) else { continue }
                 throw Self.invalidGrant("The session has expired (\(limit.rawValue) lifetime); sign in again.")
             }
@@ -86,6 +66,37 @@ public struct TokenService: Sendable {
             }
         }
         throw ServiceError(.conflict, "conflict", "The refresh collided with another one; try again.")
+    }
+
+    /// `token.refresh_failed` (`session_expired`) and `session.expired` for a refresh that found its session
+    /// past `limit`.
+    private func sessionExpiredEvents(
+        record: RefreshTokenRecord,
+        limit: SessionLimit,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) throws(ServiceError) -> [EventEnvelope] {
+        [
+            try self.event(
+                record: record,
+                metadata: metadata,
+                at: now,
+                outcome: .failure,
+                reason: RefreshFailureReason.sessionExpired.rawValue,
+                data: TokenRefreshFailed(
+                    reason: RefreshFailureReason.sessionExpired.rawValue,
+                    tokenID: record.tokenID
+                )
+            ),
+            try self.event(
+                record: record,
+                metadata: metadata,
+                at: now,
+                outcome: .success,
+                reason: limit.rawValue,
+                data: SessionExpired(limit: limit)
+            ),
+        ]
     }
 
     /// Records a refresh refused before its token could be read (oversized or malformed body, no
