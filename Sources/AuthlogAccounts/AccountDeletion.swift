@@ -28,28 +28,9 @@ public struct AccountDeletion: Sendable {
         let identities = try await self.dependencies.storeCall {
             try await self.dependencies.queries.identities(of: userID)
         }
-        var items: [ProviderRevocationItem] = []
-        var results: [String: ProviderRevocationResult] = [:]
-        for identity in identities {
-            results[identity.provider] = results[identity.provider] ?? ProviderRevocationResult.none
-            guard self.revoker.canRevoke(identity.provider) else { continue }
-            let sealed = try await self.dependencies.storeCall {
-                try await self.dependencies.credentials.sealed(
-                    provider: identity.provider,
-                    subjectHash: identity.subjectHash
-                )
-            }
-            if let sealed {
-                items.append(
-                    ProviderRevocationItem(
-                        userID: userID,
-                        provider: identity.provider,
-                        subjectHash: identity.subjectHash,
-                        sealedToken: sealed
-                    )
-                )
-            }
-        }
+        let revocation = try await self.revocationItems(of: identities, userID: userID)
+        let items = revocation.items
+        var results = revocation.results
         // Queued first (held back from the retry worker while this attempt runs), so no grant is forgotten if
         // this process dies; the worker only takes items of users whose deletion committed.
         let now = Timestamp.now()
@@ -59,16 +40,7 @@ public struct AccountDeletion: Sendable {
         // What only the account needs goes before the deletion is recorded, so that a failure after this point
         // never leaves personal data readable: the data key, the email hashes, the credentials (the queue holds
         // its own sealed copies).
-        try await self.dependencies.storeCall {
-            try await self.dependencies.userKeys.destroy(for: userID)
-            try await self.dependencies.emails.forgetAll(userID: userID)
-            for identity in identities {
-                try await self.dependencies.credentials.forget(
-                    provider: identity.provider,
-                    subjectHash: identity.subjectHash
-                )
-            }
-        }
+        try await self.erasePersonalData(of: userID, identities: identities)
         var attempts: [(item: ProviderRevocationItem, result: ProviderRevocationResult, detail: String?)] = []
         for item in items {
             let (result, detail) = await self.revoker.attempt(item)
@@ -92,6 +64,51 @@ public struct AccountDeletion: Sendable {
             )
         }
         return results
+    }
+
+    /// What deleting the user revokes at its providers: an item for each identity whose provider can revoke and
+    /// whose credential is kept, and every provider's result so far (`none` until an attempt says otherwise).
+    private func revocationItems(
+        of identities: [IdentityRecord],
+        userID: UUID
+    ) async throws(ServiceError) -> (items: [ProviderRevocationItem], results: [String: ProviderRevocationResult]) {
+        var items: [ProviderRevocationItem] = []
+        var results: [String: ProviderRevocationResult] = [:]
+        for identity in identities {
+            results[identity.provider] = results[identity.provider] ?? ProviderRevocationResult.none
+            guard self.revoker.canRevoke(identity.provider) else { continue }
+            let sealed = try await self.dependencies.storeCall {
+                try await self.dependencies.credentials.sealed(
+                    provider: identity.provider,
+                    subjectHash: identity.subjectHash
+                )
+            }
+            if let sealed {
+                items.append(
+                    ProviderRevocationItem(
+                        userID: userID,
+                        provider: identity.provider,
+                        subjectHash: identity.subjectHash,
+                        sealedToken: sealed
+                    )
+                )
+            }
+        }
+        return (items, results)
+    }
+
+    /// Destroys the user's data key and forgets its email hashes and its identities' credentials.
+    private func erasePersonalData(of userID: UUID, identities: [IdentityRecord]) async throws(ServiceError) {
+        try await self.dependencies.storeCall {
+            try await self.dependencies.userKeys.destroy(for: userID)
+            try await self.dependencies.emails.forgetAll(userID: userID)
+            for identity in identities {
+                try await self.dependencies.credentials.forget(
+                    provider: identity.provider,
+                    subjectHash: identity.subjectHash
+                )
+            }
+        }
     }
 
     /// One command: `session.revoked` for each active session, the attempts, `account.deleted`.

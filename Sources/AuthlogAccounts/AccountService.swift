@@ -153,50 +153,13 @@ public struct AccountService: Sendable {
     }
 }
 
-extension StreamName {
-    /// `session-<id>`.
-    static func session(_ sessionID: UUID) -> StreamName { StreamName(category: "session", id: sessionID.lowercased) }
-    /// `user-<id>`.
-    static func user(_ userID: UUID) -> StreamName { StreamName(category: "user", id: userID.lowercased) }
-}
-
-extension ServiceDependencies {
-    /// An event of this request; a payload that cannot be encoded is our own failure (500).
-    func event<Payload: EventPayload>(
-        _ metadata: RequestMetadata,
-        stream: StreamName,
-        outcome: Outcome = .success,
-        reason: String? = nil,
-        provider: String? = nil,
-        userID: UUID? = nil,
-        sessionID: UUID? = nil,
-        at now: Timestamp,
-        data: Payload
-    ) throws(ServiceError) -> EventEnvelope {
-        do {
-            return try metadata.envelope(
-                stream: stream,
-                outcome: outcome,
-                reason: reason,
-                provider: provider,
-                userID: userID,
-                sessionID: sessionID,
-                at: now,
-                data: data
-            )
-        } catch {
-            throw ServiceError(.internalServerError, "internal_error", "The event could not be made.")
-        }
-    }
-}
-
 extension AccountService {
     /// Records a request of the signed-in user refused before its body could be read (too large, malformed,
     /// wrong media type) and returns the answer to give; a bad bearer gets its 401 instead.
     public func refuseUnreadable(
         bearer: String,
         action: AccountAction,
-        reason: String,
+        reason: RequestRefusalReason,
         answer: ServiceError,
         metadata: RequestMetadata
     ) async -> ServiceError {
@@ -204,7 +167,7 @@ extension AccountService {
             let (_, session) = try await self.tokens.authenticate(bearer: bearer)
             return try await self.refuse(
                 action,
-                reason: reason,
+                reason: reason.rawValue,
                 answer: answer,
                 session: session,
                 provider: nil,

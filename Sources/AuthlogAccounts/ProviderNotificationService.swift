@@ -1,4 +1,4 @@
-import AuthlogCore
+public import AuthlogCore
 import AuthlogProviders
 import Foundation
 
@@ -26,28 +26,7 @@ public struct ProviderNotificationService: Sendable {
         guard let apple = self.signin.provider(named: "apple") as? AppleProvider else {
             throw ServiceError(.notFound, "unknown_provider", "Sign in with Apple is not enabled.")
         }
-        guard let payload, !payload.isEmpty else {
-            throw try await self.refuse(
-                "apple",
-                reason: NotificationReason.malformed.rawValue,
-                description: "payload is required.",
-                metadata
-            )
-        }
-        let notification: AppleNotification
-        do {
-            notification = try await apple.verifyNotification(
-                payload,
-                maximumAge: self.dependencies.settings.notificationMaximumAge
-            )
-        } catch {
-            throw try await self.refuse(
-                "apple",
-                reason: error.reason.rawValue,
-                description: "The notification was refused: \(error.message).",
-                metadata
-            )
-        }
+        let notification = try await self.verified(payload, at: apple, metadata)
         let registry = IdentityRegistry(dependencies: self.dependencies)
         let standing = try await registry.standing(provider: "apple", subject: notification.subject)
         var received = ProviderNotificationReceived(
@@ -89,6 +68,35 @@ public struct ProviderNotificationService: Sendable {
         }
     }
 
+    /// The notification `payload` holds, once its JWT verifies; a missing or refused payload is recorded.
+    private func verified(
+        _ payload: String?,
+        at apple: AppleProvider,
+        _ metadata: RequestMetadata
+    ) async throws(ServiceError) -> AppleNotification {
+        guard let payload, !payload.isEmpty else {
+            throw try await self.refuse(
+                "apple",
+                reason: NotificationReason.malformed.rawValue,
+                description: "payload is required.",
+                metadata
+            )
+        }
+        do {
+            return try await apple.verifyNotification(
+                payload,
+                maximumAge: self.dependencies.settings.notificationMaximumAge
+            )
+        } catch {
+            throw try await self.refuse(
+                "apple",
+                reason: error.reason.rawValue,
+                description: "The notification was refused: \(error.message).",
+                metadata
+            )
+        }
+    }
+
     private func act(
         on notification: AppleNotification,
         userID: UUID,
@@ -96,8 +104,8 @@ public struct ProviderNotificationService: Sendable {
         metadata: RequestMetadata
     ) async throws(ServiceError) {
         let consent = (source: ConsentRevocationSource.appleNotification, noticeID: Optional(notification.noticeID))
-        switch notification.type {
-        case "consent-revoked":
+        switch notification.kind {
+        case .consentRevoked:
             try await self.accounts.endSessions(
                 of: userID,
                 provider: "apple",
@@ -105,7 +113,7 @@ public struct ProviderNotificationService: Sendable {
                 consent: consent,
                 metadata: metadata
             )
-        case "account-delete":
+        case .accountDelete:
             let remaining = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.identities(of: userID)
             }
@@ -131,7 +139,7 @@ public struct ProviderNotificationService: Sendable {
                 consent: consent,
                 metadata
             )
-        case "email-disabled", "email-enabled":
+        case .emailDisabled, .emailEnabled:
             let event = try self.dependencies.event(
                 metadata,
                 stream: .user(userID),
@@ -141,7 +149,7 @@ public struct ProviderNotificationService: Sendable {
                 data: ProviderEmailChanged(change: notification.type)
             )
             try await self.dependencies.append(AppendCommand(event))
-        default:
+        case nil:
             return
         }
     }
@@ -160,33 +168,7 @@ public struct ProviderNotificationService: Sendable {
             throw ServiceError(.notFound, "unknown_provider", "Kakao Login is not enabled.")
         }
         let referrer = EnvelopeText.normalized(fields["referrer_type"], limit: EnvelopeText.Limit.code)
-        guard kakao.isAdminAuthorization(authorization) else {
-            var answer = ServiceError(
-                .unauthorized,
-                NotificationReason.invalidClient.rawValue,
-                "The KakaoAK admin key is wrong."
-            )
-            answer.headers[.wwwAuthenticate] = "KakaoAK"
-            throw try await self.refuse(
-                "kakao",
-                reason: NotificationReason.invalidClient.rawValue,
-                answer: answer,
-                metadata
-            )
-        }
-        guard kakao.isOurApp(fields["app_id"]) else {
-            let answer = ServiceError(
-                .forbidden,
-                NotificationReason.appIDMismatch.rawValue,
-                "app_id is not this app's."
-            )
-            throw try await self.refuse(
-                "kakao",
-                reason: NotificationReason.appIDMismatch.rawValue,
-                answer: answer,
-                metadata
-            )
-        }
+        try await self.checkCaller(kakao, authorization: authorization, appID: fields["app_id"], metadata)
         guard let kakaoUserID = fields["user_id"], !kakaoUserID.isEmpty, kakaoUserID.utf8.count <= 64 else {
             throw try await self.refuse(
                 "kakao",
@@ -221,6 +203,42 @@ public struct ProviderNotificationService: Sendable {
             consent: (.kakaoUnlink, nil),
             metadata
         )
+    }
+
+    /// Checks that Kakao is the caller: the `KakaoAK` admin key and the `app_id`; a refusal is recorded.
+    private func checkCaller(
+        _ kakao: KakaoProvider,
+        authorization: String?,
+        appID: String?,
+        _ metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        guard kakao.isAdminAuthorization(authorization) else {
+            var answer = ServiceError(
+                .unauthorized,
+                NotificationReason.invalidClient.rawValue,
+                "The KakaoAK admin key is wrong."
+            )
+            answer.headers[.wwwAuthenticate] = "KakaoAK"
+            throw try await self.refuse(
+                "kakao",
+                reason: NotificationReason.invalidClient.rawValue,
+                answer: answer,
+                metadata
+            )
+        }
+        guard kakao.isOurApp(appID) else {
+            let answer = ServiceError(
+                .forbidden,
+                NotificationReason.appIDMismatch.rawValue,
+                "app_id is not this app's."
+            )
+            throw try await self.refuse(
+                "kakao",
+                reason: NotificationReason.appIDMismatch.rawValue,
+                answer: answer,
+                metadata
+            )
+        }
     }
 
     /// Revokes the provider's sessions, records the consent revocation and unlinks the identity in one
@@ -258,12 +276,12 @@ public struct ProviderNotificationService: Sendable {
     /// store's, when even that cannot be recorded).
     public func refuseUnreadable(
         _ provider: String,
-        reason: String,
+        reason: RequestRefusalReason,
         answer: ServiceError,
         _ metadata: RequestMetadata
     ) async -> ServiceError {
         do {
-            return try await self.refuse(provider, reason: reason, answer: answer, metadata)
+            return try await self.refuse(provider, reason: reason.rawValue, answer: answer, metadata)
         } catch {
             return error
         }

@@ -20,7 +20,9 @@ public struct RequestMetadata: Sendable {
         self.clientID = clientID
     }
 
-    /// An envelope carrying this request's columns.
+    /// An envelope carrying this request's columns, made by the typed-payload initializer of
+    /// ``EventEnvelope``, as every event authlog writes itself is (ingested events are parsed instead).
+    /// - Throws: `EncodingError` if the payload cannot be encoded.
     public func envelope<Payload: EventPayload>(
         stream: StreamName,
         outcome: Outcome = .success,
@@ -31,9 +33,9 @@ public struct RequestMetadata: Sendable {
         at occurredAt: Timestamp,
         data: Payload
     ) throws -> EventEnvelope {
-        EventEnvelope(
+        try EventEnvelope(
+            data,
             stream: stream,
-            type: Payload.eventType,
             occurredAt: occurredAt,
             outcome: outcome,
             reason: reason,
@@ -43,9 +45,7 @@ public struct RequestMetadata: Sendable {
             clientID: self.clientID,
             ip: self.ip,
             userAgent: self.userAgent,
-            requestID: self.requestID,
-            data: try JSONValue(encoding: data),
-            schemaVersion: Payload.schemaVersion
+            requestID: self.requestID
         )
     }
 }

@@ -62,11 +62,11 @@ public struct SigninService: Sendable {
                 rememberMe: rememberMe,
                 metadata: metadata
             )
-            self.dependencies.metrics.recordSignin(provider: providerName, outcome: "success")
+            self.dependencies.metrics.recordSignin(provider: providerName, outcome: Outcome.success.rawValue)
             return response
         } catch {
             // A verified proof whose session could not be started is still an attempt: it is recorded.
-            let refusal = ProofRefusal(provider: providerName, reason: error.code, answer: error)
+            let refusal = ProofRefusal(provider: providerName, failure: error)
             throw await self.record(refusal, method: proof.method, action: nil, metadata: metadata)
         }
     }
@@ -78,20 +78,16 @@ public struct SigninService: Sendable {
         proof: SigninProof
     ) async -> Result<VerifiedIdentity, ProofRefusal> {
         guard let provider = self.providers[providerName] else {
-            let answer = ServiceError(.notFound, "unknown_provider", "No provider of that name is enabled.")
-            return .failure(ProofRefusal(provider: "unknown", reason: "unknown_provider", answer: answer))
+            return .failure(.unknownProvider())
         }
         do {
             let identity = try await provider.verify(proof)
             try await self.consumeNonce(of: identity)
             return .success(identity)
         } catch let error as ProviderError {
-            return .failure(
-                ProofRefusal(provider: providerName, reason: error.reason.rawValue, answer: Self.answer(for: error))
-            )
+            return .failure(ProofRefusal(provider: providerName, refused: error))
         } catch {
-            let answer = ServiceError.failure(error)
-            return .failure(ProofRefusal(provider: providerName, reason: answer.code, answer: answer))
+            return .failure(ProofRefusal(provider: providerName, failure: ServiceError.failure(error)))
         }
     }
 
@@ -102,12 +98,12 @@ public struct SigninService: Sendable {
     /// the answer to give.
     public func refuseUnreadable(
         provider providerName: String,
-        reason: String,
+        reason: RequestRefusalReason,
         metadata: RequestMetadata,
         answer: ServiceError
     ) async -> ServiceError {
         let name = self.providers[providerName] == nil ? "unknown" : providerName
-        let refusal = ProofRefusal(provider: name, reason: reason, answer: answer)
+        let refusal = ProofRefusal(provider: name, unreadable: reason, answer: answer)
         return await self.record(refusal, method: nil, action: nil, metadata: metadata)
     }
 
@@ -144,7 +140,7 @@ public struct SigninService: Sendable {
         metadata: RequestMetadata,
         userID: UUID? = nil
     ) async -> ServiceError {
-        self.dependencies.metrics.recordSignin(provider: refusal.provider, outcome: "failure")
+        self.dependencies.metrics.recordSignin(provider: refusal.provider, outcome: Outcome.failure.rawValue)
         do {
             let event = try metadata.envelope(
                 stream: StreamName(category: "signin", id: refusal.provider),
@@ -173,38 +169,15 @@ public struct SigninService: Sendable {
         for attempt in 0..<self.dependencies.settings.maximumAttempts {
             let standing = try await registry.standing(of: identity)
             let subjectHash = standing.subjectHash
-            var user: (id: UUID, isNew: Bool, linkPolicy: String?)
-            switch standing {
-            case .linked(let userID, _):
-                user = (userID, false, nil)
-            case .unregistered:
-                let owners = try await registry.emailOwners(of: identity)
-                let ownerIDs = Set(owners.map(\.userID))
-                if let owner = ownerIDs.first {
-                    guard self.dependencies.settings.linkByVerifiedEmail, identity.emailIsAuthoritative,
-                        ownerIDs.count == 1
-                    else { throw Self.accountExists(providers: owners.map(\.provider)) }
-                    user = (owner, false, "verified_email")
-                } else {
-                    // A conflict on the registration stream with the identity still free means the name-based id
-                    // is taken (an account registered under it was deleted): register under a fresh id instead.
-                    let userID =
-                        lastConflict && attempt > 1
-                        ? UUID.version7()
-                        : IdentityHasher.registrationUserID(provider: identity.provider, subjectHash: subjectHash)
-                    user = (userID, true, nil)
-                }
-            }
-            var sealedProfile: String?
-            if user.isNew, let vault = self.dependencies.vault {
-                sealedProfile = try await self.dependencies.storeCall {
-                    try await vault.sealProfile(
-                        displayName: identity.displayName,
-                        email: identity.verifiedEmail,
-                        for: user.id
-                    )
-                }
-            }
+            // A conflict on the registration stream with the identity still free means the name-based id is
+            // taken (an account registered under it was deleted): register under a fresh id instead.
+            let user = try await self.user(
+                of: identity,
+                standing: standing,
+                registry: registry,
+                freshID: lastConflict && attempt > 1
+            )
+            let sealedProfile = try await self.sealedProfile(of: identity, user: user)
             let plan = try self.plan(
                 identity: identity,
                 subjectHash: subjectHash,
@@ -231,6 +204,47 @@ public struct SigninService: Sendable {
         throw ServiceError(.conflict, "conflict", "The sign-in collided with another one; try again.")
     }
 
+    /// The user a sign-in with `identity` is for: the linked one, the one holding its verified email when
+    /// the policy links by email, or a new one (under a fresh id when `freshID`).
+    /// - Throws: ``ServiceError`` 409 `account_exists` when another user holds the email and it is not linked.
+    private func user(
+        of identity: VerifiedIdentity,
+        standing: IdentityStanding,
+        registry: IdentityRegistry,
+        freshID: Bool
+    ) async throws(ServiceError) -> SigninUser {
+        switch standing {
+        case .linked(let userID, _):
+            return (userID, false, nil)
+        case .unregistered(let subjectHash):
+            let owners = try await registry.emailOwners(of: identity)
+            let ownerIDs = Set(owners.map(\.userID))
+            if let owner = ownerIDs.first {
+                guard self.dependencies.settings.linkByVerifiedEmail, identity.emailIsAuthoritative,
+                    ownerIDs.count == 1
+                else { throw Self.accountExists(providers: owners.map(\.provider)) }
+                return (owner, false, "verified_email")
+            }
+            let userID =
+                freshID
+                ? UUID.version7()
+                : IdentityHasher.registrationUserID(provider: identity.provider, subjectHash: subjectHash)
+            return (userID, true, nil)
+        }
+    }
+
+    /// The new user's profile sealed in the vault, when the sign-in registers a user and a vault is configured.
+    private func sealedProfile(of identity: VerifiedIdentity, user: SigninUser) async throws(ServiceError) -> String? {
+        guard user.isNew, let vault = self.dependencies.vault else { return nil }
+        return try await self.dependencies.storeCall {
+            try await vault.sealProfile(
+                displayName: identity.displayName,
+                email: identity.verifiedEmail,
+                for: user.id
+            )
+        }
+    }
+
     /// 409 `account_exists`: another user holds the verified email; the answer names the providers to sign
     /// in with (and link this one from there).
     static func accountExists(providers: [String]) -> ServiceError {
@@ -243,121 +257,4 @@ public struct SigninService: Sendable {
         answer.extraMembers = [("providers", .array(names.map { .string($0) }))]
         return answer
     }
-
-    private func plan(
-        identity: VerifiedIdentity,
-        subjectHash: String,
-        method: String,
-        rememberMe: Bool,
-        user: (id: UUID, isNew: Bool, linkPolicy: String?),
-        sealedProfile: String?,
-        metadata: RequestMetadata
-    ) throws(ServiceError) -> (command: AppendCommand, response: TokenResponse) {
-        let userID = user.id
-        let isNewUser = user.isNew
-        let now = Timestamp.now()
-        let sessionID = UUID.version7(at: now)
-        let sessionStream = StreamName(category: "session", id: sessionID.lowercased)
-        let userStream = StreamName(category: "user", id: userID.lowercased)
-        let kind: RefreshTokenKind = rememberMe ? .rememberMe : .session
-        let lifetime =
-            rememberMe ? self.dependencies.settings.rememberMeLifetime : self.dependencies.settings.sessionLifetime
-        do {
-            let access = try self.dependencies.makeAccessToken(
-                userID: userID,
-                sessionID: sessionID,
-                clientID: metadata.clientID,
-                now: now
-            )
-            let refresh = try RefreshTokenSecret.make()
-            let refreshID = UUID.version7(at: now)
-            let refreshExpiresAt = now.adding(seconds: lifetime)
-            var events: [EventEnvelope] = []
-            var expectations: [StreamName: ExpectedVersion] = [sessionStream: .noStream]
-            if isNewUser {
-                events.append(
-                    try metadata.envelope(
-                        stream: userStream,
-                        provider: identity.provider,
-                        userID: userID,
-                        at: now,
-                        data: UserRegistered(
-                            provider: identity.provider,
-                            subjectHash: subjectHash,
-                            sealedProfile: sealedProfile
-                        )
-                    )
-                )
-                expectations[userStream] = .noStream
-            } else if let policy = user.linkPolicy {
-                events.append(
-                    try metadata.envelope(
-                        stream: userStream,
-                        provider: identity.provider,
-                        userID: userID,
-                        at: now,
-                        data: IdentityLinked(provider: identity.provider, subjectHash: subjectHash, policy: policy)
-                    )
-                )
-            }
-            events.append(
-                try metadata.envelope(
-                    stream: sessionStream,
-                    provider: identity.provider,
-                    userID: userID,
-                    sessionID: sessionID,
-                    at: now,
-                    data: SigninSucceeded(
-                        method: method,
-                        subjectHash: subjectHash,
-                        authTime: identity.authTime,
-                        nonceCheck: identity.nonceCheck,
-                        isNewUser: isNewUser,
-                        upstreamProvider: EnvelopeText.normalized(
-                            identity.upstreamProvider,
-                            limit: EnvelopeText.Limit.code
-                        ),
-                        rememberMe: rememberMe
-                    )
-                )
-            )
-            events.append(
-                try metadata.envelope(
-                    stream: sessionStream,
-                    provider: identity.provider,
-                    userID: userID,
-                    sessionID: sessionID,
-                    at: now,
-                    data: TokenIssued(
-                        accessTokenID: access.id,
-                        accessTokenExpiresAt: access.expiresAt,
-                        refreshTokenID: refreshID,
-                        refreshTokenHash: Hex.encode(refresh.hash),
-                        familyID: UUID.version7(at: now),
-                        refreshTokenExpiresAt: refreshExpiresAt,
-                        kind: kind
-                    )
-                )
-            )
-            let response = TokenResponse(
-                userID: userID,
-                sessionID: sessionID,
-                isNewUser: isNewUser,
-                accessToken: access.token,
-                accessTokenExpiresAt: access.expiresAt,
-                refreshToken: refresh.token,
-                refreshTokenExpiresAt: refreshExpiresAt
-            )
-            return (AppendCommand(events: events, expectedVersions: expectations), response)
-        } catch {
-            throw ServiceError(.internalServerError, "internal_error", "The session could not be prepared.")
-        }
-    }
-}
-
-/// A refused sign-in proof: the provider it is recorded under, the reason, and the answer to give.
-struct ProofRefusal: Error {
-    let provider: String
-    let reason: String
-    let answer: ServiceError
 }

@@ -47,27 +47,7 @@ public struct TokenService: Sendable {
                 throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
             }
             if let limit = self.passedLimit(of: record.session, at: now) {
-                let events = [
-                    try self.event(
-                        record: record,
-                        metadata: metadata,
-                        at: now,
-                        outcome: .failure,
-                        reason: RefreshFailureReason.sessionExpired.rawValue,
-                        data: TokenRefreshFailed(
-                            reason: RefreshFailureReason.sessionExpired.rawValue,
-                            tokenID: record.tokenID
-                        )
-                    ),
-                    try self.event(
-                        record: record,
-                        metadata: metadata,
-                        at: now,
-                        outcome: .success,
-                        reason: limit.rawValue,
-                        data: SessionExpired(limit: limit)
-                    ),
-                ]
+                let events = try self.sessionExpiredEvents(record: record, limit: limit, metadata: metadata, at: now)
                 guard try await self.append(events, expecting: record.sessionVersion) else { continue }
                 throw Self.invalidGrant("The session has expired (\(limit.rawValue) lifetime); sign in again.")
             }
@@ -88,12 +68,46 @@ public struct TokenService: Sendable {
         throw ServiceError(.conflict, "conflict", "The refresh collided with another one; try again.")
     }
 
+    /// `token.refresh_failed` (`session_expired`) and `session.expired` for a refresh that found its session
+    /// past `limit`.
+    private func sessionExpiredEvents(
+        record: RefreshTokenRecord,
+        limit: SessionLimit,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) throws(ServiceError) -> [EventEnvelope] {
+        [
+            try self.event(
+                record: record,
+                metadata: metadata,
+                at: now,
+                outcome: .failure,
+                reason: RefreshFailureReason.sessionExpired.rawValue,
+                data: TokenRefreshFailed(
+                    reason: RefreshFailureReason.sessionExpired.rawValue,
+                    tokenID: record.tokenID
+                )
+            ),
+            try self.event(
+                record: record,
+                metadata: metadata,
+                at: now,
+                outcome: .success,
+                reason: limit.rawValue,
+                data: SessionExpired(limit: limit)
+            ),
+        ]
+    }
+
     /// Records a refresh refused before its token could be read (oversized or malformed body, no
     /// `refresh_token`) as `token.refresh_failed` and returns the answer to give.
-    public func refuseUnreadable(reason: String, metadata: RequestMetadata, answer: ServiceError) async -> ServiceError
-    {
+    public func refuseUnreadable(
+        reason: RequestRefusalReason,
+        metadata: RequestMetadata,
+        answer: ServiceError
+    ) async -> ServiceError {
         do {
-            try await self.recordRefreshFailure(code: reason, record: nil, metadata: metadata, at: .now())
+            try await self.recordRefreshFailure(code: reason.rawValue, record: nil, metadata: metadata, at: .now())
             return answer
         } catch {
             return error

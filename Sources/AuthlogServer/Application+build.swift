@@ -68,33 +68,11 @@ public struct ServerComponents: Sendable {
         fetcher: any HTTPFetching
     ) throws {
         let settings = try ServiceSettings(configuration: configuration)
-        func checked(_ value: Int?, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
-            try ServiceSettings.checked(value, name, default: fallback, in: range)
-        }
-        let port = configuration.port ?? ConfigurationDefaults.port
-        let issuer = try AccessTokenIssuer(
-            key: accessTokenKey,
-            issuer: configuration.publicURL ?? "http://localhost:\(port)",
-            audience: configuration.accessToken?.audience ?? ConfigurationDefaults.accessTokenAudience
-        )
-        func key(_ text: String?, _ name: String) throws -> [UInt8]? {
-            guard let text else { return nil }
-            guard let bytes = Base64URL.decode(text), bytes.count == 32 else {
-                throw ServerConfiguration.Invalid(description: "\(name) must be 32 bytes in base64url")
-            }
-            return bytes
-        }
-        let dataKey = try key(configuration.dataKey, "data_key")
-        let subjectKey =
-            try key(configuration.subjectKey, "subject_key") ?? dataKey.map(IdentityHasher.derivedKey(fromDataKey:))
-        self.usesDevelopmentSubjectKey = subjectKey == nil
+        let issuer = try Self.accessTokenIssuer(configuration: configuration, key: accessTokenKey)
+        let keys = try Self.hashingKeys(of: configuration)
+        self.usesDevelopmentSubjectKey = keys.subject == nil
         let metrics = ServerMetrics()
-        let store = PostgresEventStore(
-            pool: pool,
-            batchObserver: { metrics.recordBatch(events: $0) },
-            appendObserver: { metrics.recordEvents(types: $0.map(\.rawValue)) },
-            authenticator: try configuration.eventAuthenticator()
-        )
+        let store = try Self.eventStore(on: pool, configuration: configuration, metrics: metrics)
         let checkpoints = try CheckpointSettings(
             configuration: configuration,
             environment: ProcessInfo.processInfo.environment
@@ -114,55 +92,28 @@ public struct ServerComponents: Sendable {
             accessTokens: issuer,
             settings: settings,
             metrics: metrics,
-            dataKey: dataKey,
-            hasher: IdentityHasher(key: subjectKey ?? IdentityHasher.developmentKey)
+            dataKey: keys.data,
+            hasher: IdentityHasher(key: keys.subject ?? IdentityHasher.developmentKey)
         )
         self.registry = try ProviderRegistry(
             settings: configuration.providers,
             development: configuration.development ?? false,
             fetcher: fetcher
         )
-        self.signin = SigninService(dependencies: self.dependencies, providers: self.registry.providers)
-        self.tokens = TokenService(dependencies: self.dependencies)
-        self.revoker = ProviderRevoker(dependencies: self.dependencies, providers: self.registry.providers)
-        self.accounts = AccountService(
-            dependencies: self.dependencies,
-            signin: self.signin,
-            tokens: self.tokens,
-            revoker: self.revoker
-        )
-        self.notifications = ProviderNotificationService(
-            dependencies: self.dependencies,
-            signin: self.signin,
-            accounts: self.accounts
-        )
+        let services = Self.services(dependencies: self.dependencies, providers: self.registry.providers)
+        self.signin = services.signin
+        self.tokens = services.tokens
+        self.revoker = services.revoker
+        self.accounts = services.accounts
+        self.notifications = services.notifications
         self.sweeper = SessionSweeper(store: store, expiry: state.expiry, lifetimes: settings.lifetimes)
         self.reads = ReadDatabase(primary: pool, replica: readPool)
-        self.replicaLagLimit = .seconds(
-            try checked(
-                configuration.readDatabaseMaxLagSeconds,
-                "read_database_max_lag_seconds",
-                default: ConfigurationDefaults.readDatabaseMaxLagSeconds,
-                in: 1...86_400
-            )
-        )
+        self.replicaLagLimit = try Self.replicaLagLimit(of: configuration)
         self.operatorAccess = OperatorAccess(keys: APIKeyStore(pool: pool), store: store, reads: self.reads)
-        self.bodyLimit = try checked(
-            configuration.requestBodyLimit,
-            "request_body_limit",
-            default: ConfigurationDefaults.requestBodyLimit,
-            in: 1...(16 << 20)
-        )
+        self.bodyLimit = try Self.bodyLimit(of: configuration)
         self.connectionLimits = try ConnectionLimits(configuration.connections)
         self.trustedProxies = try TrustedProxies(configuration.trustedProxies ?? [])
-        var clients: [String: String] = [:]
-        for client in configuration.introspectionClients ?? [] {
-            guard let secret = client.secret, !secret.isEmpty else {
-                throw ServerConfiguration.Invalid(description: "introspection client \(client.id) has no secret")
-            }
-            clients[client.id] = secret
-        }
-        self.introspectionClients = clients
+        self.introspectionClients = try Self.introspectionClients(of: configuration)
     }
 }
 

@@ -72,7 +72,7 @@ import Testing
         )
         let identity = try await gitlab.verify(SigninProof(idToken: try fake.sign(claims), rawNonce: "n-1"))
         #expect(identity.subject == "42")
-        #expect(identity.nonceCheck == "matched")
+        #expect(identity.nonceCheck == .matched)
         // A self-managed instance configured under another URL than its discovery document names.
         let misconfigured = OIDCProvider(
             name: "gitlab",

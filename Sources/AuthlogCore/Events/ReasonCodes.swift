@@ -121,3 +121,32 @@ public enum TokenRevocationReason: String, Sendable, CaseIterable {
     /// A client asked for it through RFC 7009 `POST /oauth/revoke`.
     case clientRevocation = "client_revocation"
 }
+
+/// How a sign-in's nonce was checked (`signin.succeeded`'s `nonce_check`).
+public enum NonceCheck: String, Sendable, Codable, CaseIterable {
+    /// The token's nonce fits the raw nonce the app sent.
+    case matched
+    /// The provider does not support nonces for this user (Apple without `nonce_supported`).
+    case notSupported = "not_supported"
+    /// Neither the token nor the app carried a nonce.
+    case absent
+}
+
+/// Why a sign-in was refused (`signin.failed`'s reason) for the refusals authlog decides itself, apart from
+/// a provider's own reason and a request that could not be read.
+public enum SigninFailureReason: String, Sendable, CaseIterable {
+    /// No provider of that name is enabled.
+    case unknownProvider = "unknown_provider"
+}
+
+/// Why a request body could not be read: the reason recorded for the refusal, and the answer's `error`.
+public enum RequestRefusalReason: String, Sendable, CaseIterable {
+    /// The body is larger than allowed.
+    case requestTooLarge = "request_too_large"
+    /// The body did not arrive in time.
+    case requestTimeout = "request_timeout"
+    /// The body's media type is not the one the route takes.
+    case unsupportedMediaType = "unsupported_media_type"
+    /// The body is not well-formed.
+    case malformedRequest = "malformed_request"
+}

@@ -10,9 +10,9 @@ public enum NonceRule: String, Sendable, Codable {
 
     /// Checks the token's nonce against the app's raw nonce; returns the nonce to consume and how it was
     /// checked. Either side present without the other, or a difference, is a failure.
-    func check(tokenNonce: String?, rawNonce: String?) throws(ProviderError) -> (nonce: String?, check: String) {
+    func check(tokenNonce: String?, rawNonce: String?) throws(ProviderError) -> (nonce: String?, check: NonceCheck) {
         switch (tokenNonce, rawNonce) {
-        case (nil, nil): return (nil, "absent")
+        case (nil, nil): return (nil, .absent)
         case (nil, _?): throw ProviderError(.nonceMissing, "the app sent a nonce but the token carries none")
         case (_?, nil): throw ProviderError(.nonceMismatch, "the token carries a nonce but the app sent no raw_nonce")
         case (let token?, let raw?):
@@ -20,7 +20,7 @@ public enum NonceRule: String, Sendable, Codable {
             guard ConstantTime.equals(Array(token.utf8), Array(expected.utf8)) else {
                 throw ProviderError(.nonceMismatch, "the token's nonce does not fit the raw nonce")
             }
-            return (raw, "matched")
+            return (raw, .matched)
         }
     }
 }

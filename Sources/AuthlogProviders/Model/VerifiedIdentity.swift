@@ -12,8 +12,8 @@ public struct VerifiedIdentity: Sendable {
     public var authTime: Timestamp?
     /// The nonce to consume once, if the proof carried one.
     public var nonce: String?
-    /// How the nonce was checked: `matched`, `not_supported` or `absent`.
-    public var nonceCheck: String
+    /// How the nonce was checked.
+    public var nonceCheck: NonceCheck
     /// The email, when the provider vouches for it.
     public var verifiedEmail: String?
     /// Whether the provider is authoritative for that email (providers.md): Apple for its users' addresses,
@@ -35,7 +35,7 @@ public struct VerifiedIdentity: Sendable {
         clientID: String? = nil,
         authTime: Timestamp? = nil,
         nonce: String? = nil,
-        nonceCheck: String = "absent",
+        nonceCheck: NonceCheck = .absent,
         verifiedEmail: String? = nil,
         emailIsAuthoritative: Bool = false,
         displayName: String? = nil,

@@ -12,6 +12,21 @@ public struct AppleNotification: Sendable, Equatable {
     public var noticeID: String
     /// When the event happened at Apple, if it said (`event_time`, milliseconds).
     public var eventTime: Timestamp?
+
+    /// The type as a kind authlog acts on; `nil` for a type it only records.
+    public var kind: AppleNotificationKind? { AppleNotificationKind(rawValue: self.type) }
+}
+
+/// The `type`s of Apple's server-to-server notifications, spelled as Apple sends them.
+public enum AppleNotificationKind: String, Sendable, CaseIterable {
+    /// The user stopped using Sign in with Apple with the app.
+    case consentRevoked = "consent-revoked"
+    /// The user deleted their Apple account.
+    case accountDelete = "account-delete"
+    /// The user turned email forwarding off.
+    case emailDisabled = "email-disabled"
+    /// The user turned email forwarding on.
+    case emailEnabled = "email-enabled"
 }
 
 extension AppleProvider {

@@ -50,7 +50,7 @@ public struct AppleProvider: IdentityProvider {
             exchanged = try await self.exchange(code: code, proof: proof)
         }
         let token: VerifiedIDToken
-        var nonce: (nonce: String?, check: String)
+        var nonce: (nonce: String?, check: NonceCheck)
         if let idToken = proof.idToken {
             token = try await self.verifier.verify(idToken)
             if let exchanged, !exchanged.token.subject.utf8.elementsEqual(token.subject.utf8) {
@@ -60,7 +60,7 @@ public struct AppleProvider: IdentityProvider {
                 guard exchanged != nil else {
                     throw ProviderError(.nonceMissing, "without nonce support a code exchange is required")
                 }
-                nonce = (nil, "not_supported")
+                nonce = (nil, .notSupported)
             } else {
                 guard token.nonce != nil else {
                     throw ProviderError(.nonceMissing, "the identity token carries no nonce")
@@ -69,7 +69,7 @@ public struct AppleProvider: IdentityProvider {
             }
         } else if let exchanged {
             token = exchanged.token
-            nonce = (nil, "absent")
+            nonce = (nil, .absent)
         } else {
             throw ProviderError(.unsupportedProof, "Apple sign-in needs an id_token or an authorization_code")
         }

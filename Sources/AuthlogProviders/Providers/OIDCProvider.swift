@@ -60,7 +60,7 @@ public struct OIDCProvider: IdentityProvider {
             keys: try await self.discovery.keyCache()
         )
         let token: VerifiedIDToken
-        var nonce: (nonce: String?, check: String) = (nil, "absent")
+        var nonce: (nonce: String?, check: NonceCheck) = (nil, .absent)
         if let idToken = proof.idToken {
             token = try await verifier.verify(idToken)
             nonce = try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)

@@ -18,31 +18,40 @@ extension ServerComponents {
     /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
     ///   static files (``TileDirectory``), read from the read database, never on the write path.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
+        let sealer: [any Service] = [self.sealerService(logger: logger)]
+        return sealer + self.logServices(pool: pool, logger: logger) + self.upkeepServices(pool: pool, logger: logger)
+    }
+
+    /// The sealer: wakes every second, records refused queue rows, and seals what is left on shutdown.
+    private func sealerService(logger: Logger) -> PeriodicService {
         let store = self.store
-        var services: [any Service] = [
-            PeriodicService(
-                name: "sealer",
-                every: .seconds(1),
-                body: {
-                    await store.sealer.wake()
-                    do {
-                        try await store.recordRefusedEvents()
-                    } catch {
-                        logger.warning("could not record refused queue rows", metadata: ["error": "\(error)"])
-                    }
-                },
-                onShutdown: {
-                    do {
-                        try await store.sealPending()
-                    } catch {
-                        logger.warning(
-                            "could not seal the last events; the next sealer will",
-                            metadata: ["error": "\(error)"]
-                        )
-                    }
+        return PeriodicService(
+            name: "sealer",
+            every: .seconds(1),
+            body: {
+                await store.sealer.wake()
+                do {
+                    try await store.recordRefusedEvents()
+                } catch {
+                    logger.warning("could not record refused queue rows", metadata: ["error": "\(error)"])
                 }
-            )
-        ]
+            },
+            onShutdown: {
+                do {
+                    try await store.sealPending()
+                } catch {
+                    logger.warning(
+                        "could not seal the last events; the next sealer will",
+                        metadata: ["error": "\(error)"]
+                    )
+                }
+            }
+        )
+    }
+
+    /// The checkpoint scheduler, the witness submitter and the tile directory, each when configured.
+    private func logServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
+        var services: [any Service] = []
         if let checkpointer = self.checkpointer {
             let scheduler = CheckpointScheduler(checkpointer: checkpointer, pool: pool, settings: self.checkpoints)
             let submitter =
@@ -77,10 +86,16 @@ extension ServerComponents {
                 }
             )
         }
+        return services
+    }
+
+    /// Nonce purge, session sweeper, provider revocation retries, report counts and log months.
+    private func upkeepServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let nonces = NonceStore(pool: pool)
+        let store = self.store
         let sweeper = self.sweeper
         let revoker = self.revoker
-        services += [
+        return [
             PeriodicService(name: "nonce-purge", every: .seconds(600)) {
                 // Nonces consumed more than a day ago (longer than any identity token lives, so a replay is
                 // still caught), and issued ones that expired before then.
@@ -110,6 +125,5 @@ extension ServerComponents {
                 }
             },
         ]
-        return services
     }
 }

@@ -15,12 +15,12 @@ struct RequestBodyReader: Sendable {
         case unsupportedMediaType(expected: String)
         case malformed(String)
 
-        var reason: String {
+        var reason: RequestRefusalReason {
             switch self {
-            case .tooLarge: "request_too_large"
-            case .timedOut: "request_timeout"
-            case .unsupportedMediaType: "unsupported_media_type"
-            case .malformed: "malformed_request"
+            case .tooLarge: .requestTooLarge
+            case .timedOut: .requestTimeout
+            case .unsupportedMediaType: .unsupportedMediaType
+            case .malformed: .malformedRequest
             }
         }
 

@@ -139,26 +139,47 @@ extension ProjectionWriter {
 }
 
 extension ProjectionChange {
+    /// The case of a change without its values, for grouping runs of one statement.
+    enum Kind: Hashable {
+        case insertUser
+        case deleteUser
+        case linkIdentity
+        case unlinkIdentity
+        case releaseUserIdentities
+        case startSession
+        case touchSession
+        case reauthenticateSession
+        case endSession
+        case endUserSessions
+        case issueRefreshToken
+        case rotateRefreshToken
+        case revokeFamily
+        case revokeToken
+        case revokeSessionTokens
+        case revokeUserTokens
+        case countSignin
+    }
+
     /// The case, for grouping runs.
-    var kind: Int {
+    var kind: Kind {
         switch self {
-        case .insertUser: return 0
-        case .deleteUser: return 1
-        case .linkIdentity: return 2
-        case .unlinkIdentity: return 3
-        case .releaseUserIdentities: return 4
-        case .startSession: return 5
-        case .touchSession: return 6
-        case .reauthenticateSession: return 16
-        case .endSession: return 7
-        case .endUserSessions: return 8
-        case .issueRefreshToken: return 9
-        case .rotateRefreshToken: return 10
-        case .revokeFamily: return 11
-        case .revokeToken: return 12
-        case .revokeSessionTokens: return 13
-        case .revokeUserTokens: return 14
-        case .countSignin: return 15
+        case .insertUser: return .insertUser
+        case .deleteUser: return .deleteUser
+        case .linkIdentity: return .linkIdentity
+        case .unlinkIdentity: return .unlinkIdentity
+        case .releaseUserIdentities: return .releaseUserIdentities
+        case .startSession: return .startSession
+        case .touchSession: return .touchSession
+        case .reauthenticateSession: return .reauthenticateSession
+        case .endSession: return .endSession
+        case .endUserSessions: return .endUserSessions
+        case .issueRefreshToken: return .issueRefreshToken
+        case .rotateRefreshToken: return .rotateRefreshToken
+        case .revokeFamily: return .revokeFamily
+        case .revokeToken: return .revokeToken
+        case .revokeSessionTokens: return .revokeSessionTokens
+        case .revokeUserTokens: return .revokeUserTokens
+        case .countSignin: return .countSignin
         }
     }
 

@@ -57,8 +57,8 @@ struct ProjectionWriter {
         let counts = changes.map(\.change).filter { $0.table == .signinsDaily }
         if countingSignins && !counts.isEmpty { statements.append(self.countSignins(counts)) }
         for layer in Self.layers(of: changes.filter { $0.change.table != .signinsDaily }) {
-            var kinds: [Int] = []
-            var byKind: [Int: [ProjectionChange]] = [:]
+            var kinds: [ProjectionChange.Kind] = []
+            var byKind: [ProjectionChange.Kind: [ProjectionChange]] = [:]
             for change in layer {
                 if byKind[change.kind] == nil { kinds.append(change.kind) }
                 byKind[change.kind, default: []].append(change)

@@ -50,7 +50,7 @@ struct ProviderCallbackController: Sendable {
                 guard let decoded = FormEncoding.decode(String(decoding: bytes, as: UTF8.self)) else {
                     throw await self.service.refuseUnreadable(
                         "kakao",
-                        reason: "malformed_request",
+                        reason: .malformedRequest,
                         answer: .badRequest("The form body is malformed."),
                         metadata
                     )
