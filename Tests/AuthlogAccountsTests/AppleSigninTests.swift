@@ -67,7 +67,7 @@ struct AppleSigninTests {
         rules.apple.refuse("no-nonce", with: ProviderError(.nonceMissing, "a code exchange is needed"))
         let refusal = await #expect(throws: ServiceError.self) { try await rules.signIn(with: "apple", "no-nonce") }
         #expect(refusal?.code == "nonce_missing")
-        rules.apple.accept("001234.apple-user", nonceCheck: "not_supported")
+        rules.apple.accept("001234.apple-user", nonceCheck: .notSupported)
         _ = try await rules.signIn(with: "apple", "001234.apple-user")
         let succeeded = try #require(rules.events(.signinSucceeded).first)
         #expect(succeeded.data["nonce_check"]?.stringValue == "not_supported")

@@ -38,7 +38,7 @@ final class ScriptedProvider: GrantRevoking {
         credential: String? = nil,
         upstream: String? = nil,
         displayName: String? = nil,
-        nonceCheck: String = "matched"
+        nonceCheck: NonceCheck = .matched
     ) {
         let identity = VerifiedIdentity(
             provider: self.name,
