@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "authlog-bench", targets: ["AuthlogBench"]),
         .library(name: "AuthlogCore", targets: ["AuthlogCore"]),
         .library(name: "AuthlogCrypto", targets: ["AuthlogCrypto"]),
+        .library(name: "AuthlogPostgres", targets: ["AuthlogPostgres"]),
         .library(name: "AuthlogStore", targets: ["AuthlogStore"]),
         .library(name: "AuthlogProviders", targets: ["AuthlogProviders"]),
         .library(name: "AuthlogAccounts", targets: ["AuthlogAccounts"]),
@@ -58,9 +59,14 @@ let package = Package(
             path: "Sources/EmbedSQLPlugin"
         ),
         .target(
+            name: "AuthlogPostgres",
+            dependencies: ["CLibPQ", "AuthlogCore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "AuthlogStore",
             dependencies: [
-                "CLibPQ",
+                "AuthlogPostgres",
                 "AuthlogCore",
                 "AuthlogCrypto",
                 .product(name: "Logging", package: "swift-log"),
@@ -96,6 +102,7 @@ let package = Package(
                 "AuthlogCore",
                 "AuthlogCrypto",
                 "AuthlogStore",
+                "AuthlogPostgres",
                 "AuthlogProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,6 +117,7 @@ let package = Package(
                 "AuthlogCore",
                 "AuthlogCrypto",
                 "AuthlogStore",
+                "AuthlogPostgres",
                 "AuthlogProviders",
                 "AuthlogServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -123,6 +131,7 @@ let package = Package(
                 "AuthlogAccounts",
                 "AuthlogCore",
                 "AuthlogStore",
+                "AuthlogPostgres",
                 "AuthlogCrypto",
                 "AuthlogProviders",
                 "AuthlogServer",
@@ -138,6 +147,7 @@ let package = Package(
                 "AuthlogAccounts",
                 "AuthlogCore",
                 "AuthlogStore",
+                "AuthlogPostgres",
                 "AuthlogTesting",
                 "AuthlogServer",
                 "AuthlogProviders",
@@ -164,8 +174,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "AuthlogPostgresTests",
+            dependencies: ["AuthlogPostgres", "AuthlogCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "AuthlogStoreTests",
-            dependencies: ["AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
+            dependencies: ["AuthlogStore", "AuthlogPostgres", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -176,8 +191,9 @@ let package = Package(
         .testTarget(
             name: "AuthlogServerTests",
             dependencies: [
-                "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogCrypto", "AuthlogCore",
-                "AuthlogTesting",
+                "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogPostgres",
+                "AuthlogCrypto",
+                "AuthlogCore", "AuthlogTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
@@ -185,8 +201,8 @@ let package = Package(
         .testTarget(
             name: "AuthlogCLITests",
             dependencies: [
-                "authlog", "AuthlogAccounts", "AuthlogStore", "AuthlogCore", "AuthlogCrypto", "AuthlogServer",
-                "AuthlogTesting",
+                "authlog", "AuthlogAccounts", "AuthlogStore", "AuthlogPostgres", "AuthlogCore", "AuthlogCrypto",
+                "AuthlogServer", "AuthlogTesting",
             ],
             swiftSettings: strictSettings
         ),

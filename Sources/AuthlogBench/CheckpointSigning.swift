@@ -1,4 +1,5 @@
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogStore
 import Foundation
 import Synchronization

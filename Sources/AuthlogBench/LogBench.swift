@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogProviders
 import AuthlogServer
 import AuthlogStore

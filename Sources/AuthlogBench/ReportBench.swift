@@ -1,5 +1,6 @@
 import ArgumentParser
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogStore
 import Foundation
 

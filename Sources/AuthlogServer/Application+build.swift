@@ -1,6 +1,7 @@
 public import AuthlogAccounts
 import AuthlogCore
 public import AuthlogCrypto
+public import AuthlogPostgres
 public import AuthlogProviders
 public import AuthlogStore
 import Foundation

@@ -1,4 +1,5 @@
-public import AuthlogStore
+public import AuthlogPostgres
+import AuthlogStore
 import Foundation
 
 /// A PostgreSQL cluster of one test's own, in a temporary folder, for tests that stop or restart the

@@ -1,3 +1,4 @@
+import AuthlogPostgres
 import AuthlogStore
 
 /// Many events fast, for benchmarks and tests of long runs: sealed `signin.failed` events with realistic

@@ -1,4 +1,5 @@
-public import AuthlogStore
+import AuthlogPostgres
+import AuthlogStore
 import Foundation
 
 extension TestDatabase {

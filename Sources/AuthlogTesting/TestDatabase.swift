@@ -1,4 +1,5 @@
-public import AuthlogStore
+public import AuthlogPostgres
+import AuthlogStore
 import Foundation
 
 /// A fresh, migrated database per test, created in the PostgreSQL cluster that the test script started.

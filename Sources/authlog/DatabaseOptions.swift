@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import Foundation

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import Foundation

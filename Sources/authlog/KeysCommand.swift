@@ -1,5 +1,6 @@
 import ArgumentParser
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import Foundation

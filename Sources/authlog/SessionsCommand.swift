@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthlogAccounts
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import Foundation

@@ -2,6 +2,7 @@ import ArgumentParser
 import AuthlogAccounts
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import Foundation

@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
 import Foundation

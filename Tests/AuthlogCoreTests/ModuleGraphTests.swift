@@ -7,17 +7,27 @@ struct ModuleGraphTests {
     /// Each module and the modules it must never import.
     static let forbidden: [String: Set<String>] = [
         "AuthlogCore": [
-            "AuthlogCrypto", "AuthlogStore", "AuthlogProviders", "AuthlogAccounts", "AuthlogServer", "AuthlogTesting",
-            "CLibPQ", "COpenSSL", "Hummingbird",
+            "AuthlogCrypto", "AuthlogPostgres", "AuthlogStore", "AuthlogProviders", "AuthlogAccounts", "AuthlogServer",
+            "AuthlogTesting", "CLibPQ", "COpenSSL", "Hummingbird",
         ],
-        "AuthlogCrypto": ["AuthlogStore", "AuthlogProviders", "AuthlogAccounts", "AuthlogServer", "Hummingbird"],
-        "AuthlogStore": ["AuthlogProviders", "AuthlogAccounts", "AuthlogServer", "Hummingbird", "COpenSSL"],
-        "AuthlogProviders": ["AuthlogStore", "AuthlogAccounts", "AuthlogServer", "Hummingbird", "CLibPQ"],
-        "AuthlogAccounts": ["AuthlogStore", "AuthlogServer", "Hummingbird", "HummingbirdCore", "CLibPQ", "COpenSSL"],
+        "AuthlogCrypto": [
+            "AuthlogPostgres", "AuthlogStore", "AuthlogProviders", "AuthlogAccounts", "AuthlogServer", "Hummingbird",
+        ],
+        "AuthlogPostgres": [
+            "AuthlogStore", "AuthlogCrypto", "AuthlogProviders", "AuthlogAccounts", "AuthlogServer", "Hummingbird",
+            "COpenSSL",
+        ],
+        "AuthlogStore": ["AuthlogProviders", "AuthlogAccounts", "AuthlogServer", "Hummingbird", "COpenSSL", "CLibPQ"],
+        "AuthlogProviders": [
+            "AuthlogPostgres", "AuthlogStore", "AuthlogAccounts", "AuthlogServer", "Hummingbird", "CLibPQ",
+        ],
+        "AuthlogAccounts": [
+            "AuthlogPostgres", "AuthlogStore", "AuthlogServer", "Hummingbird", "HummingbirdCore", "CLibPQ", "COpenSSL",
+        ],
     ]
 
     /// The module that alone may import each system library.
-    static let owners = ["CLibPQ": "AuthlogStore", "COpenSSL": "AuthlogCrypto"]
+    static let owners = ["CLibPQ": "AuthlogPostgres", "COpenSSL": "AuthlogCrypto"]
 
     /// `Sources/`, found from this file's path.
     static var sources: URL {

@@ -1,5 +1,6 @@
 import AuthlogAccounts
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting

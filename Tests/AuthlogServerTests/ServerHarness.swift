@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogProviders
 import AuthlogServer
 import AuthlogStore

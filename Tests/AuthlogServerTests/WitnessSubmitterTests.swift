@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting

@@ -3,6 +3,7 @@ import AuthlogTesting
 import Foundation
 import Testing
 
+@testable import AuthlogPostgres
 @testable import AuthlogStore
 
 @Suite(.enabled(if: TestDatabase.isAvailable))

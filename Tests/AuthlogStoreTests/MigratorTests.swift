@@ -1,3 +1,4 @@
+import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
 import Foundation

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
 import Testing

@@ -1,3 +1,4 @@
+import AuthlogPostgres
 import AuthlogTesting
 import Testing
 
@@ -15,16 +16,6 @@ struct TransactionTests {
         let connection = try await database.connect()
         try await connection.execute("CREATE TABLE t (x int PRIMARY KEY)")
         return (database, connection)
-    }
-
-    @Test func theBeginStatementSpellsTheOptions() {
-        #expect(TransactionOptions.readWrite.beginStatement.sql == "BEGIN")
-        #expect(
-            TransactionOptions.readOnlySnapshot.beginStatement.sql == "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-        )
-        #expect(
-            TransactionOptions(isolationLevel: .serializable).beginStatement.sql == "BEGIN ISOLATION LEVEL SERIALIZABLE"
-        )
     }
 
     @Test func aSuccessfulBodyCommitsAndReturnsItsValue() async throws {

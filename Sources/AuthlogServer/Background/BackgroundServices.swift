@@ -1,5 +1,6 @@
 import AuthlogCore
-public import AuthlogStore
+public import AuthlogPostgres
+import AuthlogStore
 public import Logging
 public import ServiceLifecycle
 

@@ -1,3 +1,4 @@
+public import AuthlogPostgres
 public import AuthlogStore
 public import Logging
 

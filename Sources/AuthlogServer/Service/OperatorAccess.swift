@@ -1,5 +1,6 @@
 import AuthlogAccounts
 import AuthlogCore
+import AuthlogPostgres
 public import AuthlogStore
 import Foundation
 

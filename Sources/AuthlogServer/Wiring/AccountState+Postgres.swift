@@ -1,5 +1,6 @@
 public import AuthlogAccounts
-public import AuthlogStore
+public import AuthlogPostgres
+import AuthlogStore
 
 extension AccountState {
     /// Every state port on PostgreSQL, over `pool`.

@@ -1,6 +1,7 @@
 import AuthlogCore
+public import AuthlogPostgres
 public import AuthlogProviders
-public import AuthlogStore
+import AuthlogStore
 import Foundation
 public import Logging
 

@@ -1,3 +1,4 @@
+import AuthlogPostgres
 import Foundation
 
 #if canImport(Glibc)

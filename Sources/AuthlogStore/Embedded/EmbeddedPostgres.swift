@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import Foundation
 
 #if canImport(Glibc)

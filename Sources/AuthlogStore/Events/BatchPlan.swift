@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 import Foundation
 
 /// The decisions of one batch, made without a database: given the stream versions and stored event ids the

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 
 /// The (a+) baseline of `authlog-bench store`: what a conventional event store does. One transaction per
 /// command with the same event rows, stream-version checks and projection statements as authlog's writers,

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 public import Foundation
 
 /// Which events an export returns: every one, or those of one type, user and/or provider.

@@ -1,4 +1,5 @@
 import AuthlogCore
+public import AuthlogPostgres
 
 /// The rule that keeps every writer of a log on its event key: once the log's events are authenticated (the
 /// head holds the key's id), a process without that key is refused before it writes or seals anything, with

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 import Foundation
 
 /// Reads sealed events in position order, a page at a time. Unsealed events are never returned, so a reader

@@ -1,5 +1,6 @@
 public import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import Foundation
 
 /// The event row, defined once: the columns of `authlog.event_records`, the INSERT the writers run, the

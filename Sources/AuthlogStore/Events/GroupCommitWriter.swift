@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 
 /// The writer of one process: queues commands and writes them in batches, one transaction each (group
 /// commit). While batches are being written, new commands queue up and form the next batch, so throughput

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 import Foundation
 
 /// The event log in PostgreSQL: appends go through the process's ``GroupCommitWriter`` (parallel batches,

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 
 /// A command ``PostgresEventStore`` validated, with each event's projection changes decided before it is
 /// queued, so the reducer's work never runs inside a batch's transaction.

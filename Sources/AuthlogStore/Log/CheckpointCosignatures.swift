@@ -1,4 +1,5 @@
 import AuthlogCore
+public import AuthlogPostgres
 
 /// The witnesses' cosignature lines of the log's checkpoints (`authlog.checkpoint_cosignatures`, migration
 /// 0013): one line per (tree size, witness), each verified with the witness's key before it is stored.

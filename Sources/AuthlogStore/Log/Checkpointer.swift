@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+public import AuthlogPostgres
 import Foundation
 
 /// Signs checkpoints of the sealed log, and never signs one that contradicts a checkpoint it signed before.

@@ -1,4 +1,5 @@
 import AuthlogCore
+public import AuthlogPostgres
 
 /// The months of the log (migration 8): `authlog.event_records` and `authlog.log_leaves` have one partition per
 /// month, and every event belongs to the month of `authlog.log_epoch` when it was written.

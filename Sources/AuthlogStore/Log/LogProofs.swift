@@ -1,4 +1,5 @@
 import AuthlogCore
+public import AuthlogPostgres
 
 /// Inclusion and consistency proofs read from the sealed log: each proof plans the complete-subtree nodes it
 /// needs (``MerkleProof``) and reads them in one query by position, O(log n) rows.

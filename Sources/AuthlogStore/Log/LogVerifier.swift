@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+public import AuthlogPostgres
 import Foundation
 
 /// Recomputes the log from the events and checks everything stored against it: each event's digest from its

@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import Foundation
 
 /// Records the queue rows the sealer refused (kept in `authlog.refused_events`) as `audit.events_refused`

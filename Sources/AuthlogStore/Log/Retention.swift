@@ -1,5 +1,6 @@
 public import AuthlogCore
 import AuthlogCrypto
+public import AuthlogPostgres
 import Foundation
 
 /// What `authlog retention apply --keep N` would drop: the months old enough to go, oldest first, each with

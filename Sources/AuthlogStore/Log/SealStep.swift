@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 import Foundation
 
 /// One sealing transaction, the only serial step of the write path: under the locked log head it takes up to

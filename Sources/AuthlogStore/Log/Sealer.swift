@@ -1,3 +1,5 @@
+public import AuthlogPostgres
+
 /// The sealer of one process: runs ``SealStep`` until the queue of committed events is empty. The writers wake
 /// it after every commit, so sealing follows a commit within milliseconds; `serve` also wakes it every second
 /// (its background service `sealer`), which seals what another process committed and could not seal (it crashed between

@@ -1,3 +1,4 @@
+public import AuthlogPostgres
 import Foundation
 
 /// What a witness policy says of the stored checkpoints (`authlog verify --witness-policy`): the newest one

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 import Synchronization
 
 /// How far a read replica was behind its primary when a read began: what `audit.accessed` notes and

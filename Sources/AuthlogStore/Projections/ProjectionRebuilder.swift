@@ -1,4 +1,5 @@
 import AuthlogCore
+public import AuthlogPostgres
 
 /// Replays every event through ``ProjectionReducer`` into fresh tables and compares them with, or puts
 /// them in place of, the live projections.

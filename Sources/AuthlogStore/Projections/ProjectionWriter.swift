@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 import Foundation
 
 /// A projection change with the user and session of the event that caused it, which the planner uses

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 
 /// The SQL side of a report: the roll-ups' counts of a range, summed per group.
 enum ReportGroups {

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 
 /// Answers a ``Report`` from the roll-ups of migration 9.
 ///

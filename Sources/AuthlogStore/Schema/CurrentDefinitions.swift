@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 
 /// The current definition of every view and function, one file each under `sql/functions/` and `sql/views/`
 /// (named `schema.name.sql`), each written `CREATE OR REPLACE` so that applying it again changes nothing.

@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 
 /// Moves the events of the single-writer hash chain (`authlog.events_v1`, renamed by migration 6) into the
 /// transparency log, inside migration 6's transaction: it checks the old chain event by event, stores each

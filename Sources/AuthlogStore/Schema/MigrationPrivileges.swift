@@ -1,3 +1,5 @@
+import AuthlogPostgres
+
 /// What `authlog migrate` needs from its role, checked before anything is changed, so that a missing
 /// privilege is named in one sentence instead of surfacing as a server error half-way through.
 enum MigrationPrivileges {

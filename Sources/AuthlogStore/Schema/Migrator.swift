@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+public import AuthlogPostgres
 
 /// Applies the numbered files of `sql/migrations/` (embedded at build time) in order, each in its own
 /// transaction, recording each with a SHA-256 checksum in `authlog.schema_migrations`. Then it applies the

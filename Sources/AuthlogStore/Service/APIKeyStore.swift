@@ -1,5 +1,6 @@
 public import AuthlogCore
 import AuthlogCrypto
+public import AuthlogPostgres
 
 /// What an API key lets its caller do. A key has exactly one scope, and a route asks for exactly one.
 public enum APIKeyScope: String, CaseIterable, Sendable {

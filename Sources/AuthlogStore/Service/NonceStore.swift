@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 
 /// Single-use nonces: those authlog issues (`POST /v1/nonces`) and those devices make. Only SHA-256
 /// hashes are stored.

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 
 /// Provider credentials kept for revocation at account deletion (Apple's refresh token, GitHub's access
 /// token, Kakao's user id for the admin-key unlink), sealed by the caller before they arrive here.

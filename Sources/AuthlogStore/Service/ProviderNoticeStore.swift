@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 
 /// Provider notices already acted on (`authlog.provider_notices`), so that a replayed notice changes nothing.
 public struct ProviderNoticeStore: ProviderNoticeClaims {

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 public import Foundation
 
 /// Grants of deleted users still to be revoked at their providers (`authlog.provider_revocations`).

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 
 /// Finds active sessions past their absolute or idle lifetime, for the sweeper.
 public struct SessionExpiryQueries: SessionExpiryReads {

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 public import Foundation
 
 /// The request-time reads of the sign-in service, all on projection tables (plus a stream's version from

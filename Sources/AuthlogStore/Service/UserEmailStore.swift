@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 public import Foundation
 
 /// Verified emails as keyed hashes (`authlog.user_emails`), for the same-email policy. Never an email in

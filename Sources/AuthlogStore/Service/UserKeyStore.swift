@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 public import Foundation
 
 /// Each user's wrapped personal-data key (`authlog.user_keys`).

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 public import Foundation
 
 /// A user as the projections and its registration event know it, for operators' read paths.

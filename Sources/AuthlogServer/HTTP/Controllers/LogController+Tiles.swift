@@ -1,4 +1,5 @@
 import AuthlogAccounts
+import AuthlogPostgres
 import AuthlogStore
 import Hummingbird
 import NIOCore

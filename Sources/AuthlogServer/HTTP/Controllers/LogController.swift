@@ -1,5 +1,6 @@
 import AuthlogAccounts
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogStore
 import Foundation
 import Hummingbird

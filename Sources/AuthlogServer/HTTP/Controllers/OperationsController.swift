@@ -1,6 +1,7 @@
 import AuthlogAccounts
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogProviders
 import AuthlogStore
 import Hummingbird

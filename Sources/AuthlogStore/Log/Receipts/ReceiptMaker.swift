@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogPostgres
 public import Foundation
 
 /// Makes the receipt of one event from the database: its canonical bytes, its inclusion proof in the latest

@@ -1,4 +1,5 @@
 import AuthlogCore
+public import AuthlogPostgres
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import AuthlogCore
+public import AuthlogPostgres
 
 /// Reads tlog-tiles resources (``TilePath``) from the sealed log. A hash tile's hashes are complete-subtree
 /// nodes: node K at tree height h is stored by position (K + 1)·2^h in `authlog.log_leaves` (the leaf hash at

@@ -1,4 +1,4 @@
-/// The one error type of AuthlogStore.
+/// The one error type of the libpq driver (AuthlogPostgres) and of the store built on it (AuthlogStore).
 ///
 /// `description` never contains bound values, connection passwords or row data: only the code, the
 /// SQLSTATE and the server's primary message. `debugDescription` adds the server's detail.
@@ -24,7 +24,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         public static let insufficientPrivilege = Code("insufficient_privilege")
         /// A proof or checkpoint was asked for a position or tree size the log does not have.
         public static let outOfRange = Code("out_of_range")
-        /// What was asked for lay in months that retention dropped (``RetentionPlan``).
+        /// What was asked for lay in months that retention dropped (AuthlogStore's `RetentionPlan`).
         public static let dropped = Code("dropped")
         /// A value given to a store operation is not acceptable (the message says which and why).
         public static let invalidArgument = Code("invalid_argument")
