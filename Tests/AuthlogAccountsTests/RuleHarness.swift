@@ -30,22 +30,10 @@ struct RuleHarness {
             issuer: "http://rules.test",
             audience: "authlog"
         )
-        self.dependencies = ServiceDependencies(
-            store: self.stores.events,
-            state: AccountState(
-                queries: self.stores.sessions,
-                expiry: self.stores.sessionExpiry,
-                nonces: self.stores.nonces,
-                credentials: self.stores.credentials,
-                emails: self.stores.emails,
-                revocations: self.stores.revocations,
-                notices: self.stores.notices,
-                userKeys: self.stores.userKeys
-            ),
+        self.dependencies = Self.dependencies(
+            over: self.stores,
             accessTokens: issuer,
             settings: settings,
-            metrics: CountingMetrics(),
-            dataKey: Self.dataKey,
             hasher: IdentityHasher(key: Array(repeating: 7, count: 32))
         )
         let providers: [any IdentityProvider] = [
@@ -100,24 +88,39 @@ struct RuleHarness {
         return try await self.signIn(with: "apple", subject)
     }
 
-    /// The same rules with other settings over the same stores, as another replica configured differently would be.
-    func accounts(with settings: ServiceSettings) -> AccountService {
-        let dependencies = ServiceDependencies(
-            store: self.stores.events,
+    /// The services' dependencies over the in-memory stores, with the harness's data key.
+    static func dependencies(
+        over stores: InMemoryStores,
+        accessTokens: AccessTokenIssuer,
+        settings: ServiceSettings,
+        hasher: IdentityHasher
+    ) -> ServiceDependencies {
+        ServiceDependencies(
+            store: stores.events,
             state: AccountState(
-                queries: self.stores.sessions,
-                expiry: self.stores.sessionExpiry,
-                nonces: self.stores.nonces,
-                credentials: self.stores.credentials,
-                emails: self.stores.emails,
-                revocations: self.stores.revocations,
-                notices: self.stores.notices,
-                userKeys: self.stores.userKeys
+                queries: stores.sessions,
+                expiry: stores.sessionExpiry,
+                nonces: stores.nonces,
+                credentials: stores.credentials,
+                emails: stores.emails,
+                revocations: stores.revocations,
+                notices: stores.notices,
+                userKeys: stores.userKeys
             ),
-            accessTokens: self.dependencies.accessTokens,
+            accessTokens: accessTokens,
             settings: settings,
             metrics: CountingMetrics(),
             dataKey: Self.dataKey,
+            hasher: hasher
+        )
+    }
+
+    /// The same rules with other settings over the same stores, as another replica configured differently would be.
+    func accounts(with settings: ServiceSettings) -> AccountService {
+        let dependencies = Self.dependencies(
+            over: self.stores,
+            accessTokens: self.dependencies.accessTokens,
+            settings: settings,
             hasher: self.dependencies.hasher
         )
         return AccountService(
