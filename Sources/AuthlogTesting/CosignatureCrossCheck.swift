@@ -1,5 +1,5 @@
 import AuthlogCore
-public import Foundation
+import Foundation
 
 /// `Tests/AuthlogCryptoTests/Python/cosigcheck.py`: a signed note's log signature and witness cosignatures
 /// checked with Python's `cryptography`, code nobody at authlog wrote.

@@ -1,5 +1,5 @@
 import AuthlogCore
-public import AuthlogCrypto
+import AuthlogCrypto
 public import AuthlogStore
 import Foundation
 

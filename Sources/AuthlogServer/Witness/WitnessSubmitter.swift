@@ -229,7 +229,7 @@ public actor WitnessSubmitter {
     private func apply(_ outcome: Outcome, to name: String, checkpoint: Checkpointer.Signed) {
         guard var peer = self.peers[name] else { return }
         switch outcome {
-        case .cosigned(let line, let time):
+        case .cosigned(_, let time):
             peer.believedSize = checkpoint.size
             peer.consecutiveFailures = 0
             peer.cosignedSize = checkpoint.size

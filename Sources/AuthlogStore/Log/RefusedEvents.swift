@@ -43,7 +43,7 @@ enum RefusedEvents {
                 reason: ["duplicate", "mac_mismatch", "mac_missing"].first(where: reasons.contains) ?? "mac_missing"
             )
             try await store.append(event)
-            try await store.pool.withConnection { connection in
+            _ = try await store.pool.withConnection { connection in
                 try await connection.query(
                     "DELETE FROM authlog.refused_events WHERE queued = ANY(\(ArrayLiteral(queued))::bigint[])"
                 )

@@ -1,6 +1,6 @@
 public import AuthlogCore
 public import AuthlogPostgres
-public import Foundation
+import Foundation
 
 /// Grants of deleted users still to be revoked at their providers (`authlog.provider_revocations`).
 ///

@@ -1,6 +1,6 @@
-public import AuthlogCore
+import AuthlogCore
 import AuthlogCrypto
-public import Foundation
+import Foundation
 
 /// A receipt: a `c2sp.org/tlog-proof@v1` file that proves, offline, that the log holds one event. Its `extra`
 /// line is the event's canonical bytes (docs/events.md), so the leaf is

@@ -1,4 +1,4 @@
-public import AuthlogCore
+import AuthlogCore
 public import AuthlogPostgres
 public import Foundation
 
