@@ -152,30 +152,8 @@ public struct LogVerifier: Sendable {
         let dropped = pins.prefix { $0.size < frontier.size }.count
         pins.removeFirst(dropped)
         var month = ""
-        var nextPin = pins.startIndex
-        var lastGoodPin: Int64 = frontier.size
-        func checkPins() -> Report? {
-            while nextPin < pins.endIndex, pins[nextPin].size == frontier.size {
-                let pin = pins[nextPin]
-                if frontier.root != pin.root {
-                    // The pins of one size agree (forks are found first), and the last pin below matched: the
-                    // change lies after it, up to this size.
-                    let first = min(lastGoodPin + 1, pin.size)
-                    return .broken(
-                        position: first,
-                        reason:
-                            "rewritten: the tree of \(pin.size) events no longer has the root given by \(pin.source); "
-                            + (first == pin.size
-                                ? "position \(first) was changed"
-                                : "a position in \(first)…\(pin.size) was changed")
-                    )
-                }
-                lastGoodPin = pin.size
-                nextPin += 1
-            }
-            return nil
-        }
-        if let broken = checkPins() { return broken }
+        var cursor = PinCursor(pins: pins, startingAt: frontier.size)
+        if let broken = cursor.check(frontier) { return broken }
         var macs = MACTally()
         while true {
             let rows: [(event: RecordedEvent, subtrees: [UInt8], month: String, mac: [UInt8]?)]
@@ -197,7 +175,7 @@ public struct LogVerifier: Sendable {
                     return problem
                 }
                 if let problem = macs.check(row.event, mac: row.mac, key: self.eventKey) { return problem }
-                if let broken = checkPins() { return broken }
+                if let broken = cursor.check(frontier) { return broken }
             }
             progress(frontier.size)
             if rows.count < self.pageSize { break }
