@@ -97,16 +97,7 @@ struct RuleHarness {
     ) -> ServiceDependencies {
         ServiceDependencies(
             store: stores.events,
-            state: AccountState(
-                queries: stores.sessions,
-                expiry: stores.sessionExpiry,
-                nonces: stores.nonces,
-                credentials: stores.credentials,
-                emails: stores.emails,
-                revocations: stores.revocations,
-                notices: stores.notices,
-                userKeys: stores.userKeys
-            ),
+            state: stores.accountState,
             accessTokens: accessTokens,
             settings: settings,
             metrics: CountingMetrics(),
