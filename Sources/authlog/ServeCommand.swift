@@ -86,12 +86,12 @@ struct ServeCommand: AsyncParsableCommand {
                 "no data_key (AUTHLOG_DATA_KEY): personal data (names, emails) and provider refresh tokens are not kept"
             )
         }
-        if components.usesDevelopmentSubjectKey {
+        if components.account.usesDevelopmentSubjectKey {
             logger.warning(
                 "no subject_key or data_key (AUTHLOG_SUBJECT_KEY, AUTHLOG_DATA_KEY): subject and email hashes use a fixed development key"
             )
         }
-        if components.registry.providers.isEmpty {
+        if components.account.registry.providers.isEmpty {
             logger.warning("no identity provider is configured; every sign-in will be refused")
         }
         let host = self.host ?? configuration.host ?? ConfigurationDefaults.host
@@ -105,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
                     "authlog is serving",
                     metadata: [
                         "address": .string("http://\(host):\(port)"),
-                        "providers": .string(components.signin.providerNames.joined(separator: ",")),
+                        "providers": .string(components.account.signin.providerNames.joined(separator: ",")),
                     ]
                 )
             }

@@ -17,7 +17,7 @@ struct SessionExpiryTests {
                 "/v1/signin/dev",
                 .members(["subject": "plain", "remember_me": .bool(false)])
             ).signedIn()
-            let sweeper = harness.components.sweeper
+            let sweeper = harness.components.account.sweeper
             // Three hours on: past the plain session's idle lifetime (2 h), not the others'.
             let soon = Timestamp.now().adding(seconds: 3 * 3_600)
             #expect(try await sweeper.sweep(at: soon) == 1)

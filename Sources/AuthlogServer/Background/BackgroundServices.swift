@@ -94,8 +94,8 @@ extension ServerComponents {
     private func upkeepServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let nonces = NonceStore(pool: pool)
         let store = self.store
-        let sweeper = self.sweeper
-        let revoker = self.revoker
+        let sweeper = self.account.sweeper
+        let revoker = self.account.revoker
         return [
             PeriodicService(name: "nonce-purge", every: .seconds(600)) {
                 // Nonces consumed more than a day ago (longer than any identity token lives, so a replay is
