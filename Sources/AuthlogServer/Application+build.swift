@@ -69,8 +69,12 @@ public func buildRouter(
         requestMetadata: metadata
     )
     .register(on: &table)
-    AdminController(access: components.operatorAccess, dependencies: components.account.dependencies, requestMetadata: metadata)
-        .register(on: &table)
+    AdminController(
+        access: components.operatorAccess,
+        dependencies: components.account.dependencies,
+        requestMetadata: metadata
+    )
+    .register(on: &table)
     ReportsController(access: components.operatorAccess, requestMetadata: metadata)
         .register(on: &table)
     OperationsController(
