@@ -179,11 +179,6 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "AuthlogStoreTests",
-            dependencies: ["AuthlogStore", "AuthlogPostgres", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
             name: "AuthlogProvidersTests",
             dependencies: ["AuthlogProviders", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting"],
             swiftSettings: strictSettings
@@ -191,18 +186,19 @@ let package = Package(
         .testTarget(
             name: "AuthlogServerTests",
             dependencies: [
-                "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogPostgres",
-                "AuthlogCrypto",
-                "AuthlogCore", "AuthlogTesting",
+                "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogCrypto", "AuthlogCore",
+                "AuthlogTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "AuthlogCLITests",
+            name: "AuthlogIntegrationTests",
             dependencies: [
-                "authlog", "AuthlogAccounts", "AuthlogStore", "AuthlogPostgres", "AuthlogCore", "AuthlogCrypto",
-                "AuthlogServer", "AuthlogTesting",
+                "authlog", "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogPostgres",
+                "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),

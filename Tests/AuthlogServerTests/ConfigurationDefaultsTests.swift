@@ -1,6 +1,7 @@
 import AuthlogAccounts
 import AuthlogCore
 import AuthlogServer
+import AuthlogTesting
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import AuthlogAccounts
 import AuthlogCore
 import AuthlogProviders
 import AuthlogServer
+import AuthlogTesting
 import Foundation
 import Testing
 

@@ -214,11 +214,6 @@ extension HTTPTestClient.Answer {
     func string(_ name: String) -> String? { self.json[name]?.stringValue }
 }
 
-extension JSONValue: ExpressibleByStringLiteral {
-    /// A JSON string, so test bodies read like JSON.
-    init(stringLiteral value: String) { self = .string(value) }
-}
-
 extension ServerHarness {
     /// Starts a harness, runs `body` with it and stops it, also when `body` fails.
     static func run(

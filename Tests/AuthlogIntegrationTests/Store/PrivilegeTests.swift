@@ -169,9 +169,7 @@ struct PrivilegeTests {
     @Test func theRecommendedRolesSeparateOwnerServiceAndReader() async throws {
         let cluster = try await PrivateCluster.start(migrated: false)
         defer { cluster.remove() }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../deploy/roles.sql"
-        )
+        let script = RepositoryFiles.url("deploy/roles.sql")
         let admin = try await Connection.connect(cluster.conninfo)
         try await admin.execute(SQLQuery(unsafeSQL: try String(contentsOf: script, encoding: .utf8)))
         try await admin.execute("CREATE ROLE alice LOGIN; GRANT authlog_owner TO alice")

@@ -2,77 +2,78 @@ import AuthlogTesting
 import Foundation
 import Testing
 
-/// deploy/alerts.yml: promtool accepts it, its rules fire on their signals (promtool's rule unit tests), and
-/// every metric it uses is one that authlog's /metrics exports.
-@Suite
-struct AlertRulesTests {
-    static let rulesFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../deploy/alerts.yml").standardizedFileURL
+extension Checkers {
+    /// deploy/alerts.yml: promtool accepts it, its rules fire on their signals (promtool's rule unit tests), and
+    /// every metric it uses is one that authlog's /metrics exports.
+    @Suite
+    struct AlertRulesTests {
+        static let rulesFile = RepositoryFiles.url("deploy/alerts.yml")
 
-    @Test(.enabled(if: Promtool.isAvailable)) func promtoolChecksTheRules() async throws {
-        let output = try await Promtool.run(["check", "rules", Self.rulesFile.path])
-        #expect(output.status == 0, "promtool check rules: \(output.text)")
-        #expect(output.text.contains("SUCCESS"), "\(output.text)")
-    }
+        @Test(.enabled(if: Promtool.isAvailable)) func promtoolChecksTheRules() async throws {
+            let output = try await Promtool.run(["check", "rules", Self.rulesFile.path])
+            #expect(output.status == 0, "promtool check rules: \(output.text)")
+            #expect(output.text.contains("SUCCESS"), "\(output.text)")
+        }
 
-    /// promtool's unit tests of the rules, on series named as /metrics names them. Annotations are dropped
-    /// from a copy of the rules, so that the cases pin the alerts and their labels, not their wording.
-    @Test(.enabled(if: Promtool.isAvailable)) func theRulesFireOnTheirSignalsAndNotOnQuietSeries() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "authlog-alerts-" + UUID().uuidString
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let rules = try String(contentsOf: Self.rulesFile, encoding: .utf8)
-        try Self.withoutAnnotations(rules).write(
-            to: directory.appendingPathComponent("alerts.yml"),
-            atomically: true,
-            encoding: .utf8
-        )
-        try Self.ruleCases.write(to: directory.appendingPathComponent("cases.yml"), atomically: true, encoding: .utf8)
-        let output = try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
-        #expect(output.status == 0, "promtool test rules: \(output.text)")
-    }
+        /// promtool's unit tests of the rules, on series named as /metrics names them. Annotations are dropped
+        /// from a copy of the rules, so that the cases pin the alerts and their labels, not their wording.
+        @Test(.enabled(if: Promtool.isAvailable)) func theRulesFireOnTheirSignalsAndNotOnQuietSeries() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "authlog-alerts-" + UUID().uuidString
+            )
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let rules = try String(contentsOf: Self.rulesFile, encoding: .utf8)
+            try Self.withoutAnnotations(rules).write(
+                to: directory.appendingPathComponent("alerts.yml"),
+                atomically: true,
+                encoding: .utf8
+            )
+            try Self.ruleCases.write(to: directory.appendingPathComponent("cases.yml"), atomically: true, encoding: .utf8)
+            let output = try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
+            #expect(output.status == 0, "promtool test rules: \(output.text)")
+        }
 
-    @Test(.enabled(if: TestDatabase.isAvailable)) func everyMetricTheRulesUseIsOnMetrics() async throws {
-        let used = try Self.metricNames(inExpressionsOf: String(contentsOf: Self.rulesFile, encoding: .utf8))
-        #expect(used.count >= 4, "the rules' expressions were found: \(used)")
-        try await ServerHarness.run { harness in
-            let answer = try await harness.client.send("GET", "/metrics")
-            #expect(answer.status == 200)
-            let exported = Self.exportedNames(String(decoding: answer.body, as: UTF8.self))
-            for name in used.subtracting(Self.prometheusSeries) {
-                #expect(exported.contains(name), "alerts.yml uses \(name), which /metrics does not export")
+        @Test(.enabled(if: TestDatabase.isAvailable)) func everyMetricTheRulesUseIsOnMetrics() async throws {
+            let used = try Self.metricNames(inExpressionsOf: String(contentsOf: Self.rulesFile, encoding: .utf8))
+            #expect(used.count >= 4, "the rules' expressions were found: \(used)")
+            try await ServerHarness.run { harness in
+                let answer = try await harness.client.send("GET", "/metrics")
+                #expect(answer.status == 200)
+                let exported = Self.exportedNames(String(decoding: answer.body, as: UTF8.self))
+                for name in used.subtracting(Self.prometheusSeries) {
+                    #expect(exported.contains(name), "alerts.yml uses \(name), which /metrics does not export")
+                }
             }
         }
-    }
 
-    @Test func metricNamesAreReadFromExpressionsOnly() throws {
-        let rules = """
-            groups:
-              - name: x
-                rules:
-                  - alert: A
-                    expr: sum by (job) (increase(authlog_a_total{status=~"5.."}[5m])) > 0
-                    annotations:
-                      summary: "authlog_not_a_metric"
-                  - alert: B
-                    expr: |
-                      rate(authlog_b_bucket[1m]) > 1
-                      and on (job) up{job="authlog"} == 0 unless authlog_c offset 5m
-            """
-        #expect(
-            try Self.metricNames(inExpressionsOf: rules) == ["authlog_a_total", "authlog_b_bucket", "authlog_c", "up"]
-        )
-        #expect(throws: (any Error).self) {
-            try Self.metricNames(inExpressionsOf: "      expr: undocumented_function(authlog_a)")
+        @Test func metricNamesAreReadFromExpressionsOnly() throws {
+            let rules = """
+                groups:
+                  - name: x
+                    rules:
+                      - alert: A
+                        expr: sum by (job) (increase(authlog_a_total{status=~"5.."}[5m])) > 0
+                        annotations:
+                          summary: "authlog_not_a_metric"
+                      - alert: B
+                        expr: |
+                          rate(authlog_b_bucket[1m]) > 1
+                          and on (job) up{job="authlog"} == 0 unless authlog_c offset 5m
+                """
+            #expect(
+                try Self.metricNames(inExpressionsOf: rules) == ["authlog_a_total", "authlog_b_bucket", "authlog_c", "up"]
+            )
+            #expect(throws: (any Error).self) {
+                try Self.metricNames(inExpressionsOf: "      expr: undocumented_function(authlog_a)")
+            }
         }
     }
 }
 
 // MARK: - Reading the rules and /metrics
 
-extension AlertRulesTests {
+extension Checkers.AlertRulesTests {
     /// Series Prometheus makes itself, not authlog.
     static let prometheusSeries: Set<String> = ["up"]
 

@@ -392,9 +392,7 @@ struct GrafanaDashboard: Decodable {
 
     /// deploy/grafana-dashboard.json.
     static func load() throws -> GrafanaDashboard {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../deploy/grafana-dashboard.json"
-        )
+        let url = RepositoryFiles.url("deploy/grafana-dashboard.json")
         return try JSONDecoder().decode(GrafanaDashboard.self, from: Data(contentsOf: url))
     }
 

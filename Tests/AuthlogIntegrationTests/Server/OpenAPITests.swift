@@ -8,8 +8,7 @@ import Testing
 struct OpenAPITests {
     /// `METHOD /path` for every operation under `paths:` (two-space path keys, four-space methods).
     static func documentedRoutes() throws -> Set<String> {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml")
+        let file = RepositoryFiles.url("docs/openapi.yaml")
         let text = try String(contentsOf: file, encoding: .utf8)
         var routes: Set<String> = []
         var inPaths = false

@@ -1,0 +1,98 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogPostgres
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+extension Checkers {
+    /// After retention drops the oldest months, the retained log still proves: roots at every retained size are
+    /// the ones computed before the drop, Go's tlog checks inclusion and consistency proofs, verify passes from
+    /// the anchor, and what was dropped is refused as dropped.
+    @Suite(.enabled(if: TestDatabase.isAvailable))
+    struct RetentionProofTests {
+        /// Appends `count` failed sign-ins in the log's current month and waits until they are sealed.
+        private func write(_ count: Int, _ database: TestDatabase) async throws {
+            let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4))
+            let results = await store.appendSealed((0..<count).map { _ in AppendCommand(failedSignin()) })
+            for result in results { _ = try result.get() }
+        }
+
+        @Test func theRetainedLogProvesAndVerifiesFromTheAnchor() async throws {
+            let database = try await TestDatabase.make()
+            let owner = try await database.connect()
+            try await owner.execute(
+                """
+                SELECT authlog.create_log_partitions('2024-01-01', '2024-02-01');
+                UPDATE authlog.log_epoch SET month = '2024-01-01'
+                """
+            )
+            try await self.write(3000, database)
+            try await owner.execute("UPDATE authlog.log_epoch SET month = '2024-02-01'")
+            try await self.write(2003, database)
+            try await LogMonths.prepare(on: owner)
+            try await self.write(997, database)
+            let head = try await EventReader().head(on: owner)
+            #expect(head.size == 6000)
+            try await owner.execute(
+                """
+                INSERT INTO authlog.checkpoints (tree_size, root, key_name, note, signed_at)
+                SELECT size, root, 'test', 'test', now() FROM authlog.log_head
+                """
+            )
+            var random = SeededRandom(seed: 5003)
+            var rootsBefore: [Int64: [UInt8]] = [:]
+            for size in [Int64(5003), 5004, 5120, 6000]
+                + (0..<20).map({ _ in Int64.random(in: 5003...6000, using: &random) })
+            {
+                rootsBefore[size] = try await LogProofs.root(size: size, on: owner)
+            }
+
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-rp-\(UUID())").path
+            try PlaceholderExport.write(month: "2024-01", first: 1, last: 3000, in: directory)
+            try PlaceholderExport.write(month: "2024-02", first: 3001, last: 5003, in: directory)
+            let plan = try await Retention.plan(keepMonths: 12, exportDirectory: directory, on: owner)
+            #expect(plan.droppable.prefix(2).map(\.month) == ["2024-01", "2024-02"])
+            #expect(try await Retention.apply(plan, actor: "test", on: owner))
+            #expect(try await LogAnchor.latest(on: owner)?.size == 5003)
+            #expect(try await database.scalar("SELECT count(*) FROM authlog.log_leaves") == 997)
+
+            for (size, root) in rootsBefore {
+                #expect(try await LogProofs.root(size: size, on: owner) == root, "the root at \(size) is unchanged")
+            }
+            let dropped = await #expect(throws: StoreError.self) {
+                try await LogProofs.inclusion(position: 5003, treeSize: nil, on: owner)
+            }
+            #expect(dropped?.code == .dropped)
+            let before = await #expect(throws: StoreError.self) {
+                try await LogProofs.consistency(from: 4000, to: 6000, on: owner)
+            }
+            #expect(before?.code == .dropped)
+
+            #expect(
+                try await LogVerifier().verify(on: owner) == .intact(events: 997, root: head.root, checkpoints: 1),
+                "verify walks from the anchor, and the checkpoint at 6000 proves it"
+            )
+
+            let rebuild = await #expect(throws: StoreError.self) { try await ProjectionRebuilder().check(on: owner) }
+            #expect(rebuild?.code == .dropped, "projections are not rebuilt from the retained events alone")
+
+            guard GoChecker.isWanted else { return }
+            let checker = try await GoChecker.build()
+            var inclusion: [JSONValue] = []
+            var consistency: [JSONValue] = []
+            for _ in 0..<100 {
+                let treeSize = Int64.random(in: 5004...6000, using: &random)
+                let position = Int64.random(in: 5004...treeSize, using: &random)
+                inclusion.append(try await LogProofs.inclusion(position: position, treeSize: treeSize, on: owner).json)
+                let from = Int64.random(in: 5003...treeSize, using: &random)
+                consistency.append(try await LogProofs.consistency(from: from, to: treeSize, on: owner).json)
+            }
+            let output = try await checker.check(verifierKey: "", notes: [], inclusion: inclusion, consistency: consistency)
+            print("tlogcheck after retention: \(output)")
+            #expect(output.contains("inclusion 100 ("))
+            #expect(output.contains("consistency 100 ("))
+        }
+    }
+}
