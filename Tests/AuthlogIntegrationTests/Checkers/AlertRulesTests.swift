@@ -29,7 +29,11 @@ extension Checkers {
                 atomically: true,
                 encoding: .utf8
             )
-            try Self.ruleCases.write(to: directory.appendingPathComponent("cases.yml"), atomically: true, encoding: .utf8)
+            try Self.ruleCases.write(
+                to: directory.appendingPathComponent("cases.yml"),
+                atomically: true,
+                encoding: .utf8
+            )
             let output = try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
             #expect(output.status == 0, "promtool test rules: \(output.text)")
         }
@@ -62,7 +66,9 @@ extension Checkers {
                           and on (job) up{job="authlog"} == 0 unless authlog_c offset 5m
                 """
             #expect(
-                try Self.metricNames(inExpressionsOf: rules) == ["authlog_a_total", "authlog_b_bucket", "authlog_c", "up"]
+                try Self.metricNames(inExpressionsOf: rules) == [
+                    "authlog_a_total", "authlog_b_bucket", "authlog_c", "up",
+                ]
             )
             #expect(throws: (any Error).self) {
                 try Self.metricNames(inExpressionsOf: "      expr: undocumented_function(authlog_a)")

@@ -22,7 +22,9 @@ extension Checkers {
         @Test func pageLoadsNothingAndRunsNothing() throws {
             let html = try Self.page().render()
             #expect(html.hasPrefix("<!DOCTYPE html>"))
-            #expect(html.contains("Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\""))
+            #expect(
+                html.contains("Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"")
+            )
             let lowered = html.lowercased()
             for forbidden in ["<script", "http://", "https://", "src=", "href=", "url(", "@import", "<iframe", "<img"] {
                 #expect(!lowered.contains(forbidden), "found \(forbidden)")
@@ -183,7 +185,10 @@ extension Checkers {
                 #expect(!chart.lowercased().contains("nan") && !chart.lowercased().contains("inf"))
                 #expect(Self.widths(in: chart).allSatisfy { $0 <= SVGChart.width })
             }
-            #expect(charts[0].contains(">3e19</text>"), "the count axis reaches past the stacked sum: \(charts[0].count)")
+            #expect(
+                charts[0].contains(">3e19</text>"),
+                "the count axis reaches past the stacked sum: \(charts[0].count)"
+            )
         }
 
         @Test func manyProvidersShareOneOtherColor() throws {
@@ -230,7 +235,9 @@ extension Checkers {
             #expect(html.contains("<span class=\"stat-value\">1,234,567</span>"))
             #expect(html.contains("<th scope=\"col\" class=\"num\">ended_<wbr>revocation</th>"))
             #expect(html.contains("<time datetime=\"2026-10-24T00:00:00.000000Z\">2026-10-24 00:00:00 UTC</time>"))
-            #expect(SVGMarkup.count(-1_234_567) == "-1,234,567" && SVGMarkup.count(.min) == "-9,223,372,036,854,775,808")
+            #expect(
+                SVGMarkup.count(-1_234_567) == "-1,234,567" && SVGMarkup.count(.min) == "-9,223,372,036,854,775,808"
+            )
         }
 
         @Test func verdictAndCheckpointSayWhatTheyKnow() throws {
@@ -253,8 +260,10 @@ extension Checkers {
             #expect(passed.contains("golang.org/x/mod/sumdb/note"))
             #expect(passed.contains("<strong>1,204</strong> events"))
 
-            let failed = try Self.page(verdict: .init(passed: false, summary: "log broken at position 17: leaf mismatch"))
-                .render()
+            let failed = try Self.page(
+                verdict: .init(passed: false, summary: "log broken at position 17: leaf mismatch")
+            )
+            .render()
             #expect(failed.contains("<span class=\"badge failed\">FAILED</span>") && !failed.contains("PASSED"))
             #expect(failed.contains("log broken at position 17: leaf mismatch"))
         }
@@ -277,7 +286,9 @@ extension Checkers {
                 )
             )
             #expect(
-                html.contains("<tr><td>w&lt;2&gt;</td><td class=\"number\">1,100</td><td class=\"number\">2 h</td></tr>")
+                html.contains(
+                    "<tr><td>w&lt;2&gt;</td><td class=\"number\">1,100</td><td class=\"number\">2 h</td></tr>"
+                )
             )
         }
 
@@ -346,7 +357,10 @@ extension Checkers {
 
             let shot = try await Chromium.run(
                 chromium,
-                ["--screenshot=\(screenshot.path)", "--window-size=1280,2400", "--enable-logging=stderr", "--v=0", url],
+                [
+                    "--screenshot=\(screenshot.path)", "--window-size=1280,2400", "--enable-logging=stderr", "--v=0",
+                    url,
+                ],
                 in: directory
             )
             #expect(!shot.timedOut && shot.status == 0, "chromium: \(shot.stderr.suffix(2_000))")

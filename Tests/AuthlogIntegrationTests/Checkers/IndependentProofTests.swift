@@ -44,7 +44,9 @@ extension Checkers {
                 if treeSize <= 40 { froms.formUnion(1...treeSize) }
                 for _ in 0..<3 { froms.insert(Int64.random(in: 1...treeSize, using: &random)) }
                 for from in froms.sorted() {
-                    consistency.append(Self.json(try await LogProofs.consistency(from: from, to: treeSize, on: connection)))
+                    consistency.append(
+                        Self.json(try await LogProofs.consistency(from: from, to: treeSize, on: connection))
+                    )
                 }
             }
             let output = try await checker.check(
@@ -94,7 +96,12 @@ extension Checkers {
                 let from = Int64.random(in: 1...treeSize, using: &random)
                 consistency.append(Self.json(try await LogProofs.consistency(from: from, to: treeSize, on: connection)))
             }
-            let output = try await checker.check(verifierKey: "", notes: [], inclusion: inclusion, consistency: consistency)
+            let output = try await checker.check(
+                verifierKey: "",
+                notes: [],
+                inclusion: inclusion,
+                consistency: consistency
+            )
             print("tlogcheck, random sizes up to 100,000: \(output)")
             #expect(output.contains("inclusion 150 ("))
             #expect(output.contains("consistency 150 ("))

@@ -89,7 +89,12 @@ extension Checkers {
                 let from = Int64.random(in: 5003...treeSize, using: &random)
                 consistency.append(try await LogProofs.consistency(from: from, to: treeSize, on: owner).json)
             }
-            let output = try await checker.check(verifierKey: "", notes: [], inclusion: inclusion, consistency: consistency)
+            let output = try await checker.check(
+                verifierKey: "",
+                notes: [],
+                inclusion: inclusion,
+                consistency: consistency
+            )
             print("tlogcheck after retention: \(output)")
             #expect(output.contains("inclusion 100 ("))
             #expect(output.contains("consistency 100 ("))

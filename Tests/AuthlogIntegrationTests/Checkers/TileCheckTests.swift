@@ -19,7 +19,9 @@ extension Checkers {
                 var random = SeededRandom(seed: 21)
                 try await harness.database.seedSealedEvents(Int64.random(in: 600...700, using: &random))
                 let (old, signer) = try await TileRouteTests.sign(harness)
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(UUID().uuidString)")
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "tilecheck-\(UUID().uuidString)"
+                )
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: folder) }
                 let oldNote = folder.appendingPathComponent("old.note")
@@ -63,7 +65,10 @@ extension Checkers {
                 bytes[100] ^= 0x80
                 try bytes.write(to: tampered)
                 let refused = try await checker.run(fromFiles)
-                #expect(refused.status == 1 && refused.stderr.contains("full tile 0/10 does not hash"), "\(refused.stderr)")
+                #expect(
+                    refused.status == 1 && refused.stderr.contains("full tile 0/10 does not hash"),
+                    "\(refused.stderr)"
+                )
             }
         }
     }

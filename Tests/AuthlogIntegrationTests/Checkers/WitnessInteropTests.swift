@@ -36,7 +36,8 @@ extension Checkers {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: CLIProcess.executable)
                 process.arguments = [
-                    "witness", "--listen", "127.0.0.1:\(port)", "--key", "\(folder)/witness-ed25519.pem", "--name", name,
+                    "witness", "--listen", "127.0.0.1:\(port)", "--key", "\(folder)/witness-ed25519.pem", "--name",
+                    name,
                     "--state-dir", "\(folder)/state", "--log", logKey,
                 ]
                 process.standardInput = FileHandle.nullDevice
@@ -92,8 +93,10 @@ extension Checkers {
             var witnessKeys: [String] = []
             var witnesses: [WitnessProcess] = []
             for index in 1...2 {
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-w\(index)-\(UUID())")
-                    .path
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "authlog-w\(index)-\(UUID())"
+                )
+                .path
                 let generated = try await CLIProcess.run(
                     ["witness", "keys", "generate", "--out", folder, "--name", "witness.test/w\(index)"],
                     databaseURL: "postgresql:///unused"
@@ -114,7 +117,10 @@ extension Checkers {
                     )
                 )
             }
-            let policy = try WitnessPolicy(witnesses: witnessKeys.map(CosignatureVerifier.init(verifierKey:)), quorum: 2)
+            let policy = try WitnessPolicy(
+                witnesses: witnessKeys.map(CosignatureVerifier.init(verifierKey:)),
+                quorum: 2
+            )
             let configuration = JSONValue.object([
                 (
                     "log",
@@ -151,7 +157,10 @@ extension Checkers {
             func signIn(_ count: Int) async throws {
                 for _ in 0..<count {
                     signins += 1
-                    let answer = try await client.post("/v1/signin/dev", .object([("subject", .string("user-\(signins)"))]))
+                    let answer = try await client.post(
+                        "/v1/signin/dev",
+                        .object([("subject", .string("user-\(signins)"))])
+                    )
                     #expect(answer.status == 200)
                 }
             }
@@ -163,7 +172,8 @@ extension Checkers {
                     let answer = try await client.send("GET", "/v1/log/checkpoint")
                     let note = String(decoding: answer.body, as: UTF8.self)
                     if answer.status == 200, let result = policy.check(note: note), result.quorumMet,
-                        let body = NoteText(note)?.body, let checkpoint = Checkpoint(body: body), checkpoint.size > after
+                        let body = NoteText(note)?.body, let checkpoint = Checkpoint(body: body),
+                        checkpoint.size > after
                     {
                         #expect(result.invalid.isEmpty)
                         return (note, checkpoint.size)
@@ -177,9 +187,13 @@ extension Checkers {
 
             try await signIn(5)
             let first = try await waitForQuorum("first", after: 0)
-            print("quorum of 2 at size \(first.size) after \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+            print(
+                "quorum of 2 at size \(first.size) after \(String(format: "%.1f", Date().timeIntervalSince(started))) s"
+            )
             let stateFile = try #require(
-                try FileManager.default.contentsOfDirectory(atPath: "\(folders[1])/state").first { $0.hasSuffix(".note") }
+                try FileManager.default.contentsOfDirectory(atPath: "\(folders[1])/state").first {
+                    $0.hasSuffix(".note")
+                }
             )
             let oldState = try Data(contentsOf: URL(fileURLWithPath: "\(folders[1])/state/\(stateFile)"))
 
@@ -203,7 +217,10 @@ extension Checkers {
             let failures = afterRestart.split(separator: "\n").first {
                 $0.hasPrefix("authlog_witness_failures_total{witness=\"witness.test/w1\"}")
             }
-            #expect(Int(failures?.split(separator: " ").last ?? "") ?? 0 > 0, "submissions to the killed witness failed")
+            #expect(
+                Int(failures?.split(separator: " ").last ?? "") ?? 0 > 0,
+                "submissions to the killed witness failed"
+            )
 
             // Witness 2 rolled back to its older state file: it answers the log's next submission 409 with the older
             // size (it cannot know it lost state); the log resends from that size with a proof, and it cosigns.
@@ -302,7 +319,9 @@ extension Checkers {
                 databaseURL: database.conninfo
             )
             #expect(tampered.status == 1, "\(tampered.stdout)\(tampered.stderr)")
-            #expect(tampered.stdout.contains("log broken: the stored cosignature of witness.test/w1 on the checkpoint of "))
+            #expect(
+                tampered.stdout.contains("log broken: the stored cosignature of witness.test/w1 on the checkpoint of ")
+            )
             server.stop()
             for witness in witnesses { witness.stop() }
         }

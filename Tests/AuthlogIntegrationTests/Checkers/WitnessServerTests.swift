@@ -62,19 +62,25 @@ extension Checkers {
             let fork = try await server.add(try log.request(old: 8, size: 8, note: try log.note(8, root: log.root(7))))
             #expect(fork.status == 422)
             // A fork at a larger size (another tree's root, the honest proof): 422.
-            let forked = try await server.add(try log.request(old: 8, size: 12, note: try log.note(12, root: log.root(11))))
+            let forked = try await server.add(
+                try log.request(old: 8, size: 12, note: try log.note(12, root: log.root(11)))
+            )
             #expect(forked.status == 422)
             // A flipped proof hash, a dropped one, an added one: 422.
             var proof = log.proof(from: 8, to: 13)
             proof[0][3] ^= 1
             #expect(try await server.add(try log.request(old: 8, size: 13, proof: proof)).status == 422)
             #expect(
-                try await server.add(try log.request(old: 8, size: 13, proof: Array(log.proof(from: 8, to: 13).dropLast())))
-                    .status == 422
+                try await server.add(
+                    try log.request(old: 8, size: 13, proof: Array(log.proof(from: 8, to: 13).dropLast()))
+                )
+                .status == 422
             )
             #expect(
-                try await server.add(try log.request(old: 8, size: 13, proof: log.proof(from: 8, to: 13) + [log.root(3)]))
-                    .status == 422
+                try await server.add(
+                    try log.request(old: 8, size: 13, proof: log.proof(from: 8, to: 13) + [log.root(3)])
+                )
+                .status == 422
             )
             // A size far beyond the tree (but below 2^63): no proof reaches it, 422.
             let far = try await server.add(
@@ -103,7 +109,9 @@ extension Checkers {
             let storedNote = try #require(NoteText(stored.text))
             #expect(Checkpoint(body: storedNote.body)?.size == 20)
             #expect(try log.signer.verifier.open(stored.text) == storedNote.body)
-            #expect(storedNote.signatures.contains { self.signer.verifier.timestamp(of: $0, body: storedNote.body) != nil })
+            #expect(
+                storedNote.signatures.contains { self.signer.verifier.timestamp(of: $0, body: storedNote.body) != nil }
+            )
             #expect(
                 try await restarted.client.send("GET", "/\(String(repeating: "0", count: 64))/checkpoint").status == 404
             )
@@ -182,7 +190,8 @@ extension Checkers {
             defer { try? FileManager.default.removeItem(atPath: freshDirectory) }
             let other = try await self.start([fresh], directory: freshDirectory)
             #expect(
-                try await other.add(try fresh.request(old: 0, size: 0, note: try fresh.note(0, root: fresh.root(1)))).status
+                try await other.add(try fresh.request(old: 0, size: 0, note: try fresh.note(0, root: fresh.root(1))))
+                    .status
                     == 422
             )
             #expect(try await other.add(try fresh.request(old: 0, size: 4, proof: [fresh.root(2)])).status == 422)

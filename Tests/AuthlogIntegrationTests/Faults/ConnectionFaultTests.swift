@@ -73,7 +73,8 @@ extension Faults {
             }
             let descriptorsAfter = Self.descriptorCount(pid)
             // The server hands freed memory back every ten seconds.
-            while Self.residentKilobytes(pid) > memoryBefore + 40 * 1024, ContinuousClock.now < deadline + .seconds(15) {
+            while Self.residentKilobytes(pid) > memoryBefore + 40 * 1024, ContinuousClock.now < deadline + .seconds(15)
+            {
                 try await Task.sleep(for: .milliseconds(200))
             }
             let memoryAfter = Self.residentKilobytes(pid)
@@ -86,7 +87,10 @@ extension Faults {
             // Under AddressSanitizer the allocator keeps freed memory in its quarantine by design, so the bound
             // holds for the normal build only (the figures are printed either way).
             if ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil {
-                #expect(memoryAfter <= memoryBefore + 40 * 1024, "RSS grew by \((memoryAfter - memoryBefore) / 1024) MB")
+                #expect(
+                    memoryAfter <= memoryBefore + 40 * 1024,
+                    "RSS grew by \((memoryAfter - memoryBefore) / 1024) MB"
+                )
             }
             let refused = try await database.scalar(
                 "SELECT count(*) FROM authlog.events WHERE type = 'signin.failed' AND reason = 'request_too_large'"

@@ -53,7 +53,9 @@ extension Faults {
             let deadline = Date().addingTimeInterval(15)
             while try await self.queuedEvents(conninfo) != 0 {
                 guard Date() < deadline else {
-                    Issue.record("the next server left \(try await self.queuedEvents(conninfo)) events unsealed for 15 s")
+                    Issue.record(
+                        "the next server left \(try await self.queuedEvents(conninfo)) events unsealed for 15 s"
+                    )
                     return
                 }
                 try await Task.sleep(for: .milliseconds(50))
@@ -77,7 +79,10 @@ extension Faults {
             )
             #expect(check.acknowledgedSignins > 0)
             #expect(check.missingSignins == 0, "every acknowledged sign-in is stored as signin.succeeded")
-            #expect(check.missingIssuedTokens == 0, "every acknowledged sign-in's refresh token is stored as token.issued")
+            #expect(
+                check.missingIssuedTokens == 0,
+                "every acknowledged sign-in's refresh token is stored as token.issued"
+            )
             #expect(check.missingRefreshes == 0, "every acknowledged refresh is stored as token.refreshed")
             #expect(check.isGapless, "positions are 1…N without gaps")
             #expect(verify.status == 0, "authlog verify: \(verify.stdout) \(verify.stderr)")
@@ -140,13 +145,20 @@ extension Faults {
             await load.value
             // The last kill can land between a commit and its seal: the next server seals what it finds queued.
             let queuedAtLastKill = try await Self.queuedEvents(database.conninfo)
-            let successor = try await ServeProcess.start(conninfo: database.conninfo, logFile: "\(folder)/serve-last.log")
+            let successor = try await ServeProcess.start(
+                conninfo: database.conninfo,
+                logFile: "\(folder)/serve-last.log"
+            )
             try await Self.waitUntilQueueIsEmpty(database.conninfo)
             successor.stop()
             print(
                 "10 SIGKILLs: \(queuedAtLastKill) events committed but unsealed at the last kill, sealed by the next server"
             )
-            let check = try await Self.expectNothingLost(ledger, conninfo: database.conninfo, label: "\(kills) SIGKILLs")
+            let check = try await Self.expectNothingLost(
+                ledger,
+                conninfo: database.conninfo,
+                label: "\(kills) SIGKILLs"
+            )
             #expect(kills == 10)
             #expect(check.acknowledgedRefreshes > 0)
             try? FileManager.default.removeItem(atPath: folder)
@@ -240,8 +252,15 @@ extension Faults {
             for answer in whileDown { Self.expectUnavailable(answer, "load \(answer.route)") }
             #expect(!afterRecovery.isEmpty)
             let failedAfter = afterRecovery.filter { $0.status != 200 }
-            #expect(failedAfter.isEmpty, "after recovery: \(failedAfter.prefix(5).map { "\($0.route) \($0.status ?? 0)" })")
-            _ = try await Self.expectNothingLost(ledger, conninfo: cluster.conninfo, label: "PostgreSQL stopped under load")
+            #expect(
+                failedAfter.isEmpty,
+                "after recovery: \(failedAfter.prefix(5).map { "\($0.route) \($0.status ?? 0)" })"
+            )
+            _ = try await Self.expectNothingLost(
+                ledger,
+                conninfo: cluster.conninfo,
+                label: "PostgreSQL stopped under load"
+            )
             try? FileManager.default.removeItem(atPath: folder)
         }
     }

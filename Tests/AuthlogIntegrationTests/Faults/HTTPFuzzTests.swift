@@ -127,7 +127,8 @@ extension Faults {
             let name = "#\(index) \(fuzzCase.method) \(fuzzCase.path) (\(fuzzCase.label))"
             let answer: RawHTTPAnswer
             do {
-                guard let received = try RawHTTPClient.exchange(port: port, request: fuzzCase.bytes, timeout: .seconds(5))
+                guard
+                    let received = try RawHTTPClient.exchange(port: port, request: fuzzCase.bytes, timeout: .seconds(5))
                 else {
                     return Outcome(problem: "\(name): closed without an answer")
                 }
