@@ -187,9 +187,10 @@ let package = Package(
             name: "AuthlogServerTests",
             dependencies: [
                 "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogCrypto", "AuthlogCore",
-                "AuthlogTesting",
+                "AuthlogPostgres", "AuthlogTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
