@@ -111,32 +111,46 @@ public struct LogVerifier: Sendable {
         var isRecorded = false
     }
 
-    private func walk(
+    /// The pins to hold the walk to, sorted by size, and the notes signed by another key; or the report of a
+    /// contradiction found among them.
+    private func gatherPins(
         on connection: Connection,
-        outside: [OutsideNote],
-        progress: @Sendable (Int64) -> Void
-    ) async throws -> Report {
-        let head = try await EventReader().head(on: connection)
+        outside: [OutsideNote]
+    ) async throws -> Result<(pins: [Pin], foreign: [String]), Broken> {
         var pins: [Pin] = []
         var foreign: [String] = []
         switch try await self.storedPins(on: connection) {
         case .success(let stored):
             pins = stored.pins
             foreign = stored.foreign
-        case .failure(let broken): return broken.report
+        case .failure(let broken): return .failure(broken)
         }
         for note in outside {
             switch self.outsidePin(note) {
             case .success(let pin): pins.append(pin)
             case .failure(let failure):
-                guard case .otherKey(let why) = failure.report else { return failure.report }
+                guard case .otherKey(let why) = failure.report else { return .failure(failure) }
                 foreign.append(why)
             }
         }
         pins += try await self.recordedPins(on: connection)
         // By size; within a size in the order found (stored, outside, recorded), so reports name them alike.
         pins = pins.enumerated().sorted { ($0.element.size, $0.offset) < ($1.element.size, $1.offset) }.map(\.element)
-        if let fork = Self.fork(in: pins) { return fork }
+        if let fork = Self.fork(in: pins) { return .failure(Broken(report: fork)) }
+        return .success((pins, foreign))
+    }
+
+    private func walk(
+        on connection: Connection,
+        outside: [OutsideNote],
+        progress: @Sendable (Int64) -> Void
+    ) async throws -> Report {
+        let head = try await EventReader().head(on: connection)
+        var (pins, foreign): ([Pin], [String])
+        switch try await self.gatherPins(on: connection, outside: outside) {
+        case .success(let gathered): (pins, foreign) = gathered
+        case .failure(let broken): return broken.report
+        }
         // After retention the walk starts at its anchor: checkpoints older than it can no longer be recomputed,
         // and the first one after it proves the anchor (a forged frontier gives another root).
         let anchor = try await LogAnchor.latest(on: connection)
@@ -149,12 +163,57 @@ public struct LogVerifier: Sendable {
                     + "positions 1…\(anchor.size)); verify against a note of \(anchor.size) events or more"
             )
         }
-        let dropped = pins.prefix { $0.size < frontier.size }.count
-        pins.removeFirst(dropped)
+        pins.removeFirst(pins.prefix { $0.size < frontier.size }.count)
+        var macs = MACTally()
+        if let broken = try await self.replay(
+            on: connection,
+            frontier: &frontier,
+            pins: pins,
+            macs: &macs,
+            headSize: head.size,
+            progress: progress
+        ) {
+            return broken
+        }
+        if let broken = try await self.checkEnd(
+            on: connection,
+            head: head,
+            frontier: frontier,
+            pins: pins,
+            anchor: anchor
+        ) {
+            return broken
+        }
+        if !foreign.isEmpty {
+            return .otherKey(
+                "signed by another key: " + foreign.joined(separator: "; ")
+                    + " (the events and the tree are intact; check with the log's verifier key)"
+            )
+        }
+        let recorded = pins.filter(\.isRecorded).count
+        return .intact(
+            events: frontier.size - (anchor?.size ?? 0),
+            root: frontier.root,
+            checkpoints: pins.count - recorded,
+            recordedRoots: recorded,
+            unauthenticated: macs.unauthenticated,
+            macsUnchecked: macs.authenticated > 0 && self.eventKey == nil
+        )
+    }
+
+    /// Reads the events page by page from `frontier`, checking each one's leaf, subtrees, month order and MAC,
+    /// and each pin as the frontier reaches its size; the first problem's report, or `nil`.
+    private func replay(
+        on connection: Connection,
+        frontier: inout MerkleFrontier,
+        pins: [Pin],
+        macs: inout MACTally,
+        headSize: Int64,
+        progress: @Sendable (Int64) -> Void
+    ) async throws -> Report? {
         var month = ""
         var cursor = PinCursor(pins: pins, startingAt: frontier.size)
         if let broken = cursor.check(frontier) { return broken }
-        var macs = MACTally()
         while true {
             let rows: [(event: RecordedEvent, subtrees: [UInt8], month: String, mac: [UInt8]?)]
             do {
@@ -171,15 +230,26 @@ public struct LogVerifier: Sendable {
                     )
                 }
                 month = row.month
-                if let problem = self.check(row.event, subtrees: row.subtrees, frontier: &frontier, head: head.size) {
+                if let problem = self.check(row.event, subtrees: row.subtrees, frontier: &frontier, head: headSize) {
                     return problem
                 }
                 if let problem = macs.check(row.event, mac: row.mac, key: self.eventKey) { return problem }
                 if let broken = cursor.check(frontier) { return broken }
             }
             progress(frontier.size)
-            if rows.count < self.pageSize { break }
+            if rows.count < self.pageSize { return nil }
         }
+    }
+
+    /// What must hold once every event is replayed: the log reaches the head and every pin, the anchor is
+    /// proved, the head's root is the recomputed one, and no committed event is stranded.
+    private func checkEnd(
+        on connection: Connection,
+        head: LogHead,
+        frontier: MerkleFrontier,
+        pins: [Pin],
+        anchor: LogAnchor?
+    ) async throws -> Report? {
         let last = frontier.size
         if head.size > last {
             return .broken(
@@ -202,6 +272,18 @@ public struct LogVerifier: Sendable {
         if head.root != frontier.root {
             return .broken(position: last, reason: "the head's root differs from the root recomputed from the events")
         }
+        let stranded = try await self.strandedCount(on: connection)
+        if stranded > 0 {
+            return .broken(
+                position: last + 1,
+                reason: "unsealed: \(stranded) committed events are neither sealed nor waiting in the queue"
+            )
+        }
+        return nil
+    }
+
+    /// Committed events that are neither sealed, queued, nor refused by name.
+    private func strandedCount(on connection: Connection) async throws -> Int64 {
         let stranded = try await connection.query(
             """
             SELECT count(*) FROM authlog.event_records r
@@ -216,27 +298,7 @@ public struct LogVerifier: Sendable {
                     AND f.data->'event_ids' ? r.event_id::text)
             """
         )
-        if let count = try stranded.first?.decode(Int64.self, at: 0), count > 0 {
-            return .broken(
-                position: last + 1,
-                reason: "unsealed: \(count) committed events are neither sealed nor waiting in the queue"
-            )
-        }
-        if !foreign.isEmpty {
-            return .otherKey(
-                "signed by another key: " + foreign.joined(separator: "; ")
-                    + " (the events and the tree are intact; check with the log's verifier key)"
-            )
-        }
-        let recorded = pins.filter(\.isRecorded).count
-        return .intact(
-            events: last - (anchor?.size ?? 0),
-            root: frontier.root,
-            checkpoints: pins.count - recorded,
-            recordedRoots: recorded,
-            unauthenticated: macs.unauthenticated,
-            macsUnchecked: macs.authenticated > 0 && self.eventKey == nil
-        )
+        return try stranded.first?.decode(Int64.self, at: 0) ?? 0
     }
 
     /// Two pins of one size with different roots.
