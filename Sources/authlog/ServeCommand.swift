@@ -42,12 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     var dev = false
 
     func run() async throws {
-        let logger = {
-            var logger = Logger(label: "authlog")
-            logger.logLevel =
-                ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-            return logger
-        }()
+        let logger = Self.makeLogger()
         var configuration = try loadConfiguration(self.config)
         if self.dev { configuration.development = true }
         if let port = self.port { configuration.port = port }
@@ -56,44 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
             configured: (configuration.databaseURL, configuration.readDatabaseURL)
         )
         let pool = ConnectionPool(conninfo: target.primary, maximumConnections: 16)
-        let components: ServerComponents
-        do {
-            components = try ServerComponents(
-                configuration: configuration,
-                pool: pool,
-                readPool: target.replica.map { ConnectionPool(conninfo: $0, maximumConnections: 8) },
-                accessTokenKey: try Self.accessTokenKey(configuration, logger: logger),
-                fetcher: AsyncHTTPFetcher(
-                    timeout: .seconds(
-                        configuration.providerTimeoutSeconds ?? ConfigurationDefaults.providerTimeoutSeconds
-                    )
-                )
-            )
-        } catch {
-            printError("\(error)")
-            throw ExitCode(2)
-        }
+        let components = try Self.components(configuration, pool: pool, replica: target.replica, logger: logger)
         if target.replica != nil {
             logger.info("reports, exports, proofs and session listings read from the read replica")
         }
-        if configuration.development == true {
-            logger.warning(
-                "DEVELOPMENT MODE: the `dev` provider signs anyone in without a proof. Never run this in production."
-            )
-        }
-        if configuration.dataKey == nil {
-            logger.warning(
-                "no data_key (AUTHLOG_DATA_KEY): personal data (names, emails) and provider refresh tokens are not kept"
-            )
-        }
-        if components.account.usesDevelopmentSubjectKey {
-            logger.warning(
-                "no subject_key or data_key (AUTHLOG_SUBJECT_KEY, AUTHLOG_DATA_KEY): subject and email hashes use a fixed development key"
-            )
-        }
-        if components.account.registry.providers.isEmpty {
-            logger.warning("no identity provider is configured; every sign-in will be refused")
-        }
+        Self.warnAboutAccounts(configuration, components: components, logger: logger)
         let host = self.host ?? configuration.host ?? ConfigurationDefaults.host
         let app = try buildApplication(
             components: components,
@@ -116,6 +78,81 @@ struct ServeCommand: AsyncParsableCommand {
             printError(error.message)
             throw ExitCode(2)
         }
+        Self.warnAboutLog(components, logger: logger)
+        // The background work first and the HTTP server last: on SIGTERM or SIGINT the group stops them in
+        // reverse order, so the server finishes its requests before the sealer (first) seals what they committed.
+        let trimming = PeriodicService(name: "memory-trim", every: .seconds(10)) { Self.returnFreedMemory() }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: (components.backgroundServices(pool: pool, logger: logger) + [trimming, app]).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
+                },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+        logger.info("authlog stopped")
+    }
+
+    /// The logger, at `LOG_LEVEL` (default `info`).
+    static func makeLogger() -> Logger {
+        var logger = Logger(label: "authlog")
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        return logger
+    }
+
+    /// The server's components over `pool` (and the replica's pool); a bad setting exits 2 with its message.
+    static func components(
+        _ configuration: ServerConfiguration,
+        pool: ConnectionPool,
+        replica: String?,
+        logger: Logger
+    ) throws -> ServerComponents {
+        do {
+            return try ServerComponents(
+                configuration: configuration,
+                pool: pool,
+                readPool: replica.map { ConnectionPool(conninfo: $0, maximumConnections: 8) },
+                accessTokenKey: try Self.accessTokenKey(configuration, logger: logger),
+                fetcher: AsyncHTTPFetcher(
+                    timeout: .seconds(
+                        configuration.providerTimeoutSeconds ?? ConfigurationDefaults.providerTimeoutSeconds
+                    )
+                )
+            )
+        } catch {
+            printError("\(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Warns about account settings that are fine for a trial and wrong in production.
+    static func warnAboutAccounts(_ configuration: ServerConfiguration, components: ServerComponents, logger: Logger) {
+        if configuration.development == true {
+            logger.warning(
+                "DEVELOPMENT MODE: the `dev` provider signs anyone in without a proof. Never run this in production."
+            )
+        }
+        if configuration.dataKey == nil {
+            logger.warning(
+                "no data_key (AUTHLOG_DATA_KEY): personal data (names, emails) and provider refresh tokens are not kept"
+            )
+        }
+        if components.account.usesDevelopmentSubjectKey {
+            logger.warning(
+                "no subject_key or data_key (AUTHLOG_SUBJECT_KEY, AUTHLOG_DATA_KEY): subject and email hashes use a fixed development key"
+            )
+        }
+        if components.account.registry.providers.isEmpty {
+            logger.warning("no identity provider is configured; every sign-in will be refused")
+        }
+    }
+
+    /// Warns about log settings that leave the log weaker than it can be: no event key, no signer state, no
+    /// checkpoints.
+    static func warnAboutLog(_ components: ServerComponents, logger: Logger) {
         if components.store.authenticator == nil {
             logger.warning(
                 "no log.event_key (AUTHLOG_EVENT_KEY): events carry no MAC, so a database owner could forge one"
@@ -135,20 +172,6 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.warning("log.witnesses are not asked: there are no checkpoints to cosign")
             }
         }
-        // The background work first and the HTTP server last: on SIGTERM or SIGINT the group stops them in
-        // reverse order, so the server finishes its requests before the sealer (first) seals what they committed.
-        let trimming = PeriodicService(name: "memory-trim", every: .seconds(10)) { Self.returnFreedMemory() }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: (components.backgroundServices(pool: pool, logger: logger) + [trimming, app]).map {
-                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
-                },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
-        logger.info("authlog stopped")
     }
 
     /// Hands memory that was freed back to the system (every ten seconds). A burst of clients (bodies being

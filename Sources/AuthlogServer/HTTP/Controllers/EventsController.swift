@@ -49,12 +49,22 @@ struct EventsController: Sendable {
             )
             throw Self.invalidEvent(index: refusal.index, refusal.problem)
         }
-        let result: AppendResult
+        let result = try await self.appendSealed(envelopes, actor: actor, metadata: metadata)
+        return JSONResponse.make(.object([("events", .array(result.events.map(Self.stored)))]))
+    }
+
+    /// Appends the events as one command and waits for them to be sealed. A refused event or a taken
+    /// `stream_version` is recorded as a refused ingest and answered 422 or 409 with its index.
+    private func appendSealed(
+        _ envelopes: [EventEnvelope],
+        actor: String,
+        metadata: RequestMetadata
+    ) async throws -> AppendResult {
         do {
             guard let outcome = await self.store.appendSealed([AppendCommand(events: envelopes)]).first else {
                 throw StoreError(.server, "the store returned no result")
             }
-            result = try outcome.get()
+            return try outcome.get()
         } catch let error as StoreError where error.code == .invalidEvent || error.code == .wrongExpectedVersion {
             try await self.access.record(
                 actor: actor,
@@ -69,23 +79,16 @@ struct EventsController: Sendable {
         } catch {
             throw ServiceError.failure(error)
         }
-        return JSONResponse.make(
-            .object([
-                (
-                    "events",
-                    .array(
-                        result.events.map { event in
-                            .object([
-                                ("event_id", .string(event.eventID.lowercased)),
-                                ("position", event.position.map { .number(String($0)) } ?? .null),
-                                ("stream_version", .number(String(event.streamVersion))),
-                                ("stored", .bool(!event.wasAlreadyStored)),
-                            ])
-                        }
-                    )
-                )
-            ])
-        )
+    }
+
+    /// One appended event as the ingest answer lists it.
+    private static func stored(_ event: AppendedEvent) -> JSONValue {
+        .object([
+            ("event_id", .string(event.eventID.lowercased)),
+            ("position", event.position.map { .number(String($0)) } ?? .null),
+            ("stream_version", .number(String(event.streamVersion))),
+            ("stored", .bool(!event.wasAlreadyStored)),
+        ])
     }
 
     private static func invalidEvent(index: Int, _ problem: String) -> ServiceError {
