@@ -90,16 +90,7 @@ struct ExportCommand: AsyncParsableCommand {
     /// Writes the month's events to `authlog-events-YYYY-MM.jsonl` in --output and then its manifest (the
     /// file's positions, count and SHA-256), which `authlog retention apply --exports` checks.
     private func exportMonth() async throws {
-        guard let month = self.month, let directory = self.output else {
-            printError("--month and --output go together")
-            throw ExitCode(2)
-        }
-        guard self.after == 0, self.limit == nil, self.type == nil, self.userID == nil, self.provider == nil,
-            month.utf8.count == 7, Timestamp(iso8601: month + "-01") != nil
-        else {
-            printError("--month takes YYYY-MM and no --after, --limit or filters")
-            throw ExitCode(2)
-        }
+        let (month, directory) = try self.monthAndDirectory()
         let target = try await self.database.readTarget(self.replica)
         let (connection, lag, span) = try await target.open { connection, _ in
             try await LogMonths.span(of: month + "-01", on: connection)
@@ -149,21 +140,46 @@ struct ExportCommand: AsyncParsableCommand {
             exportedAt: Timestamp.now().description,
             exportedBy: AccessRecord.actor
         )
+        let manifestPath = try Self.write(manifest, in: directory, attributes: ownerOnly)
+        print("exported \(events) events of \(month) (positions \(first)…\(last)) to \(file)")
+        print("manifest \(manifestPath) sha256 \(manifest.sha256)")
+    }
+
+    /// --month and --output, checked: YYYY-MM, and no --after, --limit or filters beside them.
+    private func monthAndDirectory() throws -> (month: String, directory: String) {
+        guard let month = self.month, let directory = self.output else {
+            printError("--month and --output go together")
+            throw ExitCode(2)
+        }
+        guard self.after == 0, self.limit == nil, self.type == nil, self.userID == nil, self.provider == nil,
+            month.utf8.count == 7, Timestamp(iso8601: month + "-01") != nil
+        else {
+            printError("--month takes YYYY-MM and no --after, --limit or filters")
+            throw ExitCode(2)
+        }
+        return (month, directory)
+    }
+
+    /// Writes `manifest` beside its file, with `attributes`, and returns its path.
+    private static func write(
+        _ manifest: ExportManifest,
+        in directory: String,
+        attributes: [FileAttributeKey: Any]
+    ) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let manifestPath = directory + "/" + ExportManifest.manifestName(month: month)
+        let manifestPath = directory + "/" + ExportManifest.manifestName(month: manifest.month)
         guard
             FileManager.default.createFile(
                 atPath: manifestPath,
                 contents: try encoder.encode(manifest) + Data("\n".utf8),
-                attributes: ownerOnly
+                attributes: attributes
             )
         else {
             printError("cannot write \(manifestPath)")
             throw ExitCode(1)
         }
-        print("exported \(events) events of \(month) (positions \(first)…\(last)) to \(file)")
-        print("manifest \(manifestPath) sha256 \(manifest.sha256)")
+        return manifestPath
     }
 
     /// Prints the matching events after `after` up to position `head` (or `limit` of them); returns the cursor.
