@@ -20,18 +20,7 @@ extension EventEnvelope {
     /// are the columns authlog fills itself (`position`, `recorded_at`, `digest`, `leaf_hash`, `hash`, `prev_hash`).
     /// - Throws: ``EventValidationError`` naming the first problem.
     public init(ingesting json: JSONValue) throws(EventValidationError) {
-        guard case .object(let members) = json else {
-            throw EventValidationError(field: "event", problem: "must be a JSON object")
-        }
-        for member in members where !Self.ingestFields.contains(member.name) {
-            let reserved = ["position", "recorded_at", "digest", "leaf_hash", "hash", "prev_hash"].contains(member.name)
-            // The name is the sender's: shown escaped and cut, and quoted when blank, so the error always names it.
-            let shown = EnvelopeText.normalized(member.name, limit: 64) ?? "\"\(member.name)\""
-            throw EventValidationError(
-                field: shown,
-                problem: reserved ? "is set by authlog" : "is not an envelope field"
-            )
-        }
+        try Self.refuseUnknownMembers(of: json)
         let reader = IngestReader(json: json)
         guard let type = EventType(rawValue: try reader.requiredString("type")) else {
             throw EventValidationError(field: "type", problem: "is not in the event catalogue")
@@ -42,24 +31,8 @@ extension EventEnvelope {
         guard let occurredAt = Timestamp(iso8601: try reader.requiredString("occurred_at")) else {
             throw EventValidationError(field: "occurred_at", problem: "must be an ISO 8601 timestamp")
         }
-        let outcome: Outcome
-        if let text = try reader.string("outcome") {
-            guard let parsed = Outcome(rawValue: text) else {
-                throw EventValidationError(field: "outcome", problem: "must be success or failure")
-            }
-            outcome = parsed
-        } else if let fixed = type.fixedOutcome {
-            outcome = fixed
-        } else {
-            throw EventValidationError(field: "outcome", problem: "is required for \(type.rawValue)")
-        }
-        var ip: IPAddress?
-        if let text = try reader.string("ip") {
-            guard let parsed = IPAddress(text) else {
-                throw EventValidationError(field: "ip", problem: "must be an IPv4 or IPv6 host address")
-            }
-            ip = parsed
-        }
+        let outcome = try Self.outcome(reader, type: type)
+        let ip = try Self.ip(reader)
         let data = json["data"] ?? .emptyObject
         let dataSize = data.canonicalBytes.count
         guard dataSize <= Self.ingestDataLimit else {
@@ -87,6 +60,43 @@ extension EventEnvelope {
             schemaVersion: Int16(try reader.integer("schema_version", in: 1...Int(Int16.max)) ?? 1)
         )
         try self.validate()
+    }
+    /// Refuses anything but an object of envelope fields; the columns authlog fills itself are named as such.
+    private static func refuseUnknownMembers(of json: JSONValue) throws(EventValidationError) {
+        guard case .object(let members) = json else {
+            throw EventValidationError(field: "event", problem: "must be a JSON object")
+        }
+        for member in members where !Self.ingestFields.contains(member.name) {
+            let reserved = ["position", "recorded_at", "digest", "leaf_hash", "hash", "prev_hash"].contains(member.name)
+            // The name is the sender's: shown escaped and cut, and quoted when blank, so the error always names it.
+            let shown = EnvelopeText.normalized(member.name, limit: 64) ?? "\"\(member.name)\""
+            throw EventValidationError(
+                field: shown,
+                problem: reserved ? "is set by authlog" : "is not an envelope field"
+            )
+        }
+    }
+
+    /// `outcome`, or the one the type fixes.
+    private static func outcome(_ reader: IngestReader, type: EventType) throws(EventValidationError) -> Outcome {
+        if let text = try reader.string("outcome") {
+            guard let parsed = Outcome(rawValue: text) else {
+                throw EventValidationError(field: "outcome", problem: "must be success or failure")
+            }
+            return parsed
+        } else if let fixed = type.fixedOutcome {
+            return fixed
+        }
+        throw EventValidationError(field: "outcome", problem: "is required for \(type.rawValue)")
+    }
+
+    /// `ip`, when given: a host address.
+    private static func ip(_ reader: IngestReader) throws(EventValidationError) -> IPAddress? {
+        guard let text = try reader.string("ip") else { return nil }
+        guard let parsed = IPAddress(text) else {
+            throw EventValidationError(field: "ip", problem: "must be an IPv4 or IPv6 host address")
+        }
+        return parsed
     }
 }
 
