@@ -163,6 +163,15 @@ public final class FakeIdentityProvider: Sendable {
         let router = Router()
         router.add(middleware: RecordingMiddleware(provider: self))
         router.add(middleware: DownMiddleware(provider: self))
+        self.addOpenIDRoutes(to: router)
+        self.addGitHubRoutes(to: router)
+        self.addKakaoRoutes(to: router)
+        self.addRevocationRoutes(to: router)
+        return router
+    }
+
+    /// The keys, the discovery document and the code-for-tokens endpoint of an OpenID provider.
+    private func addOpenIDRoutes(to router: Router<BasicRequestContext>) {
         router.get("/jwks") { _, _ in
             let (keys, cacheControl) = self.state.withLock { state in
                 state.jwksFetches += 1
@@ -196,6 +205,10 @@ public final class FakeIdentityProvider: Sendable {
                 ])
             )
         }
+    }
+
+    /// GitHub's code exchange, user and emails, and its token check for an OAuth app.
+    private func addGitHubRoutes(to router: Router<BasicRequestContext>) {
         router.post("/login/oauth/access_token") { request, _ in
             let fields = try await Self.form(request)
             guard let code = fields["code"], self.state.withLock({ $0.codes.removeValue(forKey: code) }) != nil else {
@@ -236,6 +249,10 @@ public final class FakeIdentityProvider: Sendable {
                 ])
             )
         }
+    }
+
+    /// Kakao's token information and user profile.
+    private func addKakaoRoutes(to router: Router<BasicRequestContext>) {
         router.get("/v1/user/access_token_info") { request, _ in
             guard let user = self.user(request) else {
                 return Self.json(.object([("code", .number("-401"))]), status: .unauthorized)
@@ -264,8 +281,6 @@ public final class FakeIdentityProvider: Sendable {
                 ])
             )
         }
-        self.addRevocationRoutes(to: router)
-        return router
     }
 
     private func user(_ request: Request) -> User? {
