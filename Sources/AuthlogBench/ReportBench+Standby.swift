@@ -50,22 +50,7 @@ extension ReportBench {
             let reader = try await Connection.connect(conninfo)
             let cpuBefore = primaryServer.seconds()
             async let load = LoadRun.run(connections: connections, for: duration, request: refresh)
-            var rounds: [Double] = []
-            let deadline = ContinuousClock.now + duration
-            while ContinuousClock.now < deadline {
-                let start = ContinuousClock.now
-                let now = Timestamp.now()
-                for entry in Self.cases {
-                    let query = try ReportQuery(
-                        kind: entry.kind,
-                        since: now.adding(seconds: -entry.days * 86_400),
-                        until: now,
-                        dimensions: entry.by
-                    )
-                    _ = try await query.run(on: reader)
-                }
-                rounds.append((ContinuousClock.now - start).inSeconds)
-            }
+            let rounds = try await Self.reportRounds(on: reader, for: duration)
             let run = try await load
             results.append((place, run, rounds, primaryServer.seconds() - cpuBefore))
             say("refreshes while the reports run on the \(place): \(run.summary); \(rounds.count) report rounds")
@@ -76,6 +61,38 @@ extension ReportBench {
         )
         await server.stop()
         await apple.stop()
+        Self.printTable(alone: alone, aloneCPU: aloneCPU, results: results, lag: lag)
+    }
+
+    /// The report rounds (every report of ``cases`` once) run back to back on `reader` for `duration`; each
+    /// round's seconds.
+    static func reportRounds(on reader: Connection, for duration: Duration) async throws -> [Double] {
+        var rounds: [Double] = []
+        let deadline = ContinuousClock.now + duration
+        while ContinuousClock.now < deadline {
+            let start = ContinuousClock.now
+            let now = Timestamp.now()
+            for entry in Self.cases {
+                let query = try ReportQuery(
+                    kind: entry.kind,
+                    since: now.adding(seconds: -entry.days * 86_400),
+                    until: now,
+                    dimensions: entry.by
+                )
+                _ = try await query.run(on: reader)
+            }
+            rounds.append((ContinuousClock.now - start).inSeconds)
+        }
+        return rounds
+    }
+
+    /// The phases' table and the standby's lag.
+    static func printTable(
+        alone: LoadRun,
+        aloneCPU: Double,
+        results: [(place: String, load: LoadRun, rounds: [Double], primaryCPU: Double)],
+        lag: ReplicaLag
+    ) {
         say("")
         say(
             "phase                                refreshes/s   vs alone   report round median ms   rounds   primary CPU s"
