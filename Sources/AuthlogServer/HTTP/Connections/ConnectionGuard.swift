@@ -22,7 +22,11 @@ struct RequestBodyTimedOut: Error {}
 ///   reset, and the connection's buffers are never pinned by an unread body — likewise when the application
 ///   half-closes after `Connection: close`;
 /// - a request the HTTP parser refuses, or one no route can take (`CONNECT`, a target that is not a path), is
-///   answered here with the JSON error shape, an `X-Request-Id`, a log line and the metrics.
+///   answered here with the JSON error shape, an `X-Request-Id`, a log line and the metrics;
+/// - pipelined requests (several written before the first is answered, RFC 9112 §9.3.2) are each answered,
+///   in order: the guard counts the requests handed on and not yet answered, so the answer to one request
+///   never reads as "answered before its body" for the next. A request refused here behind pipelined ones is
+///   answered after them, and nothing after it is handed on.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -34,10 +38,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case awaitingHead
         /// Headers read; the body is arriving.
         case readingBody
-        /// The whole request is in; its answer is being made.
-        case awaitingAnswer
+        /// A request was refused here behind pipelined ones still being answered: nothing more is handed on,
+        /// and the refusal is answered after them.
+        case refusing(Refusal)
         /// Output closed; whatever arrives is dropped until the connection closes.
         case lingering
+    }
+
+    /// A request answered from here, below the router.
+    private struct Refusal {
+        var status: HTTPResponse.Status
+        var code: String
+        var description: String
+        var method: String
     }
 
     private let limits: ConnectionLimits
@@ -45,6 +58,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let metrics: ServerMetrics
     private var phase = Phase.awaitingHead
     private var requestsSeen = 0
+    /// Requests handed on to the application whose answers are not yet complete.
+    private var unanswered = 0
     private var isWatching = false
     private var timer: Scheduled<Void>?
 
@@ -77,32 +92,44 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = self.unwrapInboundIn(data)
         switch (self.phase, part) {
-        case (.lingering, _):
+        case (.lingering, _), (.refusing, _):
             context.read()
         case (.awaitingHead, .head(let head)):
             self.cancelTimer()
             self.requestsSeen += 1
             if head.method == .connect || head.path?.hasPrefix("/") != true {
                 let isConnect = head.method == .connect
-                self.answerBelowRouter(
-                    context: context,
-                    status: isConnect ? .methodNotAllowed : .badRequest,
-                    code: isConnect ? "method_not_allowed" : "invalid_request",
-                    description: isConnect ? "CONNECT is not served here." : "The request target must be a path.",
-                    method: head.method.rawValue
+                self.refuse(
+                    Refusal(
+                        status: isConnect ? .methodNotAllowed : .badRequest,
+                        code: isConnect ? "method_not_allowed" : "invalid_request",
+                        description: isConnect ? "CONNECT is not served here." : "The request target must be a path.",
+                        method: head.method.rawValue
+                    ),
+                    context: context
                 )
                 return
             }
             self.phase = .readingBody
+            self.unanswered += 1
             self.schedule(context: context, after: self.limits.bodyTimeout) { $0.bodyTimedOut(context: context) }
             context.fireChannelRead(data)
         case (.readingBody, .end):
             self.cancelTimer()
-            self.phase = .awaitingAnswer
+            self.phase = .awaitingHead
             context.fireChannelRead(data)
         default:
             context.fireChannelRead(data)
         }
+    }
+
+    /// Answers `refusal` now, or after the pipelined requests before it are answered.
+    private func refuse(_ refusal: Refusal, context: ChannelHandlerContext) {
+        guard self.unanswered == 0 else {
+            self.phase = .refusing(refusal)
+            return
+        }
+        self.answerBelowRouter(context: context, refusal)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -111,31 +138,32 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch self.phase {
-        case .lingering:
+        case .lingering, .refusing:
             return
         case .awaitingHead:
+            // Bytes that are not HTTP, before a request or after complete (perhaps pipelined) ones: the answers
+            // in progress are given, then this one, then the connection closes.
             self.cancelTimer()
             let isHeaderOverflow: Bool
             if case .headerOverflow = parseError { isHeaderOverflow = true } else { isHeaderOverflow = false }
-            self.answerBelowRouter(
-                context: context,
-                status: isHeaderOverflow ? .requestHeaderFieldsTooLarge : .badRequest,
-                code: isHeaderOverflow ? "request_header_fields_too_large" : "invalid_request",
-                description: isHeaderOverflow
-                    ? "The request headers are too large." : "The request is not valid HTTP/1.1.",
-                method: "-"
+            self.refuse(
+                Refusal(
+                    status: isHeaderOverflow ? .requestHeaderFieldsTooLarge : .badRequest,
+                    code: isHeaderOverflow ? "request_header_fields_too_large" : "invalid_request",
+                    description: isHeaderOverflow
+                        ? "The request headers are too large." : "The request is not valid HTTP/1.1.",
+                    method: "-"
+                ),
+                context: context
             )
         case .readingBody:
             // The route reading the body answers (400); the connection closes after that answer.
             context.fireErrorCaught(error)
-        case .awaitingAnswer:
-            // Garbage after a complete request: the answer in progress is given, then the connection closes.
-            break
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if self.phase == .lingering, let event = event as? ChannelEvent, event == .inputClosed {
+        if case .lingering = self.phase, let event = event as? ChannelEvent, event == .inputClosed {
             context.close(promise: nil)
             return
         }
@@ -145,20 +173,33 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Outbound
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch (self.phase, self.unwrapOutboundIn(data)) {
-        case (.lingering, _):
-            // Nothing more is said on a closing connection (a framework's bare 400 after ours, say).
+        guard case .end = self.unwrapOutboundIn(data) else {
+            if case .lingering = self.phase {
+                // Nothing more is said on a closing connection (a framework's bare 400 after ours, say).
+                promise?.succeed(())
+            } else {
+                context.write(data, promise: promise)
+            }
+            return
+        }
+        switch self.phase {
+        case .lingering:
             promise?.succeed(())
-        case (.readingBody, .end), (.awaitingHead, .end):
+        case .readingBody where self.unanswered <= 1, .awaitingHead where self.unanswered == 0:
             // Answered before the request's body was read: close rather than read an unbounded rest.
+            self.unanswered = 0
             context.writeAndFlush(data, promise: promise)
             self.startLingering(context: context)
-        case (.awaitingAnswer, .end):
+        case .refusing(let refusal):
             context.write(data, promise: promise)
-            self.phase = .awaitingHead
-            self.schedule(context: context, after: self.limits.idleTimeout) { _ in context.close(promise: nil) }
-        default:
+            self.unanswered -= 1
+            if self.unanswered == 0 { self.answerBelowRouter(context: context, refusal) }
+        case .awaitingHead, .readingBody:
             context.write(data, promise: promise)
+            self.unanswered -= 1
+            if self.unanswered == 0, case .awaitingHead = self.phase {
+                self.schedule(context: context, after: self.limits.idleTimeout) { _ in context.close(promise: nil) }
+            }
         }
     }
 
@@ -181,18 +222,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func headersTimedOut(context: ChannelHandlerContext) {
-        guard self.phase == .awaitingHead else { return }
+        guard case .awaitingHead = self.phase, self.unanswered == 0 else { return }
         self.answerBelowRouter(
             context: context,
-            status: .requestTimeout,
-            code: "request_timeout",
-            description: "The request headers did not arrive in time.",
-            method: "-"
+            Refusal(
+                status: .requestTimeout,
+                code: "request_timeout",
+                description: "The request headers did not arrive in time.",
+                method: "-"
+            )
         )
     }
 
     private func bodyTimedOut(context: ChannelHandlerContext) {
-        guard self.phase == .readingBody else { return }
+        guard case .readingBody = self.phase else { return }
         context.fireErrorCaught(RequestBodyTimedOut())
         // The route answers 408 and the connection closes after it; if no answer comes, it closes anyway.
         self.schedule(context: context, after: self.limits.lingerTimeout) { _ in context.close(promise: nil) }
@@ -200,7 +243,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Closes the output now and the whole connection after the linger, dropping what arrives meanwhile.
     private func startLingering(context: ChannelHandlerContext) {
-        guard self.phase != .lingering else { return }
+        if case .lingering = self.phase { return }
         self.phase = .lingering
         context.flush()
         let closed = context.eventLoop.makePromise(of: Void.self)
@@ -211,13 +254,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Answers with the JSON error shape from here, where no route runs, logs it and closes.
-    private func answerBelowRouter(
-        context: ChannelHandlerContext,
-        status: HTTPResponse.Status,
-        code: String,
-        description: String,
-        method: String
-    ) {
+    private func answerBelowRouter(context: ChannelHandlerContext, _ refusal: Refusal) {
+        let (status, code, description, method) = (refusal.status, refusal.code, refusal.description, refusal.method)
         let requestID = UUID.version7().lowercased
         let body = ServiceError(status, code, description).jsonBody
         // Written as bytes below NIO's response encoder, which would drop the body of an answer to CONNECT and
