@@ -47,7 +47,7 @@ struct RequestBodyReader: Sendable {
     /// The raw body, at most `limit` bytes.
     /// - Throws: ``Refusal``.
     func bytes(of request: Request) async throws -> [UInt8] {
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > self.limit {
+        if let declared = request.headers[.contentLength], Self.exceeds(self.limit, declared: declared) {
             throw Refusal.tooLarge
         }
         do {
@@ -59,6 +59,15 @@ struct RequestBodyReader: Sendable {
         } catch {
             throw Refusal.tooLarge
         }
+    }
+
+    /// Whether a declared `Content-Length` is over `limit`, including lengths too large for an `Int` (2^63 to
+    /// 2^64 − 1, which the HTTP parser accepts): those are refused at once rather than waited for.
+    static func exceeds(_ limit: Int, declared: String) -> Bool {
+        guard !declared.isEmpty, declared.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return false }
+        guard let length = Int(declared) else { return true }
+        return length > limit
     }
 
     /// The body as a JSON object; an empty body reads as `{}` when `allowEmpty`.
