@@ -35,8 +35,11 @@ struct NoticeReach: Sendable {
         }
     }
 
+    /// Whether `session` had started by `eventTime`, at the notice's resolution: Apple's `event_time` is in
+    /// milliseconds, so a session started within that millisecond counts as existing.
     private static func existed(_ session: SessionRecord, at eventTime: Timestamp?) -> Bool {
         guard let eventTime else { return true }
-        return session.startedAt <= eventTime
+        let endOfMillisecond = Timestamp(microsecondsSinceEpoch: eventTime.microsecondsSinceEpoch + 999)
+        return session.startedAt <= endOfMillisecond
     }
 }
