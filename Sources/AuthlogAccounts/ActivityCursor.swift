@@ -27,6 +27,8 @@ public struct ActivityCursor: Sendable, Equatable {
 
     /// The text given to the client.
     public var text: String {
-        Base64URL.encode(Array("\(self.position.occurredAt.microsecondsSinceEpoch):\(self.position.eventID.lowercased)".utf8))
+        Base64URL.encode(
+            Array("\(self.position.occurredAt.microsecondsSinceEpoch):\(self.position.eventID.lowercased)".utf8)
+        )
     }
 }

@@ -34,7 +34,9 @@ public struct ActivityQuery: Sendable, Equatable {
                 guard (1...3).contains(value.utf8.count), value.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
                     let limit = Int(value), (1...Self.maximumLimit).contains(limit)
                 else {
-                    throw ServiceError.badRequest("The query parameter limit must be a number from 1 to \(Self.maximumLimit).")
+                    throw ServiceError.badRequest(
+                        "The query parameter limit must be a number from 1 to \(Self.maximumLimit)."
+                    )
                 }
                 self.limit = limit
             }

@@ -68,7 +68,10 @@ struct LateNoticeTests {
         #expect(notice.sessionsLeft?.count == 1)
         #expect(left.sessionID == second.sessionID.lowercased)
         #expect(left.reason == .startedAfterNotice)
-        #expect(try self.received().data["sessions_left"]?.arrayValue?.first?["reason"]?.stringValue == "started_after_notice")
+        #expect(
+            try self.received().data["sessions_left"]?.arrayValue?.first?["reason"]?.stringValue
+                == "started_after_notice"
+        )
     }
 
     @Test func aConsentRevokedTimedAfterBothSignInsEndsBoth() async throws {

@@ -27,7 +27,11 @@ struct OwnSessionsTests {
 
     @Test func theListShowsTheCallersSessionAsCurrentNewestFirstAndRecordsTheRead() async throws {
         let phone = try await self.rules.signIn(with: "dev", "alice", metadata: Self.device("Phone/1.0"))
-        let laptop = try await self.rules.signIn(with: "dev", "alice", metadata: Self.device("Laptop/2.0", ip: "2001:db8::5"))
+        let laptop = try await self.rules.signIn(
+            with: "dev",
+            "alice",
+            metadata: Self.device("Laptop/2.0", ip: "2001:db8::5")
+        )
         _ = try await self.rules.signIn("bob")
         #expect(phone.userID == laptop.userID)
 
@@ -58,7 +62,9 @@ struct OwnSessionsTests {
         let alice = try await self.rules.signIn("alice")
         let bob = try await self.rules.signIn("bob")
         var answers: [ServiceError] = []
-        for target in [bob.sessionID.lowercased, UUID().uuidString, "not-a-session", "", alice.sessionID.uuidString + "x"] {
+        for target in [
+            bob.sessionID.lowercased, UUID().uuidString, "not-a-session", "", alice.sessionID.uuidString + "x",
+        ] {
             let refusal = await #expect(throws: ServiceError.self) {
                 try await self.rules.accounts.endOwnSession(
                     bearer: alice.accessToken,
@@ -126,7 +132,10 @@ struct OwnSessionsTests {
         )
         #expect(sessions.map(\.session.sessionID) == [current])
         #expect(try await self.rules.refreshes(bob.refreshToken))
-        #expect(try await self.rules.accounts.revokeOtherSessions(bearer: second.accessToken, metadata: RuleHarness.request) == 0)
+        #expect(
+            try await self.rules.accounts.revokeOtherSessions(bearer: second.accessToken, metadata: RuleHarness.request)
+                == 0
+        )
     }
 
     @Test func activityListsAFailedProofAttributedToTheUserNewestFirst() async throws {
@@ -225,7 +234,10 @@ struct OwnSessionsTests {
     }
 
     @Test func theCursorRoundTripsAndRefusesWhatItDidNotMake() throws {
-        let position = ActivityPosition(occurredAt: Timestamp(microsecondsSinceEpoch: 1_764_000_000_123_456), eventID: UUID())
+        let position = ActivityPosition(
+            occurredAt: Timestamp(microsecondsSinceEpoch: 1_764_000_000_123_456),
+            eventID: UUID()
+        )
         let cursor = ActivityCursor(position)
         #expect(ActivityCursor(text: cursor.text) == cursor)
         #expect(ActivityCursor(text: "") == nil)

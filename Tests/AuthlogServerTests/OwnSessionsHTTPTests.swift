@@ -25,7 +25,9 @@ struct OwnSessionsHTTPTests {
             let listed = try await harness.send("GET", "/v1/me/sessions", as: laptop)
             #expect(listed.status == 200, "\(listed.json.canonicalText)")
             let sessions = try #require(listed.json["sessions"]?.arrayValue)
-            #expect(sessions.compactMap { $0["session_id"]?.stringValue } == [laptop, phone].map(\.sessionID.lowercased))
+            #expect(
+                sessions.compactMap { $0["session_id"]?.stringValue } == [laptop, phone].map(\.sessionID.lowercased)
+            )
             #expect(sessions.map { $0["current"] } == [.bool(true), .bool(false)])
             #expect(sessions.allSatisfy { $0["provider"]?.stringValue == "dev" })
             #expect(sessions.allSatisfy { $0["ip"]?.stringValue == "203.0.113.7" })
@@ -128,7 +130,11 @@ struct OwnSessionsHTTPTests {
             let reads = try await Self.reads(of: alice, on: harness)
             #expect(reads.filter { $0.outcome == "success" }.count == 4)
             #expect(reads.filter { $0.outcome == "failure" }.count == 6)
-            #expect(reads.allSatisfy { $0.stream == "audit-access" && $0.data["query"]?.stringValue?.hasPrefix("me activity") == true })
+            #expect(
+                reads.allSatisfy {
+                    $0.stream == "audit-access" && $0.data["query"]?.stringValue?.hasPrefix("me activity") == true
+                }
+            )
         }
     }
 
