@@ -1,5 +1,7 @@
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogServer
+import AuthlogStore
 import AuthlogTesting
 import Foundation
 import Testing
@@ -152,6 +154,34 @@ struct OwnSessionsHTTPTests {
                 }
             }
             #expect(try await harness.events(ofType: "audit.accessed").isEmpty)
+        }
+    }
+
+    @Test func theActivityQueryIsServedByTheIndexInItsOrderWithoutScanningTheLog() async throws {
+        try await ServerHarness.run { harness in
+            let alice = try await harness.signInDev("alice")
+            let connection = try await harness.database.connect()
+            // With scans and sorts priced out, a plan without a sequential scan or a Sort node (a Merge Append of
+            // the months keeps their order) exists only if the index serves both the filter and the order.
+            for setting in ["enable_seqscan", "enable_bitmapscan", "enable_sort"] {
+                try await connection.query(SQLQuery(unsafeSQL: "SET \(setting) = off"))
+            }
+            let cursor = ActivityPosition(occurredAt: .now(), eventID: UUID())
+            for before in [nil, cursor] {
+                let query = OwnAccountQueries.activityQuery(
+                    of: alice.userID,
+                    types: EventType.userActivity,
+                    before: before,
+                    limit: 51
+                )
+                var explain = SQLQuery(unsafeSQL: "EXPLAIN " + query.sql)
+                for bind in query.binds { _ = explain.bind(bind) }
+                let plan = try await connection.query(explain).rows.map { try $0.decode(String.self, at: 0) }
+                    .joined(separator: "\n")
+                #expect(plan.contains("Index Scan Backward"), "\(plan)")
+                #expect(plan.contains("user_id_occurred_at_event_id"), "\(plan)")
+                #expect(!plan.contains("Seq Scan") && !plan.contains("Sort  ("), "\(plan)")
+            }
         }
     }
 }

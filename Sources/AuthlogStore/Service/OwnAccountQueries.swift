@@ -52,27 +52,35 @@ public struct OwnAccountQueries: OwnAccountReads {
         before: ActivityPosition?,
         limit: Int
     ) async throws -> [ActivityRecord] {
+        let query = Self.activityQuery(of: userID, types: types, before: before, limit: limit)
+        let rows = try await self.pool.withConnection { try await $0.query(query).rows }
+        return try rows.map(Self.activityRecord)
+    }
+
+    /// The statement ``activity(of:types:before:limit:)`` runs (public so that tests can EXPLAIN it).
+    public static func activityQuery(
+        of userID: UUID,
+        types: Set<EventType>,
+        before: ActivityPosition?,
+        limit: Int
+    ) -> SQLQuery {
         // Type names are catalogue constants (letters, dots, underscores): no quoting is needed in the literal.
         let typeArray = "{" + types.map(\.rawValue).sorted().joined(separator: ",") + "}"
         let limit = max(limit, 0)
         // Two texts rather than `$n IS NULL OR …`, so that each prepared plan keeps the cursor as an index bound.
-        let query: SQLQuery
-        if let before {
-            query = """
-                SELECT \(unescaped: Self.activityColumns) FROM authlog.event_records e
-                WHERE e.user_id = \(userID) AND e.type = ANY(\(typeArray)::text[])
-                  AND (e.occurred_at, e.event_id) < (\(before.occurredAt)::timestamptz, \(before.eventID)::uuid)
-                ORDER BY e.occurred_at DESC, e.event_id DESC LIMIT \(limit)
-                """
-        } else {
-            query = """
+        guard let before else {
+            return """
                 SELECT \(unescaped: Self.activityColumns) FROM authlog.event_records e
                 WHERE e.user_id = \(userID) AND e.type = ANY(\(typeArray)::text[])
                 ORDER BY e.occurred_at DESC, e.event_id DESC LIMIT \(limit)
                 """
         }
-        let rows = try await self.pool.withConnection { try await $0.query(query).rows }
-        return try rows.map(Self.activityRecord)
+        return """
+            SELECT \(unescaped: Self.activityColumns) FROM authlog.event_records e
+            WHERE e.user_id = \(userID) AND e.type = ANY(\(typeArray)::text[])
+              AND (e.occurred_at, e.event_id) < (\(before.occurredAt)::timestamptz, \(before.eventID)::uuid)
+            ORDER BY e.occurred_at DESC, e.event_id DESC LIMIT \(limit)
+            """
     }
 
     /// The columns ``activityRecord(_:)`` decodes, in order.
