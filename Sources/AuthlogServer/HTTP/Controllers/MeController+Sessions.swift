@@ -10,6 +10,9 @@ extension MeController {
         routes.add(.get, "/v1/me/sessions", use: self.sessions)
         routes.add(.post, "/v1/me/sessions/revoke-others", use: self.revokeOthers)
         routes.add(.delete, "/v1/me/sessions/{id}", use: self.endSession)
+        // The literal segment above would otherwise take this path and answer 405: as an id it is malformed,
+        // which is 404 `not_found` like any other.
+        routes.add(.delete, "/v1/me/sessions/revoke-others", documentedAs: "/v1/me/sessions/{id}", use: self.endSession)
         routes.add(.get, "/v1/me/activity", use: self.activity)
     }
 
