@@ -7,7 +7,8 @@ public protocol OwnAccountReads: Sendable {
     /// of the sign-in that started it and when its refresh token was last rotated.
     func activeSessionDetails(of userID: UUID) async throws -> [SessionDetail]
     /// Up to `limit` events naming the user whose type is one of `types`, newest first by
-    /// (`occurred_at`, `event_id`), strictly after `before` in that order when it is given.
+    /// (`occurred_at`, `event_id`); when `before` is given, only those that order strictly before it (the
+    /// page after a cursor).
     func activity(
         of userID: UUID,
         types: Set<EventType>,
