@@ -83,7 +83,7 @@ public struct AccountService: Sendable {
         )
     }
 
-    /// Ends every active session of `userID` with `provider` (see ``SessionEnder``).
+    /// Ends every active session of `userID` with `provider` that `include` accepts (see ``SessionEnder``).
     @discardableResult
     func endSessions(
         of userID: UUID,
@@ -91,7 +91,8 @@ public struct AccountService: Sendable {
         reason: SessionEndReason,
         consent: (source: ConsentRevocationSource, noticeID: String?)?,
         extra: [EventEnvelope] = [],
-        metadata: RequestMetadata
+        metadata: RequestMetadata,
+        where include: (SessionRecord) -> Bool = { _ in true }
     ) async throws(ServiceError) -> Int {
         try await SessionEnder(dependencies: self.dependencies).endSessions(
             of: userID,
@@ -99,7 +100,8 @@ public struct AccountService: Sendable {
             reason: reason,
             consent: consent,
             extra: extra,
-            metadata: metadata
+            metadata: metadata,
+            where: include
         )
     }
 

@@ -19,6 +19,8 @@ public struct AccountState: Sendable {
     public var notices: any ProviderNoticeClaims
     /// Each user's wrapped personal-data key.
     public var userKeys: any UserKeyRing
+    /// What a signed-in user reads about their own account: sessions and activity.
+    public var ownAccount: any OwnAccountReads
 
     /// Creates the set of ports.
     public init(
@@ -29,7 +31,8 @@ public struct AccountState: Sendable {
         emails: any EmailOwnership,
         revocations: any ProviderRevocationQueue,
         notices: any ProviderNoticeClaims,
-        userKeys: any UserKeyRing
+        userKeys: any UserKeyRing,
+        ownAccount: any OwnAccountReads
     ) {
         self.queries = queries
         self.expiry = expiry
@@ -39,6 +42,7 @@ public struct AccountState: Sendable {
         self.revocations = revocations
         self.notices = notices
         self.userKeys = userKeys
+        self.ownAccount = ownAccount
     }
 }
 

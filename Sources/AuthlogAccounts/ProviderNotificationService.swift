@@ -32,7 +32,8 @@ public struct ProviderNotificationService: Sendable {
         var received = ProviderNotificationReceived(
             notice: EnvelopeText.normalized(notification.type, limit: EnvelopeText.Limit.code),
             noticeID: EnvelopeText.normalized(notification.noticeID, limit: EnvelopeText.Limit.requestID),
-            subjectHash: standing.subjectHash
+            subjectHash: standing.subjectHash,
+            eventTime: notification.eventTime
         )
         let claimed = try await self.dependencies.storeCall {
             try await self.dependencies.notices.claim(provider: "apple", noticeID: notification.noticeID, at: .now())
@@ -59,8 +60,16 @@ public struct ProviderNotificationService: Sendable {
         }
         received.subjectHash = subjectHash
         do {
+            let reach = try await self.reach(of: notification, userID: userID)
+            reach.annotate(&received)
             try await self.record("apple", received, reason: nil, userID: userID, metadata)
-            try await self.act(on: notification, userID: userID, subjectHash: subjectHash, metadata: metadata)
+            try await self.act(
+                on: notification,
+                userID: userID,
+                subjectHash: subjectHash,
+                reach: reach,
+                metadata: metadata
+            )
         } catch {
             // Acting failed: give the jti back so that Apple's retry is acted on.
             try? await self.dependencies.notices.release(provider: "apple", noticeID: notification.noticeID)
@@ -97,10 +106,25 @@ public struct ProviderNotificationService: Sendable {
         }
     }
 
+    /// The Apple sessions a notice that ends sessions reaches at its `event_time`; none for the others.
+    private func reach(of notification: AppleNotification, userID: UUID) async throws(ServiceError) -> NoticeReach {
+        guard notification.kind == .consentRevoked || notification.kind == .accountDelete else {
+            return .none(eventTime: notification.eventTime)
+        }
+        let sessions = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.activeSessions(of: userID, provider: "apple")
+        }
+        return NoticeReach(sessions: sessions.map(\.session), eventTime: notification.eventTime)
+    }
+
+    /// Acts on a verified notice about a known user: `consent-revoked` ends the Apple sessions it reaches,
+    /// `account-delete` see ``actOnAccountDelete(userID:subjectHash:reach:consent:metadata:)``, the email
+    /// changes are recorded.
     private func act(
         on notification: AppleNotification,
         userID: UUID,
         subjectHash: String,
+        reach: NoticeReach,
         metadata: RequestMetadata
     ) async throws(ServiceError) {
         let consent = (source: ConsentRevocationSource.appleNotification, noticeID: Optional(notification.noticeID))
@@ -111,33 +135,16 @@ public struct ProviderNotificationService: Sendable {
                 provider: "apple",
                 reason: .providerConsentRevoked,
                 consent: consent,
-                metadata: metadata
+                metadata: metadata,
+                where: reach.reaches
             )
         case .accountDelete:
-            let remaining = try await self.dependencies.storeCall {
-                try await self.dependencies.queries.identities(of: userID)
-            }
-            guard remaining.contains(where: { $0.provider != "apple" }) else {
-                try await self.accounts.endSessions(
-                    of: userID,
-                    provider: "apple",
-                    reason: .providerConsentRevoked,
-                    consent: consent,
-                    metadata: metadata
-                )
-                _ = try await self.accounts.deletion.delete(
-                    userID: userID,
-                    requestedBy: "apple_notification",
-                    metadata: metadata
-                )
-                return
-            }
-            try await self.unlink(
+            try await self.actOnAccountDelete(
                 userID: userID,
-                provider: "apple",
                 subjectHash: subjectHash,
+                reach: reach,
                 consent: consent,
-                metadata
+                metadata: metadata
             )
         case .emailDisabled, .emailEnabled:
             let event = try self.dependencies.event(
@@ -152,6 +159,48 @@ public struct ProviderNotificationService: Sendable {
         case nil:
             return
         }
+    }
+
+    /// `account-delete` deletes an Apple-only account, or unlinks the Apple identity of one with others. When
+    /// Apple sessions started after the notice's time, the identity was in use since the event, so the notice
+    /// is older than what it would end: only the sessions it reaches end, and the identity and account stay.
+    private func actOnAccountDelete(
+        userID: UUID,
+        subjectHash: String,
+        reach: NoticeReach,
+        consent: (source: ConsentRevocationSource, noticeID: String?),
+        metadata: RequestMetadata
+    ) async throws(ServiceError) {
+        guard reach.left.isEmpty else {
+            try await self.accounts.endSessions(
+                of: userID,
+                provider: "apple",
+                reason: .providerConsentRevoked,
+                consent: consent,
+                metadata: metadata,
+                where: reach.reaches
+            )
+            return
+        }
+        let remaining = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.identities(of: userID)
+        }
+        guard remaining.contains(where: { $0.provider != "apple" }) else {
+            try await self.accounts.endSessions(
+                of: userID,
+                provider: "apple",
+                reason: .providerConsentRevoked,
+                consent: consent,
+                metadata: metadata
+            )
+            _ = try await self.accounts.deletion.delete(
+                userID: userID,
+                requestedBy: "apple_notification",
+                metadata: metadata
+            )
+            return
+        }
+        try await self.unlink(userID: userID, provider: "apple", subjectHash: subjectHash, consent: consent, metadata)
     }
 
     /// `POST|GET /v1/providers/kakao/unlink`: Kakao says a user unlinked the app. `Authorization: KakaoAK
@@ -195,6 +244,11 @@ public struct ProviderNotificationService: Sendable {
             return
         }
         received.subjectHash = subjectHash
+        // Kakao's callback carries no time: it reaches every Kakao session.
+        let sessions = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.activeSessions(of: userID, provider: "kakao")
+        }
+        NoticeReach(sessions: sessions.map(\.session), eventTime: nil).annotate(&received)
         try await self.record("kakao", received, reason: nil, userID: userID, metadata)
         try await self.unlink(
             userID: userID,

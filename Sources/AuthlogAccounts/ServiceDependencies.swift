@@ -21,6 +21,8 @@ public struct ServiceDependencies: Sendable {
     public let notices: any ProviderNoticeClaims
     /// Each user's wrapped personal-data key.
     public let userKeys: any UserKeyRing
+    /// What a signed-in user reads about their own account.
+    public let ownAccount: any OwnAccountReads
     /// Keys subject and email hashes.
     public let hasher: IdentityHasher
     /// Signs and checks access tokens.
@@ -52,6 +54,7 @@ public struct ServiceDependencies: Sendable {
         self.revocations = state.revocations
         self.notices = state.notices
         self.userKeys = state.userKeys
+        self.ownAccount = state.ownAccount
         self.hasher = hasher
         self.accessTokens = accessTokens
         self.settings = settings

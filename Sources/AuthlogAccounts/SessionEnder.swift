@@ -12,9 +12,13 @@ public struct SessionEnder: Sendable {
     /// Creates an ender over the services' dependencies.
     public init(dependencies: ServiceDependencies) { self.dependencies = dependencies }
 
-    /// Ends the sessions (or only `onlySession` of them), naming `actor` when an operator asked, and appends `consent` (as `provider.consent_revoked`) and `extra` events of the same
-    /// command. Returns how many sessions it ended; nothing is recorded when no session is active and there
-    /// is no `extra` event (a repeated report).
+    /// Ends the sessions (or only `onlySession` of them, and only those `include` accepts), naming `actor`
+    /// when an operator or the user asked, and appends `consent` (as `provider.consent_revoked`) and `extra`
+    /// events of the same command. Returns how many sessions it ended; nothing is recorded when no session is
+    /// active and there is no `extra` event (a repeated report).
+    ///
+    /// `provider.consent_revoked` ends every session of its provider in the projections, so it is left out
+    /// when `include` leaves one of them alone (a late provider notice: the user consented again since).
     /// - Throws: ``ServiceError`` from the store, 409 when the sessions kept changing.
     @discardableResult
     public func endSessions(
@@ -25,12 +29,14 @@ public struct SessionEnder: Sendable {
         actor: String? = nil,
         consent: (source: ConsentRevocationSource, noticeID: String?)? = nil,
         extra: [EventEnvelope] = [],
-        metadata: RequestMetadata
+        metadata: RequestMetadata,
+        where include: (SessionRecord) -> Bool = { _ in true }
     ) async throws(ServiceError) -> Int {
         for _ in 0..<self.dependencies.settings.maximumAttempts {
-            let sessions = try await self.dependencies.storeCall {
+            let reached = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.activeSessions(of: userID, provider: provider)
             }.filter { onlySession == nil || $0.session.sessionID == onlySession }
+            let sessions = reached.filter { include($0.session) }
             guard !sessions.isEmpty || !extra.isEmpty else { return 0 }
             let now = Timestamp.now()
             var events: [EventEnvelope] = []
@@ -49,7 +55,7 @@ public struct SessionEnder: Sendable {
                 events.append(event)
                 expectations[event.stream] = .exactly(version)
             }
-            if let consent, let provider {
+            if let consent, let provider, sessions.count == reached.count {
                 events.append(
                     try self.dependencies.event(
                         metadata,

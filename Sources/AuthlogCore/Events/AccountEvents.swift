@@ -70,14 +70,27 @@ public struct ProviderNotificationReceived: EventPayload {
     public var subjectHash: String?
     /// Kakao's `referrer_type` (`UNLINK_FROM_APPS`, `ACCOUNT_DELETE`, …).
     public var referrerType: String?
+    /// When the provider says the event happened (Apple's `event_time`), if it said; absent in payloads
+    /// recorded before notices were held to their time.
+    public var eventTime: Timestamp?
+    /// The sessions the notice ends (lowercase ids), for a notice that was acted on.
+    public var sessionsEnded: [String]?
+    /// The sessions the notice leaves alone, and why (they started after its `event_time`).
+    public var sessionsLeft: [NoticeSessionLeft]?
 
     /// Creates the payload.
-    public init(notice: String? = nil, noticeID: String? = nil, subjectHash: String? = nil, referrerType: String? = nil)
-    {
+    public init(
+        notice: String? = nil,
+        noticeID: String? = nil,
+        subjectHash: String? = nil,
+        referrerType: String? = nil,
+        eventTime: Timestamp? = nil
+    ) {
         self.notice = notice
         self.noticeID = noticeID
         self.subjectHash = subjectHash
         self.referrerType = referrerType
+        self.eventTime = eventTime
     }
 }
 

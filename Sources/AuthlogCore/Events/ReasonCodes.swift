@@ -18,6 +18,9 @@ public enum SessionEndReason: String, Sendable, Codable, CaseIterable {
     case accountDeleted = "account_deleted"
     /// Its refresh token (or an access token of it) was revoked through RFC 7009.
     case tokenRevoked = "token_revoked"
+    /// Its user ended it from another of their sessions (`DELETE /v1/me/sessions/{id}`,
+    /// `POST /v1/me/sessions/revoke-others`).
+    case userRevoked = "user_revoked"
 }
 
 /// Which lifetime of a session passed (`session.expired`).
@@ -84,6 +87,8 @@ public enum AccountAction: String, Sendable, Codable, CaseIterable {
     case deleteAccount = "delete_account"
     /// `POST /v1/me/credential-state`.
     case credentialState = "credential_state"
+    /// `DELETE /v1/me/sessions/{id}`.
+    case endSession = "end_session"
 }
 
 /// Why a signed-in user's action was refused: the reason of `account.action_refused`, and the answer's
@@ -99,6 +104,8 @@ public enum AccountRefusalReason: String, Sendable, CaseIterable {
     case identityNotLinked = "identity_not_linked"
     /// The identity to unlink is the user's last one.
     case lastIdentity = "last_identity"
+    /// The session to end is not an active session of the user (unknown, malformed, ended or another's).
+    case notFound = "not_found"
 }
 
 /// The reason of a `provider.notification_received` that was refused or acknowledged without effect (a

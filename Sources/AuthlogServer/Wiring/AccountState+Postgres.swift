@@ -13,7 +13,8 @@ extension AccountState {
             emails: UserEmailStore(pool: pool),
             revocations: RevocationQueue(pool: pool),
             notices: ProviderNoticeStore(pool: pool),
-            userKeys: UserKeyStore(pool: pool)
+            userKeys: UserKeyStore(pool: pool),
+            ownAccount: OwnAccountQueries(pool: pool)
         )
     }
 }

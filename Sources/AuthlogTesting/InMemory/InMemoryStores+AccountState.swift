@@ -11,7 +11,8 @@ extension InMemoryStores {
             emails: self.emails,
             revocations: self.revocations,
             notices: self.notices,
-            userKeys: self.userKeys
+            userKeys: self.userKeys,
+            ownAccount: self.ownAccount
         )
     }
 }

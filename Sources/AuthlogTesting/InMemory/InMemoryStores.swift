@@ -19,6 +19,8 @@ public struct InMemoryStores: Sendable {
     public let notices: InMemoryProviderNoticeClaims
     /// Users' wrapped personal-data keys.
     public let userKeys: InMemoryUserKeyRing
+    /// A user's own sessions and activity.
+    public let ownAccount: InMemoryOwnAccountReads
 
     /// Creates empty stores over one new shared state.
     public init() {
@@ -32,5 +34,6 @@ public struct InMemoryStores: Sendable {
         self.revocations = InMemoryProviderRevocationQueue(storage: storage)
         self.notices = InMemoryProviderNoticeClaims(storage: storage)
         self.userKeys = InMemoryUserKeyRing(storage: storage)
+        self.ownAccount = InMemoryOwnAccountReads(storage: storage)
     }
 }

@@ -23,6 +23,7 @@ struct StoreUnderTest: Sendable {
     let revocations: any ProviderRevocationQueue
     let notices: any ProviderNoticeClaims
     let userKeys: any UserKeyRing
+    let ownAccount: any OwnAccountReads
 
     /// A fresh store of `kind`; `nil` for PostgreSQL when no test cluster is configured (outside CI).
     static func make(_ kind: StoreKind) async throws -> StoreUnderTest? {
@@ -38,7 +39,8 @@ struct StoreUnderTest: Sendable {
                 emails: stores.emails,
                 revocations: stores.revocations,
                 notices: stores.notices,
-                userKeys: stores.userKeys
+                userKeys: stores.userKeys,
+                ownAccount: stores.ownAccount
             )
         case .postgres:
             guard TestDatabase.isAvailable else { return nil }
@@ -53,7 +55,8 @@ struct StoreUnderTest: Sendable {
                 emails: UserEmailStore(pool: pool),
                 revocations: RevocationQueue(pool: pool),
                 notices: ProviderNoticeStore(pool: pool),
-                userKeys: UserKeyStore(pool: pool)
+                userKeys: UserKeyStore(pool: pool),
+                ownAccount: OwnAccountQueries(pool: pool)
             )
         }
     }

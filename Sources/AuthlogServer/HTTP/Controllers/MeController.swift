@@ -4,7 +4,8 @@ import AuthlogProviders
 import Hummingbird
 
 /// The signed-in user's own routes: `POST /v1/me/credential-state`, `POST /v1/me/reauthenticate`,
-/// `POST|DELETE /v1/me/identities/{provider}` and `DELETE /v1/me`.
+/// `POST|DELETE /v1/me/identities/{provider}`, `DELETE /v1/me`, and their sessions and activity
+/// (`MeController+Sessions.swift`).
 struct MeController: Sendable {
     let service: AccountService
     let body: RequestBodyReader
@@ -16,6 +17,7 @@ struct MeController: Sendable {
         routes.add(.post, "/v1/me/identities/{provider}", use: self.link)
         routes.add(.delete, "/v1/me/identities/{provider}", use: self.unlink)
         routes.add(.delete, "/v1/me", use: self.delete)
+        self.registerSessionRoutes(on: &routes)
     }
 
     @Sendable func credentialState(_ request: Request, context: AppRequestContext) async throws -> Response {

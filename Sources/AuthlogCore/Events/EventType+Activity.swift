@@ -1,0 +1,9 @@
+extension EventType {
+    /// The types a user sees in their own activity (`GET /v1/me/activity`): sign-ins (failed proofs included
+    /// when they name the user: a re-authentication or link refused), refreshes, logouts, revocations,
+    /// identities linked and unlinked, and re-authentications.
+    public static let userActivity: Set<EventType> = [
+        .signinSucceeded, .signinFailed, .tokenRefreshed, .sessionLoggedOut, .sessionRevoked, .tokenRevoked,
+        .tokenReuseDetected, .providerConsentRevoked, .identityLinked, .identityUnlinked, .sessionReauthenticated,
+    ]
+}
