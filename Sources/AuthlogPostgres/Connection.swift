@@ -161,7 +161,31 @@ public actor Connection {
             throw StoreError(.connectionFailed, "cannot enter pipeline mode: \(Self.libpqMessage(handle))")
         }
         var firstError: StoreError?
-        // One entry per result to read: a statement's, or a preparation's (name and text) to confirm.
+        let expected = self.send(queries, handle: handle, firstError: &firstError)
+        if PQpipelineSync(handle) != 1, firstError == nil {
+            firstError = StoreError(.connectionFailed, "cannot sync the pipeline: \(Self.libpqMessage(handle))")
+        }
+        let results = self.readResults(expected, handle: handle, firstError: &firstError)
+        while PQstatus(handle) == CONNECTION_OK, let result = PQgetResult(handle) {
+            let isSync = PQresultStatus(result) == PGRES_PIPELINE_SYNC
+            PQclear(result)
+            if isSync { break }
+        }
+        if PQexitPipelineMode(handle) != 1, firstError == nil {
+            firstError = StoreError(.connectionFailed, "cannot leave pipeline mode: \(Self.libpqMessage(handle))")
+        }
+        if let firstError { throw firstError }
+        return results
+    }
+
+    /// Sends `queries` into the pipeline, preparing a statement's text where it is due, until one cannot be
+    /// sent (its error goes in `firstError`). Returns one entry per result to read: a statement's (nil), or a
+    /// preparation's (name and text) to confirm.
+    private func send(
+        _ queries: [SQLQuery],
+        handle: OpaquePointer,
+        firstError: inout StoreError?
+    ) -> [(name: String, sql: String)?] {
         var expected: [(name: String, sql: String)?] = []
         for query in queries {
             let count = Int32(query.binds.count)
@@ -187,9 +211,16 @@ public actor Connection {
             }
             expected.append(nil)
         }
-        if PQpipelineSync(handle) != 1, firstError == nil {
-            firstError = StoreError(.connectionFailed, "cannot sync the pipeline: \(Self.libpqMessage(handle))")
-        }
+        return expected
+    }
+
+    /// Reads the results `expected` announces, in order: records each confirmed preparation and keeps each
+    /// statement's rows, noting the first failure in `firstError`. Stops when the connection is lost.
+    private func readResults(
+        _ expected: [(name: String, sql: String)?],
+        handle: OpaquePointer,
+        firstError: inout StoreError?
+    ) -> [QueryResult] {
         var results: [QueryResult] = []
         for preparation in expected {
             var rows = QueryResult(columns: [], cells: [], affectedRows: 0)
@@ -211,15 +242,6 @@ public actor Connection {
             if preparation == nil { results.append(rows) }
             if PQstatus(handle) != CONNECTION_OK { break }
         }
-        while PQstatus(handle) == CONNECTION_OK, let result = PQgetResult(handle) {
-            let isSync = PQresultStatus(result) == PGRES_PIPELINE_SYNC
-            PQclear(result)
-            if isSync { break }
-        }
-        if PQexitPipelineMode(handle) != 1, firstError == nil {
-            firstError = StoreError(.connectionFailed, "cannot leave pipeline mode: \(Self.libpqMessage(handle))")
-        }
-        if let firstError { throw firstError }
         return results
     }
 

@@ -33,17 +33,8 @@ struct CanonicalNumber {
             if inFraction { fractionDigits += 1 }
         }
         if !bytes.isEmpty {
-            bytes = bytes.dropFirst()
-            var exponentNegative = false
-            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") {
-                exponentNegative = bytes.first == UInt8(ascii: "-")
-                bytes = bytes.dropFirst()
-            }
-            let exponentDigits = bytes.drop { $0 == UInt8(ascii: "0") }
-            guard exponentDigits.count <= 6 else { return nil }
-            var value = 0
-            for byte in exponentDigits { value = value * 10 + Int(byte - 0x30) }
-            exponent = exponentNegative ? -value : value
+            guard let value = Self.exponent(bytes.dropFirst()) else { return nil }
+            exponent = value
         }
         exponent -= fractionDigits
         let significant = digits.drop { $0 == UInt8(ascii: "0") }
@@ -58,21 +49,43 @@ struct CanonicalNumber {
         }
         let adjusted = exponent + trimmed.count - 1
         guard abs(adjusted) <= Self.exponentLimit else { return nil }
+        self.text = Self.spelling(negative: negative, digits: trimmed, exponent: exponent, adjusted: adjusted)
+    }
+
+    /// The value of an exponent's text after the `e` (an optional sign, then digits); `nil` when it has more
+    /// than six significant digits.
+    private static func exponent(_ text: Substring.UTF8View) -> Int? {
+        var bytes = text
+        var exponentNegative = false
+        if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") {
+            exponentNegative = bytes.first == UInt8(ascii: "-")
+            bytes = bytes.dropFirst()
+        }
+        let exponentDigits = bytes.drop { $0 == UInt8(ascii: "0") }
+        guard exponentDigits.count <= 6 else { return nil }
+        var value = 0
+        for byte in exponentDigits { value = value * 10 + Int(byte - 0x30) }
+        return exponentNegative ? -value : value
+    }
+
+    /// The spelling of `digits` (no leading or trailing zeros) times ten to `exponent`, whose first digit
+    /// stands at ten to `adjusted`: an integer, a decimal fraction, or the digits and an exponent.
+    private static func spelling(negative: Bool, digits trimmed: [UInt8], exponent: Int, adjusted: Int) -> String {
         let sign = negative ? "-" : ""
         let digitText = String(decoding: trimmed, as: UTF8.self)
         if exponent >= 0 && trimmed.count + exponent <= 21 {
-            self.text = sign + digitText + String(repeating: "0", count: exponent)
+            return sign + digitText + String(repeating: "0", count: exponent)
         } else if exponent < 0 && adjusted >= -7 {
             let pointIndex = trimmed.count + exponent
             if pointIndex > 0 {
                 let integerPart = digitText.prefix(pointIndex)
                 let fractionPart = digitText.dropFirst(pointIndex)
-                self.text = sign + integerPart + "." + fractionPart
+                return sign + integerPart + "." + fractionPart
             } else {
-                self.text = sign + "0." + String(repeating: "0", count: -pointIndex) + digitText
+                return sign + "0." + String(repeating: "0", count: -pointIndex) + digitText
             }
         } else {
-            self.text = sign + digitText + "e" + String(exponent)
+            return sign + digitText + "e" + String(exponent)
         }
     }
 }

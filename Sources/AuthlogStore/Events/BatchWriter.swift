@@ -132,30 +132,36 @@ enum BatchWriter {
                 try connection.execute("ROLLBACK")
                 return nil
             }
-            var statements =
-                writing.queueForSealing ? [EventRow.enqueue(plan.rows, authenticator: writing.authenticator)] : []
-            if let authenticator = writing.authenticator, logKeyID == nil {
-                // The first batch with the key marks the log as authenticated (once; it briefly waits for the
-                // head's row lock), so that no process without the key writes or seals after it.
-                statements.append(
-                    """
-                    UPDATE authlog.log_head SET event_key_id = \(ByteaValue(authenticator.keyID))
-                    WHERE event_key_id IS NULL
-                    """
-                )
-            }
-            // Triggers count for the reports in this transaction too (docs/architecture.md, "The write path"):
-            // event_records_count_signins (authlog.count_signins) fired on the INSERT above, and
-            // sessions_count_started / sessions_count_ended (authlog.count_sessions_started,
-            // authlog.count_session_ended) fire on these statements' sessions rows.
-            statements += ProjectionWriter(schema: "authlog").statements(for: plan.changes, countingSignins: false)
-            statements.append("COMMIT")
-            try connection.pipeline(statements)
+            try connection.pipeline(self.followUps(of: plan, writing, logKeyID: logKeyID))
             return plan.results
         } catch {
             connection.rollbackQuietly()
             throw error
         }
+    }
+
+    /// The statements after the inserts, ending with `COMMIT`: the queue rows for the sealer, the log's mark as
+    /// authenticated (for the first batch with the key), and the projections' changes.
+    private static func followUps(of plan: BatchPlan, _ writing: Writing, logKeyID: [UInt8]?) -> [SQLQuery] {
+        var statements =
+            writing.queueForSealing ? [EventRow.enqueue(plan.rows, authenticator: writing.authenticator)] : []
+        if let authenticator = writing.authenticator, logKeyID == nil {
+            // The first batch with the key marks the log as authenticated (once; it briefly waits for the
+            // head's row lock), so that no process without the key writes or seals after it.
+            statements.append(
+                """
+                UPDATE authlog.log_head SET event_key_id = \(ByteaValue(authenticator.keyID))
+                WHERE event_key_id IS NULL
+                """
+            )
+        }
+        // Triggers count for the reports in this transaction too (docs/architecture.md, "The write path"):
+        // event_records_count_signins (authlog.count_signins) fired on the batch's INSERT, and
+        // sessions_count_started / sessions_count_ended (authlog.count_sessions_started,
+        // authlog.count_session_ended) fire on these statements' sessions rows.
+        statements += ProjectionWriter(schema: "authlog").statements(for: plan.changes, countingSignins: false)
+        statements.append("COMMIT")
+        return statements
     }
 
     /// The query for the stored event ids of the batch (with their positions once sealed) and the current

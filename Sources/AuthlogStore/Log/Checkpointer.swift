@@ -81,39 +81,7 @@ public struct Checkpointer: Sendable {
         var last = try self.lastSigned(head: head)
         let stored = try await Self.stored(size: nil, on: connection)
         if let stored {
-            let checkpoint = try self.opened(stored.note, "the stored checkpoint at \(stored.size)", head, last)
-            if checkpoint.size > head.size {
-                throw self.refusal(
-                    .rollback,
-                    head,
-                    last ?? checkpoint,
-                    "the log has \(head.size) events but a checkpoint of \(checkpoint.size) is stored"
-                )
-            }
-            if let known = last {
-                if checkpoint.size > known.size {
-                    try await self.requireExtension(
-                        from: known,
-                        to: checkpoint.size,
-                        root: checkpoint.root,
-                        what: "the checkpoint at \(checkpoint.size) that another signer stored",
-                        head: head,
-                        on: connection
-                    )
-                    try self.state?.write(stored.note)
-                    last = checkpoint
-                } else if checkpoint.size == known.size, checkpoint.root != known.root {
-                    throw self.refusal(
-                        .fork,
-                        head,
-                        known,
-                        "the database holds a checkpoint of \(known.size) events with another root than the one "
-                            + "this signer signed"
-                    )
-                }
-            } else {
-                last = checkpoint
-            }
+            last = try await self.reconciled(last, with: stored, head: head, on: connection)
         }
         let previous = last ?? Checkpoint(origin: self.signer.name, size: 0, root: MerkleTree.emptyRoot)
         if head.size < previous.size {
@@ -146,6 +114,52 @@ public struct Checkpointer: Sendable {
         try await self.requireLastLeaf(of: head, previous: previous, on: connection)
         try await self.requireAuthenticEvents(after: previous, head: head, on: connection)
         return try await self.store(head, previous: previous, on: connection)
+    }
+
+    /// The last checkpoint signed, after the newest stored one is checked against it and the head: a stored
+    /// checkpoint beyond the head is a rollback, one of the last's size with another root a fork, and a larger
+    /// one (a sibling signer's) is adopted, into the state too, once proved to extend the last.
+    private func reconciled(
+        _ last: Checkpoint?,
+        with stored: Signed,
+        head: LogHead,
+        on connection: Connection
+    ) async throws -> Checkpoint? {
+        var last = last
+        let checkpoint = try self.opened(stored.note, "the stored checkpoint at \(stored.size)", head, last)
+        if checkpoint.size > head.size {
+            throw self.refusal(
+                .rollback,
+                head,
+                last ?? checkpoint,
+                "the log has \(head.size) events but a checkpoint of \(checkpoint.size) is stored"
+            )
+        }
+        if let known = last {
+            if checkpoint.size > known.size {
+                try await self.requireExtension(
+                    from: known,
+                    to: checkpoint.size,
+                    root: checkpoint.root,
+                    what: "the checkpoint at \(checkpoint.size) that another signer stored",
+                    head: head,
+                    on: connection
+                )
+                try self.state?.write(stored.note)
+                last = checkpoint
+            } else if checkpoint.size == known.size, checkpoint.root != known.root {
+                throw self.refusal(
+                    .fork,
+                    head,
+                    known,
+                    "the database holds a checkpoint of \(known.size) events with another root than the one "
+                        + "this signer signed"
+                )
+            }
+        } else {
+            last = checkpoint
+        }
+        return last
     }
 
     /// Signs `head`, writes the note outside (never over another note of its size), moves the state, and

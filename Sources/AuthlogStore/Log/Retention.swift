@@ -58,30 +58,10 @@ public enum Retention {
             )
         }
         let manifests = exportDirectory.map(ExportManifest.load(from:)) ?? [:]
-        let state = try await connection.query(
-            """
-            SELECT coalesce((SELECT max(tree_size) FROM authlog.checkpoints), 0),
-                   coalesce((SELECT max(last_dropped_position) FROM authlog.log_retention), 0),
-                   (SELECT month::text FROM authlog.log_epoch)
-            """
-        )
-        guard let stateRow = state.first else { throw StoreError(.schema, "the log's state could not be read") }
-        let latestCheckpoint = try stateRow.decode(Int64.self, at: 0)
-        let previouslyDropped = try stateRow.decode(Int64.self, at: 1)
-        let epoch = try stateRow.decode(String.self, at: 2)
-        // The months whose partitions exist and that ended `keepMonths` months ago or earlier.
-        let old = try await connection.query(
-            """
-            SELECT to_char(m, 'YYYY-MM'), m::text FROM (
-                SELECT to_date(right(c.relname, 7), 'YYYY"m"MM') AS m
-                FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                WHERE i.inhparent = 'authlog.log_leaves'::regclass AND c.relname ~ '_y[0-9]{4}m[0-9]{2}$') partitions
-            WHERE m + make_interval(months => \(keepMonths + 1)) <= now()
-            ORDER BY m
-            """
-        )
+        let state = try await Self.logState(on: connection)
+        let old = try await Self.oldMonths(keepMonths: keepMonths, on: connection)
         var months: [RetentionPlan.Month] = []
-        var expectedFirst = previouslyDropped + 1
+        var expectedFirst = state.previouslyDropped + 1
         for row in old.rows {
             var month = RetentionPlan.Month(
                 month: try row.decode(String.self, at: 0),
@@ -100,8 +80,8 @@ public enum Retention {
                 for: month,
                 records: records,
                 expectedFirst: expectedFirst,
-                epoch: epoch,
-                latestCheckpoint: latestCheckpoint,
+                epoch: state.epoch,
+                latestCheckpoint: state.latestCheckpoint,
                 exportDirectory: exportDirectory
             )
             if month.events > 0 { expectedFirst = month.lastPosition + 1 }
@@ -110,8 +90,47 @@ public enum Retention {
         return RetentionPlan(
             keepMonths: keepMonths,
             months: months,
-            latestCheckpoint: latestCheckpoint,
-            previouslyDropped: previouslyDropped
+            latestCheckpoint: state.latestCheckpoint,
+            previouslyDropped: state.previouslyDropped
+        )
+    }
+
+    /// What a plan checks the months against: the newest checkpoint's size, the last position dropped before,
+    /// and the log's current month.
+    private struct LogState {
+        var latestCheckpoint: Int64
+        var previouslyDropped: Int64
+        var epoch: String
+    }
+
+    /// Reads the newest checkpoint's size, the last dropped position and the log's current month.
+    private static func logState(on connection: Connection) async throws -> LogState {
+        let state = try await connection.query(
+            """
+            SELECT coalesce((SELECT max(tree_size) FROM authlog.checkpoints), 0),
+                   coalesce((SELECT max(last_dropped_position) FROM authlog.log_retention), 0),
+                   (SELECT month::text FROM authlog.log_epoch)
+            """
+        )
+        guard let stateRow = state.first else { throw StoreError(.schema, "the log's state could not be read") }
+        let latestCheckpoint = try stateRow.decode(Int64.self, at: 0)
+        let previouslyDropped = try stateRow.decode(Int64.self, at: 1)
+        let epoch = try stateRow.decode(String.self, at: 2)
+        return LogState(latestCheckpoint: latestCheckpoint, previouslyDropped: previouslyDropped, epoch: epoch)
+    }
+
+    /// The months whose partitions exist and that ended `keepMonths` months ago or earlier, oldest first
+    /// (`YYYY-MM` and the first day).
+    private static func oldMonths(keepMonths: Int, on connection: Connection) async throws -> QueryResult {
+        try await connection.query(
+            """
+            SELECT to_char(m, 'YYYY-MM'), m::text FROM (
+                SELECT to_date(right(c.relname, 7), 'YYYY"m"MM') AS m
+                FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                WHERE i.inhparent = 'authlog.log_leaves'::regclass AND c.relname ~ '_y[0-9]{4}m[0-9]{2}$') partitions
+            WHERE m + make_interval(months => \(keepMonths + 1)) <= now()
+            ORDER BY m
+            """
         )
     }
 

@@ -54,6 +54,48 @@ enum SealStep {
         // Not Connection.withTransaction: BEGIN goes in one pipeline with the head's lock and the queue's
         // DELETE, and COMMIT with the leaves' INSERT and the head's UPDATE (an empty step ends with ROLLBACK).
         // The scoped form would add a round trip at each end of every seal step.
+        let opening = Self.opening(limit: limit, ownsTransaction: ownsTransaction, stampingMonth: stampingMonth)
+        do {
+            let results = try connection.pipeline(opening)
+            guard results.count == opening.count, let headRow = results[results.count - 2].first else {
+                throw StoreError(.schema, "authlog.log_head has no row")
+            }
+            let head = try Head(headRow)
+            let rows = results[results.count - 1].rows
+            if !rows.isEmpty {
+                try EventKeyCheck.require(logKeyID: head.logKeyID, authenticator: authenticator)
+            }
+            let triage = try Self.triage(rows, authenticator: authenticator, logIsAuthenticated: head.logKeyID != nil)
+            guard !triage.queued.isEmpty || !triage.refused.isEmpty else {
+                if ownsTransaction { try connection.execute("ROLLBACK") }
+                return Sealed(count: 0, treeSize: head.size)
+            }
+            var closing: [SQLQuery] = triage.refused.isEmpty ? [] : [Self.moveRefused(triage.refused)]
+            if let authenticator, head.logKeyID == nil {
+                closing.append("UPDATE authlog.log_head SET event_key_id = \(ByteaValue(authenticator.keyID))")
+            }
+            guard !triage.queued.isEmpty else {
+                if ownsTransaction { closing.append("COMMIT") }
+                try connection.pipeline(closing)
+                return Sealed(count: 0, treeSize: head.size, refused: triage.refused.count)
+            }
+            var frontier = head.frontier
+            closing += Self.storeLeaves(of: triage.queued, extending: &frontier, stampingMonth: stampingMonth)
+            if !triage.signins.isEmpty {
+                closing.append(Self.countSignins(triage.signins))
+            }
+            if ownsTransaction { closing.append("COMMIT") }
+            try connection.pipeline(closing)
+            return Sealed(count: triage.queued.count, treeSize: frontier.size, refused: triage.refused.count)
+        } catch {
+            if ownsTransaction { connection.rollbackQuietly() }
+            throw error
+        }
+    }
+
+    /// The opening pipeline: BEGIN (when the step owns its transaction), the log head locked, and the queue's
+    /// oldest `limit` rows deleted and returned.
+    private static func opening(limit: Int, ownsTransaction: Bool, stampingMonth: Bool) -> [SQLQuery] {
         var opening: [SQLQuery] = ownsTransaction ? ["BEGIN"] : []
         opening += [
             stampingMonth
@@ -67,96 +109,105 @@ enum SealStep {
                 EXISTS (SELECT FROM authlog.log_leaves l WHERE l.event_id = unsealed_events.event_id)
             """,
         ]
-        do {
-            let results = try connection.pipeline(opening)
-            guard results.count == opening.count, let headRow = results[results.count - 2].first else {
-                throw StoreError(.schema, "authlog.log_head has no row")
-            }
-            let size = try headRow.decode(Int64.self, at: 0)
-            guard var frontier = MerkleFrontier(size: size, bytes: try headRow.decode(ByteaValue.self, at: 1).bytes)
+        return opening
+    }
+
+    /// The locked log head as read by the opening pipeline.
+    private struct Head {
+        let size: Int64
+        let frontier: MerkleFrontier
+        /// The event key's id once the log's events are authenticated.
+        let logKeyID: [UInt8]?
+
+        /// Decodes the head's row: its size, a frontier that fits the size, and the event key's id.
+        init(_ row: QueryRow) throws {
+            let size = try row.decode(Int64.self, at: 0)
+            guard let frontier = MerkleFrontier(size: size, bytes: try row.decode(ByteaValue.self, at: 1).bytes)
             else {
                 throw StoreError(.schema, "authlog.log_head's frontier does not fit its size \(size)")
             }
-            let logKeyID = try headRow.decode(ByteaValue?.self, at: 2)?.bytes
-            if !results[results.count - 1].rows.isEmpty {
-                try EventKeyCheck.require(logKeyID: logKeyID, authenticator: authenticator)
-            }
-            var queued: [Queued] = []
-            var refused: [Queued] = []
-            var signins: [EventRow.SigninCount: Int64] = [:]
-            for row in results[results.count - 1].rows {
-                let entry = Queued(
-                    order: try row.decode(Int64.self, at: 0),
-                    id: try row.decode(String.self, at: 1),
-                    digest: try row.decode(ByteaValue.self, at: 2).bytes,
-                    mac: try row.decode(ByteaValue?.self, at: 6)?.bytes,
-                    isSealedAlready: try row.decode(Bool.self, at: 7)
-                )
-                if entry.isSealedAlready {
-                    refused.append(entry)
-                    continue
-                }
-                if let authenticator, !Self.isAuthentic(entry, authenticator, logIsAuthenticated: logKeyID != nil) {
-                    refused.append(entry)
-                    continue
-                }
-                queued.append(entry)
-                if let day = try row.decode(String?.self, at: 3), let provider = try row.decode(String?.self, at: 4),
-                    let outcome = try row.decode(String?.self, at: 5)
-                {
-                    signins[EventRow.SigninCount(day: day, provider: provider, outcome: outcome), default: 0] += 1
-                }
-            }
-            guard !queued.isEmpty || !refused.isEmpty else {
-                if ownsTransaction { try connection.execute("ROLLBACK") }
-                return Sealed(count: 0, treeSize: size)
-            }
-            queued.sort { $0.order < $1.order }
-            var positions: [String?] = []
-            var ids: [String?] = []
-            var leaves: [String?] = []
-            var nodes: [String?] = []
-            for entry in queued {
-                let position = frontier.size + 1
-                let leaf = MerkleTree.leafHash(position: position, digest: entry.digest)
-                let completed = frontier.append(leaf: leaf)
-                positions.append(String(position))
-                ids.append(entry.id)
-                leaves.append(ByteaValue(leaf).sqlText)
-                nodes.append(ByteaValue(completed.flatMap { $0 }).sqlText)
-            }
-            var closing: [SQLQuery] = refused.isEmpty ? [] : [Self.moveRefused(refused)]
-            if let authenticator, logKeyID == nil {
-                closing.append("UPDATE authlog.log_head SET event_key_id = \(ByteaValue(authenticator.keyID))")
-            }
-            guard !queued.isEmpty else {
-                if ownsTransaction { closing.append("COMMIT") }
-                try connection.pipeline(closing)
-                return Sealed(count: 0, treeSize: size, refused: refused.count)
-            }
-            closing += [
-                """
-                INSERT INTO authlog.log_leaves (position, event_id, leaf_hash, subtree_hashes, sealed_at\(
-                    unescaped: stampingMonth ? ", log_month" : ""))
-                SELECT p, id, leaf, nodes, clock_timestamp()\(unescaped: stampingMonth ? ", " + LogMonths.currentMonth : "")
-                FROM unnest(\(ArrayLiteral(positions))::bigint[], \(ArrayLiteral(ids))::uuid[],
-                            \(ArrayLiteral(leaves))::bytea[], \(ArrayLiteral(nodes))::bytea[]) AS s(p, id, leaf, nodes)
-                """,
-                """
-                UPDATE authlog.log_head SET size = \(frontier.size), root = \(ByteaValue(frontier.root)),
-                    frontier = \(ByteaValue(frontier.bytes)), updated_at = clock_timestamp()
-                """,
-            ]
-            if !signins.isEmpty {
-                closing.append(Self.countSignins(signins))
-            }
-            if ownsTransaction { closing.append("COMMIT") }
-            try connection.pipeline(closing)
-            return Sealed(count: queued.count, treeSize: frontier.size, refused: refused.count)
-        } catch {
-            if ownsTransaction { connection.rollbackQuietly() }
-            throw error
+            self.size = size
+            self.frontier = frontier
+            self.logKeyID = try row.decode(ByteaValue?.self, at: 2)?.bytes
         }
+    }
+
+    /// The queue rows a step took, sorted into those to seal and those refused.
+    private struct Triage {
+        var queued: [Queued] = []
+        var refused: [Queued] = []
+        /// The sign-ins among the rows to seal, by day, provider and outcome.
+        var signins: [EventRow.SigninCount: Int64] = [:]
+    }
+
+    /// Sorts the taken queue rows: a replayed row (its event sealed already) or, with an `authenticator`, a
+    /// row that is not authentic is refused; every other row is sealed and its sign-in counted.
+    private static func triage(
+        _ rows: [QueryRow],
+        authenticator: EventAuthenticator?,
+        logIsAuthenticated: Bool
+    ) throws -> Triage {
+        var triage = Triage()
+        for row in rows {
+            let entry = Queued(
+                order: try row.decode(Int64.self, at: 0),
+                id: try row.decode(String.self, at: 1),
+                digest: try row.decode(ByteaValue.self, at: 2).bytes,
+                mac: try row.decode(ByteaValue?.self, at: 6)?.bytes,
+                isSealedAlready: try row.decode(Bool.self, at: 7)
+            )
+            if entry.isSealedAlready {
+                triage.refused.append(entry)
+                continue
+            }
+            if let authenticator, !Self.isAuthentic(entry, authenticator, logIsAuthenticated: logIsAuthenticated) {
+                triage.refused.append(entry)
+                continue
+            }
+            triage.queued.append(entry)
+            if let day = try row.decode(String?.self, at: 3), let provider = try row.decode(String?.self, at: 4),
+                let outcome = try row.decode(String?.self, at: 5)
+            {
+                triage.signins[EventRow.SigninCount(day: day, provider: provider, outcome: outcome), default: 0] += 1
+            }
+        }
+        return triage
+    }
+
+    /// Gives `queued` the next positions in queue order, extends `frontier` with their leaves, and returns the
+    /// INSERT of the leaves (with the interior nodes each completes) and the UPDATE of the head.
+    private static func storeLeaves(
+        of queued: [Queued],
+        extending frontier: inout MerkleFrontier,
+        stampingMonth: Bool
+    ) -> [SQLQuery] {
+        let queued = queued.sorted { $0.order < $1.order }
+        var positions: [String?] = []
+        var ids: [String?] = []
+        var leaves: [String?] = []
+        var nodes: [String?] = []
+        for entry in queued {
+            let position = frontier.size + 1
+            let leaf = MerkleTree.leafHash(position: position, digest: entry.digest)
+            let completed = frontier.append(leaf: leaf)
+            positions.append(String(position))
+            ids.append(entry.id)
+            leaves.append(ByteaValue(leaf).sqlText)
+            nodes.append(ByteaValue(completed.flatMap { $0 }).sqlText)
+        }
+        return [
+            """
+            INSERT INTO authlog.log_leaves (position, event_id, leaf_hash, subtree_hashes, sealed_at\(
+                unescaped: stampingMonth ? ", log_month" : ""))
+            SELECT p, id, leaf, nodes, clock_timestamp()\(unescaped: stampingMonth ? ", " + LogMonths.currentMonth : "")
+            FROM unnest(\(ArrayLiteral(positions))::bigint[], \(ArrayLiteral(ids))::uuid[],
+                        \(ArrayLiteral(leaves))::bytea[], \(ArrayLiteral(nodes))::bytea[]) AS s(p, id, leaf, nodes)
+            """,
+            """
+            UPDATE authlog.log_head SET size = \(frontier.size), root = \(ByteaValue(frontier.root)),
+                frontier = \(ByteaValue(frontier.bytes)), updated_at = clock_timestamp()
+            """,
+        ]
     }
 
     /// Whether a queued row was written by a holder of the event key. Before the log's events are
