@@ -121,6 +121,44 @@ extension AccountService {
         let identities = try await self.dependencies.storeCall {
             try await self.dependencies.queries.identities(of: userID)
         }
+        let unlinked = try await self.identitiesToUnlink(
+            of: provider,
+            among: identities,
+            session: session,
+            metadata: metadata
+        )
+        let now = Timestamp.now()
+        var events: [EventEnvelope] = []
+        for identity in unlinked {
+            events.append(
+                try self.dependencies.event(
+                    metadata,
+                    stream: .user(userID),
+                    provider: provider,
+                    userID: userID,
+                    sessionID: session.sessionID,
+                    at: now,
+                    data: IdentityUnlinked(provider: provider, subjectHash: identity.subjectHash)
+                )
+            )
+        }
+        try await self.dependencies.append(AppendCommand(events: events))
+        try await self.dependencies.storeCall {
+            try await self.dependencies.emails.forget(userID: userID, provider: provider)
+            for identity in unlinked {
+                try await self.dependencies.credentials.forget(provider: provider, subjectHash: identity.subjectHash)
+            }
+        }
+    }
+
+    /// The user's identities of `provider`, when unlinking them leaves the user another one.
+    /// - Throws: ``ServiceError`` 404 `identity_not_linked` or 409 `last_identity`, each recorded.
+    private func identitiesToUnlink(
+        of provider: String,
+        among identities: [IdentityRecord],
+        session: SessionRecord,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) -> [IdentityRecord] {
         let unlinked = identities.filter { $0.provider == provider }
         guard !unlinked.isEmpty else {
             throw try await self.refuse(
@@ -150,28 +188,7 @@ extension AccountService {
                 metadata: metadata
             )
         }
-        let now = Timestamp.now()
-        var events: [EventEnvelope] = []
-        for identity in unlinked {
-            events.append(
-                try self.dependencies.event(
-                    metadata,
-                    stream: .user(userID),
-                    provider: provider,
-                    userID: userID,
-                    sessionID: session.sessionID,
-                    at: now,
-                    data: IdentityUnlinked(provider: provider, subjectHash: identity.subjectHash)
-                )
-            )
-        }
-        try await self.dependencies.append(AppendCommand(events: events))
-        try await self.dependencies.storeCall {
-            try await self.dependencies.emails.forget(userID: userID, provider: provider)
-            for identity in unlinked {
-                try await self.dependencies.credentials.forget(provider: provider, subjectHash: identity.subjectHash)
-            }
-        }
+        return unlinked
     }
 
     /// `DELETE /v1/me`: deletes the signed-in user's account (see ``AccountDeletion``).
