@@ -86,12 +86,7 @@ struct TilesBench: AsyncParsableCommand {
     )
         async throws
     {
-        let deadline = ContinuousClock.now + .seconds(1_800)
-        while !FileManager.default.fileExists(atPath: tiles + "/checkpoint") {
-            guard ContinuousClock.now < deadline else { throw BenchFailure("serve wrote no tiles in 30 minutes") }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        say(String(format: "serve wrote the tile directory in %.1f s", (ContinuousClock.now - writeStart).inSeconds))
+        try await Self.waitForTiles(in: tiles, since: writeStart)
         let router = Router()
         router.add(middleware: FileMiddleware(tiles, searchForIndexHtml: false))
         let files = try await ServiceRunner.start(router: router)
@@ -103,41 +98,14 @@ struct TilesBench: AsyncParsableCommand {
             Int64.random(in: 1...head.size, using: &random)
         }
         let prover = TileProver(baseURL: files.baseURL, size: head.size, root: head.root)
-        let cold = try await Self.prove(positions.prefix(self.tileProofs), with: prover)
-        let coldRate = Double(self.tileProofs) / cold
-        say(
-            String(
-                format: "from static tiles, cold cache: %d proofs in %.2f s = %.0f proofs/s (%d tiles fetched)",
-                self.tileProofs,
-                cold,
-                coldRate,
-                prover.fetches
-            )
-        )
+        let coldRate = try await Self.pass("from static tiles, cold cache", positions.prefix(self.tileProofs), prover)
         let again = (0..<self.tileProofs).map { _ in Int64.random(in: 1...head.size, using: &random) }
-        let fetched = prover.fetches
-        let warm = try await Self.prove(again[...], with: prover)
-        let warmRate = Double(self.tileProofs) / warm
-        say(
-            String(
-                format: "from static tiles, warm cache: %d other proofs in %.2f s = %.0f proofs/s (%d tiles fetched)",
-                self.tileProofs,
-                warm,
-                warmRate,
-                prover.fetches - fetched
-            )
-        )
+        let warmRate = try await Self.pass("from static tiles, warm cache", again[...], prover, other: true)
         let routes = TileProver(baseURL: authlog, size: head.size, root: head.root)
-        let fromRoutes = try await Self.prove(positions.prefix(self.tileProofs), with: routes)
-        let routesRate = Double(self.tileProofs) / fromRoutes
-        say(
-            String(
-                format: "from serve's /tile routes, cold cache: %d proofs in %.2f s = %.0f proofs/s (%d tiles fetched)",
-                self.tileProofs,
-                fromRoutes,
-                routesRate,
-                routes.fetches
-            )
+        let routesRate = try await Self.pass(
+            "from serve's /tile routes, cold cache",
+            positions.prefix(self.tileProofs),
+            routes
         )
         let route = try await self.fromRoute(authlog, Array(positions.prefix(self.routeProofs)), head)
         let routeRate = Double(self.routeProofs) / route
@@ -160,6 +128,40 @@ struct TilesBench: AsyncParsableCommand {
                 warmRate / routeRate >= 20 ? "met" : "NOT met"
             )
         )
+    }
+
+    /// Waits (at most 30 minutes) until serve has written the tile directory's checkpoint.
+    private static func waitForTiles(in tiles: String, since writeStart: ContinuousClock.Instant) async throws {
+        let deadline = ContinuousClock.now + .seconds(1_800)
+        while !FileManager.default.fileExists(atPath: tiles + "/checkpoint") {
+            guard ContinuousClock.now < deadline else { throw BenchFailure("serve wrote no tiles in 30 minutes") }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        say(String(format: "serve wrote the tile directory in %.1f s", (ContinuousClock.now - writeStart).inSeconds))
+    }
+
+    /// Proves `positions` with `prover`, prints the pass as `label` and returns its proofs per second.
+    private static func pass(
+        _ label: String,
+        _ positions: ArraySlice<Int64>,
+        _ prover: TileProver,
+        other: Bool = false
+    ) async throws -> Double {
+        let fetched = prover.fetches
+        let seconds = try await Self.prove(positions, with: prover)
+        let rate = Double(positions.count) / seconds
+        say(
+            String(
+                format: "%@: %d %@proofs in %.2f s = %.0f proofs/s (%d tiles fetched)",
+                label,
+                positions.count,
+                other ? "other " : "",
+                seconds,
+                rate,
+                prover.fetches - fetched
+            )
+        )
+        return rate
     }
 
     /// Seconds to prove and check `positions` with `prover`, one after another.
