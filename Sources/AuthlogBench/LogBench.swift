@@ -131,35 +131,13 @@ struct LogBench: AsyncParsableCommand {
                 (ContinuousClock.now - fillStart).inSeconds
             )
         )
-        let key = try PrivateKey.generate(for: .edDSA)
         let keyFile = NSTemporaryDirectory() + "authlog-bench-\(UUID().uuidString).pem"
-        try key.pemRepresentation().write(toFile: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: keyFile) }
-        let document: JSONValue = .members([
-            "development": .bool(true),
-            "log": .members([
-                "origin": .string("bench.localhost/log"), "checkpoint_key_file": .string(keyFile),
-                // The baseline's proofs come from one address: no rate limit in the way.
-                "reads_per_second": .number("1000000"), "read_burst": .number("1000000"),
-            ]),
-        ])
-        let components = try ServerComponents(
-            configuration: try document.decode(ServerConfiguration.self),
-            pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 16),
-            accessTokenKey: try PrivateKey.generate(for: .es256),
-            fetcher: AsyncHTTPFetcher()
-        )
+        let components = try Self.signingComponents(conninfo: database.conninfo, keyFile: keyFile)
         let server = try await ServiceRunner.start(router: try buildRouter(components: components).router)
         defer { Task { await server.stop() } }
         let client = HTTPTestClient(baseURL: server.baseURL)
-        var users: [(token: String, event: String)] = []
-        for index in 0..<50 {
-            let answer = try await client.post("/v1/signin/dev", .members(["subject": .string("receipt-\(index)")]))
-            guard let token = answer.json["access_token"]?.stringValue,
-                let event = answer.header("Authlog-Event-Ids")?.split(separator: ",").first
-            else { throw BenchFailure("sign-in failed: \(answer.status)") }
-            users.append((token, String(event)))
-        }
+        let users = try await Self.signInReceiptHolders(client)
         guard let checkpointer = components.checkpointer else { throw BenchFailure("no checkpoint signer") }
         let signed = try await checkpointer.signNow()
         say("checkpoint of \(signed.size) events signed")
@@ -199,6 +177,40 @@ struct LogBench: AsyncParsableCommand {
                 receipts.p99 < 50 ? "met" : "NOT met"
             )
         )
+    }
+
+    /// A server's components over `conninfo` with a checkpoint key (written to `keyFile`) and no read limit.
+    private static func signingComponents(conninfo: String, keyFile: String) throws -> ServerComponents {
+        let key = try PrivateKey.generate(for: .edDSA)
+        try key.pemRepresentation().write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let document: JSONValue = .members([
+            "development": .bool(true),
+            "log": .members([
+                "origin": .string("bench.localhost/log"), "checkpoint_key_file": .string(keyFile),
+                // The baseline's proofs come from one address: no rate limit in the way.
+                "reads_per_second": .number("1000000"), "read_burst": .number("1000000"),
+            ]),
+        ])
+        return try ServerComponents(
+            configuration: try document.decode(ServerConfiguration.self),
+            pool: ConnectionPool(conninfo: conninfo, maximumConnections: 16),
+            accessTokenKey: try PrivateKey.generate(for: .es256),
+            fetcher: AsyncHTTPFetcher()
+        )
+    }
+
+    /// Signs 50 users in; each one's access token and the id of the first event of their sign-in.
+    private static func signInReceiptHolders(_ client: HTTPTestClient) async throws -> [(token: String, event: String)]
+    {
+        var users: [(token: String, event: String)] = []
+        for index in 0..<50 {
+            let answer = try await client.post("/v1/signin/dev", .members(["subject": .string("receipt-\(index)")]))
+            guard let token = answer.json["access_token"]?.stringValue,
+                let event = answer.header("Authlog-Event-Ids")?.split(separator: ",").first
+            else { throw BenchFailure("sign-in failed: \(answer.status)") }
+            users.append((token, String(event)))
+        }
+        return users
     }
 
     /// `count` calls of `body`, one at a time: p50 and p99 in milliseconds.
