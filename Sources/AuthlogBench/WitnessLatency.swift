@@ -48,7 +48,18 @@ enum WitnessLatency {
             configuration: configuration,
             folder: folder + "/serve"
         )
-        let client = HTTPTestClient(baseURL: servers.children[0].baseURL)
+        let signins = try await Self.signIn(
+            through: HTTPTestClient(baseURL: servers.children[0].baseURL),
+            for: seconds
+        )
+        // The last events' checkpoint and its cosignature.
+        try await Task.sleep(for: .seconds(5))
+        await servers.stop()
+        return try await Self.delays(conninfo: database.conninfo, signins: signins)
+    }
+
+    /// Four workers signing in, each every 40 ms, for `seconds`; how many sign-ins were answered.
+    private static func signIn(through client: HTTPTestClient, for seconds: Double) async throws -> Int {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         var signins = 0
         try await withThrowingTaskGroup(of: Int.self) { group in
@@ -69,10 +80,13 @@ enum WitnessLatency {
             }
             for try await count in group { signins += count }
         }
-        // The last events' checkpoint and its cosignature.
-        try await Task.sleep(for: .seconds(5))
-        await servers.stop()
-        let rows = try await Connection.connect(database.conninfo).query(
+        return signins
+    }
+
+    /// p50 and p99 of commit → first witnessed checkpoint covering it, from the database's clock, and the
+    /// number of sign-ins; every one of the `signins` must be recorded and witnessed.
+    private static func delays(conninfo: String, signins: Int) async throws -> (p50: Double, p99: Double, events: Int) {
+        let rows = try await Connection.connect(conninfo).query(
             """
             WITH witnessed AS (
                 SELECT tree_size, min(received_at) AS at FROM authlog.checkpoint_cosignatures GROUP BY tree_size),
@@ -93,6 +107,7 @@ enum WitnessLatency {
             throw BenchFailure("\(total) sign-ins recorded of \(signins), \(witnessed) of them witnessed")
         }
         return (try row.decode(Double.self, at: 0), try row.decode(Double.self, at: 1), total)
+
     }
 
     /// `authlog witness` on a free port, its log in `folder`.
