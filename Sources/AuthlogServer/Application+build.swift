@@ -101,11 +101,14 @@ public func buildApplication(
     let (router, _) = try buildRouter(components: components)
     let limits = components.connectionLimits
     let metrics = components.metrics
+    let counter = ConnectionCounter(limits: limits, trustedProxies: components.account.trustedProxies)
     return Application(
         router: router,
         server: .http1(
             configuration: .init(
-                additionalChannelHandlers: [ConnectionGuard(limits: limits, logger: logger, metrics: metrics)])
+                additionalChannelHandlers: [
+                    ConnectionGuard(limits: limits, logger: logger, metrics: metrics, counter: counter)
+                ])
         ),
         configuration: .init(
             address: .hostname(host, port: port),

@@ -28,6 +28,7 @@ struct ConfigurationDefaultsTests {
         ("connections.body_timeout_seconds", String(ConfigurationDefaults.bodyTimeoutSeconds)),
         ("connections.idle_timeout_seconds", String(ConfigurationDefaults.idleTimeoutSeconds)),
         ("connections.maximum_connections", String(ConfigurationDefaults.maximumConnections)),
+        ("connections.maximum_connections_per_address", String(ConfigurationDefaults.maximumConnectionsPerAddress)),
     ]
 
     @Test func theDocumentedDefaultsAreTheOnesInForce() throws {

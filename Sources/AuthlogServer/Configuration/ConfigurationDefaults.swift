@@ -50,6 +50,12 @@ public enum ConfigurationDefaults {
     public static let bodyTimeoutSeconds = 30
     public static let idleTimeoutSeconds = 60
     public static let maximumConnections = 2_048
+    /// `connections.maximum_connections_per_address`: 1/16 of `maximum_connections`, so that one host (one
+    /// address that is not a trusted proxy) never holds more than a small share of the slots.
+    public static let maximumConnectionsPerAddress = ConfigurationDefaults.maximumConnections / 16
+    /// How long a kept-alive connection may wait for its next request while three quarters of the slots or
+    /// more are taken, when `idle_timeout_seconds` is longer.
+    public static let busyIdleTimeoutSeconds = 5
     /// The providers' published endpoints (`providers.apple.jwks_url`, …).
     public static let appleJWKSURL = "https://appleid.apple.com/auth/keys"
     public static let googleJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"

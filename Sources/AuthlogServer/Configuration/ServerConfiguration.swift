@@ -113,6 +113,8 @@ public struct ServerConfiguration: Codable, Sendable {
         public var idleTimeoutSeconds: Int?
         /// The most connections open at once; more wait in the listen backlog.
         public var maximumConnections: Int?
+        /// The most connections open at once from one client address (trusted proxies are exempt).
+        public var maximumConnectionsPerAddress: Int?
     }
 
     /// Refresh-token settings.

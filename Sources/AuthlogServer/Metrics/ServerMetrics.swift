@@ -18,6 +18,7 @@ public final class ServerMetrics: Sendable {
         var events: [String: Int] = [:]
         var logReads: [String: Int] = [:]
         var logReadsLimited: [String: Int] = [:]
+        var refusedConnections: [String: Int] = [:]
     }
 
     private struct RequestKey: Hashable {
@@ -71,6 +72,11 @@ public final class ServerMetrics: Sendable {
         }
     }
 
+    /// Counts one connection closed before it was read, by reason (`per_address_cap`).
+    public func recordRefusedConnection(reason: String) {
+        self.state.withLock { $0.refusedConnections[reason, default: 0] += 1 }
+    }
+
     /// Records the size of one writer batch.
     public func recordBatch(events: Int) {
         self.state.withLock { $0.batches.observe(Double(events)) }
@@ -84,6 +90,7 @@ public final class ServerMetrics: Sendable {
         let events = state.events.sorted { $0.key < $1.key }
         let logReads = state.logReads.sorted { $0.key < $1.key }
         let logReadsLimited = state.logReadsLimited.sorted { $0.key < $1.key }
+        let refusedConnections = state.refusedConnections.sorted { $0.key < $1.key }
         let lines =
             Self.counter(
                 "authlog_http_requests_total",
@@ -116,6 +123,12 @@ public final class ServerMetrics: Sendable {
                 "authlog_log_reads_rate_limited_total",
                 help: "Public log reads refused with 429 by the per-address rate limit, by route.",
                 samples: logReadsLimited.map { ([("route", $0.key)], $0.value) }
+            )
+            + Self.counter(
+                "authlog_connections_refused_total",
+                help:
+                    "Connections closed before they were read, by reason (per_address_cap: the address held its share).",
+                samples: refusedConnections.map { ([("reason", $0.key)], $0.value) }
             )
             + Self.histogram(
                 "authlog_sequencer_batch_events",

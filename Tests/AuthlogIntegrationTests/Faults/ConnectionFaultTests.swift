@@ -24,9 +24,18 @@ extension Faults {
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
         }
 
+        /// A configuration whose `connections` let one address hold 1,000 connections, with `extra` settings.
+        static func manyPerAddress(_ extra: [String: JSONValue] = [:]) -> JSONValue {
+            var connections = extra
+            connections["maximum_connections_per_address"] = .number("1000")
+            return .object([("connections", .object(connections.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))]
+            )
+        }
+
         @Test func unreadBodiesWithConnectionCloseLeaveNoDescriptorsOrMemoryBehind() async throws {
             let database = try await TestDatabase.make()
-            let server = try await ServeProcess.start(database: database)
+            // 200 clients from one address: more than its default share of the slots (ConnectionCapTests).
+            let server = try await ServeProcess.start(database: database, configuration: Self.manyPerAddress())
             defer { server.stop() }
             let pid = server.process.processIdentifier
             let port = server.port
@@ -102,7 +111,7 @@ extension Faults {
             let database = try await TestDatabase.make()
             let server = try await ServeProcess.start(
                 database: database,
-                configuration: .members(["connections": .members(["header_timeout_seconds": .number("3")])])
+                configuration: Self.manyPerAddress(["header_timeout_seconds": .number("3")])
             )
             defer { server.stop() }
             let port = server.port

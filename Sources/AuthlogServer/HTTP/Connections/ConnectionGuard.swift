@@ -23,6 +23,9 @@ struct RequestBodyTimedOut: Error {}
 ///   half-closes after `Connection: close`;
 /// - a request the HTTP parser refuses, or one no route can take (`CONNECT`, a target that is not a path), is
 ///   answered here with the JSON error shape, an `X-Request-Id`, a log line and the metrics;
+/// - a connection from an address that already holds ``ConnectionLimits/maximumPerAddress`` is closed at
+///   once and counted (``ConnectionCounter``), and while the server is busy an idle kept-alive connection
+///   gets ``ConnectionLimits/busyIdleTimeout``;
 /// - pipelined requests (several written before the first is answered, RFC 9112 §9.3.2) are each answered,
 ///   in order: the guard counts the requests handed on and not yet answered, so the answer to one request
 ///   never reads as "answered before its body" for the next. A request refused here behind pipelined ones is
@@ -56,6 +59,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ConnectionLimits
     private let logger: Logger
     private let metrics: ServerMetrics
+    private let counter: ConnectionCounter?
+    /// Whether the counter admitted this connection (and must be told when it closes), and its peer's address.
+    private var admitted: (Bool, IPAddress?) = (false, nil)
     private var phase = Phase.awaitingHead
     private var requestsSeen = 0
     /// Requests handed on to the application whose answers are not yet complete.
@@ -63,10 +69,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var isWatching = false
     private var timer: Scheduled<Void>?
 
-    init(limits: ConnectionLimits, logger: Logger, metrics: ServerMetrics) {
+    /// A guard for one connection; `counter`, shared by the server's connections, caps connections per address.
+    init(limits: ConnectionLimits, logger: Logger, metrics: ServerMetrics, counter: ConnectionCounter? = nil) {
         self.limits = limits
         self.logger = logger
         self.metrics = metrics
+        self.counter = counter
     }
 
     // MARK: Inbound
@@ -82,11 +90,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         self.cancelTimer()
+        self.releaseSlot()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.cancelTimer()
+        self.releaseSlot()
+    }
+
+    private func releaseSlot() {
+        guard self.admitted.0 else { return }
+        self.admitted.0 = false
+        self.counter?.release(self.admitted.1)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -198,7 +214,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: promise)
             self.unanswered -= 1
             if self.unanswered == 0, case .awaitingHead = self.phase {
-                self.schedule(context: context, after: self.limits.idleTimeout) { _ in context.close(promise: nil) }
+                let idle = self.counter?.isBusy == true ? self.limits.busyIdleTimeout : self.limits.idleTimeout
+                self.schedule(context: context, after: idle) { _ in context.close(promise: nil) }
             }
         }
     }
@@ -218,6 +235,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func startWatching(context: ChannelHandlerContext) {
         guard !self.isWatching else { return }
         self.isWatching = true
+        if let counter = self.counter {
+            let peer = context.channel.remoteAddress?.ipAddress.flatMap { IPAddress($0) }
+            guard counter.admit(peer) else {
+                // One host already holds its share of the slots: closed before any byte is read.
+                self.metrics.recordRefusedConnection(reason: "per_address_cap")
+                self.phase = .lingering
+                context.close(promise: nil)
+                return
+            }
+            self.admitted = (true, peer)
+        }
         self.schedule(context: context, after: self.limits.headerTimeout) { $0.headersTimedOut(context: context) }
     }
 

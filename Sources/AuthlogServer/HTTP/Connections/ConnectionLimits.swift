@@ -16,6 +16,12 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// The most connections open at once (default 2,048: well under the usual 65,536 descriptors, and
     /// ~1 MiB of buffers each at most).
     public var maximumConnections: Int
+    /// The most connections open at once from one address that is not a trusted proxy (default 1/16 of
+    /// ``maximumConnections``): one host can never take every slot.
+    public var maximumPerAddress: Int
+    /// The idle timeout while three quarters of the slots or more are taken (5 s, or ``idleTimeout`` when
+    /// shorter): idle connections make room first when the server is near its limit.
+    public var busyIdleTimeout: Duration
 
     /// The defaults (``ConfigurationDefaults``).
     public init(
@@ -23,17 +29,21 @@ public struct ConnectionLimits: Sendable, Equatable {
         bodyTimeout: Duration = .seconds(ConfigurationDefaults.bodyTimeoutSeconds),
         idleTimeout: Duration = .seconds(ConfigurationDefaults.idleTimeoutSeconds),
         lingerTimeout: Duration = .seconds(2),
-        maximumConnections: Int = ConfigurationDefaults.maximumConnections
+        maximumConnections: Int = ConfigurationDefaults.maximumConnections,
+        maximumPerAddress: Int? = nil
     ) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout
         self.lingerTimeout = lingerTimeout
         self.maximumConnections = maximumConnections
+        self.maximumPerAddress = maximumPerAddress ?? max(1, maximumConnections / 16)
+        self.busyIdleTimeout = min(idleTimeout, .seconds(ConfigurationDefaults.busyIdleTimeoutSeconds))
     }
 
     /// The limits a configuration asks for; each missing one is its default.
-    /// - Throws: ``ServerConfiguration/Invalid`` for a timeout outside 1…3,600 s or a cap outside 1…1,000,000.
+    /// - Throws: ``ServerConfiguration/Invalid`` for a timeout outside 1…3,600 s, a cap outside 1…1,000,000 or a
+    ///   per-address cap outside 1…the cap.
     public init(_ settings: ServerConfiguration.ConnectionSettings?) throws {
         self.init()
         func seconds(_ value: Int?, _ name: String, default fallback: Duration) throws -> Duration {
@@ -56,5 +66,15 @@ public struct ConnectionLimits: Sendable, Equatable {
             }
             self.maximumConnections = maximum
         }
+        self.maximumPerAddress = max(1, self.maximumConnections / 16)
+        if let perAddress = settings?.maximumConnectionsPerAddress {
+            guard (1...self.maximumConnections).contains(perAddress) else {
+                throw ServerConfiguration.Invalid(
+                    description: "connections.maximum_connections_per_address must be 1 to maximum_connections"
+                )
+            }
+            self.maximumPerAddress = perAddress
+        }
+        self.busyIdleTimeout = min(self.idleTimeout, .seconds(ConfigurationDefaults.busyIdleTimeoutSeconds))
     }
 }
