@@ -18,7 +18,7 @@ extension Faults {
             let flood = try await onOwnThread { () -> Result<[RawConnection], any Error> in
                 Result { try (0..<2_100).map { _ in try RawConnection(port: port) } }
             }.get()
-            defer { flood.forEach { $0.close() } }
+            defer { for connection in flood { connection.close() } }
             let started = ContinuousClock.now
             let signin = try await onOwnThread { () -> Result<RawHTTPAnswer?, any Error> in
                 Result {
