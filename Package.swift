@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AuthlogProviders", targets: ["AuthlogProviders"]),
         .library(name: "AuthlogAccounts", targets: ["AuthlogAccounts"]),
         .library(name: "AuthlogServer", targets: ["AuthlogServer"]),
+        .library(name: "AuthlogClient", targets: ["AuthlogClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -111,6 +112,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "AuthlogClient",
+            dependencies: [
+                // OpenSSL on Linux only: an iOS or macOS app cannot link the system libcrypto, so there
+                // the client uses CryptoKit (see ClientCrypto.swift).
+                .target(name: "AuthlogCrypto", condition: .when(platforms: [.linux]))
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "AuthlogTesting",
             dependencies: [
                 "AuthlogAccounts",
@@ -152,6 +162,7 @@ let package = Package(
                 "AuthlogServer",
                 "AuthlogProviders",
                 "AuthlogCrypto",
+                "AuthlogClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -204,6 +215,11 @@ let package = Package(
                 "authlog", "AuthlogAccounts", "AuthlogStore", "AuthlogPostgres", "AuthlogCore", "AuthlogCrypto",
                 "AuthlogServer", "AuthlogTesting",
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AuthlogClientTests",
+            dependencies: ["authlog", "AuthlogClient", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
             swiftSettings: strictSettings
         ),
     ],
