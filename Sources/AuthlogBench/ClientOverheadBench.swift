@@ -77,4 +77,3 @@ enum ClientOverheadBench {
         return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
     }
 }
-

@@ -73,7 +73,11 @@ struct APIConnection: Sendable {
 
     /// `POST /v1/token/refresh`: the next pair for `tokens`, with the same provider.
     func refresh(_ tokens: AuthTokens) async throws -> AuthTokens {
-        let request = try self.request("POST", "/v1/token/refresh", body: ["refresh_token": .string(tokens.refreshToken)])
+        let request = try self.request(
+            "POST",
+            "/v1/token/refresh",
+            body: ["refresh_token": .string(tokens.refreshToken)]
+        )
         let (data, response) = try await self.perform(request)
         try Self.check(data, response)
         return try Self.decode(TokenAnswer.self, data).tokens(provider: tokens.provider)

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension AuthlogClient {
     /// `POST /v1/logout`: ends this session (or all of the user's) at authlog, then clears the tokens here and

@@ -29,6 +29,7 @@ extension AuthlogClient {
     /// - Parameters:
     ///   - cursor: ``ActivityPage/next`` of the previous page, or `nil` for the newest.
     ///   - limit: the most entries wanted, or `nil` for the server's default.
+    /// - Returns: the entries and the cursor of the next page.
     /// - Throws: ``AuthlogClientError``: `.signedOut`, `.transport`, authlog's code.
     public func activity(after cursor: String? = nil, limit: Int? = nil) async throws -> ActivityPage {
         var query: [URLQueryItem] = []

@@ -19,10 +19,15 @@ extension AuthlogClient {
     ///   - proof: what the provider's SDK gave the app.
     ///   - rememberMe: `false` makes a session of 12 hours instead of 30 days (server defaults).
     ///   - clientID: the app's client id, recorded with the sign-in.
+    /// - Returns: the tokens, whether the user is new, and the events recorded.
     /// - Throws: ``AuthlogClientError`` with authlog's code (`nonce_mismatch`, `account_exists` with
     ///   ``AuthlogClientError/providers``, …), `.transport`, or `.tokenStore`.
     @discardableResult
-    public func signIn(with proof: SigninProof, rememberMe: Bool = true, clientID: String? = nil) async throws
+    public func signIn(
+        with proof: SigninProof,
+        rememberMe: Bool = true,
+        clientID: String? = nil
+    ) async throws
         -> SigninResult
     {
         var body = proof.members

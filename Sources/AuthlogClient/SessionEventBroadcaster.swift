@@ -12,7 +12,10 @@ final class SessionEventBroadcaster: @unchecked Sendable {
 
     /// A new stream of the events from now on.
     func stream() -> AsyncStream<SessionEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self, bufferingPolicy: .bufferingNewest(64))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: SessionEvent.self,
+            bufferingPolicy: .bufferingNewest(64)
+        )
         let id = self.lock.withLock {
             self.nextID += 1
             self.continuations[self.nextID] = continuation

@@ -23,6 +23,7 @@ public struct SigninProof: Sendable, CustomStringConvertible {
     ///   - nonce: the nonce whose ``AppleNonce/hashed`` value was the request's `nonce`.
     ///   - authorizationCode: `ASAuthorizationAppleIDCredential.authorizationCode` as UTF-8 text.
     ///   - user: `fullName` and `email`, when Apple gave them.
+    /// - Returns: the proof for `POST /v1/signin/apple`.
     public static func apple(
         identityToken: String,
         nonce: AppleNonce,

@@ -60,7 +60,9 @@ struct ClientAccountTests {
             }
 
             let raw = try AppleNonce.make().rawValue
-            try await client.link(.google(idToken: try proofs.google(subject: "dave-google", rawNonce: raw), rawNonce: raw))
+            try await client.link(
+                .google(idToken: try proofs.google(subject: "dave-google", rawNonce: raw), rawNonce: raw)
+            )
             let other = AuthlogClient(baseURL: server.baseURL)
             let raw2 = try AppleNonce.make().rawValue
             let viaGoogle = try await other.signIn(
@@ -103,7 +105,12 @@ struct ClientAccountTests {
             let store = InMemoryTokenStore()
             let client = AuthlogClient(baseURL: server.baseURL, tokenStore: store)
             try await client.signIn(
-                with: .apple(identityToken: token, nonce: nonce, authorizationCode: code, user: AppleUserName(givenName: "Eve"))
+                with: .apple(
+                    identityToken: token,
+                    nonce: nonce,
+                    authorizationCode: code,
+                    user: AppleUserName(givenName: "Eve")
+                )
             )
             var events = client.sessionEvents().makeAsyncIterator()
             let deletion = try await client.deleteAccount()

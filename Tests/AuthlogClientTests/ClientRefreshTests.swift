@@ -39,7 +39,8 @@ struct ClientRefreshTests {
             let request = ClientRequests.receipt(server, eventID: signedIn.eventIDs[0])
             let statuses = try await Self.sendConcurrently(50, request, through: client)
             #expect(transport.count("/v1/token/refresh") == 1)
-            #expect(transport.count(request.url?.path ?? "") == 100, "each request refused once, then sent again")
+            // Each request refused once is sent again once; a request that started after the refresh goes once.
+            #expect((51...100).contains(transport.count(request.url?.path ?? "")))
             #expect(statuses.allSatisfy { $0 != 401 }, "\(statuses)")
         }
     }
@@ -73,7 +74,11 @@ struct ClientRefreshTests {
     }
 
     /// `count` concurrent sends of `request`; their statuses.
-    static func sendConcurrently(_ count: Int, _ request: URLRequest, through client: AuthlogClient) async throws
+    static func sendConcurrently(
+        _ count: Int,
+        _ request: URLRequest,
+        through client: AuthlogClient
+    ) async throws
         -> [Int]
     {
         try await withThrowingTaskGroup(of: Int.self) { group in

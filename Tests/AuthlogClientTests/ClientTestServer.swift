@@ -38,7 +38,9 @@ struct ClientTestServer {
         ]
         members.merge(extra) { _, given in given }
         let configuration = "\(folder)/authlog.json"
-        try Data(JSONValue.object(members.map { (name: $0.key, value: $0.value) }).canonicalBytes).write(to: URL(fileURLWithPath: configuration))
+        try Data(JSONValue.object(members.map { (name: $0.key, value: $0.value) }).canonicalBytes).write(
+            to: URL(fileURLWithPath: configuration)
+        )
         let logFile = "\(folder)/serve.log"
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
@@ -89,7 +91,9 @@ struct ClientTestServer {
                 "jwks_url": .string(base + "/jwks"), "token_url": .string(base + "/token"),
                 "revoke_url": .string(base + "/auth/revoke"),
             ]),
-            "google": .members(["client_ids": .array([.string(Self.googleClient)]), "jwks_url": .string(base + "/jwks")]),
+            "google": .members([
+                "client_ids": .array([.string(Self.googleClient)]), "jwks_url": .string(base + "/jwks"),
+            ]),
             "gitlab": .members([
                 "issuer": .string(base), "client_ids": .array([.string(Self.gitlabClient)]),
                 "client_secret": .string("gl-secret"),

@@ -118,7 +118,9 @@ final class DroppingProxy: @unchecked Sendable {
     private static func sendAll(_ socket: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
         var offset = 0
         while offset < count {
-            let sent = buffer[offset..<count].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = buffer[offset..<count].withUnsafeBytes {
+                send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { return false }
             offset += sent
         }

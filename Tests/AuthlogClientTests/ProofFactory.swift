@@ -11,7 +11,10 @@ struct ProofFactory {
 
     /// An Apple identity token for `nonce` (its hashed value in the `nonce` claim) and a registered
     /// authorization code whose exchange names the same subject.
-    func apple(subject: String = "001234.apple-\(UUID().uuidString.prefix(8))", nonce: AppleNonce) throws
+    func apple(
+        subject: String = "001234.apple-\(UUID().uuidString.prefix(8))",
+        nonce: AppleNonce
+    ) throws
         -> (identityToken: String, code: String)
     {
         let claims = FakeIdentityProvider.claims(
