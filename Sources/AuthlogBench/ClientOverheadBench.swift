@@ -27,8 +27,9 @@ enum ClientOverheadBench {
         let signedIn = try await client.signIn(with: .dev(subject: "bench-\(UUID().uuidString.prefix(8))"))
         guard let eventID = signedIn.eventIDs.first else { throw BenchFailure("the sign-in named no event") }
         let request = URLRequest(url: baseURL.appendingPathComponent("v1/log/receipt/\(eventID)"))
-        var bare = request
-        bare.setValue("Bearer \(signedIn.tokens.accessToken)", forHTTPHeaderField: "Authorization")
+        var authorized = request
+        authorized.setValue("Bearer \(signedIn.tokens.accessToken)", forHTTPHeaderField: "Authorization")
+        let bare = authorized
 
         let viaClient: @Sendable () async throws -> Int = { try await client.send(request).1.statusCode }
         let viaSession: @Sendable () async throws -> Int = {

@@ -3,6 +3,10 @@ import AuthlogTesting
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Single-flight refresh under concurrency, and a refresh whose answer the network lost.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct ClientRefreshTests {

@@ -1,4 +1,5 @@
 import AuthlogClient
+import AuthlogCore
 import AuthlogCrypto
 import AuthlogTesting
 import Foundation
