@@ -21,7 +21,7 @@ struct ClientValueTests {
 
     @Test func pkceMatchesRFC7636AppendixB() {
         let pkce = PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
-        #expect(pkce.challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGSSFw2cM")
+        #expect(pkce.challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
         #expect(!"\(pkce)".contains(pkce.verifier))
     }
 

@@ -6,8 +6,9 @@ import Glibc
 
 /// A TCP proxy on 127.0.0.1 between the client and the server that cuts the connection of the first
 /// `POST /v1/token/refresh` after the server answered it: the client gets the first bytes of the answer and then
-/// a closed connection, as when a phone loses the network mid-answer. (Some bytes are passed on so that no
-/// HTTP library can take the cut for a stale kept-alive connection and resend the request by itself.)
+/// a closed connection, as when a phone loses the network mid-answer. (The headers and a few bytes of the body
+/// are passed on so that no HTTP library can take the cut for a stale kept-alive connection and resend the
+/// request by itself.)
 ///
 /// `@unchecked Sendable`: `refreshesToCut` and `cutCount` are read and written only while `lock` is held; the
 /// other stored properties are immutable.
@@ -103,7 +104,7 @@ final class DroppingProxy: @unchecked Sendable {
             let count = recv(pair.server, &buffer, buffer.count, 0)
             guard count > 0 else { break }
             if pair.takeCut() {
-                _ = Self.sendAll(pair.client, buffer, min(count, 12))
+                _ = Self.sendAll(pair.client, buffer, Self.headerLength(buffer, count) ?? min(count, 12))
                 self.lock.withLock { self.cutCount += 1 }
                 shutdown(pair.client, Int32(SHUT_RDWR))
                 shutdown(pair.server, Int32(SHUT_RDWR))
@@ -113,6 +114,18 @@ final class DroppingProxy: @unchecked Sendable {
         }
         shutdown(pair.client, Int32(SHUT_WR))
         pair.finish()
+    }
+
+    /// The length of the answer's status line and headers and a few bytes of its body, when `buffer` holds them:
+    /// the client then knows an answer was under way, and no HTTP library resends the request by itself (as
+    /// libcurl does when a kept-alive connection closes before a complete header line arrived).
+    private static func headerLength(_ buffer: [UInt8], _ count: Int) -> Int? {
+        let end = Array("\r\n\r\n".utf8)
+        guard count >= end.count else { return nil }
+        for index in 0...(count - end.count) where Array(buffer[index..<(index + end.count)]) == end {
+            return min(count, index + end.count + 4)
+        }
+        return nil
     }
 
     private static func sendAll(_ socket: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
