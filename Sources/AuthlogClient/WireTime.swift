@@ -25,7 +25,9 @@ enum WireTime {
         else { return nil }
         var fraction = 0.0
         if bytes.count > 20 {
-            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, let digits = number(20..<(bytes.count - 1)) else {
+            guard bytes[19] == UInt8(ascii: "."), (22...30).contains(bytes.count),
+                let digits = number(20..<(bytes.count - 1))
+            else {
                 return nil
             }
             fraction = Double(digits) / pow(10, Double(bytes.count - 21))
