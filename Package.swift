@@ -8,7 +8,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "authlog",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
         .executable(name: "authlog", targets: ["authlog"]),
         .executable(name: "authlog-bench", targets: ["AuthlogBench"]),
