@@ -33,6 +33,7 @@ public struct AuthlogClientError: Error, Sendable, Hashable, CustomStringConvert
         /// The token store could not be read or written (client code).
         public static let tokenStore = Code(rawValue: "token_store")
 
+        /// The code as authlog spells it.
         public var description: String { self.rawValue }
     }
 
