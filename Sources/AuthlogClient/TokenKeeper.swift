@@ -90,12 +90,17 @@ actor TokenKeeper {
         while true {
             do {
                 let next = try await self.connection.refresh(tokens)
+                // A sign-in or logout meanwhile wins over the refreshed pair of the old session.
+                guard self.tokens?.refreshToken == tokens.refreshToken else {
+                    guard let current = self.tokens else { throw Self.signedOut }
+                    return current
+                }
                 self.tokens = next
                 try await self.save(next)
                 self.events.yield(.refreshed(sessionID: next.sessionID))
                 return next
             } catch let error as AuthlogClientError where error.code == .invalidGrant {
-                await self.end(.sessionEnded)
+                if self.tokens?.refreshToken == tokens.refreshToken { await self.end(.sessionEnded) }
                 throw AuthlogClientError(.signedOut, status: error.status, detail: error.detail)
             } catch let error as AuthlogClientError where error.code == .transport && attempt < self.retries {
                 attempt += 1
