@@ -112,7 +112,13 @@ public final class AuthlogClient: Sendable {
     /// - Throws: ``AuthlogClientError``: `.signedOut` when there is no session or authlog ended it (the tokens
     ///   are then cleared and ``SessionEvent/signedOut(_:)`` is sent), `.transport` when no answer came.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let tokens = try await self.keeper.validTokens(leeway: self.configuration.refreshLeeway)
+        let leeway = self.configuration.refreshLeeway
+        let tokens: AuthTokens
+        if let usable = self.keeper.snapshot.usable(leeway: leeway) {
+            tokens = usable
+        } else {
+            tokens = try await self.keeper.validTokens(leeway: leeway)
+        }
         var authorized = request
         authorized.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
         let (data, response) = try await self.connection.perform(authorized)

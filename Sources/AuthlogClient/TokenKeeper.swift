@@ -9,9 +9,15 @@ actor TokenKeeper {
     private let events: SessionEventBroadcaster
     private let retries: Int
     private let retryDelay: Duration
-    private var tokens: AuthTokens?
+    /// The tokens and whether a refresh is in flight, for ``AuthlogClient/send(_:)``'s fast path.
+    nonisolated let snapshot = TokenSnapshot()
+    private var tokens: AuthTokens? {
+        didSet { self.snapshot.set(self.tokens) }
+    }
     private var isLoaded = false
-    private var inFlight: Task<AuthTokens, any Error>?
+    private var inFlight: Task<AuthTokens, any Error>? {
+        didSet { self.snapshot.setRefreshing(self.inFlight != nil) }
+    }
 
     init(
         store: any TokenStore,
