@@ -8,7 +8,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "authlog",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
         .executable(name: "authlog", targets: ["authlog"]),
         .executable(name: "authlog-bench", targets: ["AuthlogBench"]),
@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AuthlogProviders", targets: ["AuthlogProviders"]),
         .library(name: "AuthlogAccounts", targets: ["AuthlogAccounts"]),
         .library(name: "AuthlogServer", targets: ["AuthlogServer"]),
+        .library(name: "AuthlogClient", targets: ["AuthlogClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -111,6 +112,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "AuthlogClient",
+            dependencies: [
+                // OpenSSL on Linux only: an iOS or macOS app cannot link the system libcrypto, so there
+                // the client uses CryptoKit (see ClientCrypto.swift).
+                .target(name: "AuthlogCrypto", condition: .when(platforms: [.linux]))
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "AuthlogTesting",
             dependencies: [
                 "AuthlogAccounts",
@@ -152,6 +162,7 @@ let package = Package(
                 "AuthlogServer",
                 "AuthlogProviders",
                 "AuthlogCrypto",
+                "AuthlogClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -201,6 +212,11 @@ let package = Package(
                 "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AuthlogClientTests",
+            dependencies: ["authlog", "AuthlogClient", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
             swiftSettings: strictSettings
         ),
     ],

@@ -24,6 +24,10 @@ struct ModuleGraphTests {
         "AuthlogAccounts": [
             "AuthlogPostgres", "AuthlogStore", "AuthlogServer", "Hummingbird", "HummingbirdCore", "CLibPQ", "COpenSSL",
         ],
+        "AuthlogClient": [
+            "AuthlogPostgres", "AuthlogStore", "AuthlogProviders", "AuthlogAccounts", "AuthlogServer", "AuthlogTesting",
+            "Hummingbird", "HummingbirdCore", "AsyncHTTPClient", "CLibPQ", "COpenSSL",
+        ],
     ]
 
     /// The module that alone may import each system library.

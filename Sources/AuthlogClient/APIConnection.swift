@@ -1,0 +1,143 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// authlog's base URL and the transport: builds requests, sends them, and reads answers and errors.
+struct APIConnection: Sendable {
+    let baseURL: URL
+    let transport: any HTTPTransport
+    let userAgent: String?
+
+    /// A request for `path` (such as `/v1/me`) with `query` and a JSON `body`.
+    func request(
+        _ method: String,
+        _ path: String,
+        query: [URLQueryItem] = [],
+        body: [String: BodyValue]? = nil
+    ) throws -> URLRequest {
+        let url = self.baseURL.appendingPathComponent(String(path.drop { $0 == "/" }))
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        if !query.isEmpty { components?.queryItems = query }
+        guard let target = components?.url else {
+            throw AuthlogClientError(.invalidResponse, detail: "The request URL cannot be built.")
+        }
+        var request = URLRequest(url: target)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let userAgent = self.userAgent { request.setValue(userAgent, forHTTPHeaderField: "User-Agent") }
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONEncoder().encode(body)
+        }
+        return request
+    }
+
+    /// Sends `request`; a failure to get an answer becomes ``AuthlogClientError/Code/transport``.
+    func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        do {
+            return try await self.transport.data(for: request)
+        } catch let error as AuthlogClientError {
+            throw error
+        } catch {
+            throw AuthlogClientError(.transport, detail: Self.describe(error))
+        }
+    }
+
+    /// Throws authlog's error when `response` is not a success.
+    static func check(_ data: Data, _ response: HTTPURLResponse) throws {
+        guard !(200..<300).contains(response.statusCode) else { return }
+        let answer = try? JSONDecoder().decode(ErrorAnswer.self, from: data)
+        throw AuthlogClientError(
+            AuthlogClientError.Code(rawValue: answer?.error ?? "http_\(response.statusCode)"),
+            status: response.statusCode,
+            detail: answer?.errorDescription,
+            providers: answer?.providers ?? []
+        )
+    }
+
+    /// The `error` member of an error answer, if it is one.
+    static func errorCode(_ data: Data) -> String? {
+        (try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error
+    }
+
+    /// `type` decoded from a successful answer.
+    static func decode<Answer: Decodable>(_ type: Answer.Type, _ data: Data) throws -> Answer {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw AuthlogClientError(.invalidResponse, detail: "The answer is not the expected JSON.")
+        }
+    }
+
+    /// `POST /v1/token/refresh`: the next pair for `tokens`, with the same provider.
+    func refresh(_ tokens: AuthTokens) async throws -> AuthTokens {
+        let request = try self.request(
+            "POST",
+            "/v1/token/refresh",
+            body: ["refresh_token": .string(tokens.refreshToken)]
+        )
+        let (data, response) = try await self.perform(request)
+        try Self.check(data, response)
+        return try Self.decode(TokenAnswer.self, data).tokens(provider: tokens.provider)
+    }
+
+    /// The kind of a transport error without its text (which may hold a URL): its type and code.
+    private static func describe(_ error: any Error) -> String {
+        if let url = error as? URLError { return "No answer from the server (URLError \(url.code.rawValue))." }
+        return "No answer from the server (\(type(of: error)))."
+    }
+}
+
+/// `{"error", "error_description", "providers"}`.
+struct ErrorAnswer: Decodable {
+    let error: String?
+    let errorDescription: String?
+    let providers: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case error
+        case errorDescription = "error_description"
+        case providers
+    }
+}
+
+/// authlog's token answer (sign-in and refresh).
+struct TokenAnswer: Decodable {
+    let userID: String
+    let sessionID: String
+    let isNewUser: Bool?
+    let accessToken: String
+    let accessTokenExpiresAt: String
+    let refreshToken: String
+    let refreshTokenExpiresAt: String
+    let eventIDs: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case sessionID = "session_id"
+        case isNewUser = "is_new_user"
+        case accessToken = "access_token"
+        case accessTokenExpiresAt = "access_token_expires_at"
+        case refreshToken = "refresh_token"
+        case refreshTokenExpiresAt = "refresh_token_expires_at"
+        case eventIDs = "event_ids"
+    }
+
+    /// The tokens, or ``AuthlogClientError/Code/invalidResponse`` for times not in authlog's form.
+    func tokens(provider: String?) throws -> AuthTokens {
+        guard let accessExpiry = WireTime.parse(self.accessTokenExpiresAt),
+            let refreshExpiry = WireTime.parse(self.refreshTokenExpiresAt)
+        else { throw AuthlogClientError(.invalidResponse, detail: "The token answer's times cannot be read.") }
+        return AuthTokens(
+            userID: self.userID,
+            sessionID: self.sessionID,
+            accessToken: self.accessToken,
+            accessTokenExpiresAt: accessExpiry,
+            refreshToken: self.refreshToken,
+            refreshTokenExpiresAt: refreshExpiry,
+            provider: provider
+        )
+    }
+}

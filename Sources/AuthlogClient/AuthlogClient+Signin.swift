@@ -1,0 +1,62 @@
+import Foundation
+
+extension AuthlogClient {
+    /// `POST /v1/nonces`: a single-use nonce from authlog, as an alternative to ``AppleNonce/make()``.
+    /// - Throws: ``AuthlogClientError`` with authlog's code, or `.transport`.
+    public func requestNonce() async throws -> IssuedNonce {
+        let (data, response) = try await self.connection.perform(try self.connection.request("POST", "/v1/nonces"))
+        try APIConnection.check(data, response)
+        let answer = try APIConnection.decode(NonceAnswer.self, data)
+        guard let expiresAt = WireTime.parse(answer.expiresAt) else {
+            throw AuthlogClientError(.invalidResponse, detail: "The nonce's expiry cannot be read.")
+        }
+        return IssuedNonce(rawValue: answer.nonce, expiresAt: expiresAt)
+    }
+
+    /// `POST /v1/signin/{provider}`: signs in with `proof`, stores the new session's tokens (replacing any
+    /// others) and sends ``SessionEvent/signedIn(userID:sessionID:)``.
+    /// - Parameters:
+    ///   - proof: what the provider's SDK gave the app.
+    ///   - rememberMe: `false` makes a session of 12 hours instead of 30 days (server defaults).
+    ///   - clientID: the app's client id, recorded with the sign-in.
+    /// - Returns: the tokens, whether the user is new, and the events recorded.
+    /// - Throws: ``AuthlogClientError`` with authlog's code (`nonce_mismatch`, `account_exists` with
+    ///   ``AuthlogClientError/providers``, …), `.transport`, or `.tokenStore`.
+    @discardableResult
+    public func signIn(
+        with proof: SigninProof,
+        rememberMe: Bool = true,
+        clientID: String? = nil
+    ) async throws
+        -> SigninResult
+    {
+        var body = proof.members
+        body["remember_me"] = .bool(rememberMe)
+        if let clientID { body["client_id"] = .string(clientID) }
+        let request = try self.connection.request("POST", "/v1/signin/\(Self.segment(proof.provider))", body: body)
+        let (data, response) = try await self.connection.perform(request)
+        try APIConnection.check(data, response)
+        let answer = try APIConnection.decode(TokenAnswer.self, data)
+        let tokens = try answer.tokens(provider: proof.provider)
+        try await self.keeper.replace(with: tokens)
+        self.events.yield(.signedIn(userID: tokens.userID, sessionID: tokens.sessionID))
+        return SigninResult(tokens: tokens, isNewUser: answer.isNewUser ?? false, eventIDs: answer.eventIDs ?? [])
+    }
+
+    /// `text` as one path segment.
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? text
+    }
+}
+
+/// `{"nonce", "expires_at"}`.
+private struct NonceAnswer: Decodable {
+    let nonce: String
+    let expiresAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case nonce
+        case expiresAt = "expires_at"
+    }
+}

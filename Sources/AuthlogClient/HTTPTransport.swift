@@ -1,0 +1,31 @@
+package import Foundation
+
+#if canImport(FoundationNetworking)
+package import FoundationNetworking
+#endif
+
+/// Sends one HTTP request and returns the answer: URLSession in apps, a counting wrapper in tests.
+package protocol HTTPTransport: Sendable {
+    /// The answer to `request`.
+    /// - Throws: when no answer came (the connection failed or was cut).
+    func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse)
+}
+
+/// ``HTTPTransport`` over a `URLSession`.
+package struct URLSessionTransport: HTTPTransport {
+    /// The session.
+    package let session: URLSession
+
+    /// A transport over `session`.
+    package init(session: URLSession) {
+        self.session = session
+    }
+
+    /// The answer to `request`.
+    /// - Throws: the session's error, or ``AuthlogClientError`` `.invalidResponse` for an answer that is not HTTP.
+    package func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (data, response) = try await self.session.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw AuthlogClientError(.invalidResponse) }
+        return (data, http)
+    }
+}
