@@ -208,15 +208,10 @@ let package = Package(
         .testTarget(
             name: "AuthlogIntegrationTests",
             dependencies: [
-                "authlog", "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogStore", "AuthlogPostgres",
-                "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
+                "authlog", "AuthlogAccounts", "AuthlogClient", "AuthlogServer", "AuthlogProviders", "AuthlogStore",
+                "AuthlogPostgres", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "AuthlogClientTests",
-            dependencies: ["authlog", "AuthlogClient", "AuthlogCore", "AuthlogCrypto", "AuthlogTesting"],
             swiftSettings: strictSettings
         ),
     ],
