@@ -47,7 +47,47 @@ struct StoreBench: AsyncParsableCommand {
         let workload = Workload.make(events: 250_000)
         say("workload: \(workload.actions.count) user actions, \(workload.eventCount) events of generated traffic")
         let duration = Duration.milliseconds(Int64(self.seconds * 1000))
-        var table: [(appenders: Int, sealed: Double, a: Double, aPlus: Double)] = []
+        let table = try await self.measureAppenders(workload, in: cluster, for: duration)
+        let baselineB = try await Measurements.plainInserts(
+            workload,
+            connections: 4,
+            rowsPerInsert: 100,
+            for: duration,
+            in: try await BenchDatabase.make(in: cluster)
+        )
+        say(
+            "baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s"
+        )
+        // The old design wrote every batch on one backend under the head lock; this is what one backend can
+        // insert at all, without tree, projections or round trips between batches: its hard ceiling.
+        let oneWriter = try await Measurements.plainInserts(
+            workload,
+            connections: 1,
+            rowsPerInsert: 100,
+            for: duration,
+            in: try await BenchDatabase.make(in: cluster)
+        )
+        say("the same on 1 connection (the old design's ceiling): \(Self.rate(oneWriter)) events/s")
+        let sealer = try await Measurements.sealerAlone(
+            count: self.sealerBacklog,
+            in: try await BenchDatabase.make(in: cluster)
+        )
+        say("the sealer alone over a backlog of \(self.sealerBacklog) committed events: \(Self.rate(sealer)) events/s")
+        Self.printTable(table, oneWriter: oneWriter, sealer: sealer)
+    }
+
+    /// One row of the store table: events sealed per second and the two baselines at `appenders`.
+    typealias Row = (appenders: Int, sealed: Double, a: Double, aPlus: Double)
+
+    /// Writers and sealer, and baselines (a) and (a+), at each `--appenders` count, each on a fresh database.
+    private func measureAppenders(
+        _ workload: Workload,
+        in cluster: String,
+        for duration: Duration
+    ) async throws
+        -> [Row]
+    {
+        var table: [Row] = []
         for count in self.appenders {
             let database = try await BenchDatabase.make(in: cluster)
             let sealed = try await Measurements.writersAndSealer(
@@ -76,31 +116,11 @@ struct StoreBench: AsyncParsableCommand {
                     + "baseline (a+) one transaction per command \(Self.rate(baselineAPlus)) events/s"
             )
         }
-        let baselineB = try await Measurements.plainInserts(
-            workload,
-            connections: 4,
-            rowsPerInsert: 100,
-            for: duration,
-            in: try await BenchDatabase.make(in: cluster)
-        )
-        say(
-            "baseline (b) raw 100-row INSERTs on 4 connections, no chain, no projections: \(Self.rate(baselineB)) events/s"
-        )
-        // The old design wrote every batch on one backend under the head lock; this is what one backend can
-        // insert at all, without tree, projections or round trips between batches: its hard ceiling.
-        let oneWriter = try await Measurements.plainInserts(
-            workload,
-            connections: 1,
-            rowsPerInsert: 100,
-            for: duration,
-            in: try await BenchDatabase.make(in: cluster)
-        )
-        say("the same on 1 connection (the old design's ceiling): \(Self.rate(oneWriter)) events/s")
-        let sealer = try await Measurements.sealerAlone(
-            count: self.sealerBacklog,
-            in: try await BenchDatabase.make(in: cluster)
-        )
-        say("the sealer alone over a backlog of \(self.sealerBacklog) committed events: \(Self.rate(sealer)) events/s")
+        return table
+    }
+
+    /// The table of every appender count against the baselines, and the goals at 32 appenders.
+    private static func printTable(_ table: [Row], oneWriter: Double, sealer: Double) {
         say("")
         say("appenders  sealed ev/s  (a) ev/s  (a+) ev/s  vs (a)  vs (a+)  vs 1-connection ceiling")
         for row in table {
