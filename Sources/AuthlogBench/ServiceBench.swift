@@ -39,6 +39,9 @@ struct ServiceBench: AsyncParsableCommand {
     )
     var processes: [Int] = []
 
+    @Flag(help: "Only measure refreshes with 10 % immediate replays against refreshes without (and their ratio).")
+    var replaysOnly = false
+
     func validate() throws {
         guard (1...1024).contains(self.connections) else { throw ValidationError("--connections: 1…1024") }
         guard self.processes.allSatisfy({ (1...16).contains($0) }) else { throw ValidationError("--processes: 1…16") }
@@ -63,6 +66,12 @@ struct ServiceBench: AsyncParsableCommand {
             "service benchmark: \(self.connections) connections, \(cores) vCPUs, server, fake Apple and PostgreSQL on this machine"
         )
 
+        if self.replaysOnly {
+            try await self.measureReplays(through: client, for: duration)
+            await server.stop()
+            await apple.stop()
+            return
+        }
         let health = try await LoadRun.run(connections: self.connections, for: duration) { _, _ in
             try await client.send("GET", "/healthz").status == 200
         }
@@ -82,6 +91,7 @@ struct ServiceBench: AsyncParsableCommand {
             try await chains.refresh(worker, through: client)
         }
         say("refreshes: \(refreshes.summary)")
+        try await self.measureReplays(through: client, for: duration)
         await server.stop()
         await apple.stop()
 

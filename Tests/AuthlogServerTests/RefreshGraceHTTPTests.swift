@@ -1,0 +1,79 @@
+import AuthlogCore
+import AuthlogServer
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// The refresh-token reuse grace window over HTTP and PostgreSQL: concurrent refreshes of one token across
+/// the server's connections all get the one pair the winner issued.
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct RefreshGraceHTTPTests {
+    @Test func eightConcurrentRefreshesGetEightIdenticalAnswers() async throws {
+        try await ServerHarness.run { harness in
+            let signin = try await RefreshAndLogoutTests.signIn(harness)
+            let token = try #require(signin.string("refresh_token"))
+            let answers = try await withThrowingTaskGroup(of: HTTPTestClient.Answer.self) { group in
+                for _ in 0..<8 { group.addTask { try await RefreshAndLogoutTests.refresh(harness, token) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.map(\.status) == Array(repeating: 200, count: 8), "\(answers.map(\.json))")
+            let pairs = Set(answers.map { "\($0.string("refresh_token") ?? "-") \($0.string("access_token") ?? "-")" })
+            #expect(pairs.count == 1)
+            let next = try #require(answers.first?.string("refresh_token"))
+            #expect(next != token)
+            #expect(Set(answers.map { $0.string("refresh_token_expires_at") }).count == 1)
+            #expect(
+                try await harness.count("SELECT count(*) FROM authlog.events WHERE type = 'token.refreshed'") == 1
+            )
+            #expect(
+                try await harness.count("SELECT count(*) FROM authlog.events WHERE type = 'token.refresh_replayed'")
+                    == 7
+            )
+            #expect(
+                try await harness.count("SELECT count(*) FROM authlog.events WHERE type = 'token.reuse_detected'")
+                    == 0
+            )
+            #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
+            // Each replay names the one rotation.
+            #expect(
+                try await harness.count(
+                    """
+                    SELECT count(*) FROM authlog.events r JOIN authlog.events o
+                        ON o.event_id = (r.data->>'refreshed_event_id')::uuid
+                    WHERE r.type = 'token.refresh_replayed' AND o.type = 'token.refreshed'
+                    """
+                ) == 7
+            )
+            // Neither token is stored in clear: the spent row keeps only a sealed box.
+            #expect(
+                try await harness.count(
+                    """
+                    SELECT count(*) FROM authlog.refresh_tokens
+                    WHERE state = 'rotated' AND successor_sealed IS NOT NULL
+                        AND position(convert_to(\(next), 'UTF8') IN successor_sealed) = 0
+                    """
+                ) == 1
+            )
+            // The pair works, and the one session goes on.
+            #expect(try await RefreshAndLogoutTests.refresh(harness, next).status == 200)
+        }
+    }
+
+    @Test func withTheGraceOffAConcurrentRefreshIsReuse() async throws {
+        try await ServerHarness.run(adjust: { configuration in
+            configuration.refreshToken = try? JSONValue.members(["reuse_grace_seconds": .number("0")])
+                .decode(ServerConfiguration.RefreshTokenSettings.self)
+        }) { harness in
+            let signin = try await RefreshAndLogoutTests.signIn(harness)
+            let token = try #require(signin.string("refresh_token"))
+            #expect(try await RefreshAndLogoutTests.refresh(harness, token).status == 200)
+            let again = try await RefreshAndLogoutTests.refresh(harness, token)
+            #expect(again.status == 401 && again.string("error") == "invalid_grant")
+            #expect(
+                try await harness.count("SELECT count(*) FROM authlog.events WHERE type = 'token.reuse_detected'")
+                    == 1
+            )
+            #expect(try await harness.count("SELECT count(*) FROM authlog.refresh_tokens WHERE successor_sealed IS NOT NULL") == 0)
+        }
+    }
+}
