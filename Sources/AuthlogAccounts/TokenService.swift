@@ -294,7 +294,7 @@ public struct TokenService: Sendable {
                 refreshToken: refresh.token,
                 refreshTokenExpiresAt: expiresAt
             )
-            let sealed = try self.sealedSuccessor(
+            let sealed = self.sealedSuccessor(
                 of: response,
                 rotation: (event.eventID, payload),
                 presentedToken: presentedToken,

@@ -24,7 +24,7 @@ struct RefreshGraceTests {
         await withTaskGroup(of: Result<TokenResponse, ServiceError>.self) { group in
             for _ in 0..<count {
                 group.addTask {
-                    do {
+                    do throws(ServiceError) {
                         return .success(try await rules.tokens.refresh(token, metadata: RuleHarness.request))
                     } catch {
                         return .failure(error)

@@ -60,10 +60,7 @@ struct RefreshGraceHTTPTests {
     }
 
     @Test func withTheGraceOffAConcurrentRefreshIsReuse() async throws {
-        try await ServerHarness.run(adjust: { configuration in
-            configuration.refreshToken = try? JSONValue.members(["reuse_grace_seconds": .number("0")])
-                .decode(ServerConfiguration.RefreshTokenSettings.self)
-        }) { harness in
+        try await ServerHarness.run(adjust: withoutRefreshGrace) { harness in
             let signin = try await RefreshAndLogoutTests.signIn(harness)
             let token = try #require(signin.string("refresh_token"))
             #expect(try await RefreshAndLogoutTests.refresh(harness, token).status == 200)
@@ -76,4 +73,11 @@ struct RefreshGraceHTTPTests {
             #expect(try await harness.count("SELECT count(*) FROM authlog.refresh_tokens WHERE successor_sealed IS NOT NULL") == 0)
         }
     }
+}
+
+/// Turns the refresh-token reuse grace window off (`refresh_token.reuse_grace_seconds: 0`), for the tests of
+/// reuse detection that present a spent token at once, which the default window would answer.
+func withoutRefreshGrace(_ configuration: inout ServerConfiguration) {
+    configuration.refreshToken = try? JSONValue.members(["reuse_grace_seconds": .number("0")])
+        .decode(ServerConfiguration.RefreshTokenSettings.self)
 }

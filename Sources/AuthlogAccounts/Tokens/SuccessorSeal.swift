@@ -73,6 +73,8 @@ enum SuccessorSeal {
     }
 
     private static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        bytes.withUnsafeMutableBytes { buffer in
+            for index in buffer.indices { buffer[index] = 0 }
+        }
     }
 }
