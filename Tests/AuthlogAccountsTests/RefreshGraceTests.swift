@@ -97,8 +97,10 @@ struct RefreshGraceTests {
         let rules = try Self.rules()
         let signin = try await rules.signIn("alice")
         let second = try await rules.tokens.refresh(signin.refreshToken, metadata: RuleHarness.request)
-        #expect(try await rules.tokens.refresh(signin.refreshToken, metadata: RuleHarness.request).refreshToken
-                == second.refreshToken)
+        #expect(
+            try await rules.tokens.refresh(signin.refreshToken, metadata: RuleHarness.request).refreshToken
+                == second.refreshToken
+        )
         let third = try await rules.tokens.refresh(second.refreshToken, metadata: RuleHarness.request)
         // The first token comes back within its window, but its successor is spent: someone holds a copy.
         let reuse = await #expect(throws: ServiceError.self) {
@@ -130,8 +132,10 @@ struct RefreshGraceTests {
         let bob = try await rules.signIn("bob")
         _ = try await rules.tokens.refresh(alice.refreshToken, metadata: RuleHarness.request)
         let bobs = try await rules.tokens.refresh(bob.refreshToken, metadata: RuleHarness.request)
-        #expect(try await rules.tokens.refresh(bob.refreshToken, metadata: RuleHarness.request).accessToken
-                == bobs.accessToken)
+        #expect(
+            try await rules.tokens.refresh(bob.refreshToken, metadata: RuleHarness.request).accessToken
+                == bobs.accessToken
+        )
         let aliceSpent = try #require(
             try await rules.stores.sessions.refreshToken(hash: RefreshTokenSecret.hash(of: alice.refreshToken))
         )

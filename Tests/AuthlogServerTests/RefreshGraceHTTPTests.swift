@@ -70,7 +70,11 @@ struct RefreshGraceHTTPTests {
                 try await harness.count("SELECT count(*) FROM authlog.events WHERE type = 'token.reuse_detected'")
                     == 1
             )
-            #expect(try await harness.count("SELECT count(*) FROM authlog.refresh_tokens WHERE successor_sealed IS NOT NULL") == 0)
+            #expect(
+                try await harness.count(
+                    "SELECT count(*) FROM authlog.refresh_tokens WHERE successor_sealed IS NOT NULL"
+                ) == 0
+            )
         }
     }
 }

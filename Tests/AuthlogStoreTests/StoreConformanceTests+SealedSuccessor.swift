@@ -34,7 +34,13 @@ extension StoreConformanceTests {
         // A box for a token that is not rotated is not kept.
         try await store.events.append(
             AppendCommand(
-                events: [try user.inSession(session, with: SessionReauthenticated(method: "id_token", subjectHash: hashHex("s")), at: instant(150))],
+                events: [
+                    try user.inSession(
+                        session,
+                        with: SessionReauthenticated(method: "id_token", subjectHash: hashHex("s")),
+                        at: instant(150)
+                    )
+                ],
                 sealedSuccessor: Self.successor(of: second, sealed: boxOne)
             )
         )

@@ -76,8 +76,8 @@ public enum ProjectionReducer {
             guard let sessionID = envelope.sessionID else { return [] }
             return [.reauthenticateSession(sessionID: sessionID, at: at)]
         case .tokenRefreshFailed, .tokenRefreshReplayed, .providerEmailChanged, .providerNotificationReceived,
-            .providerRevocationAttempted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied,
-            .auditCheckpointRefused, .auditEventsRefused:
+            .providerRevocationAttempted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed,
+            .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused:
             return []
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired, .providerConsentRevoked, .accountDeleted:
             return try self.endingChanges(for: event)
