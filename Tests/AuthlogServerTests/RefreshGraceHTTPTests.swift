@@ -11,7 +11,7 @@ struct RefreshGraceHTTPTests {
     @Test func eightConcurrentRefreshesGetEightIdenticalAnswers() async throws {
         // The longest window: the seven replays take turns on the session stream, which on a loaded test
         // machine can take longer than the default 10 s.
-        try await ServerHarness.run(adjust: { withRefreshGrace(60, &$0) }) { harness in
+        try await ServerHarness.run(adjust: withLongestRefreshGrace) { harness in
             let signin = try await RefreshAndLogoutTests.signIn(harness)
             let token = try #require(signin.string("refresh_token"))
             let answers = try await withThrowingTaskGroup(of: HTTPTestClient.Answer.self) { group in
@@ -85,6 +85,11 @@ struct RefreshGraceHTTPTests {
 /// reuse detection that present a spent token at once, which the default window would answer.
 func withoutRefreshGrace(_ configuration: inout ServerConfiguration) {
     withRefreshGrace(0, &configuration)
+}
+
+/// The longest refresh-token reuse grace window, 60 s.
+func withLongestRefreshGrace(_ configuration: inout ServerConfiguration) {
+    withRefreshGrace(60, &configuration)
 }
 
 /// Sets `refresh_token.reuse_grace_seconds`.
