@@ -22,30 +22,30 @@ struct RefreshAfterKillTests {
             .post("/v1/signin/dev", .object([("subject", .string("alice"))]))
         let token = try #require(signin.json["refresh_token"]?.stringValue)
 
-        // The rotation's COMMIT waits in a deferred trigger, so the server is killed while the database is
-        // committing: it never learns the outcome, let alone answers.
+        // The rotation's COMMIT waits in a deferred trigger for a lock this test holds, so the server is killed
+        // while the database is committing: it never learns the outcome, let alone answers.
         let admin = try await database.connect()
         try await admin.execute(
             """
             CREATE FUNCTION public.hold_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN PERFORM pg_sleep(3); RETURN NULL; END $$;
+            BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NULL; END $$;
             CREATE CONSTRAINT TRIGGER hold_rotation AFTER UPDATE ON authlog.refresh_tokens
                 DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
                 WHEN (OLD.state = 'active' AND NEW.state = 'rotated') EXECUTE FUNCTION public.hold_commit();
+            SELECT pg_advisory_lock(4242);
             """
         )
         let lost = Task {
             try? await HTTPTestClient(baseURL: first.baseURL)
                 .post("/v1/token/refresh", .object([("refresh_token", .string(token))]))
         }
-        try await Self.waitUntil("the rotation is committing") {
-            try await database.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == 1
-        }
+        try await Self.waitUntil("the rotation is committing") { try await Self.heldCommits(database) == 1 }
         first.kill()
         let answer = await lost.value
         #expect(answer?.status != 200, "the answer was lost with the server")
+        try await admin.execute("SELECT pg_advisory_unlock(4242)")
         try await Self.waitUntil("the rotation is committed") {
-            try await database.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == 0
+            try await Self.count(database, type: "token.refreshed") == 1
         }
         try await admin.execute("DROP TRIGGER hold_rotation ON authlog.refresh_tokens")
         let rotation = try await Self.committedRotation(in: database)
@@ -81,6 +81,16 @@ struct RefreshAfterKillTests {
         return (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1))
     }
 
+    /// Backends of the test's database waiting for the lock that holds the rotation's commit.
+    static func heldCommits(_ database: TestDatabase) async throws -> Int64 {
+        try await database.scalar(
+            """
+            SELECT count(*) FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()
+            """
+        )
+    }
+
     static func count(_ database: TestDatabase, type: String) async throws -> Int64 {
         try await database.scalar("SELECT count(*) FROM authlog.event_records WHERE type = \(type)")
     }
@@ -95,9 +105,9 @@ struct RefreshAfterKillTests {
         return claims["jti"]?.stringValue
     }
 
-    /// Polls `condition` every 20 ms for up to 20 s.
+    /// Polls `condition` every 20 ms for up to 60 s.
     static func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
-        for _ in 0..<1_000 {
+        for _ in 0..<3_000 {
             if try await condition() { return }
             try await Task.sleep(for: .milliseconds(20))
         }
