@@ -261,15 +261,10 @@ public struct TokenService: Sendable {
                 now: now
             )
             let refresh = try RefreshTokenSecret.make()
-            let newTokenID = UUID.version7(at: now)
-            let lifetime =
-                record.kind == .rememberMe
-                ? self.dependencies.settings.rememberMeLifetime : self.dependencies.settings.sessionLifetime
-            // The family's absolute lifetime does not grow with rotation.
-            let expiresAt = min(record.expiresAt, now.adding(seconds: lifetime))
+            let expiresAt = self.successorExpiry(of: record, at: now)
             let payload = TokenRefreshed(
                 oldTokenID: record.tokenID,
-                newTokenID: newTokenID,
+                newTokenID: UUID.version7(at: now),
                 newTokenHash: Hex.encode(refresh.hash),
                 familyID: record.familyID,
                 refreshTokenExpiresAt: expiresAt,
@@ -306,6 +301,15 @@ public struct TokenService: Sendable {
         } catch {
             throw ServiceError(.internalServerError, "internal_error", "The new tokens could not be made.")
         }
+    }
+
+    /// When the token that replaces `record`'s at `now` expires: the family's absolute lifetime does not grow
+    /// with rotation.
+    private func successorExpiry(of record: RefreshTokenRecord, at now: Timestamp) -> Timestamp {
+        let lifetime =
+            record.kind == .rememberMe
+            ? self.dependencies.settings.rememberMeLifetime : self.dependencies.settings.sessionLifetime
+        return min(record.expiresAt, now.adding(seconds: lifetime))
     }
 
     /// The lifetime `session` has passed at `now`, if any.
