@@ -1,3 +1,4 @@
+import AuthlogAccounts
 import AuthlogCore
 import AuthlogServer
 import AuthlogTesting
@@ -78,6 +79,28 @@ struct RefreshGraceHTTPTests {
                 ) == 0
             )
         }
+    }
+}
+
+/// `refresh_token.reuse_grace_seconds` is range-checked like the other `refresh_token.*` keys.
+struct RefreshGraceConfigurationTests {
+    static func settings(_ value: JSONValue?) throws -> ServiceSettings {
+        let refresh: [(name: String, value: JSONValue)] = value.map { [("reuse_grace_seconds", $0)] } ?? []
+        let document = JSONValue.object([("refresh_token", .object(refresh))])
+        return try ServiceSettings(configuration: try document.decode(ServerConfiguration.self))
+    }
+
+    @Test func theGraceIsTenSecondsUnlessConfiguredFromZeroToSixty() throws {
+        #expect(try Self.settings(nil).refreshReuseGrace == 10)
+        #expect(ServiceSettings().refreshReuseGrace == 10)
+        #expect(try Self.settings(.number("0")).refreshReuseGrace == 0)
+        #expect(try Self.settings(.number("60")).refreshReuseGrace == 60)
+        for wrong: JSONValue in [.number("61"), .number("-1")] {
+            let error = #expect(throws: ServerConfiguration.Invalid.self) { try Self.settings(wrong) }
+            #expect(error?.description == "refresh_token.reuse_grace_seconds must be 0 to 60")
+        }
+        #expect(throws: (any Error).self) { try Self.settings(.string("10")) }
+        #expect(throws: (any Error).self) { try Self.settings(.number("1.5")) }
     }
 }
 
