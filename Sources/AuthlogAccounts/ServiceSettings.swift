@@ -34,6 +34,14 @@ public struct ServiceSettings: Sendable {
     public var nonceLifetime = Int64(AccountDefaults.nonceTTLSeconds)
     /// How often a command is re-decided after an expected-version conflict.
     public var maximumAttempts = 6
+    /// `refresh_token.reuse_grace_seconds`: for how long after a rotation the spent token, presented again,
+    /// gets the same successor pair instead of revoking its family (0: never; docs/signin.md).
+    public var refreshReuseGrace = Int64(Self.defaultRefreshReuseGraceSeconds)
+
+    /// The default of `refresh_token.reuse_grace_seconds`.
+    public static let defaultRefreshReuseGraceSeconds = 10
+    /// The values `refresh_token.reuse_grace_seconds` may take.
+    public static let refreshReuseGraceRange = 0...60
 
     /// The defaults (``AccountDefaults``).
     public init() {}

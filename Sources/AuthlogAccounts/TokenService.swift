@@ -2,70 +2,125 @@ public import AuthlogCore
 import AuthlogCrypto
 import Foundation
 
-/// Refresh with exactly-once rotation, logout, and introspection of authlog's own tokens.
+/// Refresh with rotation, logout, and introspection of authlog's own tokens.
 ///
 /// Rotation reads the token and its session stream's version from the projections, then appends
 /// `token.refreshed` expecting that version. Of concurrent refreshes with one token exactly one wins; the
-/// others lose the expected-version check, read again, find the token rotated and record
-/// `token.reuse_detected`, which revokes the family and ends the session (RFC 9700 §4.14).
+/// others lose the expected-version check and read again. Within `refresh_token.reuse_grace_seconds` of the
+/// rotation, while its successor is unspent, a spent token presented again gets the same successor pair
+/// (`token.refresh_replayed`, TokenService+Grace.swift); otherwise it is reuse: `token.reuse_detected`, which
+/// revokes the family and ends the session (RFC 9700 §4.14).
 public struct TokenService: Sendable {
     let dependencies: ServiceDependencies
 
     /// Creates the service.
     public init(dependencies: ServiceDependencies) { self.dependencies = dependencies }
 
-    /// Rotates `refreshToken` and returns a new token pair.
+    /// What one attempt at a refresh came to, when it did not refuse.
+    enum RefreshStep {
+        /// The answer to give.
+        case answered(TokenResponse)
+        /// Another command changed the session stream first: decide again.
+        case collided
+        /// A concurrent replay of the same spent token recorded itself first: decide again (each such round
+        /// lets one replay through, so these do not count as conflicts up to ``maximumReplayRounds``).
+        case collidedWithReplay
+    }
+
+    /// How many rounds concurrent replays of one spent token may take before they count as conflicts.
+    static let maximumReplayRounds = 64
+
+    /// Rotates `refreshToken` and returns a new token pair, or, within the reuse grace window, the pair its
+    /// rotation already gave.
     /// - Throws: ``ServiceError`` 401 `invalid_grant` for unknown, expired, revoked or reused tokens (each
     ///   recorded as an event), 503 when the database is down.
     public func refresh(_ refreshToken: String, metadata: RequestMetadata) async throws(ServiceError) -> TokenResponse {
         let hash = RefreshTokenSecret.hash(of: refreshToken)
-        for _ in 0..<self.dependencies.settings.maximumAttempts {
+        var conflicts = 0
+        var replayRounds = 0
+        while conflicts < self.dependencies.settings.maximumAttempts {
             let record = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.refreshToken(hash: hash)
             }
-            let now = Timestamp.now()
-            guard let record else {
-                try await self.recordRefreshFailure(reason: .unknownToken, record: nil, metadata: metadata, at: now)
-                throw Self.invalidGrant("The refresh token is not known.")
-            }
-            var metadata = metadata
-            metadata.clientID = record.clientID
-            if record.state == .revoked || !record.session.isUsable {
-                try await self.recordRefreshFailure(reason: .revoked, record: record, metadata: metadata, at: now)
-                throw Self.invalidGrant("The refresh token was revoked or its session has ended.")
-            }
-            if record.state == .rotated {
-                let event = try self.event(
-                    record: record,
-                    metadata: metadata,
-                    at: now,
-                    outcome: .failure,
-                    reason: SessionEndReason.reuse.rawValue,
-                    data: TokenReuseDetected(tokenID: record.tokenID, familyID: record.familyID)
-                )
-                guard try await self.append(event, expecting: record.sessionVersion) else { continue }
-                throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
-            }
-            if let limit = self.passedLimit(of: record.session, at: now) {
-                let events = try self.sessionExpiredEvents(record: record, limit: limit, metadata: metadata, at: now)
-                guard try await self.append(events, expecting: record.sessionVersion) else { continue }
-                throw Self.invalidGrant("The session has expired (\(limit.rawValue) lifetime); sign in again.")
-            }
-            if record.expiresAt <= now {
-                try await self.recordRefreshFailure(reason: .expired, record: record, metadata: metadata, at: now)
-                throw Self.invalidGrant("The refresh token has expired.")
-            }
-            do {
-                let rotation = try self.rotation(of: record, metadata: metadata, at: now)
-                guard try await self.append(rotation.event, expecting: record.sessionVersion) else { continue }
-                return rotation.response
-            } catch {
-                // A rotation that failed on our side is still an attempt: it is recorded where the store lets us.
-                try await self.recordRefreshFailure(code: error.code, record: record, metadata: metadata, at: now)
-                throw error
+            switch try await self.attempt(refreshToken, record: record, metadata: metadata) {
+            case .answered(let response):
+                return response
+            case .collided:
+                conflicts += 1
+            case .collidedWithReplay:
+                replayRounds += 1
+                if replayRounds > Self.maximumReplayRounds { conflicts += 1 }
             }
         }
         throw ServiceError(.conflict, "conflict", "The refresh collided with another one; try again.")
+    }
+
+    /// One decision on the token as `record` shows it: an answer, a collision to decide again, or a refusal.
+    private func attempt(
+        _ refreshToken: String,
+        record: RefreshTokenRecord?,
+        metadata: RequestMetadata
+    ) async throws(ServiceError) -> RefreshStep {
+        let now = Timestamp.now()
+        guard let record else {
+            try await self.recordRefreshFailure(reason: .unknownToken, record: nil, metadata: metadata, at: now)
+            throw Self.invalidGrant("The refresh token is not known.")
+        }
+        var metadata = metadata
+        metadata.clientID = record.clientID
+        if record.state == .revoked || !record.session.isUsable {
+            try await self.recordRefreshFailure(reason: .revoked, record: record, metadata: metadata, at: now)
+            throw Self.invalidGrant("The refresh token was revoked or its session has ended.")
+        }
+        if record.state == .rotated {
+            if let step = try await self.replay(refreshToken, record: record, metadata: metadata, at: now) {
+                return step
+            }
+            return try await self.reuse(record, metadata: metadata, at: now)
+        }
+        if let limit = self.passedLimit(of: record.session, at: now) {
+            let events = try self.sessionExpiredEvents(record: record, limit: limit, metadata: metadata, at: now)
+            guard try await self.append(events, expecting: record.sessionVersion) else { return .collided }
+            throw Self.invalidGrant("The session has expired (\(limit.rawValue) lifetime); sign in again.")
+        }
+        if record.expiresAt <= now {
+            try await self.recordRefreshFailure(reason: .expired, record: record, metadata: metadata, at: now)
+            throw Self.invalidGrant("The refresh token has expired.")
+        }
+        do {
+            let rotation = try self.rotation(of: record, presentedToken: refreshToken, metadata: metadata, at: now)
+            guard
+                try await self.append(
+                    [rotation.event],
+                    expecting: record.sessionVersion,
+                    sealing: rotation.sealedSuccessor
+                )
+            else { return .collided }
+            return .answered(rotation.response)
+        } catch {
+            // A rotation that failed on our side is still an attempt: it is recorded where the store lets us.
+            try await self.recordRefreshFailure(code: error.code, record: record, metadata: metadata, at: now)
+            throw error
+        }
+    }
+
+    /// Records `token.reuse_detected` for a spent token presented again outside the grace, which revokes the
+    /// family and ends the session, and refuses; `.collided` when the session stream moved first.
+    private func reuse(
+        _ record: RefreshTokenRecord,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) async throws(ServiceError) -> RefreshStep {
+        let event = try self.event(
+            record: record,
+            metadata: metadata,
+            at: now,
+            outcome: .failure,
+            reason: SessionEndReason.reuse.rawValue,
+            data: TokenReuseDetected(tokenID: record.tokenID, familyID: record.familyID)
+        )
+        guard try await self.append(event, expecting: record.sessionVersion) else { return .collided }
+        throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
     }
 
     /// `token.refresh_failed` (`session_expired`) and `session.expired` for a refresh that found its session
@@ -192,10 +247,11 @@ public struct TokenService: Sendable {
 
     private func rotation(
         of record: RefreshTokenRecord,
+        presentedToken: String,
         metadata: RequestMetadata,
         at now: Timestamp
     ) throws(ServiceError)
-        -> (event: EventEnvelope, response: TokenResponse)
+        -> (event: EventEnvelope, response: TokenResponse, sealedSuccessor: SealedSuccessor?)
     {
         do {
             let access = try self.dependencies.makeAccessToken(
@@ -205,28 +261,24 @@ public struct TokenService: Sendable {
                 now: now
             )
             let refresh = try RefreshTokenSecret.make()
-            let newTokenID = UUID.version7(at: now)
-            let lifetime =
-                record.kind == .rememberMe
-                ? self.dependencies.settings.rememberMeLifetime : self.dependencies.settings.sessionLifetime
-            // The family's absolute lifetime does not grow with rotation.
-            let expiresAt = min(record.expiresAt, now.adding(seconds: lifetime))
+            let expiresAt = self.successorExpiry(of: record, at: now)
+            let payload = TokenRefreshed(
+                oldTokenID: record.tokenID,
+                newTokenID: UUID.version7(at: now),
+                newTokenHash: Hex.encode(refresh.hash),
+                familyID: record.familyID,
+                refreshTokenExpiresAt: expiresAt,
+                accessTokenID: access.id,
+                accessTokenExpiresAt: access.expiresAt,
+                kind: record.kind
+            )
             let event = try self.event(
                 record: record,
                 metadata: metadata,
                 at: now,
                 outcome: .success,
                 reason: nil,
-                data: TokenRefreshed(
-                    oldTokenID: record.tokenID,
-                    newTokenID: newTokenID,
-                    newTokenHash: Hex.encode(refresh.hash),
-                    familyID: record.familyID,
-                    refreshTokenExpiresAt: expiresAt,
-                    accessTokenID: access.id,
-                    accessTokenExpiresAt: access.expiresAt,
-                    kind: record.kind
-                )
+                data: payload
             )
             let response = TokenResponse(
                 userID: record.userID,
@@ -237,12 +289,27 @@ public struct TokenService: Sendable {
                 refreshToken: refresh.token,
                 refreshTokenExpiresAt: expiresAt
             )
-            return (event, response)
+            let sealed = self.sealedSuccessor(
+                of: response,
+                rotation: (event.eventID, payload),
+                presentedToken: presentedToken,
+                record: record
+            )
+            return (event, response, sealed)
         } catch let error as ServiceError {
             throw error
         } catch {
             throw ServiceError(.internalServerError, "internal_error", "The new tokens could not be made.")
         }
+    }
+
+    /// When the token that replaces `record`'s at `now` expires: the family's absolute lifetime does not grow
+    /// with rotation.
+    private func successorExpiry(of record: RefreshTokenRecord, at now: Timestamp) -> Timestamp {
+        let lifetime =
+            record.kind == .rememberMe
+            ? self.dependencies.settings.rememberMeLifetime : self.dependencies.settings.sessionLifetime
+        return min(record.expiresAt, now.adding(seconds: lifetime))
     }
 
     /// The lifetime `session` has passed at `now`, if any.
@@ -297,17 +364,25 @@ public struct TokenService: Sendable {
     }
 
     /// Appends `event` if the session stream is still at `version`; `false` when another command got there first.
-    private func append(_ event: EventEnvelope, expecting version: Int32) async throws(ServiceError) -> Bool {
+    func append(_ event: EventEnvelope, expecting version: Int32) async throws(ServiceError) -> Bool {
         try await self.append([event], expecting: version)
     }
 
-    /// Appends `events` (all on one session stream) if that stream is still at `version`; `false` when another
-    /// command got there first.
-    func append(_ events: [EventEnvelope], expecting version: Int32) async throws(ServiceError) -> Bool {
+    /// Appends `events` (all on one session stream), with a rotation's sealed answer when given, if that
+    /// stream is still at `version`; `false` when another command got there first.
+    func append(
+        _ events: [EventEnvelope],
+        expecting version: Int32,
+        sealing successor: SealedSuccessor? = nil
+    ) async throws(ServiceError) -> Bool {
         guard let stream = events.first?.stream else { return true }
         do {
             try await self.dependencies.store.append(
-                AppendCommand(events: events, expectedVersions: [stream: .exactly(version)])
+                AppendCommand(
+                    events: events,
+                    expectedVersions: [stream: .exactly(version)],
+                    sealedSuccessor: successor
+                )
             )
             return true
         } catch is WrongExpectedVersion {

@@ -24,7 +24,16 @@ struct RuleHarness {
     /// The key that seals provider credentials and personal data.
     static let dataKey: [UInt8] = Array(repeating: 9, count: 32)
 
-    init(settings: ServiceSettings = ServiceSettings()) throws {
+    /// The settings the rule tests run with: the defaults, but without the refresh-token reuse grace window.
+    /// The reuse tests present a spent token at once, which the grace would answer; `RefreshGraceTests` turns
+    /// it on.
+    static var settings: ServiceSettings {
+        var settings = ServiceSettings()
+        settings.refreshReuseGrace = 0
+        return settings
+    }
+
+    init(settings: ServiceSettings = RuleHarness.settings) throws {
         let issuer = try AccessTokenIssuer(
             key: try PrivateKey.generate(for: .es256),
             issuer: "http://rules.test",

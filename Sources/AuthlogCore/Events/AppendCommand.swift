@@ -28,11 +28,19 @@ public struct AppendCommand: Sendable {
     public var events: [EventEnvelope]
     /// Expectations on stream versions, checked before any event of the command is placed.
     public var expectedVersions: [StreamName: ExpectedVersion]
+    /// The sealed answer of a rotation, kept with the rotated token's row in the same transaction as the
+    /// events, after their projection changes; nothing when the command's last event was stored before.
+    public var sealedSuccessor: SealedSuccessor?
 
     /// Creates a command.
-    public init(events: [EventEnvelope], expectedVersions: [StreamName: ExpectedVersion] = [:]) {
+    public init(
+        events: [EventEnvelope],
+        expectedVersions: [StreamName: ExpectedVersion] = [:],
+        sealedSuccessor: SealedSuccessor? = nil
+    ) {
         self.events = events
         self.expectedVersions = expectedVersions
+        self.sealedSuccessor = sealedSuccessor
     }
 
     /// Every stream the command writes or expects a version of.

@@ -11,6 +11,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case tokenRefreshed = "token.refreshed"
     case tokenRefreshFailed = "token.refresh_failed"
     case tokenReuseDetected = "token.reuse_detected"
+    case tokenRefreshReplayed = "token.refresh_replayed"
     case tokenRevoked = "token.revoked"
     case sessionLoggedOut = "session.logged_out"
     case sessionRevoked = "session.revoked"
@@ -47,8 +48,8 @@ extension EventType {
     /// The stream categories events of this type may be appended to.
     public var streamCategories: Set<String> {
         switch self {
-        case .signinSucceeded, .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked,
-            .sessionLoggedOut, .sessionRevoked, .sessionExpired, .sessionReauthenticated:
+        case .signinSucceeded, .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRefreshReplayed,
+            .tokenRevoked, .sessionLoggedOut, .sessionRevoked, .sessionExpired, .sessionReauthenticated:
             return ["session"]
         case .signinFailed: return ["signin"]
         case .tokenRefreshFailed: return ["session", "signin"]
@@ -68,8 +69,8 @@ extension EventType {
         case .signinSucceeded: return [.userID, .sessionID, .provider]
         case .signinFailed: return [.provider, .reason]
         case .userRegistered, .identityLinked, .identityUnlinked: return [.userID, .provider]
-        case .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRevoked, .sessionLoggedOut,
-            .sessionRevoked, .sessionExpired:
+        case .tokenIssued, .tokenRefreshed, .tokenReuseDetected, .tokenRefreshReplayed, .tokenRevoked,
+            .sessionLoggedOut, .sessionRevoked, .sessionExpired:
             return [.userID, .sessionID]
         case .sessionReauthenticated: return [.userID, .sessionID, .provider]
         case .providerNotificationReceived: return [.provider]
@@ -91,7 +92,7 @@ extension EventType {
             .auditEventsRefused:
             return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
-            .sessionReauthenticated:
+            .tokenRefreshReplayed, .sessionReauthenticated:
             return .success
         default: return nil
         }
@@ -109,6 +110,7 @@ extension EventType {
         case .tokenRefreshed: return TokenRefreshed.self
         case .tokenRefreshFailed: return TokenRefreshFailed.self
         case .tokenReuseDetected: return TokenReuseDetected.self
+        case .tokenRefreshReplayed: return TokenRefreshReplayed.self
         case .tokenRevoked: return TokenRevoked.self
         case .sessionLoggedOut: return SessionLoggedOut.self
         case .sessionRevoked: return SessionRevoked.self

@@ -148,3 +148,29 @@ public struct TokenRevoked: EventPayload {
         self.familyID = familyID
     }
 }
+
+/// A spent refresh token was presented again within the grace window while its successor was still unspent,
+/// and was answered with the successor pair its rotation had issued (`token.refresh_replayed`). Nothing is
+/// minted and nothing changes: the event records who got the pair again.
+public struct TokenRefreshReplayed: EventPayload {
+    public static let eventType = EventType.tokenRefreshReplayed
+    /// The id of the spent token that was presented again.
+    public var tokenID: UUID
+    /// The rotation family.
+    public var familyID: UUID
+    /// The `event_id` of the `token.refreshed` event whose answer was given again.
+    public var refreshedEventID: UUID
+    /// The id of the refresh token given again (the successor).
+    public var newTokenID: UUID
+    /// The `jti` of the access token given again.
+    public var accessTokenID: UUID
+
+    /// Creates the payload.
+    public init(tokenID: UUID, familyID: UUID, refreshedEventID: UUID, newTokenID: UUID, accessTokenID: UUID) {
+        self.tokenID = tokenID
+        self.familyID = familyID
+        self.refreshedEventID = refreshedEventID
+        self.newTokenID = newTokenID
+        self.accessTokenID = accessTokenID
+    }
+}

@@ -14,6 +14,11 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var session: SessionRecord
     /// The session stream's current version, for an expected-version append.
     public var sessionVersion: Int32
+    /// When it was spent by rotation, if it was.
+    public var rotatedAt: Timestamp?
+    /// The answer its rotation gave, sealed under a key only the presented token derives
+    /// (`refresh_tokens.successor_sealed`), while a spent token may still be replayed within the grace window.
+    public var sealedSuccessor: [UInt8]?
 
     /// The session.
     public var sessionID: UUID { self.session.sessionID }
@@ -29,7 +34,9 @@ public struct RefreshTokenRecord: Sendable, Equatable {
         state: RefreshTokenState,
         expiresAt: Timestamp,
         session: SessionRecord,
-        sessionVersion: Int32
+        sessionVersion: Int32,
+        rotatedAt: Timestamp? = nil,
+        sealedSuccessor: [UInt8]? = nil
     ) {
         self.tokenID = tokenID
         self.familyID = familyID
@@ -37,6 +44,8 @@ public struct RefreshTokenRecord: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.session = session
         self.sessionVersion = sessionVersion
+        self.rotatedAt = rotatedAt
+        self.sealedSuccessor = sealedSuccessor
     }
     /// Whether it is a "remember me" token.
     public var kind: RefreshTokenKind { self.session.kind }

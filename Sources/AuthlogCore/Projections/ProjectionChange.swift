@@ -47,6 +47,10 @@ public enum ProjectionChange: Sendable, Equatable {
     case revokeSessionTokens(sessionID: UUID, reason: String, at: Timestamp)
     /// Every token of a user, or of a user with one provider, is revoked (`refresh_tokens`).
     case revokeUserTokens(userID: UUID, provider: String?, reason: String, at: Timestamp)
+    /// A rotated token keeps the answer its rotation gave, sealed (`refresh_tokens.successor_sealed`), and
+    /// the other tokens of its family drop theirs. Not decided by the reducer: it comes with the command
+    /// that rotates (``AppendCommand/sealedSuccessor``), and a rebuild keeps the live value.
+    case sealSuccessor(SealedSuccessor)
     /// One sign-in is counted (`signins_daily`).
     case countSignin(day: Int64, provider: String, outcome: Outcome)
 
@@ -57,7 +61,7 @@ public enum ProjectionChange: Sendable, Equatable {
         case .linkIdentity, .unlinkIdentity, .releaseUserIdentities: return .identities
         case .startSession, .touchSession, .reauthenticateSession, .endSession, .endUserSessions: return .sessions
         case .issueRefreshToken, .rotateRefreshToken, .revokeFamily, .revokeToken, .revokeSessionTokens,
-            .revokeUserTokens:
+            .revokeUserTokens, .sealSuccessor:
             return .refreshTokens
         case .countSignin: return .signinsDaily
         }
@@ -127,5 +131,26 @@ public struct RefreshTokenRow: Sendable, Equatable {
         self.kind = kind
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+    }
+}
+
+/// The answer a rotation gave, sealed for the rotated token's holder, kept with that token's row for the
+/// refresh-token reuse grace window (docs/signin.md).
+public struct SealedSuccessor: Sendable, Equatable {
+    /// The rotated (spent) token whose row keeps the box.
+    public var tokenID: UUID
+    /// Its rotation family: the family's other rows drop their boxes.
+    public var familyID: UUID
+    /// Its session.
+    public var sessionID: UUID
+    /// The AEAD box; only a key derived from the spent token opens it.
+    public var sealed: [UInt8]
+
+    /// Creates a sealed successor.
+    public init(tokenID: UUID, familyID: UUID, sessionID: UUID, sealed: [UInt8]) {
+        self.tokenID = tokenID
+        self.familyID = familyID
+        self.sessionID = sessionID
+        self.sealed = sealed
     }
 }

@@ -75,9 +75,9 @@ public enum ProjectionReducer {
         case .sessionReauthenticated:
             guard let sessionID = envelope.sessionID else { return [] }
             return [.reauthenticateSession(sessionID: sessionID, at: at)]
-        case .tokenRefreshFailed, .providerEmailChanged, .providerNotificationReceived, .providerRevocationAttempted,
-            .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied,
-            .auditCheckpointRefused, .auditEventsRefused:
+        case .tokenRefreshFailed, .tokenRefreshReplayed, .providerEmailChanged, .providerNotificationReceived,
+            .providerRevocationAttempted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed,
+            .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused:
             return []
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired, .providerConsentRevoked, .accountDeleted:
             return try self.endingChanges(for: event)

@@ -127,6 +127,9 @@ public struct ServerConfiguration: Codable, Sendable {
         public var rememberMeIdleSeconds: Int?
         /// Idle lifetime of a plain session, in seconds (default 2 hours).
         public var sessionIdleSeconds: Int?
+        /// How long a spent refresh token, presented again, gets its rotation's answer again, in seconds
+        /// (default 10, 0 to 60; 0: never).
+        public var reuseGraceSeconds: Int?
     }
 
     /// Re-authentication, linking, deletion and provider notices.

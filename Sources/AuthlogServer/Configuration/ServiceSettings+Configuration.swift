@@ -54,6 +54,14 @@ extension ServiceSettings {
                 )
             )
         )
+        settings.refreshReuseGrace = Int64(
+            try Self.checked(
+                refresh?.reuseGraceSeconds,
+                "refresh_token.reuse_grace_seconds",
+                default: Self.defaultRefreshReuseGraceSeconds,
+                in: Self.refreshReuseGraceRange
+            )
+        )
         let account = configuration.account
         settings.reauthenticationWindow = Int64(
             try Self.checked(

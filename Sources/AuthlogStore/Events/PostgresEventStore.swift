@@ -165,6 +165,12 @@ public final class PostgresEventStore: EventStore {
                 throw StoreError(.invalidEvent, "event \(index + 1): \(error)", eventIndex: index)
             }
         }
+        if let successor = command.sealedSuccessor, let last = command.events.last {
+            // After the last event's own changes, so the rotated row is in the state the change moves.
+            prepared.projectionChanges[prepared.projectionChanges.count - 1].append(
+                ScopedChange(change: .sealSuccessor(successor), userID: last.userID, sessionID: last.sessionID)
+            )
+        }
         return prepared
     }
 }

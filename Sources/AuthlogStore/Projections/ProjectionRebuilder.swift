@@ -143,6 +143,20 @@ public struct ProjectionRebuilder: Sendable {
                 on: connection
             )
         }
+        try await Self.keepSealedSuccessors(on: connection)
+    }
+
+    /// A rotated token's sealed answer (the refresh grace window, docs/signin.md) comes with its command, not
+    /// from an event: the rebuilt row keeps the live one's while the rebuilt token is rotated too (run after
+    /// every replayed event).
+    private static func keepSealedSuccessors(on connection: Connection) async throws {
+        try await connection.execute(
+            """
+            UPDATE pg_temp.refresh_tokens r SET successor_sealed = l.successor_sealed
+            FROM authlog.refresh_tokens l
+            WHERE l.token_hash = r.token_hash AND l.successor_sealed IS NOT NULL AND r.state = 'rotated'
+            """
+        )
     }
 
     private static func apply(

@@ -71,6 +71,8 @@ extension ProjectionWriter {
             }
         case .revokeFamily, .revokeToken, .revokeSessionTokens:
             return self.revokeTokens(run)
+        case .sealSuccessor:
+            return self.sealSuccessors(run)
         case .releaseUserIdentities(let userID, let at):
             return """
                 UPDATE \(unescaped: self.schema).identities SET released_at = \(at)
@@ -85,7 +87,7 @@ extension ProjectionWriter {
         case .revokeUserTokens(let userID, let provider, let reason, let at):
             return """
                 UPDATE \(unescaped: self.schema).refresh_tokens SET state = 'revoked', revoked_at = \(at),
-                    revoke_reason = \(reason)
+                    revoke_reason = \(reason), successor_sealed = NULL
                 WHERE user_id = \(userID) AND state <> 'revoked' AND (\(provider)::text IS NULL OR provider = \(provider))
                 """
         case .insertUser, .linkIdentity, .startSession, .issueRefreshToken, .countSignin:
@@ -101,7 +103,10 @@ extension ProjectionWriter {
         default: keyColumn = "token_id"
         }
         return self.keyedUpdate(
-            "UPDATE \(self.schema).refresh_tokens AS t SET state = 'revoked', revoked_at = v.at, revoke_reason = v.reason",
+            """
+            UPDATE \(self.schema).refresh_tokens AS t SET state = 'revoked', revoked_at = v.at, revoke_reason = v.reason,
+                successor_sealed = NULL
+            """,
             columns: "key uuid, reason text, at timestamptz",
             match: "t.\(keyColumn) = v.key AND t.state <> 'revoked'",
             run
@@ -113,6 +118,28 @@ extension ProjectionWriter {
             default:
                 return []
             }
+        }
+    }
+
+    /// Keeps each rotated token's sealed answer and drops the boxes of the other tokens of its family (an
+    /// older rotation's answer is never given again once a newer one exists).
+    private func sealSuccessors(_ run: [ProjectionChange]) -> SQLQuery {
+        self.keyedUpdate(
+            """
+            UPDATE \(self.schema).refresh_tokens AS t
+                SET successor_sealed = CASE WHEN t.token_id = v.token_id THEN v.sealed END
+            """,
+            columns: "token_id uuid, family_id uuid, sealed bytea",
+            match: """
+                t.family_id = v.family_id AND ((t.token_id = v.token_id AND t.state = 'rotated')
+                    OR (t.token_id <> v.token_id AND t.successor_sealed IS NOT NULL))
+                """,
+            run
+        ) { change, query in
+            guard case .sealSuccessor(let successor) = change else { return [] }
+            return [
+                query.bind(successor.tokenID), query.bind(successor.familyID), query.bind(ByteaValue(successor.sealed)),
+            ]
         }
     }
 
@@ -158,6 +185,7 @@ extension ProjectionChange {
         case revokeToken
         case revokeSessionTokens
         case revokeUserTokens
+        case sealSuccessor
         case countSignin
     }
 
@@ -180,6 +208,7 @@ extension ProjectionChange {
         case .revokeToken: return .revokeToken
         case .revokeSessionTokens: return .revokeSessionTokens
         case .revokeUserTokens: return .revokeUserTokens
+        case .sealSuccessor: return .sealSuccessor
         case .countSignin: return .countSignin
         }
     }
@@ -201,6 +230,11 @@ extension ProjectionChange {
             return ["s" + sessionID.lowercased, "t" + tokenID.lowercased]
         case .revokeFamily(let familyID, let sessionID, _, _):
             return ["s" + sessionID.lowercased, "f" + familyID.lowercased]
+        case .sealSuccessor(let successor):
+            return [
+                "s" + successor.sessionID.lowercased, "t" + successor.tokenID.lowercased,
+                "f" + successor.familyID.lowercased,
+            ]
         }
     }
 

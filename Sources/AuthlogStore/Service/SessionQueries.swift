@@ -59,7 +59,7 @@ public struct SessionQueries: SessionReads {
                 SELECT t.token_id, t.family_id, t.state, t.expires_at,
                        (SELECT max(e.stream_version) FROM authlog.event_records e
                         WHERE e.stream = 'session-' || t.session_id::text),
-                       \(unescaped: Self.sessionColumns)
+                       \(unescaped: Self.sessionColumns), t.rotated_at, t.successor_sealed
                 FROM authlog.refresh_tokens t JOIN authlog.sessions s USING (session_id)
                     LEFT JOIN authlog.users u ON u.user_id = s.user_id
                 WHERE t.token_hash = \(ByteaValue(hash))
@@ -76,7 +76,9 @@ public struct SessionQueries: SessionReads {
             state: state,
             expiresAt: try row.decode(Timestamp.self, at: 3),
             session: try Self.session(row, from: 5),
-            sessionVersion: try row.decode(Int32?.self, at: 4) ?? 0
+            sessionVersion: try row.decode(Int32?.self, at: 4) ?? 0,
+            rotatedAt: try row.decode(Timestamp?.self, at: 16),
+            sealedSuccessor: try row.decode(ByteaValue?.self, at: 17)?.bytes
         )
     }
 

@@ -68,6 +68,10 @@ public final class InMemoryEventStore: EventStore {
                 throw InvalidEvent("event \(index + 1): \(error)", eventIndex: index)
             }
         }
+        if let successor = command.sealedSuccessor, !changes.isEmpty {
+            // After the last event's own changes, as `PostgresEventStore.prepare` places it.
+            changes[changes.count - 1].append(.sealSuccessor(successor))
+        }
         return changes
     }
 }

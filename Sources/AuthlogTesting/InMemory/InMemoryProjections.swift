@@ -42,6 +42,7 @@ struct InMemoryProjections: Sendable {
         var rotatedAt: Timestamp?
         var revokedAt: Timestamp?
         var revokeReason: String?
+        var successorSealed: [UInt8]?
     }
 
     struct IdentityKey: Hashable, Sendable {
@@ -74,7 +75,7 @@ struct InMemoryProjections: Sendable {
         case .startSession, .reauthenticateSession, .touchSession, .endSession, .endUserSessions:
             self.applyToSessions(change)
         case .issueRefreshToken, .rotateRefreshToken, .revokeFamily, .revokeToken, .revokeSessionTokens,
-            .revokeUserTokens:
+            .revokeUserTokens, .sealSuccessor:
             self.applyToRefreshTokens(change)
         case .countSignin:
             break
@@ -183,6 +184,8 @@ struct InMemoryProjections: Sendable {
             self.revokeTokens(reason: reason, at: at) {
                 $0.userID == userID && (provider == nil || $0.provider == provider)
             }
+        case .sealSuccessor(let successor):
+            self.seal(successor)
         default:
             break
         }
@@ -194,6 +197,21 @@ struct InMemoryProjections: Sendable {
             self.refreshTokens[index].state = .revoked
             self.refreshTokens[index].revokedAt = at
             self.refreshTokens[index].revokeReason = reason
+            self.refreshTokens[index].successorSealed = nil
+        }
+    }
+
+    /// Keeps the box on the rotated token's row and drops those of the rest of its family, as the writer's
+    /// `sealSuccessors` statement does.
+    private mutating func seal(_ successor: SealedSuccessor) {
+        for index in self.refreshTokens.indices where self.refreshTokens[index].row.familyID == successor.familyID {
+            if self.refreshTokens[index].row.tokenID == successor.tokenID {
+                if self.refreshTokens[index].state == .rotated {
+                    self.refreshTokens[index].successorSealed = successor.sealed
+                }
+            } else {
+                self.refreshTokens[index].successorSealed = nil
+            }
         }
     }
 }

@@ -42,7 +42,9 @@ public struct InMemorySessionReads: SessionReads {
                 state: token.state,
                 expiresAt: token.row.expiresAt,
                 session: Self.record(session, in: state.projections),
-                sessionVersion: Self.version(of: session.sessionID, in: state.log)
+                sessionVersion: Self.version(of: session.sessionID, in: state.log),
+                rotatedAt: token.rotatedAt,
+                sealedSuccessor: token.successorSealed
             )
         }
     }

@@ -68,7 +68,7 @@ struct EnvelopeValueTests {
     }
 
     @Test func refreshReuseAndLogoutWithBlankValuesAreRecorded() async throws {
-        try await ServerHarness.run { harness in
+        try await ServerHarness.run(adjust: withoutRefreshGrace) { harness in
             let blank = [("User-Agent", "")]
             let signin = try await harness.post(
                 "/v1/signin/dev",

@@ -34,7 +34,7 @@ struct MetricsTests {
     /// Events appended are counted by type: a reused refresh token shows as `token.reuse_detected` (what
     /// deploy/alerts.yml's AuthlogRefreshTokenReuse watches) and its revoked session in the revocations.
     @Test func metricsCountEventsByTypeForTheAlerts() async throws {
-        let server = try await ServerHarness.start()
+        let server = try await ServerHarness.start(adjust: withoutRefreshGrace)
         defer { Task { await server.stop() } }
         let session = try await server.signInDev("carol")
         #expect(try await server.refresh(session.refreshToken).status == 200)

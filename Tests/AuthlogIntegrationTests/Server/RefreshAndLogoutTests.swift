@@ -31,7 +31,7 @@ struct RefreshAndLogoutTests {
     }
 
     @Test func fiftyConcurrentRefreshesWithOneTokenGiveOneSuccessAndARevokedFamily() async throws {
-        try await ServerHarness.run { harness in
+        try await ServerHarness.run(adjust: withoutRefreshGrace) { harness in
             let signin = try await Self.signIn(harness)
             let token = try #require(signin.string("refresh_token"))
             let answers = try await withThrowingTaskGroup(of: HTTPTestClient.Answer.self) { group in

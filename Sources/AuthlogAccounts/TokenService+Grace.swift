@@ -1,0 +1,98 @@
+import AuthlogCore
+import Foundation
+
+/// The refresh-token reuse grace window (`refresh_token.reuse_grace_seconds`, docs/signin.md).
+///
+/// A rotation seals its answer under the token it spends (``SuccessorSeal``) and keeps the box with that
+/// token's row. When the spent token comes back within the window and its successor is still unspent, the
+/// box opens to the same pair, which is given again and recorded as `token.refresh_replayed`. Outside the
+/// window, once the successor was used, or when the box does not open, the refresh is reuse as before.
+extension TokenService {
+    /// The box of a rotation's answer for its token's row; `nil` when the grace window is off (0), or when
+    /// sealing failed, which only takes the grace away from this one rotation.
+    func sealedSuccessor(
+        of response: TokenResponse,
+        rotation: (eventID: UUID, payload: TokenRefreshed),
+        presentedToken: String,
+        record: RefreshTokenRecord
+    ) -> SealedSuccessor? {
+        guard self.dependencies.settings.refreshReuseGrace > 0 else { return nil }
+        let answer = RotationAnswer(
+            refreshedEventID: rotation.eventID,
+            refreshTokenID: rotation.payload.newTokenID,
+            refreshToken: response.refreshToken,
+            refreshTokenExpiresAt: response.refreshTokenExpiresAt,
+            accessTokenID: rotation.payload.accessTokenID,
+            accessToken: response.accessToken,
+            accessTokenExpiresAt: response.accessTokenExpiresAt
+        )
+        guard let sealed = try? SuccessorSeal.seal(answer, presentedToken: presentedToken, record: record) else {
+            return nil
+        }
+        return SealedSuccessor(
+            tokenID: record.tokenID,
+            familyID: record.familyID,
+            sessionID: record.sessionID,
+            sealed: sealed
+        )
+    }
+
+    /// The step for a spent token presented again: the pair its rotation gave, recorded as
+    /// `token.refresh_replayed`, when the grace applies; `.collidedWithReplay` when the session stream moved
+    /// first; `nil` when the grace does not apply (reuse).
+    func replay(
+        _ presentedToken: String,
+        record: RefreshTokenRecord,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) async throws(ServiceError) -> RefreshStep? {
+        guard let answer = try await self.openSuccessor(presentedToken, record: record, at: now) else { return nil }
+        let event = try self.event(
+            record: record,
+            metadata: metadata,
+            at: now,
+            outcome: .success,
+            reason: nil,
+            data: TokenRefreshReplayed(
+                tokenID: record.tokenID,
+                familyID: record.familyID,
+                refreshedEventID: answer.refreshedEventID,
+                newTokenID: answer.refreshTokenID,
+                accessTokenID: answer.accessTokenID
+            )
+        )
+        guard try await self.append(event, expecting: record.sessionVersion) else { return .collidedWithReplay }
+        return .answered(
+            TokenResponse(
+                userID: record.userID,
+                sessionID: record.sessionID,
+                isNewUser: false,
+                accessToken: answer.accessToken,
+                accessTokenExpiresAt: answer.accessTokenExpiresAt,
+                refreshToken: answer.refreshToken,
+                refreshTokenExpiresAt: answer.refreshTokenExpiresAt
+            )
+        )
+    }
+
+    /// The answer sealed with `record`'s spent token, when the window is open, the presented token opens the
+    /// box, the session is within its lifetimes and the successor is still unspent.
+    private func openSuccessor(
+        _ presentedToken: String,
+        record: RefreshTokenRecord,
+        at now: Timestamp
+    ) async throws(ServiceError) -> RotationAnswer? {
+        let grace = self.dependencies.settings.refreshReuseGrace
+        guard grace > 0, let sealed = record.sealedSuccessor, let rotatedAt = record.rotatedAt,
+            now < rotatedAt.adding(seconds: grace), self.passedLimit(of: record.session, at: now) == nil,
+            let answer = SuccessorSeal.open(sealed, presentedToken: presentedToken, record: record)
+        else { return nil }
+        let successor = try await self.dependencies.storeCall {
+            try await self.dependencies.queries.refreshToken(hash: RefreshTokenSecret.hash(of: answer.refreshToken))
+        }
+        guard let successor, successor.tokenID == answer.refreshTokenID, successor.state == .active,
+            successor.session.isUsable, successor.expiresAt > now
+        else { return nil }
+        return answer
+    }
+}
