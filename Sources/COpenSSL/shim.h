@@ -8,6 +8,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
@@ -49,6 +50,31 @@ static inline int authlog_evp_pkey_keypair(void) {
 
 static inline long authlog_bio_get_mem_data(BIO *bio, char **data) {
     return BIO_get_mem_data(bio, data);
+}
+
+/* HKDF with SHA-256 (RFC 5869) through OpenSSL's EVP_KDF: the OSSL_PARAM array is built here, where its
+   string and octet parameters need no casts from Swift. Returns 1 on success. */
+static inline int authlog_hkdf_sha256(const unsigned char *secret, size_t secret_length,
+                                      const unsigned char *salt, size_t salt_length,
+                                      const unsigned char *info, size_t info_length,
+                                      unsigned char *out, size_t out_length) {
+    EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+    if (kdf == NULL) return 0;
+    EVP_KDF_CTX *context = EVP_KDF_CTX_new(kdf);
+    EVP_KDF_free(kdf);
+    if (context == NULL) return 0;
+    OSSL_PARAM parameters[5];
+    size_t count = 0;
+    parameters[count++] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0);
+    parameters[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)secret, secret_length);
+    if (salt_length > 0) {
+        parameters[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, salt_length);
+    }
+    parameters[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, info_length);
+    parameters[count] = OSSL_PARAM_construct_end();
+    int result = EVP_KDF_derive(context, out, out_length, parameters);
+    EVP_KDF_CTX_free(context);
+    return result == 1 ? 1 : 0;
 }
 
 #endif

@@ -176,20 +176,6 @@ struct RefreshGraceTests {
         #expect(try await rules.stores.sessions.session(alice.sessionID)?.state == .active)
     }
 
-    @Test func hkdfMatchesRFC5869() throws {
-        // RFC 5869, A.1 (test case 1).
-        let okm = try HKDF.deriveKey(
-            from: [UInt8](repeating: 0x0b, count: 22),
-            salt: Array(0x00...0x0c),
-            info: Array(0xf0...0xf9),
-            length: 42
-        )
-        #expect(
-            Hex.encode(okm)
-                == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"
-        )
-    }
-
     /// An event that changes no projection, to carry a planted box.
     static func harmlessEvent() throws -> EventEnvelope {
         try EventEnvelope(

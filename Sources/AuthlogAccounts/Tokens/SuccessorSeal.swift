@@ -58,7 +58,7 @@ enum SuccessorSeal {
     }
 
     private static func key(_ token: String, record: RefreshTokenRecord) throws(CryptoError) -> [UInt8] {
-        try HKDF.deriveKey(
+        try HKDFSHA256.deriveKey(
             from: Array(token.utf8),
             salt: Self.salt,
             info: Array("key\u{0}\(record.tokenID.lowercased)".utf8)
