@@ -9,6 +9,9 @@ public enum AccountDefaults {
     /// `refresh_token.session_ttl_seconds` and `session_idle_seconds`.
     public static let sessionTTLSeconds = 12 * 3_600
     public static let sessionIdleSeconds = 2 * 3_600
+    /// `refresh_token.reuse_grace_seconds`: a spent refresh token presented again within this many seconds of
+    /// its rotation gets the same successor pair (docs/signin.md).
+    public static let refreshReuseGraceSeconds = 10
     /// `account.reauthentication_window_seconds`.
     public static let reauthenticationWindowSeconds = 300
     /// `account.link_by_verified_email`.

@@ -36,10 +36,8 @@ public struct ServiceSettings: Sendable {
     public var maximumAttempts = 6
     /// `refresh_token.reuse_grace_seconds`: for how long after a rotation the spent token, presented again,
     /// gets the same successor pair instead of revoking its family (0: never; docs/signin.md).
-    public var refreshReuseGrace = Int64(Self.defaultRefreshReuseGraceSeconds)
+    public var refreshReuseGrace = Int64(AccountDefaults.refreshReuseGraceSeconds)
 
-    /// The default of `refresh_token.reuse_grace_seconds`.
-    public static let defaultRefreshReuseGraceSeconds = 10
     /// The values `refresh_token.reuse_grace_seconds` may take.
     public static let refreshReuseGraceRange = 0...60
 

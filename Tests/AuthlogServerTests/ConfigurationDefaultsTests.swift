@@ -11,6 +11,7 @@ struct ConfigurationDefaultsTests {
     /// The members of docs/configuration.md's tables whose default is a literal, and the constant it must be.
     static let documented: [(member: String, value: String)] = [
         ("access_token.ttl_seconds", String(ConfigurationDefaults.accessTokenTTLSeconds)),
+        ("refresh_token.reuse_grace_seconds", String(ConfigurationDefaults.refreshReuseGraceSeconds)),
         ("access_token.audience", ConfigurationDefaults.accessTokenAudience),
         ("account.reauthentication_window_seconds", String(ConfigurationDefaults.reauthenticationWindowSeconds)),
         ("account.link_by_verified_email", String(ConfigurationDefaults.linkByVerifiedEmail)),
@@ -57,9 +58,12 @@ struct ConfigurationDefaultsTests {
         #expect(resolved.nonceLifetime == Int64(ConfigurationDefaults.nonceTTLSeconds))
         #expect(resolved.revocationRetryBase == Int64(ConfigurationDefaults.revocationRetrySeconds))
         #expect(resolved.notificationMaximumAge == Int64(ConfigurationDefaults.notificationMaximumAgeSeconds))
+        #expect(resolved.refreshReuseGrace == Int64(ConfigurationDefaults.refreshReuseGraceSeconds))
+        #expect(resolved.refreshReuseGrace == plain.refreshReuseGrace)
         let limits = try ConnectionLimits(empty.connections)
         #expect(limits.headerTimeout == .seconds(ConfigurationDefaults.headerTimeoutSeconds))
         #expect(limits.maximumConnections == ConfigurationDefaults.maximumConnections)
+        #expect(limits.maximumPerAddress == ConfigurationDefaults.maximumConnectionsPerAddress)
         let checkpoints = try CheckpointSettings(configuration: empty, environment: [:])
         #expect(checkpoints.everyEvents == ConfigurationDefaults.checkpointEveryEvents)
         #expect(checkpoints.everySeconds == ConfigurationDefaults.checkpointEverySeconds)

@@ -24,6 +24,8 @@ public enum ConfigurationDefaults {
     /// `refresh_token.session_ttl_seconds` and `session_idle_seconds`.
     public static let sessionTTLSeconds = AccountDefaults.sessionTTLSeconds
     public static let sessionIdleSeconds = AccountDefaults.sessionIdleSeconds
+    /// `refresh_token.reuse_grace_seconds`.
+    public static let refreshReuseGraceSeconds = AccountDefaults.refreshReuseGraceSeconds
     /// `account.reauthentication_window_seconds`.
     public static let reauthenticationWindowSeconds = AccountDefaults.reauthenticationWindowSeconds
     /// `account.link_by_verified_email`.

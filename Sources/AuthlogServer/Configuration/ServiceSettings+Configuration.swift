@@ -58,7 +58,7 @@ extension ServiceSettings {
             try Self.checked(
                 refresh?.reuseGraceSeconds,
                 "refresh_token.reuse_grace_seconds",
-                default: Self.defaultRefreshReuseGraceSeconds,
+                default: ConfigurationDefaults.refreshReuseGraceSeconds,
                 in: Self.refreshReuseGraceRange
             )
         )
