@@ -7,96 +7,92 @@ extension ServiceSettings {
     /// - Throws: ``ServerConfiguration/Invalid`` naming a value out of range.
     public init(configuration: ServerConfiguration) throws {
         self.init()
-        var settings = self
-        let year = 366 * 86_400
-        settings.accessTokenLifetime = Int64(
-            try Self.checked(
-                configuration.accessToken?.ttlSeconds,
-                "access_token.ttl_seconds",
-                default: Int(self.accessTokenLifetime),
-                in: 1...86_400
-            )
+        self.accessTokenLifetime = try Self.seconds(
+            configuration.accessToken?.ttlSeconds,
+            "access_token.ttl_seconds",
+            default: self.accessTokenLifetime,
+            in: 1...86_400
         )
-        let refresh = configuration.refreshToken
-        settings.lifetimes.rememberMe = SessionLifetimes.Limits(
-            absolute: Int64(
-                try Self.checked(
-                    refresh?.rememberMeTTLSeconds,
-                    "refresh_token.remember_me_ttl_seconds",
-                    default: Int(self.lifetimes.rememberMe.absolute),
-                    in: 1...(10 * year)
-                )
+        try self.applyRefreshTokenSettings(configuration.refreshToken)
+        try self.applyAccountSettings(configuration.account)
+        self.nonceLifetime = try Self.seconds(
+            configuration.nonceTTLSeconds,
+            "nonce_ttl_seconds",
+            default: self.nonceLifetime,
+            in: 1...86_400
+        )
+    }
+
+    /// `refresh_token.*`: the session lifetimes (up to ten years each) and the reuse grace window.
+    private mutating func applyRefreshTokenSettings(_ refresh: ServerConfiguration.RefreshTokenSettings?) throws {
+        let tenYears: ClosedRange<Int> = 1...(10 * 366 * 86_400)
+        self.lifetimes.rememberMe = SessionLifetimes.Limits(
+            absolute: try Self.seconds(
+                refresh?.rememberMeTTLSeconds,
+                "refresh_token.remember_me_ttl_seconds",
+                default: self.lifetimes.rememberMe.absolute,
+                in: tenYears
             ),
-            idle: Int64(
-                try Self.checked(
-                    refresh?.rememberMeIdleSeconds,
-                    "refresh_token.remember_me_idle_seconds",
-                    default: Int(self.lifetimes.rememberMe.idle),
-                    in: 1...(10 * year)
-                )
+            idle: try Self.seconds(
+                refresh?.rememberMeIdleSeconds,
+                "refresh_token.remember_me_idle_seconds",
+                default: self.lifetimes.rememberMe.idle,
+                in: tenYears
             )
         )
-        settings.lifetimes.plain = SessionLifetimes.Limits(
-            absolute: Int64(
-                try Self.checked(
-                    refresh?.sessionTTLSeconds,
-                    "refresh_token.session_ttl_seconds",
-                    default: Int(self.lifetimes.plain.absolute),
-                    in: 1...(10 * year)
-                )
+        self.lifetimes.plain = SessionLifetimes.Limits(
+            absolute: try Self.seconds(
+                refresh?.sessionTTLSeconds,
+                "refresh_token.session_ttl_seconds",
+                default: self.lifetimes.plain.absolute,
+                in: tenYears
             ),
-            idle: Int64(
-                try Self.checked(
-                    refresh?.sessionIdleSeconds,
-                    "refresh_token.session_idle_seconds",
-                    default: Int(self.lifetimes.plain.idle),
-                    in: 1...(10 * year)
-                )
+            idle: try Self.seconds(
+                refresh?.sessionIdleSeconds,
+                "refresh_token.session_idle_seconds",
+                default: self.lifetimes.plain.idle,
+                in: tenYears
             )
         )
-        settings.refreshReuseGrace = Int64(
-            try Self.checked(
-                refresh?.reuseGraceSeconds,
-                "refresh_token.reuse_grace_seconds",
-                default: ConfigurationDefaults.refreshReuseGraceSeconds,
-                in: Self.refreshReuseGraceRange
-            )
+        self.refreshReuseGrace = try Self.seconds(
+            refresh?.reuseGraceSeconds,
+            "refresh_token.reuse_grace_seconds",
+            default: Int64(ConfigurationDefaults.refreshReuseGraceSeconds),
+            in: Self.refreshReuseGraceRange
         )
-        let account = configuration.account
-        settings.reauthenticationWindow = Int64(
-            try Self.checked(
-                account?.reauthenticationWindowSeconds,
-                "account.reauthentication_window_seconds",
-                default: Int(self.reauthenticationWindow),
-                in: 1...86_400
-            )
+    }
+
+    /// `account.*`: re-authentication, linking by email, notification age and revocation retries.
+    private mutating func applyAccountSettings(_ account: ServerConfiguration.AccountSettings?) throws {
+        self.reauthenticationWindow = try Self.seconds(
+            account?.reauthenticationWindowSeconds,
+            "account.reauthentication_window_seconds",
+            default: self.reauthenticationWindow,
+            in: 1...86_400
         )
-        settings.linkByVerifiedEmail = account?.linkByVerifiedEmail ?? self.linkByVerifiedEmail
-        settings.notificationMaximumAge = Int64(
-            try Self.checked(
-                account?.notificationMaximumAgeSeconds,
-                "account.notification_maximum_age_seconds",
-                default: Int(self.notificationMaximumAge),
-                in: 60...(7 * 86_400)
-            )
+        self.linkByVerifiedEmail = account?.linkByVerifiedEmail ?? self.linkByVerifiedEmail
+        self.notificationMaximumAge = try Self.seconds(
+            account?.notificationMaximumAgeSeconds,
+            "account.notification_maximum_age_seconds",
+            default: self.notificationMaximumAge,
+            in: 60...(7 * 86_400)
         )
-        settings.revocationRetryBase = Int64(
-            try Self.checked(
-                account?.revocationRetrySeconds,
-                "account.revocation_retry_seconds",
-                default: Int(self.revocationRetryBase),
-                in: 1...86_400
-            )
+        self.revocationRetryBase = try Self.seconds(
+            account?.revocationRetrySeconds,
+            "account.revocation_retry_seconds",
+            default: self.revocationRetryBase,
+            in: 1...86_400
         )
-        settings.nonceLifetime = Int64(
-            try Self.checked(
-                configuration.nonceTTLSeconds,
-                "nonce_ttl_seconds",
-                default: Int(self.nonceLifetime),
-                in: 1...86_400
-            )
-        )
-        self = settings
+    }
+
+    /// ``checked(_:_:default:in:)`` for a number of seconds kept as `Int64`.
+    private static func seconds(
+        _ value: Int?,
+        _ name: String,
+        default fallback: Int64,
+        in range: ClosedRange<Int>
+    ) throws -> Int64 {
+        Int64(try Self.checked(value, name, default: Int(fallback), in: range))
     }
 
     /// `value`, or `fallback` when absent.
