@@ -1,3 +1,5 @@
+import Foundation
+
 /// The pure function from one event to the projection changes it causes.
 ///
 /// The live write path and `authlog rebuild` both call it, so a rebuild replays exactly the same logic.
@@ -90,52 +92,9 @@ public enum ProjectionReducer {
         guard let sessionID = envelope.sessionID, let userID = envelope.userID else { return [] }
         switch envelope.type {
         case .tokenIssued:
-            let payload = try event.payload(as: TokenIssued.self)
-            var changes: [ProjectionChange] = []
-            if let tokenID = payload.refreshTokenID, let hashText = payload.refreshTokenHash,
-                let hash = Hex.decode(hashText), let familyID = payload.familyID,
-                let expiresAt = payload.refreshTokenExpiresAt
-            {
-                changes.append(
-                    .issueRefreshToken(
-                        RefreshTokenRow(
-                            tokenHash: hash,
-                            tokenID: tokenID,
-                            familyID: familyID,
-                            parentID: nil,
-                            sessionID: sessionID,
-                            userID: userID,
-                            provider: envelope.provider,
-                            kind: payload.kind,
-                            issuedAt: at,
-                            expiresAt: expiresAt
-                        )
-                    )
-                )
-            }
-            changes.append(.touchSession(sessionID: sessionID, at: at))
-            return changes
+            return try Self.issuedChanges(for: event, sessionID: sessionID, userID: userID)
         case .tokenRefreshed:
-            let payload = try event.payload(as: TokenRefreshed.self)
-            guard let hash = Hex.decode(payload.newTokenHash) else { return [] }
-            return [
-                .rotateRefreshToken(tokenID: payload.oldTokenID, sessionID: sessionID, at: at),
-                .issueRefreshToken(
-                    RefreshTokenRow(
-                        tokenHash: hash,
-                        tokenID: payload.newTokenID,
-                        familyID: payload.familyID,
-                        parentID: payload.oldTokenID,
-                        sessionID: sessionID,
-                        userID: userID,
-                        provider: envelope.provider,
-                        kind: payload.kind,
-                        issuedAt: at,
-                        expiresAt: payload.refreshTokenExpiresAt
-                    )
-                ),
-                .touchSession(sessionID: sessionID, at: at),
-            ]
+            return try Self.refreshedChanges(for: event, sessionID: sessionID, userID: userID)
         case .tokenReuseDetected:
             let payload = try event.payload(as: TokenReuseDetected.self)
             return [
@@ -160,6 +119,71 @@ public enum ProjectionReducer {
         default:
             return []
         }
+    }
+
+    /// `token.issued`: the session's first refresh token (none without "remember me" data) and its touch.
+    private static func issuedChanges(
+        for event: DecodedEvent,
+        sessionID: UUID,
+        userID: UUID
+    ) throws -> [ProjectionChange] {
+        let envelope = event.envelope
+        let at = envelope.occurredAt
+        let payload = try event.payload(as: TokenIssued.self)
+        var changes: [ProjectionChange] = []
+        if let tokenID = payload.refreshTokenID, let hashText = payload.refreshTokenHash,
+            let hash = Hex.decode(hashText), let familyID = payload.familyID,
+            let expiresAt = payload.refreshTokenExpiresAt
+        {
+            changes.append(
+                .issueRefreshToken(
+                    RefreshTokenRow(
+                        tokenHash: hash,
+                        tokenID: tokenID,
+                        familyID: familyID,
+                        parentID: nil,
+                        sessionID: sessionID,
+                        userID: userID,
+                        provider: envelope.provider,
+                        kind: payload.kind,
+                        issuedAt: at,
+                        expiresAt: expiresAt
+                    )
+                )
+            )
+        }
+        changes.append(.touchSession(sessionID: sessionID, at: at))
+        return changes
+    }
+
+    /// `token.refreshed`: the spent token rotated, its successor issued in the same family, the session touched.
+    private static func refreshedChanges(
+        for event: DecodedEvent,
+        sessionID: UUID,
+        userID: UUID
+    ) throws -> [ProjectionChange] {
+        let envelope = event.envelope
+        let at = envelope.occurredAt
+        let payload = try event.payload(as: TokenRefreshed.self)
+        guard let hash = Hex.decode(payload.newTokenHash) else { return [] }
+        return [
+            .rotateRefreshToken(tokenID: payload.oldTokenID, sessionID: sessionID, at: at),
+            .issueRefreshToken(
+                RefreshTokenRow(
+                    tokenHash: hash,
+                    tokenID: payload.newTokenID,
+                    familyID: payload.familyID,
+                    parentID: payload.oldTokenID,
+                    sessionID: sessionID,
+                    userID: userID,
+                    provider: envelope.provider,
+                    kind: payload.kind,
+                    issuedAt: at,
+                    expiresAt: payload.refreshTokenExpiresAt
+                )
+            ),
+            .touchSession(sessionID: sessionID, at: at),
+        ]
     }
 
     private static func endingChanges(for event: DecodedEvent) throws -> [ProjectionChange] {
