@@ -97,6 +97,12 @@ struct ServiceBench: AsyncParsableCommand {
         await server.stop()
         await apple.stop()
 
+        let floor = try await self.measureFloor(database: database, for: duration)
+        Self.printGoals(health: health, signins: signins, refreshes: refreshes, floor: floor, cores: cores)
+    }
+
+    /// The floor baseline: the same HTTP stack answering with one indexed SELECT and one single-row INSERT.
+    private func measureFloor(database: BenchDatabase, for duration: Duration) async throws -> LoadRun {
         let floorServer = try await Self.startFloorServer(database: database)
         let floorClient = HTTPTestClient(baseURL: floorServer.baseURL)
         let floor = try await LoadRun.run(connections: self.connections, for: duration) { _, _ in
@@ -107,6 +113,11 @@ struct ServiceBench: AsyncParsableCommand {
             "floor baseline (same HTTP stack; one indexed SELECT + one single-row INSERT transaction): \(floor.summary)"
         )
 
+        return floor
+    }
+
+    /// The ratios and the two refresh goals.
+    private static func printGoals(health: LoadRun, signins: LoadRun, refreshes: LoadRun, floor: LoadRun, cores: Int) {
         let perCPU = refreshes.rate / Double(cores)
         say("")
         say(String(format: "sign-ins / healthz baseline: %.2f", signins.rate / health.rate))
