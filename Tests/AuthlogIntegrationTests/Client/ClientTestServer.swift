@@ -46,7 +46,7 @@ struct ClientTestServer {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
         defer { try? log.close() }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.executableURL = URL(fileURLWithPath: CLIProcess.executable)
         process.arguments = ["serve", "--dev", "--port", "0", "--config", configuration]
         var environment = ProcessInfo.processInfo.environment
         environment["AUTHLOG_DATABASE_URL"] = database.conninfo
@@ -69,16 +69,6 @@ struct ClientTestServer {
         self.process.terminate()
         await ChildProcess.waitForExit(self.process)
         await self.fake.stop()
-    }
-
-    /// The `authlog` executable built beside the test bundle.
-    static var executable: String {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for folder in [testBinary, testBinary.deletingLastPathComponent()] {
-            let candidate = folder.appendingPathComponent("authlog").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return FileManager.default.currentDirectoryPath + "/.build/debug/authlog"
     }
 
     private static func providers(_ fake: FakeIdentityProvider) throws -> JSONValue {
