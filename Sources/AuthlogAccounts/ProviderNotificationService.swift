@@ -161,9 +161,33 @@ public struct ProviderNotificationService: Sendable {
         }
     }
 
+    /// Whether the user signed in with Apple, or linked it, after `eventTime` (the newest 500 such events are
+    /// read, newest first, which reach back past any notice Apple still delivers).
+    private func signedInWithApple(_ userID: UUID, after eventTime: Timestamp?) async throws(ServiceError) -> Bool {
+        guard let eventTime else { return false }
+        var before: ActivityPosition?
+        for _ in 0..<10 {
+            let page = try await self.dependencies.storeCall {
+                try await self.dependencies.ownAccount.activity(
+                    of: userID,
+                    types: [.signinSucceeded, .identityLinked],
+                    before: before,
+                    limit: 50
+                )
+            }
+            for record in page where record.occurredAt > eventTime {
+                if record.provider == "apple" { return true }
+            }
+            guard let last = page.last, last.occurredAt > eventTime, page.count == 50 else { return false }
+            before = last.position
+        }
+        return false
+    }
+
     /// `account-delete` deletes an Apple-only account, or unlinks the Apple identity of one with others. When
-    /// Apple sessions started after the notice's time, the identity was in use since the event, so the notice
-    /// is older than what it would end: only the sessions it reaches end, and the identity and account stay.
+    /// the user signed in with Apple (or linked it) after the notice's time, whether or not that session is
+    /// still open, the grant is newer than the notice: only the sessions it reaches end, and the identity and
+    /// account stay.
     private func actOnAccountDelete(
         userID: UUID,
         subjectHash: String,
@@ -171,7 +195,8 @@ public struct ProviderNotificationService: Sendable {
         consent: (source: ConsentRevocationSource, noticeID: String?),
         metadata: RequestMetadata
     ) async throws(ServiceError) {
-        guard reach.left.isEmpty else {
+        let signedInSince = try await self.signedInWithApple(userID, after: reach.eventTime)
+        guard reach.left.isEmpty, !signedInSince else {
             try await self.accounts.endSessions(
                 of: userID,
                 provider: "apple",

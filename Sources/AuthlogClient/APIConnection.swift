@@ -71,13 +71,18 @@ struct APIConnection: Sendable {
         }
     }
 
+    /// How long a refresh waits for its answer: well inside authlog's default grace window (10 s), so that
+    /// a stalled answer is retried while the retry still gets the same pair (URLRequest's default is 60 s).
+    static let refreshTimeout: TimeInterval = 3
+
     /// `POST /v1/token/refresh`: the next pair for `tokens`, with the same provider.
     func refresh(_ tokens: AuthTokens) async throws -> AuthTokens {
-        let request = try self.request(
+        var request = try self.request(
             "POST",
             "/v1/token/refresh",
             body: ["refresh_token": .string(tokens.refreshToken)]
         )
+        request.timeoutInterval = Self.refreshTimeout
         let (data, response) = try await self.perform(request)
         try Self.check(data, response)
         return try Self.decode(TokenAnswer.self, data).tokens(provider: tokens.provider)

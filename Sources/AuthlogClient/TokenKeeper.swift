@@ -89,10 +89,17 @@ actor TokenKeeper {
         if hadSession { self.events.yield(.signedOut(reason)) }
     }
 
+    /// How long after a refresh's first attempt a lost answer may still be retried (authlog's default grace
+    /// window is 10 s; a retry also waits up to ``APIConnection/refreshTimeout``).
+    static let retryWindow: Duration = .seconds(6)
+
     /// One refresh of `tokens`: a lost answer is retried with the same refresh token (authlog answers a replay
     /// within its grace window with the same successor pair); `invalid_grant` ends the session.
     private func rotate(_ tokens: AuthTokens) async throws -> AuthTokens {
         var attempt = 0
+        // No retry starts after this: with the refresh timeout it would land past authlog's grace window,
+        // where the spent token is reuse.
+        let lastRetry = ContinuousClock.now + Self.retryWindow
         while true {
             do {
                 let next = try await self.connection.refresh(tokens)
@@ -111,6 +118,7 @@ actor TokenKeeper {
             } catch let error as AuthlogClientError where error.code == .transport && attempt < self.retries {
                 attempt += 1
                 try await Task.sleep(for: self.retryDelay * attempt)
+                guard ContinuousClock.now < lastRetry else { throw error }
             }
         }
     }

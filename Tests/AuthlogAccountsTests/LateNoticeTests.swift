@@ -107,6 +107,22 @@ struct LateNoticeTests {
         #expect(notice.sessionsLeft?.map(\.sessionID) == [second.sessionID.lowercased])
     }
 
+    @Test func aLateAccountDeleteKeepsAnAccountSignedIntoSinceEvenWhenThatSessionEnded() async throws {
+        let first = try await self.rules.signInWithApple()
+        let deletedAt = try await self.momentBetweenSignIns()
+        let second = try await self.rules.signInWithApple()
+        try await self.rules.tokens.logout(bearer: second.accessToken, scope: .this, metadata: RuleHarness.request)
+        try await self.notifications.receiveApple(
+            payload: try self.appleNotice("account-delete", at: deletedAt),
+            metadata: RuleHarness.request
+        )
+        // The user consented again after the notice's time: the grant is newer than the notice.
+        #expect(self.rules.events(.accountDeleted).isEmpty)
+        #expect(self.rules.events(.identityUnlinked).isEmpty)
+        #expect(try await self.rules.refreshes(first.refreshToken) == false)
+        #expect(try await self.rules.stores.sessions.identities(of: second.userID).map(\.provider) == ["apple"])
+    }
+
     @Test func kakaosUnlinkCarriesNoTimeAndRecordsEverySessionItEnds() async throws {
         self.rules.kakao.accept("3141592653")
         let first = try await self.rules.signIn(with: "kakao", "3141592653")
