@@ -7,3 +7,9 @@ enum Checkers {}
 /// one at a time (`--filter 'AuthlogIntegrationTests\.Faults' --no-parallel`), so that their latency bounds
 /// measure authlog rather than the suites sharing the machine.
 enum Faults {}
+
+/// The suites that start real `authlog serve` processes (with fake providers) for each test: AuthlogClient's
+/// suites, pipelining and `Content-Length` at the socket. Dozens of server processes at once would starve
+/// the other suites' fake providers, so `.ci/run` gives them a phase of their own
+/// (`--filter 'AuthlogIntegrationTests\.Servers'`).
+enum Servers {}
