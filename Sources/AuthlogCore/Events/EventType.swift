@@ -28,6 +28,10 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case auditRetentionApplied = "audit.retention_applied"
     case auditCheckpointRefused = "audit.checkpoint_refused"
     case auditEventsRefused = "audit.events_refused"
+    case rateLimitExceeded = "ratelimit.exceeded"
+    case requestRefused = "request.refused"
+    case identityLocked = "identity.locked"
+    case identityUnlocked = "identity.unlocked"
 }
 
 /// Whether the recorded action succeeded.
@@ -60,6 +64,8 @@ extension EventType {
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
             .auditEventsRefused:
             return ["audit"]
+        case .rateLimitExceeded, .requestRefused: return ["ratelimit"]
+        case .identityLocked, .identityUnlocked: return ["identity"]
         }
     }
 
@@ -82,6 +88,9 @@ extension EventType {
         case .accountDeleted: return [.userID]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied: return []
         case .auditCheckpointRefused, .auditEventsRefused: return [.reason]
+        case .rateLimitExceeded, .requestRefused: return [.reason]
+        case .identityLocked: return [.provider, .reason]
+        case .identityUnlocked: return [.provider]
         }
     }
 
@@ -89,10 +98,10 @@ extension EventType {
     public var fixedOutcome: Outcome? {
         switch self {
         case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected, .accountActionRefused, .auditCheckpointRefused,
-            .auditEventsRefused:
+            .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked:
             return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
-            .tokenRefreshReplayed, .sessionReauthenticated:
+            .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked:
             return .success
         default: return nil
         }
@@ -127,6 +136,23 @@ extension EventType {
         case .auditRetentionApplied: return AuditRetentionApplied.self
         case .auditCheckpointRefused: return AuditCheckpointRefused.self
         case .auditEventsRefused: return AuditEventsRefused.self
+        case .rateLimitExceeded: return RateLimitExceeded.self
+        case .requestRefused: return RequestRefused.self
+        case .identityLocked: return IdentityLocked.self
+        case .identityUnlocked: return IdentityUnlocked.self
+        }
+    }
+}
+
+extension EventType {
+    /// Whether only authlog itself may write this type: the log's own audit events, and the abuse limits'
+    /// refusals, locks and unlocks. `POST /v1/events` refuses them from another system.
+    public var isWrittenByAuthlogOnly: Bool {
+        switch self {
+        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
+            .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .identityUnlocked:
+            return true
+        default: return false
         }
     }
 }

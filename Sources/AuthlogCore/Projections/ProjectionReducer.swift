@@ -79,7 +79,8 @@ public enum ProjectionReducer {
             return [.reauthenticateSession(sessionID: sessionID, at: at)]
         case .tokenRefreshFailed, .tokenRefreshReplayed, .providerEmailChanged, .providerNotificationReceived,
             .providerRevocationAttempted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed,
-            .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused:
+            .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .rateLimitExceeded, .requestRefused,
+            .identityLocked, .identityUnlocked:
             return []
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired, .providerConsentRevoked, .accountDeleted:
             return try self.endingChanges(for: event)

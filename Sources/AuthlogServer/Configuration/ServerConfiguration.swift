@@ -44,6 +44,8 @@ public struct ServerConfiguration: Codable, Sendable {
     public var readDatabaseURL: String?
     /// The replica lag, in seconds, past which `/readyz` reports the replica as `lagging` (default 30).
     public var readDatabaseMaxLagSeconds: Int?
+    /// The abuse limits: rates per address, family and API key, and the identity lockout.
+    public var rateLimits: RateLimitSettings?
 
     /// An empty configuration: every default.
     public init() {}

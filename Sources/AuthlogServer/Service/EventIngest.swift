@@ -38,7 +38,7 @@ public enum EventIngest {
             } catch {
                 throw Refusal(index: index, problem: error.description)
             }
-            guard envelope.type.rawValue.hasPrefix("audit.") == false else {
+            guard !envelope.type.isWrittenByAuthlogOnly else {
                 throw Refusal(index: index, problem: "type \(envelope.type.rawValue) is written by authlog only")
             }
             guard let id = item["event_id"], !id.isNull else {

@@ -101,6 +101,22 @@ struct LogAttackTests {
         #expect(intact.stdout.hasPrefix("log intact: "), "the refused row is named by the log, not stranded")
 
         // 2. The database rolled back behind the signer: everything after position 10 deleted, the head rewound.
+        // `verify` records itself, so the signer may still be signing: wait until every queued row but the
+        // refused one is sealed and the last checkpoint covers every sealed event but checkpoint records (a
+        // checkpoint's own record never makes another due), so that `last` is what the signer holds.
+        let settled = try await self.waitFor("the signer to cover the whole log") {
+            let queued = try await database.scalar(
+                "SELECT count(*) FROM authlog.unsealed_events WHERE event_id <> \(forged.eventID.lowercased)::uuid"
+            )
+            let unsigned = try await database.scalar(
+                """
+                SELECT count(*) FROM authlog.events
+                WHERE position > (SELECT max(tree_size) FROM authlog.checkpoints) AND type <> 'audit.checkpoint_signed'
+                """
+            )
+            return queued == 0 && unsigned == 0
+        }
+        #expect(settled)
         let last = try await database.scalar("SELECT max(tree_size) FROM authlog.checkpoints")
         var frontier = MerkleFrontier()
         for row in try await connection.query(
