@@ -36,7 +36,11 @@ struct ExportBench: AsyncParsableCommand {
         let database = try await BenchDatabase.make(in: cluster)
         try await SyntheticFailures.fill(conninfo: database.conninfo, count: self.events)
         let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 8)
-        let configuration = try JSONValue.members(["development": .bool(true)]).decode(ServerConfiguration.self)
+        let configuration = try JSONValue.members([
+            "development": .bool(true),
+            // The pages come from one address as fast as they are answered: no rate limit in the way.
+            "rate_limits": .members(["enabled": .bool(false)]),
+        ]).decode(ServerConfiguration.self)
         let components = try ServerComponents(
             configuration: configuration,
             pool: pool,

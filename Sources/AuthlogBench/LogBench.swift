@@ -187,9 +187,9 @@ struct LogBench: AsyncParsableCommand {
             "development": .bool(true),
             "log": .members([
                 "origin": .string("bench.localhost/log"), "checkpoint_key_file": .string(keyFile),
-                // The baseline's proofs come from one address: no rate limit in the way.
-                "reads_per_second": .number("1000000"), "read_burst": .number("1000000"),
             ]),
+            // The baseline's proofs come from one address: no rate limit in the way.
+            "rate_limits": .members(["enabled": .bool(false)]),
         ])
         return try ServerComponents(
             configuration: try document.decode(ServerConfiguration.self),

@@ -142,6 +142,8 @@ struct ServiceBench: AsyncParsableCommand {
     static func startServer(database: BenchDatabase, apple: FakeIdentityProvider) async throws -> ServiceRunner {
         let document: JSONValue = .members([
             "development": .bool(true),
+            // Every client of the load runs on this host: no per-address limit in the way.
+            "rate_limits": .members(["enabled": .bool(false)]),
             "providers": .members([
                 "apple": .members([
                     "client_ids": .array([.string("com.example.bench")]), "jwks_url": .string(apple.baseURL + "/jwks"),

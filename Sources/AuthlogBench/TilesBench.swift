@@ -53,15 +53,7 @@ struct TilesBench: AsyncParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-bench-tiles-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let tiles = folder.appendingPathComponent("tiles").path
-        let configuration = JSONValue.object([
-            (
-                "log",
-                .object([
-                    ("tile_directory", .string(tiles)), ("reads_per_second", .number("1000000")),
-                    ("read_burst", .number("1000000")),
-                ])
-            )
-        ])
+        let configuration = JSONValue.object([("log", .object([("tile_directory", .string(tiles))]))])
         let writeStart = ContinuousClock.now
         let serve = try await ServeChildren.start(
             count: 1,

@@ -6,13 +6,15 @@ import HummingbirdCore
 public import Logging
 
 /// A router with the account routes only (sign-in, tokens, `/v1/me`, provider callbacks), over any store:
-/// what the HTTP-shape tests run on `app.test(.router)` with the in-memory stores.
+/// what the HTTP-shape tests run on `app.test(.router)` with the in-memory stores; `limiter` applies the
+/// per-address rate limits.
 public func buildAccountRouter(
-    components: AccountComponents
+    components: AccountComponents,
+    limiter: RateLimiter? = nil
 ) -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
-    var table = RouteTable(router: router)
+    var table = RouteTable(router: router, limiter: limiter, trustedProxies: components.trustedProxies)
     registerAccountRoutes(components: components, on: &table)
     return (router, table.routes)
 }
@@ -39,7 +41,11 @@ public func buildRouter(
 ) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
-    var table = RouteTable(router: router)
+    var table = RouteTable(
+        router: router,
+        limiter: components.limiter,
+        trustedProxies: components.account.trustedProxies
+    )
     registerAccountRoutes(components: components.account, on: &table)
     let body = RequestBodyReader(limit: components.account.bodyLimit)
     let metadata = RequestMetadataReader(trustedProxies: components.account.trustedProxies)
@@ -47,10 +53,7 @@ public func buildRouter(
         access: components.operatorAccess,
         requestMetadata: metadata,
         metrics: components.metrics,
-        limiter: ClientRateLimiter(
-            perSecond: Double(components.checkpoints.readsPerSecond),
-            burst: components.checkpoints.readBurst
-        )
+        recorder: components.limiter.recorder
     )
     .register(on: &table)
     ReceiptController(

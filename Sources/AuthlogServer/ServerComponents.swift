@@ -30,6 +30,8 @@ public struct ServerComponents: Sendable {
     public let reads: ReadDatabase
     /// The replica lag past which `/readyz` calls the replica `lagging` (`read_database_max_lag_seconds`).
     public let replicaLagLimit: Duration
+    /// The rate limits (`rate_limits`) and the recorder of what they and the edge refuse.
+    public let limiter: RateLimiter
 
     /// What `/metrics` reports.
     public var metrics: ServerMetrics { self.account.metrics }
@@ -67,7 +69,13 @@ public struct ServerComponents: Sendable {
         self.queries = SessionQueries(pool: pool)
         self.reads = ReadDatabase(primary: pool, replica: readPool)
         self.replicaLagLimit = try Self.replicaLagLimit(of: configuration)
-        self.operatorAccess = OperatorAccess(keys: APIKeyStore(pool: pool), store: store, reads: self.reads)
+        self.limiter = RateLimiter(policy: try RateLimitPolicy(configuration: configuration), metrics: metrics)
+        self.operatorAccess = OperatorAccess(
+            keys: APIKeyStore(pool: pool),
+            store: store,
+            reads: self.reads,
+            limiter: self.limiter
+        )
         self.connectionLimits = try ConnectionLimits(configuration.connections)
     }
 }

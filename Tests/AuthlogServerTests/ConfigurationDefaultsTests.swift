@@ -9,7 +9,15 @@ import Testing
 /// values, and docs/configuration.md states the same ones.
 struct ConfigurationDefaultsTests {
     /// The members of docs/configuration.md's tables whose default is a literal, and the constant it must be.
-    static let documented: [(member: String, value: String)] = [
+    static let documented: [(member: String, value: String)] = Self.fixed + Self.perAddress
+
+    /// The per-address rate limits, one row per route group.
+    static let perAddress: [(member: String, value: String)] = LimitedRoute.allCases.map { route in
+        (member: "rate_limits.per_address." + route.rawValue, value: Self.rate(RateLimitDefaults.perAddress(route)))
+    }
+
+    /// Every other member.
+    static let fixed: [(member: String, value: String)] = [
         ("access_token.ttl_seconds", String(ConfigurationDefaults.accessTokenTTLSeconds)),
         ("refresh_token.reuse_grace_seconds", String(ConfigurationDefaults.refreshReuseGraceSeconds)),
         ("access_token.audience", ConfigurationDefaults.accessTokenAudience),
@@ -22,15 +30,24 @@ struct ConfigurationDefaultsTests {
         ("request_body_limit", String(ConfigurationDefaults.requestBodyLimit)),
         ("log.checkpoint_every_events", String(ConfigurationDefaults.checkpointEveryEvents)),
         ("log.checkpoint_every_seconds", String(ConfigurationDefaults.checkpointEverySeconds)),
-        ("log.reads_per_second", String(ConfigurationDefaults.logReadsPerSecond)),
-        ("log.read_burst", String(ConfigurationDefaults.logReadBurst)),
         ("log.witness_interval_seconds", String(ConfigurationDefaults.witnessIntervalSeconds)),
         ("connections.header_timeout_seconds", String(ConfigurationDefaults.headerTimeoutSeconds)),
         ("connections.body_timeout_seconds", String(ConfigurationDefaults.bodyTimeoutSeconds)),
         ("connections.idle_timeout_seconds", String(ConfigurationDefaults.idleTimeoutSeconds)),
         ("connections.maximum_connections", String(ConfigurationDefaults.maximumConnections)),
         ("connections.maximum_connections_per_address", String(ConfigurationDefaults.maximumConnectionsPerAddress)),
+        ("rate_limits.enabled", "true"),
+        ("rate_limits.window_seconds", String(RateLimitDefaults.windowSeconds)),
+        ("rate_limits.per_family", Self.rate(RateLimitDefaults.perFamily)),
+        ("rate_limits.per_api_key", Self.rate(RateLimitDefaults.perAPIKey)),
     ]
+
+    /// A rate as the documentation writes it: `10/s, burst 50`.
+    static func rate(_ limit: RateLimit) -> String {
+        let perSecond =
+            limit.perSecond.rounded() == limit.perSecond ? String(Int(limit.perSecond)) : String(limit.perSecond)
+        return "\(perSecond)/s, burst \(limit.burst)"
+    }
 
     @Test func theDocumentedDefaultsAreTheOnesInForce() throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -67,8 +84,14 @@ struct ConfigurationDefaultsTests {
         let checkpoints = try CheckpointSettings(configuration: empty, environment: [:])
         #expect(checkpoints.everyEvents == ConfigurationDefaults.checkpointEveryEvents)
         #expect(checkpoints.everySeconds == ConfigurationDefaults.checkpointEverySeconds)
-        #expect(checkpoints.readsPerSecond == ConfigurationDefaults.logReadsPerSecond)
-        #expect(checkpoints.readBurst == ConfigurationDefaults.logReadBurst)
+        let rates = try RateLimitPolicy(configuration: empty)
+        #expect(rates.enabled)
+        #expect(rates.windowSeconds == RateLimitDefaults.windowSeconds)
+        #expect(rates.perFamily == RateLimitDefaults.perFamily)
+        #expect(rates.perAPIKey == RateLimitDefaults.perAPIKey)
+        for route in LimitedRoute.allCases {
+            #expect(rates.perAddress[route] == RateLimitDefaults.perAddress(route), "\(route)")
+        }
         #expect(checkpoints.tileDirectory == nil)
     }
 }

@@ -145,6 +145,16 @@ public struct AuditAccessed: EventPayload {
     public var replicaLagMs: Int64?
     /// How many bytes of the primary's write-ahead log the replica had not replayed then.
     public var replicaBehindBytes: Int64?
+    /// For an aggregated record (refused or anonymous requests from one address in one window, the first of
+    /// which was recorded alone): how many requests it accounts for. Absent: this one request.
+    public var count: Int?
+    /// For an aggregated record: its requests by refusal reason (or `anonymous_read`).
+    public var reasons: [String: Int]?
+    /// For an aggregated record: when its first and last request came (ISO 8601).
+    public var firstAt: String?
+    public var lastAt: String?
+    /// For an aggregated record: the window's length, seconds.
+    public var windowSeconds: Int?
 
     /// Creates the payload; `replicaLag` when a read replica served the read.
     public init(actor: String, query: String, replicaLag: (milliseconds: Int64, bytesBehind: Int64)? = nil) {

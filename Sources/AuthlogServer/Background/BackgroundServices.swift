@@ -11,6 +11,8 @@ extension ServerComponents {
     ///
     /// - the sealer's timer (1 s): seals what another process committed and could not seal, and records the
     ///   queued rows it refused for their MAC as `audit.events_refused`;
+    /// - refusals (1 s): what the rate limits and the edge refused, as the ``RefusalRecorder``'s few events;
+    ///   at shutdown every open window, before the sealer's last pass;
     /// - checkpoints (1 s check) when a checkpoint key is configured, and then the witness submissions (1 s
     ///   check, each witness at most once per `log.witness_interval_seconds`) when witnesses are configured;
     /// - nonce purge (10 min), session sweeper (1 min), provider revocation retries (15 s);
@@ -19,7 +21,7 @@ extension ServerComponents {
     /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
     ///   static files (``TileDirectory``), read from the read database, never on the write path.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
-        let sealer: [any Service] = [self.sealerService(logger: logger)]
+        let sealer: [any Service] = [self.sealerService(logger: logger), self.refusalService(logger: logger)]
         return sealer + self.logServices(pool: pool, logger: logger) + self.upkeepServices(pool: pool, logger: logger)
     }
 
@@ -45,6 +47,34 @@ extension ServerComponents {
                         "could not seal the last events; the next sealer will",
                         metadata: ["error": "\(error)"]
                     )
+                }
+            }
+        )
+    }
+
+    /// The refusal recorder's writer: every second the first refusals and the ended windows, at shutdown every
+    /// window still open.
+    private func refusalService(logger: Logger) -> PeriodicService {
+        let recorder = self.limiter.recorder
+        let store = self.store
+        return PeriodicService(
+            name: "refusals",
+            every: .seconds(1),
+            body: {
+                do {
+                    try await recorder.flush(into: store)
+                } catch {
+                    logger.warning(
+                        "could not record refused requests; kept for the next pass",
+                        metadata: ["error": "\(error)"]
+                    )
+                }
+            },
+            onShutdown: {
+                do {
+                    try await recorder.flush(into: store, everything: true)
+                } catch {
+                    logger.error("could not record the last refused requests", metadata: ["error": "\(error)"])
                 }
             }
         )

@@ -26,10 +26,6 @@ public struct CheckpointSettings: Sendable {
     public let everySeconds: Int
     /// Where the tree is written as tlog-tiles static files (`log.tile_directory`).
     public let tileDirectory: String?
-    /// Public proof and tile requests per second, per client address.
-    public let readsPerSecond: Int
-    /// Public proof and tile requests at once, after a pause, per client address.
-    public let readBurst: Int
 
     /// Resolves the `log` section of `configuration`; the key comes from `AUTHLOG_CHECKPOINT_KEY` in
     /// `environment`, else from `log.checkpoint_key_file`.
@@ -53,18 +49,6 @@ public struct CheckpointSettings: Sendable {
             in: 1...86_400
         )
         self.tileDirectory = log?.tileDirectory
-        self.readsPerSecond = try ServiceSettings.checked(
-            log?.readsPerSecond,
-            "log.reads_per_second",
-            default: ConfigurationDefaults.logReadsPerSecond,
-            in: 1...1_000_000
-        )
-        self.readBurst = try ServiceSettings.checked(
-            log?.readBurst,
-            "log.read_burst",
-            default: ConfigurationDefaults.logReadBurst,
-            in: 1...1_000_000
-        )
         let pem: String?
         if let text = environment["AUTHLOG_CHECKPOINT_KEY"], !text.isEmpty {
             pem = text

@@ -41,9 +41,6 @@ public enum ConfigurationDefaults {
     /// `log.checkpoint_every_events` and `log.checkpoint_every_seconds`.
     public static let checkpointEveryEvents = 1000
     public static let checkpointEverySeconds = 60
-    /// `log.reads_per_second` and `log.read_burst`: the public proof and tile routes, per client address.
-    public static let logReadsPerSecond = 50
-    public static let logReadBurst = 200
     /// `log.witness_interval_seconds`.
     public static let witnessIntervalSeconds = 10
     /// `connections.header_timeout_seconds`, `body_timeout_seconds`, `idle_timeout_seconds` and

@@ -70,9 +70,9 @@ public struct ServerConfiguration: Codable, Sendable {
         /// The directory where `serve` writes the tree as C2SP tlog-tiles static files (`checkpoint`, `tile/…`,
         /// `tile/entries/…`) as they complete, for a plain web server to publish. Unset: none is written.
         public var tileDirectory: String?
-        /// Anonymous proof and tile requests each client address may make per second (default 50).
+        /// Moved to `rate_limits.per_address.log_read`; refused when set.
         public var readsPerSecond: Int?
-        /// And at once, after a pause (default 200).
+        /// Moved to `rate_limits.per_address.log_read`; refused when set.
         public var readBurst: Int?
         /// The witnesses (C2SP tlog-witness) the latest checkpoint is submitted to for cosignatures.
         public var witnesses: [WitnessEntry]?

@@ -11,14 +11,23 @@ public struct RouteDescription: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Registers routes on the router and remembers each one, so that the OpenAPI test can compare the
-/// server's routes with `docs/openapi.yaml`.
+/// server's routes with `docs/openapi.yaml`. With a ``RateLimiter``, each route of a ``LimitedRoute`` group
+/// takes a token from its client address's bucket before its handler runs.
 public struct RouteTable {
     /// The router the routes are added to.
     public let router: Router<AppRequestContext>
     /// Every route added, in order.
     public private(set) var routes: [RouteDescription] = []
+    /// The per-address limits, when any.
+    let limiter: RateLimiter?
+    /// How a request's client address is found (through the trusted proxies).
+    let requestMetadata: RequestMetadataReader
 
-    init(router: Router<AppRequestContext>) { self.router = router }
+    init(router: Router<AppRequestContext>, limiter: RateLimiter? = nil, trustedProxies: TrustedProxies) {
+        self.router = router
+        self.limiter = limiter
+        self.requestMetadata = RequestMetadataReader(trustedProxies: trustedProxies)
+    }
 
     /// Adds a route on `path`, listed as `documented` (default: `path`), for a pattern such as `/tile/**` that
     /// `docs/openapi.yaml` writes as `/tile/{tile_path}`.
@@ -28,7 +37,17 @@ public struct RouteTable {
         documentedAs documented: String? = nil,
         use handler: @escaping @Sendable (Request, AppRequestContext) async throws -> Response
     ) {
-        self.router.on(RouterPath(path), method: method, use: handler)
-        self.routes.append(RouteDescription(method: method.rawValue, path: documented ?? path))
+        let description = RouteDescription(method: method.rawValue, path: documented ?? path)
+        if let limiter = self.limiter, let group = LimitedRoute.of(method: description.method, path: description.path) {
+            let metadata = self.requestMetadata
+            self.router.on(RouterPath(path), method: method) { request, context in
+                let client = metadata.metadata(of: request, context: context)
+                try limiter.admit(group, address: client.ip, requestID: client.requestID)
+                return try await handler(request, context)
+            }
+        } else {
+            self.router.on(RouterPath(path), method: method, use: handler)
+        }
+        self.routes.append(description)
     }
 }

@@ -17,8 +17,13 @@ public final class ServerMetrics: Sendable {
         var batches = Histogram(bounds: ServerMetrics.batchBuckets)
         var events: [String: Int] = [:]
         var logReads: [String: Int] = [:]
-        var logReadsLimited: [String: Int] = [:]
         var refusedConnections: [String: Int] = [:]
+        var rateLimited: [RateLimitedKey: Int] = [:]
+    }
+
+    private struct RateLimitedKey: Hashable {
+        let scope: String
+        let route: String
     }
 
     private struct RequestKey: Hashable {
@@ -60,21 +65,21 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// Counts one public log read (a proof, a tile, an entry bundle, the checkpoint) by route, and whether the
-    /// rate limit refused it; these reads append no event.
-    public func recordLogRead(route: String, limited: Bool = false) {
-        self.state.withLock { state in
-            if limited {
-                state.logReadsLimited[route, default: 0] += 1
-            } else {
-                state.logReads[route, default: 0] += 1
-            }
-        }
+    /// Counts one public log read (a proof, a tile, an entry bundle) by route; those the rate limit refused
+    /// are in `authlog_rate_limited_total{route="log_read"}`.
+    public func recordLogRead(route: String) {
+        self.state.withLock { $0.logReads[route, default: 0] += 1 }
     }
 
     /// Counts one connection closed before it was read, by reason (`per_address_cap`).
     public func recordRefusedConnection(reason: String) {
         self.state.withLock { $0.refusedConnections[reason, default: 0] += 1 }
+    }
+
+    /// Counts one request refused with 429 by a rate limit of `scope` (`address`, `family`, `api_key`) on the
+    /// route group `route`.
+    public func recordRateLimited(scope: String, route: String) {
+        self.state.withLock { $0.rateLimited[RateLimitedKey(scope: scope, route: route), default: 0] += 1 }
     }
 
     /// Records the size of one writer batch.
@@ -89,8 +94,8 @@ public final class ServerMetrics: Sendable {
         let signins = state.signins.sorted { ($0.key.provider, $0.key.outcome) < ($1.key.provider, $1.key.outcome) }
         let events = state.events.sorted { $0.key < $1.key }
         let logReads = state.logReads.sorted { $0.key < $1.key }
-        let logReadsLimited = state.logReadsLimited.sorted { $0.key < $1.key }
         let refusedConnections = state.refusedConnections.sorted { $0.key < $1.key }
+        let rateLimited = state.rateLimited.sorted { ($0.key.scope, $0.key.route) < ($1.key.scope, $1.key.route) }
         let lines =
             Self.counter(
                 "authlog_http_requests_total",
@@ -120,15 +125,16 @@ public final class ServerMetrics: Sendable {
                 samples: logReads.map { ([("route", $0.key)], $0.value) }
             )
             + Self.counter(
-                "authlog_log_reads_rate_limited_total",
-                help: "Public log reads refused with 429 by the per-address rate limit, by route.",
-                samples: logReadsLimited.map { ([("route", $0.key)], $0.value) }
-            )
-            + Self.counter(
                 "authlog_connections_refused_total",
                 help:
                     "Connections closed before they were read, by reason (per_address_cap: the address held its share).",
                 samples: refusedConnections.map { ([("reason", $0.key)], $0.value) }
+            )
+            + Self.counter(
+                "authlog_rate_limited_total",
+                help:
+                    "Requests refused with 429 rate_limited, by what the limit counts (address, family, api_key) and route group.",
+                samples: rateLimited.map { ([("scope", $0.key.scope), ("route", $0.key.route)], $0.value) }
             )
             + Self.histogram(
                 "authlog_sequencer_batch_events",

@@ -21,20 +21,25 @@ public enum APIKeyRefusal: String, Sendable, CaseIterable {
 }
 
 /// The gate of the operator and auditor routes: authenticates the caller's scoped API key and records every
-/// read of the log, allowed or refused, as `audit.accessed` before anything is answered (PCI DSS 10.2.1.3:
-/// access to audit logs is itself logged).
+/// read of the log as `audit.accessed` before anything is answered (PCI DSS 10.2.1.3: access to audit logs is
+/// itself logged). A request without a valid key is counted per address and window and recorded by the
+/// ``RefusalRecorder`` (the first at once, the rest as one event with the count), so that a client with no
+/// key cannot grow the log one event per request; a valid key's requests are limited per key.
 public struct OperatorAccess: Sendable {
     let keys: APIKeyStore
     let store: PostgresEventStore
     /// Where the audited reads run: the read replica when one is configured, else the primary.
     let reads: ReadDatabase
+    /// The per-key limit and the recorder of refused requests.
+    let limiter: RateLimiter
 
     /// Creates the gate over the key table and the store the audit events go to (always the primary), with
-    /// the audited reads on `reads`.
-    public init(keys: APIKeyStore, store: PostgresEventStore, reads: ReadDatabase) {
+    /// the audited reads on `reads` and refusals counted by `limiter`.
+    public init(keys: APIKeyStore, store: PostgresEventStore, reads: ReadDatabase, limiter: RateLimiter) {
         self.keys = keys
         self.store = store
         self.reads = reads
+        self.limiter = limiter
     }
 
     /// Runs an audited read on the read database; returns its value and the replica's lag to record (not
@@ -50,9 +55,11 @@ public struct OperatorAccess: Sendable {
     /// The actor an event names for a request made with the key `name`.
     static func actor(key name: String) -> String { "key:" + name }
 
-    /// The caller's actor (`key:NAME`) when `bearer` is an unrevoked key of `scope`. Otherwise records the
-    /// refused attempt (actor `key:NAME` for a known key, `anonymous` for a missing or unknown one) as `audit.accessed` with outcome failure and throws 401 `invalid_api_key` (missing,
-    /// unknown or revoked key) or 403 `insufficient_scope`.
+    /// The caller's actor (`key:NAME`) when `bearer` is an unrevoked key of `scope` within its rate limit.
+    /// Otherwise counts the refused attempt (actor `key:NAME` for a known key, `anonymous` for a missing or
+    /// unknown one) for its address's aggregated `audit.accessed` with outcome failure, and throws 401
+    /// `invalid_api_key` (missing, unknown or revoked key) or 403 `insufficient_scope`; 429 `rate_limited` when
+    /// the key has used up its bucket.
     func authorize(
         bearer: String?,
         scope: APIKeyScope,
@@ -75,6 +82,7 @@ public struct OperatorAccess: Sendable {
                 } else if record.scope != scope {
                     refusal = .insufficientScope
                 } else {
+                    try self.limiter.admit(apiKey: record.name, requestID: metadata.requestID)
                     return actor
                 }
             } else {
@@ -83,7 +91,12 @@ public struct OperatorAccess: Sendable {
         } else {
             refusal = .missingKey
         }
-        try await self.record(actor: actor, what: what, refusal: refusal, metadata: metadata)
+        self.limiter.recorder.noteAccess(
+            address: metadata.ip?.limitKey ?? "unknown",
+            actor: actor,
+            kind: refusal.rawValue,
+            query: what
+        )
         if refusal == .insufficientScope {
             throw ServiceError(
                 .forbidden,

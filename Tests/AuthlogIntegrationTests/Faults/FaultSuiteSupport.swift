@@ -33,11 +33,14 @@ struct ServeProcess {
     /// Starts the server on `conninfo` and waits until it logs its address; `logFile` must be new.
     static func start(conninfo: String, logFile: String, configuration: JSONValue? = nil) async throws -> ServeProcess {
         var arguments = ["serve", "--dev", "--port", "0"]
-        if let configuration {
-            let path = logFile + ".config.json"
-            try Data(configuration.canonicalBytes).write(to: URL(fileURLWithPath: path))
-            arguments += ["--config", path]
+        // The suites' clients all run on this host: the rate limits are off unless a suite configures them.
+        var document = configuration ?? .object([])
+        if case .object(let members) = document, !members.contains(where: { $0.name == "rate_limits" }) {
+            document = .object(members + [("rate_limits", .members(["enabled": .bool(false)]))])
         }
+        let path = logFile + ".config.json"
+        try Data(document.canonicalBytes).write(to: URL(fileURLWithPath: path))
+        arguments += ["--config", path]
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
         defer { try? log.close() }

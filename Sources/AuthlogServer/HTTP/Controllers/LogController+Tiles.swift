@@ -18,7 +18,7 @@ extension LogController {
 
     @Sendable func tile(_ request: Request, context: AppRequestContext) async throws -> Response {
         let route = request.uri.path.hasPrefix("/tile/entries/") ? "tile_entries" : "tile"
-        try self.admit(route, request, context)
+        self.admit(route, request, context)
         guard request.uri.path.utf8.count <= 64, let tile = TilePath(parsing: request.uri.path.dropFirst()) else {
             throw ServiceError(
                 .badRequest,

@@ -8,14 +8,16 @@ import NIOCore
 
 /// `/v1/log/checkpoint`, the proofs and the tlog-tiles resources (`/checkpoint`, `/tile/…`; see
 /// LogController+Tiles.swift): what an outside witness or auditor needs to check the log without trusting it.
-/// Every answer is hashes and sizes; no event contents, so the routes are public and append no event (hashes
-/// are not personal data): proofs and tiles are counted in `/metrics` (`authlog_log_reads_total`) and limited
-/// per client address (429 `rate_limited`).
+/// Every answer is hashes and sizes; no event contents, so the routes are public. Anonymous reads do not append
+/// one event each (an anonymous reader must not be able to grow the log): proofs and tiles are counted in
+/// `/metrics` (`authlog_log_reads_total`) and, per client address and window, in one aggregated
+/// `audit.accessed` (``RefusalRecorder``); the route group `log_read` is limited per client address (429
+/// `rate_limited`, ``RateLimiter``).
 struct LogController: Sendable {
     let access: OperatorAccess
     let requestMetadata: RequestMetadataReader
     let metrics: ServerMetrics
-    let limiter: ClientRateLimiter
+    let recorder: RefusalRecorder
 
     func register(on routes: inout RouteTable) {
         routes.add(.get, "/v1/log/checkpoint", use: self.checkpoint)
@@ -44,7 +46,7 @@ struct LogController: Sendable {
     /// `?position=N[&tree_size=M]`: the inclusion proof of position N in the tree of M (default: the whole
     /// sealed log).
     @Sendable func inclusion(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try self.admit("proof_inclusion", request, context)
+        self.admit("proof_inclusion", request, context)
         let query = request.uri.queryParameters
         let position = try Self.number(query["position"].map(String.init), "position")
         let requestedSize = try query["tree_size"].map { try Self.number(String($0), "tree_size") }
@@ -58,7 +60,7 @@ struct LogController: Sendable {
 
     /// `?from=M&to=N`: the consistency proof from the tree of M to the tree of N.
     @Sendable func consistency(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try self.admit("proof_consistency", request, context)
+        self.admit("proof_consistency", request, context)
         let query = request.uri.queryParameters
         let from = try Self.number(query["from"].map(String.init), "from")
         let to = try Self.number(query["to"].map(String.init), "to")
@@ -70,20 +72,17 @@ struct LogController: Sendable {
         return JSONResponse.make(proof.value.json)
     }
 
-    /// Counts a public read of `route`, or refuses it with 429 `rate_limited` when its client address has
-    /// used up its bucket.
-    func admit(_ route: String, _ request: Request, _ context: AppRequestContext) throws {
+    /// Counts a public read of `route` (its rate limit was taken before the handler ran) in `/metrics` and in
+    /// its address's aggregated `audit.accessed`.
+    func admit(_ route: String, _ request: Request, _ context: AppRequestContext) {
         let address = self.requestMetadata.metadata(of: request, context: context).ip
-        if let wait = self.limiter.acquire(address.map { "\($0)" } ?? "unknown") {
-            self.metrics.recordLogRead(route: route, limited: true)
-            throw ServiceError(
-                .tooManyRequests,
-                "rate_limited",
-                "Too many log reads from this address; retry in \(wait) s.",
-                headers: [.retryAfter: String(wait)]
-            )
-        }
         self.metrics.recordLogRead(route: route)
+        self.recorder.noteAccess(
+            address: address?.limitKey ?? "unknown",
+            actor: "anonymous",
+            kind: "anonymous_read",
+            query: route
+        )
     }
 
     /// A positive decimal parameter: at most 18 digits, so it always fits an `Int64`.

@@ -1,0 +1,73 @@
+import AuthlogAccounts
+import AuthlogCore
+
+/// The rate limits of one `serve` process (``RateLimitPolicy``): a token bucket per client address and route
+/// group, per refresh-token family and per API key. A refused request is answered 429 `rate_limited` with
+/// `Retry-After`, counted in ``ServerMetrics`` and in the ``RefusalRecorder`` — never written on its own
+/// path.
+public final class RateLimiter: Sendable {
+    /// The limits.
+    public let policy: RateLimitPolicy
+    /// Where refusals are counted for the log.
+    public let recorder: RefusalRecorder
+    let metrics: ServerMetrics
+    private let perAddress: [LimitedRoute: ClientRateLimiter]
+    private let perFamily: ClientRateLimiter
+    private let perAPIKey: ClientRateLimiter
+
+    /// A limiter of `policy`, counting into `metrics`.
+    public init(policy: RateLimitPolicy, metrics: ServerMetrics) {
+        self.policy = policy
+        self.recorder = RefusalRecorder(policy: policy)
+        self.metrics = metrics
+        self.perAddress = policy.perAddress.mapValues { ClientRateLimiter(perSecond: $0.perSecond, burst: $0.burst) }
+        self.perFamily = ClientRateLimiter(perSecond: policy.perFamily.perSecond, burst: policy.perFamily.burst)
+        self.perAPIKey = ClientRateLimiter(perSecond: policy.perAPIKey.perSecond, burst: policy.perAPIKey.burst)
+    }
+
+    /// Takes one request of `route` from `address`.
+    /// - Throws: 429 `rate_limited` with `Retry-After` when the address has used up the group's bucket.
+    func admit(_ route: LimitedRoute, address: IPAddress?, requestID: String) throws(ServiceError) {
+        guard self.policy.enabled, let bucket = self.perAddress[route] else { return }
+        let key = address?.limitKey ?? "unknown"
+        guard let wait = bucket.acquire(key) else { return }
+        try self.refuse(scope: .address, key: key, route: route.rawValue, wait: wait, requestID: requestID)
+    }
+
+    /// Takes one refresh of the token family `family`.
+    /// - Throws: 429 `rate_limited` when the family has used up its bucket.
+    func admitRefresh(family: String, requestID: String) throws(ServiceError) {
+        guard self.policy.enabled, let wait = self.perFamily.acquire(family) else { return }
+        try self.refuse(
+            scope: .family,
+            key: family,
+            route: LimitedRoute.refresh.rawValue,
+            wait: wait,
+            requestID: requestID
+        )
+    }
+
+    /// Takes one request made with the API key `name`.
+    /// - Throws: 429 `rate_limited` when the key has used up its bucket.
+    func admit(apiKey name: String, requestID: String) throws(ServiceError) {
+        guard self.policy.enabled, let wait = self.perAPIKey.acquire(name) else { return }
+        try self.refuse(scope: .apiKey, key: name, route: LimitedRoute.audit.rawValue, wait: wait, requestID: requestID)
+    }
+
+    private func refuse(
+        scope: LimitScope,
+        key: String,
+        route: String,
+        wait: Int,
+        requestID: String
+    ) throws(ServiceError) {
+        self.metrics.recordRateLimited(scope: scope.rawValue, route: route)
+        self.recorder.noteRateLimited(scope: scope, key: key, route: route, requestID: requestID)
+        throw ServiceError(
+            .tooManyRequests,
+            "rate_limited",
+            "Too many requests; retry in \(wait) s.",
+            headers: [.retryAfter: String(wait)]
+        )
+    }
+}
