@@ -12,9 +12,18 @@ import Foundation
 /// revokes the family and ends the session (RFC 9700 §4.14).
 public struct TokenService: Sendable {
     let dependencies: ServiceDependencies
+    /// Takes one refresh of a family before anything is decided or written (the per-family rate limit).
+    private(set) var familyGate: (any RefreshFamilyGate)?
 
     /// Creates the service.
     public init(dependencies: ServiceDependencies) { self.dependencies = dependencies }
+
+    /// This service with each refresh first admitted by `gate`, once its token is found.
+    public func gated(by gate: any RefreshFamilyGate) -> TokenService {
+        var service = self
+        service.familyGate = gate
+        return service
+    }
 
     /// What one attempt at a refresh came to, when it did not refuse.
     enum RefreshStep {
@@ -66,6 +75,7 @@ public struct TokenService: Sendable {
             try await self.recordRefreshFailure(reason: .unknownToken, record: nil, metadata: metadata, at: now)
             throw Self.invalidGrant("The refresh token is not known.")
         }
+        try self.familyGate?.admitRefresh(family: record.familyID.lowercased, requestID: metadata.requestID)
         var metadata = metadata
         metadata.clientID = record.clientID
         if record.state == .revoked || !record.session.isUsable {

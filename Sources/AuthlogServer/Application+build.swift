@@ -25,7 +25,7 @@ func registerAccountRoutes(components: AccountComponents, on table: inout RouteT
     let metadata = RequestMetadataReader(trustedProxies: components.trustedProxies)
     SigninController(service: components.signin, body: body, requestMetadata: metadata).register(on: &table)
     TokenController(
-        service: components.tokens,
+        service: table.limiter.map { components.tokens.gated(by: $0) } ?? components.tokens,
         body: body,
         requestMetadata: metadata,
         introspectionClients: components.introspectionClients

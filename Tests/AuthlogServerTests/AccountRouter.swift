@@ -21,11 +21,13 @@ struct AccountRouter {
     let stores = InMemoryStores()
     let components: AccountComponents
     let routes: [RouteDescription]
+    /// The rate limits, when the router was made with a policy.
+    let limiter: RateLimiter?
     private let application: Application<RouterResponder<AppRequestContext>>
 
     /// The routes over empty stores, with the `dev` provider and one introspection client; `adjust` changes the
-    /// configuration first.
-    init(adjust: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// configuration first; `limits` puts the per-address rate limits in front of the routes.
+    init(limits: RateLimitPolicy? = nil, adjust: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var configuration = ServerConfiguration()
         configuration.development = true
         configuration.introspectionClients = [
@@ -34,15 +36,17 @@ struct AccountRouter {
             ]).decode(ServerConfiguration.ClientCredentials.self)
         ]
         adjust(&configuration)
+        let metrics = ServerMetrics()
+        self.limiter = limits.map { RateLimiter(policy: $0, metrics: metrics) }
         self.components = try AccountComponents(
             configuration: configuration,
             store: self.stores.events,
             state: self.stores.accountState,
-            metrics: ServerMetrics(),
+            metrics: metrics,
             accessTokenKey: try PrivateKey.generate(for: .es256),
             fetcher: NoNetwork()
         )
-        let (router, routes) = buildAccountRouter(components: self.components)
+        let (router, routes) = buildAccountRouter(components: self.components, limiter: self.limiter)
         self.routes = routes
         self.application = Application(router: router)
     }

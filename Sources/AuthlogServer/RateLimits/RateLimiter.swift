@@ -1,11 +1,11 @@
-import AuthlogAccounts
+public import AuthlogAccounts
 import AuthlogCore
 
 /// The rate limits of one `serve` process (``RateLimitPolicy``): a token bucket per client address and route
 /// group, per refresh-token family and per API key. A refused request is answered 429 `rate_limited` with
 /// `Retry-After`, counted in ``ServerMetrics`` and in the ``RefusalRecorder`` — never written on its own
 /// path.
-public final class RateLimiter: Sendable {
+public final class RateLimiter: RefreshFamilyGate {
     /// The limits.
     public let policy: RateLimitPolicy
     /// Where refusals are counted for the log.
@@ -36,7 +36,7 @@ public final class RateLimiter: Sendable {
 
     /// Takes one refresh of the token family `family`.
     /// - Throws: 429 `rate_limited` when the family has used up its bucket.
-    func admitRefresh(family: String, requestID: String) throws(ServiceError) {
+    public func admitRefresh(family: String, requestID: String) throws(ServiceError) {
         guard self.policy.enabled, let wait = self.perFamily.acquire(family) else { return }
         try self.refuse(
             scope: .family,

@@ -1,5 +1,5 @@
 import AuthlogAccounts
-import AuthlogCore
+public import AuthlogCore
 import Foundation
 import Synchronization
 
@@ -92,7 +92,7 @@ public final class RefusalRecorder: Sendable {
 
     /// How many refusals were counted, how many events recorded them so far, and how many events were dropped
     /// because the database stayed unwritable past ``maximumUnwritten``.
-    var totals: (refused: Int, events: Int, lost: Int) { self.state.withLock { ($0.refused, $0.written, $0.lost) } }
+    public var totals: (refused: Int, events: Int, lost: Int) { self.state.withLock { ($0.refused, $0.written, $0.lost) } }
 
     /// The events that record what is ready: first refusals and ended windows (every open window when
     /// `everything`, at shutdown). Taken out of the tallies: the caller must append them.
@@ -174,7 +174,7 @@ public final class RefusalRecorder: Sendable {
     /// append fails are kept for the next flush, so a database outage delays the record instead of losing
     /// it; the counts in `/metrics` never wait.
     /// - Throws: the first error the store gave, after keeping what it refused.
-    func flush(into store: any EventStore, everything: Bool = false) async throws {
+    public func flush(into store: any EventStore, everything: Bool = false) async throws {
         let taken = try self.takeEvents(everything: everything)
         let events = self.state.withLock { state in
             defer { state.unwritten = [] }

@@ -1,0 +1,106 @@
+import AuthlogCore
+import AuthlogServer
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The per-address limits in front of the account routes, over the in-memory stores: a refused request is
+/// 429 with `Retry-After`, reaches no service and writes nothing; the recorder turns the refusals into a
+/// window's first event and one summary whose counts add up.
+struct RateLimitRouteTests {
+    static func policy(signin: RateLimit) -> RateLimitPolicy {
+        var perAddress = RateLimitPolicy.defaults.perAddress
+        perAddress[.signin] = signin
+        return RateLimitPolicy(
+            enabled: true,
+            windowSeconds: 60,
+            perAddress: perAddress,
+            perFamily: RateLimitDefaults.perFamily,
+            perAPIKey: RateLimitDefaults.perAPIKey
+        )
+    }
+
+    @Test func theSigninLimitTripsAtItsBurstAndRefusesWithoutAWrite() async throws {
+        let routes = try AccountRouter(limits: Self.policy(signin: RateLimit(perSecond: 0.01, burst: 3)))
+        let limiter = try #require(routes.limiter)
+        try await routes.run { client in
+            for index in 0..<3 { _ = try await client.signIn("user\(index)") }
+            let written = routes.stores.events.events.count
+            for _ in 0..<50 {
+                let refused = try await client.send(.post, "/v1/signin/dev", body: #"{"subject": "flood"}"#)
+                #expect(refused.status == 429)
+                #expect(refused.string("error") == "rate_limited")
+                #expect(refused.headers[.contentType] == "application/json")
+                #expect(refused.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true)
+            }
+            #expect(routes.stores.events.events.count == written, "a refused request writes nothing")
+            #expect(routes.eventTypes.filter { $0 == "signin.succeeded" }.count == 3, "no refused sign-in ran")
+            // Another route group has its own bucket.
+            #expect(try await client.send(.post, "/v1/nonces", body: "{}").status != 429)
+        }
+        try await limiter.recorder.flush(into: routes.stores.events)
+        let first = routes.stores.events.events.filter { $0.type == .rateLimitExceeded }
+        #expect(first.count == 1, "the first refusal at once")
+        try await limiter.recorder.flush(into: routes.stores.events, everything: true)
+        let recorded = routes.stores.events.events.filter { $0.type == .rateLimitExceeded }
+        #expect(recorded.count == 2, "and one summary of the other 49")
+        let payloads = try recorded.map { try $0.payload(as: RateLimitExceeded.self) }
+        #expect(payloads.map(\.count).reduce(0, +) == 50)
+        #expect(payloads.allSatisfy { $0.route == "signin" && $0.scope == .address && $0.burst == 3 })
+        #expect(recorded.allSatisfy { $0.outcome == .failure && $0.reason == "rate_limited" })
+        #expect(limiter.recorder.totals.refused == 50)
+    }
+
+    @Test func theBucketRefillsAtItsRate() async throws {
+        let routes = try AccountRouter(limits: Self.policy(signin: RateLimit(perSecond: 5, burst: 1)))
+        try await routes.run { client in
+            _ = try await client.signIn("first")
+            let refused = try await client.send(.post, "/v1/signin/dev", body: #"{"subject": "second"}"#)
+            #expect(refused.status == 429)
+            try await Task.sleep(for: .milliseconds(250))
+            #expect(try await client.send(.post, "/v1/signin/dev", body: #"{"subject": "third"}"#).status == 200)
+        }
+    }
+
+    @Test func turnedOffNothingIsRefused() async throws {
+        let routes = try AccountRouter(limits: .off)
+        try await routes.run { client in
+            for index in 0..<120 { _ = try await client.signIn("user\(index)") }
+        }
+    }
+}
+
+/// The per-family limit: refreshes of one token family past its burst are refused before anything is decided
+/// or written, so a looping app cannot rotate (or replay) its family without bound.
+struct FamilyRateLimitTests {
+    @Test func refreshesOfOneFamilyPastTheBurstAre429AndWriteNothing() async throws {
+        let policy = RateLimitPolicy(
+            enabled: true,
+            windowSeconds: 60,
+            perAddress: RateLimitPolicy.defaults.perAddress,
+            perFamily: RateLimit(perSecond: 0.01, burst: 2),
+            perAPIKey: RateLimitDefaults.perAPIKey
+        )
+        let routes = try AccountRouter(limits: policy)
+        try await routes.run { client in
+            var token = try #require(try await client.signIn("looping")["refresh_token"]?.stringValue)
+            for _ in 0..<2 {
+                let answer = try await client.send(.post, "/v1/token/refresh", body: #"{"refresh_token": "\#(token)"}"#)
+                #expect(answer.status == 200)
+                token = try #require(answer.string("refresh_token"))
+            }
+            let written = routes.stores.events.events.count
+            let refused = try await client.send(.post, "/v1/token/refresh", body: #"{"refresh_token": "\#(token)"}"#)
+            #expect(refused.status == 429 && refused.string("error") == "rate_limited")
+            #expect(routes.stores.events.events.count == written, "nothing decided, nothing written")
+            let other = try #require(try await client.signIn("calm")["refresh_token"]?.stringValue)
+            let answer = try await client.send(.post, "/v1/token/refresh", body: #"{"refresh_token": "\#(other)"}"#)
+            #expect(answer.status == 200, "another family has its own bucket")
+        }
+        let limiter = try #require(routes.limiter)
+        try await limiter.recorder.flush(into: routes.stores.events)
+        let recorded = try routes.stores.events.events.filter { $0.type == .rateLimitExceeded }
+            .map { try $0.payload(as: RateLimitExceeded.self) }
+        #expect(recorded.count == 1 && recorded.first?.scope == .family && recorded.first?.route == "refresh")
+    }
+}
