@@ -87,7 +87,8 @@ public func buildRouter(
         metrics: components.metrics,
         integrity: components.store.integrity,
         publicKeys: try components.account.dependencies.accessTokens.publicKeys.json(),
-        providers: components.account.registry.providers
+        providers: components.account.registry.providers,
+        refusals: components.limiter.recorder
     ).register(on: &table)
     return (router, table.routes)
 }
@@ -110,7 +111,13 @@ public func buildApplication(
         server: .http1(
             configuration: .init(
                 additionalChannelHandlers: [
-                    ConnectionGuard(limits: limits, logger: logger, metrics: metrics, counter: counter)
+                    ConnectionGuard(
+                        limits: limits,
+                        logger: logger,
+                        metrics: metrics,
+                        counter: counter,
+                        recorder: components.limiter.recorder
+                    )
                 ])
         ),
         configuration: .init(

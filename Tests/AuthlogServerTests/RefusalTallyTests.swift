@@ -5,7 +5,9 @@ import Testing
 
 /// A flood is recorded as a window's first refusal plus one summary, and the counts add up to every refusal.
 struct RefusalTallyTests {
-    static func at(_ seconds: Int64) -> Timestamp { Timestamp(microsecondsSinceEpoch: 1_800_000_000_000_000 + seconds * 1_000_000) }
+    static func at(_ seconds: Int64) -> Timestamp {
+        Timestamp(microsecondsSinceEpoch: 1_800_000_000_000_000 + seconds * 1_000_000)
+    }
 
     @Test func aFloodIsTheFirstRefusalAndOneSummaryPerWindow() {
         var tally = RefusalTally<String>(windowSeconds: 60, overflowKey: "*")

@@ -153,7 +153,7 @@ public final class ServerMetrics: Sendable {
         ["# HELP \(name) \(help)", "# TYPE \(name) counter"]
             + samples.map { sample in
                 let labels = sample.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",")
-                return "\(name){\(labels)} \(sample.value)"
+                return labels.isEmpty ? "\(name) \(sample.value)" : "\(name){\(labels)} \(sample.value)"
             }
     }
 

@@ -92,7 +92,9 @@ public final class RefusalRecorder: Sendable {
 
     /// How many refusals were counted, how many events recorded them so far, and how many events were dropped
     /// because the database stayed unwritable past ``maximumUnwritten``.
-    public var totals: (refused: Int, events: Int, lost: Int) { self.state.withLock { ($0.refused, $0.written, $0.lost) } }
+    public var totals: (refused: Int, events: Int, lost: Int) {
+        self.state.withLock { ($0.refused, $0.written, $0.lost) }
+    }
 
     /// The events that record what is ready: first refusals and ended windows (every open window when
     /// `everything`, at shutdown). Taken out of the tallies: the caller must append them.
@@ -200,6 +202,27 @@ public final class RefusalRecorder: Sendable {
             }
         }
         if let firstError { throw firstError }
+    }
+
+    /// The recorder's counters in Prometheus text: refusals counted, events written, events dropped.
+    func metricLines() -> [String] {
+        let totals = self.totals
+        return ServerMetrics.counter(
+            "authlog_refusals_counted_total",
+            help:
+                "Refused requests (rate limits, the edge, keyless or anonymous audit-route reads) counted for the log.",
+            samples: [([], totals.refused)]
+        )
+            + ServerMetrics.counter(
+                "authlog_refusal_events_written_total",
+                help: "Events that recorded those refusals (a window's first and its summary).",
+                samples: [([], totals.events)]
+            )
+            + ServerMetrics.counter(
+                "authlog_refusal_events_lost_total",
+                help: "Refusal events dropped while the database stayed unwritable past 10,000 waiting.",
+                samples: [([], totals.lost)]
+            )
     }
 
     private func limit(of key: LimitKey) -> RateLimit {

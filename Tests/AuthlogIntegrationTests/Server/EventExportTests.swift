@@ -64,6 +64,9 @@ struct EventExportTests {
             if entry.status != 200 {
                 #expect(answer.header("WWW-Authenticate")?.hasPrefix("Bearer") == true, "\(entry.label)")
             }
+            // A refusal is recorded by the refusal recorder (at once when it is its address's first in a window):
+            // closing the window after each attempt makes each one its window's first.
+            try await server.flushRefusals()
             let recorded = try await Self.accessEvents(server)
             #expect(recorded.count == index + 1, "\(entry.label): exactly one audit.accessed per attempt")
             let last = try #require(recorded.last)

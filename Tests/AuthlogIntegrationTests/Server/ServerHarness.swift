@@ -142,6 +142,12 @@ struct ServerHarness {
         )
     }
 
+    /// Records what the rate limits and the operator routes refused, as `serve`'s background service does
+    /// every second; `everything` closes every open window, as at shutdown.
+    func flushRefusals(everything: Bool = true) async throws {
+        try await self.components.limiter.recorder.flush(into: self.components.store, everything: everything)
+    }
+
     func stop() async {
         await self.runner.stop()
         await self.providers.stop()

@@ -60,6 +60,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let logger: Logger
     private let metrics: ServerMetrics
     private let counter: ConnectionCounter?
+    /// Counts what is refused here per peer address, for the log's aggregated `request.refused`.
+    private let recorder: RefusalRecorder?
     /// Whether the counter admitted this connection (and must be told when it closes), and its peer's address.
     private var admitted: (Bool, IPAddress?) = (false, nil)
     private var phase = Phase.awaitingHead
@@ -69,12 +71,28 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var isWatching = false
     private var timer: Scheduled<Void>?
 
-    /// A guard for one connection; `counter`, shared by the server's connections, caps connections per address.
-    init(limits: ConnectionLimits, logger: Logger, metrics: ServerMetrics, counter: ConnectionCounter? = nil) {
+    /// A guard for one connection; `counter`, shared by the server's connections, caps connections per address;
+    /// `recorder` counts the refusals for the log.
+    init(
+        limits: ConnectionLimits,
+        logger: Logger,
+        metrics: ServerMetrics,
+        counter: ConnectionCounter? = nil,
+        recorder: RefusalRecorder? = nil
+    ) {
         self.limits = limits
         self.logger = logger
         self.metrics = metrics
         self.counter = counter
+        self.recorder = recorder
+    }
+
+    /// Counts a refusal of `kind` against the connection's peer address (the proxy's, behind one: no header
+    /// has been read that could be believed).
+    private func noteRefusal(_ kind: String, context: ChannelHandlerContext) {
+        guard let recorder = self.recorder else { return }
+        let peer = context.channel.remoteAddress?.ipAddress.flatMap { IPAddress($0) }
+        recorder.noteRequestRefused(address: peer?.limitKey ?? "unknown", kind: kind)
     }
 
     // MARK: Inbound
@@ -240,6 +258,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             guard counter.admit(peer) else {
                 // One host already holds its share of the slots: closed before any byte is read.
                 self.metrics.recordRefusedConnection(reason: "per_address_cap")
+                self.noteRefusal("per_address_cap", context: context)
                 self.phase = .lingering
                 context.close(promise: nil)
                 return
@@ -305,6 +324,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(self.wrapOutboundOut(.end(nil)), promise: nil)
         }
         self.metrics.recordRequest(method: method, route: "unrouted", status: status.code, seconds: 0)
+        // A connection that never sent a request and timed out is probing; a kept-alive one going quiet is not.
+        if code != "request_timeout" || self.requestsSeen == 0 { self.noteRefusal(code, context: context) }
         self.logger.info(
             "request",
             metadata: [

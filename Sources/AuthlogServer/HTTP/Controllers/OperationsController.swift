@@ -16,6 +16,8 @@ struct OperationsController: Sendable {
     let integrity: LogIntegrityStatus
     let publicKeys: JSONValue
     let providers: [any IdentityProvider]
+    /// What the rate limits and the edge refused, and the events that recorded it.
+    let refusals: RefusalRecorder
 
     func register(on routes: inout RouteTable) {
         routes.add(.get, "/healthz", use: self.health)
@@ -102,7 +104,9 @@ struct OperationsController: Sendable {
             headers: [.contentType: "text/plain; version=0.0.4"],
             body: .init(
                 byteBuffer: ByteBuffer(
-                    string: self.metrics.render(extraLines: keyLines + LogIntegrityMetrics.lines(self.integrity))
+                    string: self.metrics.render(
+                        extraLines: keyLines + LogIntegrityMetrics.lines(self.integrity) + self.refusals.metricLines()
+                    )
                 )
             )
         )

@@ -1,0 +1,87 @@
+import AuthlogCore
+import AuthlogPostgres
+import AuthlogServer
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// One host flooding the routes with no credentials: every request is answered and counted, the log grows by
+/// a few events instead of one per request, and a user on another address is served meanwhile.
+@Suite(.enabled(if: TestDatabase.isAvailable), .serialized)
+struct AbuseFloodTests {
+    static func limited(_ configuration: inout ServerConfiguration) {
+        configuration.rateLimits = ServerConfiguration.RateLimitSettings()
+    }
+
+    /// The events the flood wrote, and the requests they account for.
+    static func recorded(_ server: ServerHarness) async throws -> (events: Int64, requests: Int64) {
+        let filter = "type IN ('audit.accessed', 'ratelimit.exceeded') AND ip = '203.0.113.66'"
+        let events = try await server.count(SQLQuery(unsafeSQL: "SELECT count(*) FROM authlog.events WHERE \(filter)"))
+        let requests = try await server.count(
+            SQLQuery(
+                unsafeSQL:
+                    "SELECT coalesce(sum(coalesce((data->>'count')::int, 1)), 0) FROM authlog.events WHERE \(filter)"
+            )
+        )
+        return (events, requests)
+    }
+
+    @Test func keylessExportRequestsWriteAFewEventsThatCountThemAll() async throws {
+        try await ServerHarness.run(adjust: Self.limited) { server in
+            let flood = [("X-Forwarded-For", "203.0.113.66")]
+            var statuses: [Int: Int] = [:]
+            for _ in 0..<1_000 {
+                statuses[try await server.client.send("GET", "/v1/events", headers: flood).status, default: 0] += 1
+            }
+            #expect(statuses.keys.sorted() == [401, 429], "\(statuses)")
+            #expect(statuses[401] ?? 0 >= RateLimitDefaults.audit.burst, "the burst is answered 401")
+            let user = try await server.post(
+                "/v1/signin/dev",
+                .members(["subject": .string("bystander")]),
+                headers: [("X-Forwarded-For", "198.51.100.4")]
+            )
+            #expect(user.status == 200, "another address is served")
+            let before = try await Self.recorded(server)
+            #expect(before.events == 0, "nothing was written on the requests' path")
+            try await server.flushRefusals()
+            let after = try await Self.recorded(server)
+            #expect(after.requests == 1_000, "every request is accounted for")
+            #expect(after.events <= 4, "a first and a summary for the refusals and for the rate limit: \(after.events)")
+            let metrics = String(decoding: try await server.client.send("GET", "/metrics").body, as: UTF8.self)
+            #expect(
+                metrics.contains(
+                    "authlog_rate_limited_total{scope=\"address\",route=\"audit\"} \(statuses[429] ?? 0)\n"
+                )
+            )
+        }
+    }
+
+    @Test func anonymousProofReadsAreOneEventPerAddressAndWindow() async throws {
+        try await ServerHarness.run(adjust: Self.limited) { server in
+            try await server.database.seedSealedEvents(10)
+            let flood = [("X-Forwarded-For", "203.0.113.66")]
+            var answered = 0
+            for _ in 0..<400 {
+                let answer = try await server.client.send("GET", "/v1/log/proof/inclusion?position=1", headers: flood)
+                #expect(answer.status == 200 || answer.status == 429)
+                if answer.status == 200 { answered += 1 }
+            }
+            try await server.flushRefusals()
+            let reads = try await server.count(
+                """
+                SELECT coalesce(sum((data->>'count')::int), 0) FROM authlog.events
+                WHERE type = 'audit.accessed' AND ip = '203.0.113.66' AND data->>'actor' = 'anonymous'
+                """
+            )
+            #expect(reads == Int64(answered), "every read answered is counted")
+            let limited = try await server.count(
+                """
+                SELECT coalesce(sum((data->>'count')::int), 0) FROM authlog.events
+                WHERE type = 'ratelimit.exceeded' AND ip = '203.0.113.66'
+                """
+            )
+            #expect(limited == Int64(400 - answered))
+            #expect(try await Self.recorded(server).events <= 4)
+        }
+    }
+}
