@@ -88,7 +88,8 @@ public func buildRouter(
         integrity: components.store.integrity,
         publicKeys: try components.account.dependencies.accessTokens.publicKeys.json(),
         providers: components.account.registry.providers,
-        refusals: components.limiter.recorder
+        refusals: components.limiter.recorder,
+        limitSync: components.limitSync
     ).register(on: &table)
     return (router, table.routes)
 }

@@ -32,6 +32,8 @@ public struct ServerComponents: Sendable {
     public let replicaLagLimit: Duration
     /// The rate limits (`rate_limits`) and the recorder of what they and the edge refuse.
     public let limiter: RateLimiter
+    /// Shares the limits' budgets with the other processes on the database.
+    public let limitSync: RateLimitSync
 
     /// What `/metrics` reports.
     public var metrics: ServerMetrics { self.account.metrics }
@@ -69,7 +71,12 @@ public struct ServerComponents: Sendable {
         self.queries = SessionQueries(pool: pool)
         self.reads = ReadDatabase(primary: pool, replica: readPool)
         self.replicaLagLimit = try Self.replicaLagLimit(of: configuration)
-        self.limiter = RateLimiter(policy: try RateLimitPolicy(configuration: configuration), metrics: metrics)
+        self.limiter = RateLimiter(
+            policy: try RateLimitPolicy(configuration: configuration),
+            metrics: metrics,
+            shared: true
+        )
+        self.limitSync = RateLimitSync(limiter: self.limiter)
         self.operatorAccess = OperatorAccess(
             keys: APIKeyStore(pool: pool),
             store: store,

@@ -13,6 +13,7 @@ extension ServerComponents {
     ///   queued rows it refused for their MAC as `audit.events_refused`;
     /// - refusals (1 s): what the rate limits and the edge refused, as the ``RefusalRecorder``'s few events;
     ///   at shutdown every open window, before the sealer's last pass;
+    /// - rate-limit sync (1 s): the budgets shared with the other processes (``RateLimitSync``);
     /// - checkpoints (1 s check) when a checkpoint key is configured, and then the witness submissions (1 s
     ///   check, each witness at most once per `log.witness_interval_seconds`) when witnesses are configured;
     /// - nonce purge (10 min), session sweeper (1 min), provider revocation retries (15 s);
@@ -21,7 +22,10 @@ extension ServerComponents {
     /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
     ///   static files (``TileDirectory``), read from the read database, never on the write path.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
-        let sealer: [any Service] = [self.sealerService(logger: logger), self.refusalService(logger: logger)]
+        let sealer: [any Service] = [
+            self.sealerService(logger: logger), self.refusalService(logger: logger),
+            self.limitSyncService(pool: pool, logger: logger),
+        ]
         return sealer + self.logServices(pool: pool, logger: logger) + self.upkeepServices(pool: pool, logger: logger)
     }
 
@@ -78,6 +82,23 @@ extension ServerComponents {
                 }
             }
         )
+    }
+
+    /// The rate limits' shared budgets: every second, what this process admitted out and the others' in.
+    private func limitSyncService(pool: ConnectionPool, logger: Logger) -> PeriodicService {
+        let sync = self.limitSync
+        let enabled = self.limiter.policy.enabled
+        return PeriodicService(name: "rate-limit-sync", every: .seconds(1)) {
+            guard enabled else { return }
+            do {
+                try await sync.pass(pool: pool)
+            } catch {
+                logger.warning(
+                    "could not share the rate limits with the other processes; enforcing this process's own",
+                    metadata: ["error": "\(error)"]
+                )
+            }
+        }
     }
 
     /// The checkpoint scheduler, the witness submitter and the tile directory, each when configured.

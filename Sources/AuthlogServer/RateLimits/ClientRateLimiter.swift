@@ -1,49 +1,87 @@
 import Foundation
 import Synchronization
 
-/// A token bucket per client address, for the public log reads (proofs and tiles): each address may make
-/// `burst` requests at once and `perSecond` a second after that. Memory is bounded: at most `maximumClients`
-/// addresses are tracked; when a new one would pass the cap, the buckets that have refilled (idle clients) are
-/// forgotten, and if none has, the least recently seen half. A forgotten client starts again with a full
-/// bucket, so the cap bounds memory, not what a client with many addresses can read.
+/// A token bucket per client (an address, a token family, an API key): each may make `burst` requests at once
+/// and `perSecond` a second after that. Memory is bounded: at most `maximumClients` clients are tracked; when
+/// a new one would pass the cap, the buckets that have refilled (idle clients) are forgotten, and if none has,
+/// the least recently seen half. A forgotten client starts again with a full bucket, so the cap bounds memory,
+/// not what a client with many addresses can do.
+///
+/// When `shared`, what each client was admitted is also counted until ``takeAdmitted()`` takes it, and
+/// ``charge(_:_:now:)`` takes from a bucket what other processes admitted (``RateLimitSync``).
 final class ClientRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Double
     }
 
+    private struct State {
+        var buckets: [String: Bucket] = [:]
+        /// Requests admitted per client since ``takeAdmitted()`` last ran (only when shared).
+        var admitted: [String: Int] = [:]
+    }
+
     let perSecond: Double
     let burst: Double
     let maximumClients: Int
-    private let buckets = Mutex([String: Bucket]())
+    /// Whether admissions are counted for other processes.
+    let shared: Bool
+    private let state = Mutex(State())
 
     /// A limiter of `perSecond` (> 0) requests a second with bursts of `burst` (≥ 1).
-    init(perSecond: Double, burst: Int, maximumClients: Int = 10_000) {
+    init(perSecond: Double, burst: Int, maximumClients: Int = 10_000, shared: Bool = false) {
         self.perSecond = perSecond
         self.burst = Double(burst)
         self.maximumClients = maximumClients
+        self.shared = shared
     }
 
     /// Takes one token for `client`: nil when it may go ahead, else the whole seconds until it may.
     func acquire(_ client: String, now: Double = ProcessInfo.processInfo.systemUptime) -> Int? {
-        self.buckets.withLock { buckets in
-            if buckets[client] == nil, buckets.count >= self.maximumClients {
-                self.evict(&buckets, now: now)
-            }
-            var bucket = buckets[client] ?? Bucket(tokens: self.burst, updated: now)
-            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.perSecond)
-            bucket.updated = now
-            defer { buckets[client] = bucket }
+        self.state.withLock { state in
+            var bucket = self.refilled(client, in: &state, now: now)
+            defer { state.buckets[client] = bucket }
             guard bucket.tokens >= 1 else {
                 return max(1, Int(((1 - bucket.tokens) / self.perSecond).rounded(.up)))
             }
             bucket.tokens -= 1
+            if self.shared { state.admitted[client, default: 0] += 1 }
             return nil
         }
     }
 
-    /// The number of addresses tracked.
-    var trackedClients: Int { self.buckets.withLock { $0.count } }
+    /// What was admitted per client since the last call, forgotten here.
+    func takeAdmitted() -> [String: Int] {
+        self.state.withLock { state in
+            defer { state.admitted = [:] }
+            return state.admitted
+        }
+    }
+
+    /// Charges `count` requests that other processes admitted for `client` to its bucket, which may go below
+    /// empty (never by more than one burst): it then refuses until it has refilled past what the others took.
+    func charge(_ client: String, _ count: Int, now: Double = ProcessInfo.processInfo.systemUptime) {
+        guard count > 0 else { return }
+        self.state.withLock { state in
+            var bucket = self.refilled(client, in: &state, now: now)
+            bucket.tokens = max(-self.burst, bucket.tokens - Double(count))
+            state.buckets[client] = bucket
+        }
+    }
+
+    /// The number of clients tracked.
+    var trackedClients: Int { self.state.withLock { $0.buckets.count } }
+
+    /// `client`'s bucket refilled to `now` (a new one full, after making room).
+    private func refilled(_ client: String, in state: inout State, now: Double) -> Bucket {
+        if state.buckets[client] == nil, state.buckets.count >= self.maximumClients {
+            self.evict(&state.buckets, now: now)
+        }
+        var bucket = state.buckets[client] ?? Bucket(tokens: self.burst, updated: now)
+        bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.perSecond)
+        bucket.updated = now
+        return bucket
+    }
 
     private func evict(_ buckets: inout [String: Bucket], now: Double) {
         let refill = self.burst / self.perSecond

@@ -15,14 +15,26 @@ public final class RateLimiter: RefreshFamilyGate {
     private let perFamily: ClientRateLimiter
     private let perAPIKey: ClientRateLimiter
 
-    /// A limiter of `policy`, counting into `metrics`.
-    public init(policy: RateLimitPolicy, metrics: ServerMetrics) {
+    /// A limiter of `policy`, counting into `metrics`; `shared` when a ``RateLimitSync`` shares its buckets
+    /// with the other processes on the database.
+    public init(policy: RateLimitPolicy, metrics: ServerMetrics, shared: Bool = false) {
         self.policy = policy
         self.recorder = RefusalRecorder(policy: policy)
         self.metrics = metrics
-        self.perAddress = policy.perAddress.mapValues { ClientRateLimiter(perSecond: $0.perSecond, burst: $0.burst) }
-        self.perFamily = ClientRateLimiter(perSecond: policy.perFamily.perSecond, burst: policy.perFamily.burst)
-        self.perAPIKey = ClientRateLimiter(perSecond: policy.perAPIKey.perSecond, burst: policy.perAPIKey.burst)
+        func bucket(_ limit: RateLimit) -> ClientRateLimiter {
+            ClientRateLimiter(perSecond: limit.perSecond, burst: limit.burst, shared: shared)
+        }
+        self.perAddress = policy.perAddress.mapValues(bucket)
+        self.perFamily = bucket(policy.perFamily)
+        self.perAPIKey = bucket(policy.perAPIKey)
+    }
+
+    /// Every bucket set by the name ``RateLimitSync`` stores it under: `address:<route group>`, `family`,
+    /// `api_key`.
+    var sharedBuckets: [String: ClientRateLimiter] {
+        var buckets = ["family": self.perFamily, "api_key": self.perAPIKey]
+        for (route, bucket) in self.perAddress { buckets["address:" + route.rawValue] = bucket }
+        return buckets
     }
 
     /// Takes one request of `route` from `address`.

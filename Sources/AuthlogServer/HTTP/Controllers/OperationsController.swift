@@ -18,6 +18,8 @@ struct OperationsController: Sendable {
     let providers: [any IdentityProvider]
     /// What the rate limits and the edge refused, and the events that recorded it.
     let refusals: RefusalRecorder
+    /// The rate limits' sharing between processes.
+    let limitSync: RateLimitSync?
 
     func register(on routes: inout RouteTable) {
         routes.add(.get, "/healthz", use: self.health)
@@ -106,6 +108,7 @@ struct OperationsController: Sendable {
                 byteBuffer: ByteBuffer(
                     string: self.metrics.render(
                         extraLines: keyLines + LogIntegrityMetrics.lines(self.integrity) + self.refusals.metricLines()
+                            + (self.limitSync?.metricLines() ?? [])
                     )
                 )
             )
