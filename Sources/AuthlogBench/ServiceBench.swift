@@ -20,7 +20,9 @@ struct ServiceBench: AsyncParsableCommand {
             the clock starts; refreshes rotate each connection's own token chain. Baseline: GET /healthz on the same \
             server and connections (the HTTP stack's ceiling here); goal: 1,000 refreshes per second per vCPU. \
             Then refreshes with one request in ten an immediate replay of the token just spent (the reuse grace \
-            window) against refreshes without, in the order without, with, with, without; goal: at least 0.9x.
+            window) against refreshes without, in the order without, with, with, without; goal: at least 0.9x. \
+            With --limits-only: refreshes with the rate limits on against off (goal: at least 0.95x), and the \
+            events a one-address flood's refusals wrote per 1,000 refused (goal: at most 1).
             """
     )
 
@@ -43,6 +45,13 @@ struct ServiceBench: AsyncParsableCommand {
 
     @Flag(help: "Only measure refreshes with 10 % immediate replays against refreshes without (and their ratio).")
     var replaysOnly = false
+
+    @Flag(
+        help: """
+            Only measure refreshes with the rate limits on against off (and their ratio), then a sign-in flood             from one address and the events its refusals wrote per 1,000.
+            """
+    )
+    var limitsOnly = false
 
     func validate() throws {
         guard (1...1024).contains(self.connections) else { throw ValidationError("--connections: 1…1024") }
@@ -68,6 +77,12 @@ struct ServiceBench: AsyncParsableCommand {
             "service benchmark: \(self.connections) connections, \(cores) vCPUs, server, fake Apple and PostgreSQL on this machine"
         )
 
+        if self.limitsOnly {
+            await server.stop()
+            try await self.measureLimits(database: database, for: duration)
+            await apple.stop()
+            return
+        }
         if self.replaysOnly {
             try await self.measureReplays(through: client, for: duration)
             await server.stop()
