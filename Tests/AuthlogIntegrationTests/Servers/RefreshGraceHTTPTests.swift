@@ -1,5 +1,6 @@
 import AuthlogAccounts
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogTesting
 import Foundation
@@ -20,7 +21,18 @@ extension Servers {
                     for _ in 0..<8 { group.addTask { try await RefreshAndLogoutTests.refresh(harness, token) } }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
-                #expect(answers.map(\.status) == Array(repeating: 200, count: 8), "\(answers.map(\.json))")
+                if answers.map(\.status) != Array(repeating: 200, count: 8) {
+                    // Seen once in CI under load (2 answered, 6 refused): the timeline says which rule refused.
+                    let timeline = try await harness.database.connect().query(
+                        """
+                        SELECT string_agg(concat_ws(' ', position, type, occurred_at, recorded_at, reason, data::text),
+                                          E'\n' ORDER BY position)
+                        FROM authlog.events WHERE type LIKE 'token.%' OR type LIKE 'session.%'
+                        """
+                    )
+                    let text = try timeline.first?.decode(String?.self, at: 0) ?? "-"
+                    Issue.record("answers \(answers.map(\.status)): \(answers.map(\.json))\nevents:\n\(text)")
+                }
                 let pairs = Set(
                     answers.map { "\($0.string("refresh_token") ?? "-") \($0.string("access_token") ?? "-")" }
                 )
