@@ -138,4 +138,21 @@ struct OCSFMappingTests {
             #expect(documented[type] == type.ocsf, "docs/events.md's OCSF row of \(type.rawValue)")
         }
     }
+
+    @Test func whatTheDocumentQuotesFromTheSchemaIsInIt() throws {
+        let classes = try Self.schemaClasses()
+        let rows = MarkdownTables.firstTable(after: "## OCSF", in: try RepositoryFiles.document("events.md"))
+        var quotes = 0
+        for row in rows where row.count == 6 {
+            let schemaClass = try #require(Int(row[2]).flatMap { classes[$0] }, "\(row)")
+            let texts = schemaClass.activities.values.flatMap { [$0.caption, $0.description] }
+            // Text in double quotes in the "why" cell is the schema's own words about the class's activities.
+            let pieces = row[5].split(separator: "\"", omittingEmptySubsequences: false)
+            for quoted in stride(from: 1, to: pieces.count, by: 2).map({ String(pieces[$0]) }) {
+                quotes += 1
+                #expect(texts.contains { $0.contains(quoted) }, "\(row[0]) quotes \"\(quoted)\"")
+            }
+        }
+        #expect(quotes >= 8, "the table quotes the schema: \(quotes)")
+    }
 }

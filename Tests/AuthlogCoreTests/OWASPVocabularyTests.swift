@@ -83,6 +83,20 @@ struct OWASPVocabularyTests {
         }
     }
 
+    @Test func theNameIsNotAnIngestMember() throws {
+        // The export derives `owasp`; a sender cannot set it (docs/events.md, "Export format").
+        let line = """
+            {"type":"signin.failed","owasp":"authn_login_success","stream":"signin-apple",\
+            "occurred_at":"2026-11-01T10:00:00Z","provider":"apple","reason":"x","data":{"reason":"x"}}
+            """
+        #expect(throws: EventValidationError.self) { try EventEnvelope(ingesting: JSONParser().parse(line)) }
+        do {
+            _ = try EventEnvelope(ingesting: JSONParser().parse(line))
+        } catch {
+            #expect("\(error)" == "owasp is not an envelope field")
+        }
+    }
+
     /// The rules of one type as docs/events.md's "OWASP Logging Vocabulary" table writes them: `when` is
     /// `always`, `never`, ``outcome `x` `` or ``reason `a`, `b` ``.
     private static func rule(when: String, name: String) throws -> OWASPVocabularyRule? {
