@@ -163,7 +163,7 @@ public enum EventRow {
             "',\"stream\":' || to_json(e.stream)",
             "',\"stream_version\":' || e.stream_version",
             "',\"type\":' || to_json(e.type)",
-            "COALESCE(',\"owasp\":' || to_json(\(owasp))::text, '')",
+            "COALESCE(',\"owasp\":\"' || \(owasp) || '\"', '')",
             "',\"occurred_at\":' || \(time("occurred_at"))",
             "',\"outcome\":' || to_json(e.outcome)",
             optional("reason", "e.reason"), optional("provider", "e.provider"), optional("user_id", "e.user_id"),
