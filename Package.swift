@@ -171,6 +171,8 @@ let package = Package(
         .testTarget(
             name: "AuthlogCoreTests",
             dependencies: ["AuthlogCore", "AuthlogTesting"],
+            // Copies of the OCSF schema's files and OWASP's Logging Vocabulary, read by path (#filePath).
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -145,7 +145,8 @@ public enum EventRow {
 
     /// The export format (docs/events.md, "Export format") of a row of the sealed view `authlog.events`
     /// called `e`, as one line of JSON text built by PostgreSQL: `position`, the envelope's members (the
-    /// optional ones only when set), `data`, `schema_version`, `recorded_at`, and `digest` and `leaf_hash` in
+    /// optional ones only when set) with `owasp` after `type` (``owaspNameExpression(type:outcome:reason:)``,
+    /// left out when NULL), `data`, `schema_version`, `recorded_at`, and `digest` and `leaf_hash` in
     /// lowercase hex. Built in the database so that an export streams at close to the speed of reading the
     /// rows (`authlog-bench export`); strings are escaped by `to_json`.
     static let exportLine: String = {
@@ -155,12 +156,14 @@ public enum EventRow {
         func optional(_ name: String, _ expression: String) -> String {
             "CASE WHEN \(expression) IS NULL THEN '' ELSE ',\"\(name)\":' || to_json(\(expression))::text END"
         }
+        let owasp = Self.owaspNameExpression(type: "e.type", outcome: "e.outcome", reason: "e.reason")
         let parts = [
             "'{\"position\":' || e.position",
             "',\"event_id\":\"' || e.event_id || '\"'",
             "',\"stream\":' || to_json(e.stream)",
             "',\"stream_version\":' || e.stream_version",
             "',\"type\":' || to_json(e.type)",
+            "COALESCE(',\"owasp\":\"' || \(owasp) || '\"', '')",
             "',\"occurred_at\":' || \(time("occurred_at"))",
             "',\"outcome\":' || to_json(e.outcome)",
             optional("reason", "e.reason"), optional("provider", "e.provider"), optional("user_id", "e.user_id"),

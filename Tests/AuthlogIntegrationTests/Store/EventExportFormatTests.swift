@@ -1,9 +1,10 @@
 import AuthlogCore
 import AuthlogPostgres
-import AuthlogStore
 import AuthlogTesting
 import Foundation
 import Testing
+
+@testable import AuthlogStore
 
 /// The export line PostgreSQL builds carries exactly what the stored event holds, read back through the
 /// store's own decoding.
@@ -54,6 +55,8 @@ struct EventExportFormatTests {
             #expect(json["stream"]?.stringValue == envelope.stream.rawValue)
             #expect(json["stream_version"]?.canonicalText == String(event.streamVersion))
             #expect(json["type"]?.stringValue == envelope.type.rawValue)
+            let owasp = envelope.type.owaspName(outcome: envelope.outcome, reason: envelope.reason)
+            #expect(owasp == "authn_login_fail" && json["owasp"]?.stringValue == owasp)
             #expect(json["occurred_at"]?.stringValue == envelope.occurredAt.description)
             #expect(json["outcome"]?.stringValue == envelope.outcome.rawValue)
             #expect(json["reason"]?.stringValue == envelope.reason)
@@ -76,5 +79,104 @@ struct EventExportFormatTests {
         }
         #expect(try JSONParser().parse(Array(page.events[0].json.utf8))["user_agent"]?.stringValue == full.userAgent)
         #expect(full.userAgent?.contains("\"quoted\" \\ back/slash 한국어 🚀") == true, "the hard characters survive")
+    }
+}
+
+/// The export's `owasp` member: the OWASP Logging Vocabulary name beside `type`, chosen in SQL by the same rules
+/// as `EventType.owaspName(outcome:reason:)`, left out when there is none, and outside the digest.
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct EventExportVocabularyTests {
+    @Test func theSQLChoiceAgreesWithTheSwiftOneForEveryTypeOutcomeAndReason() async throws {
+        let database = try await TestDatabase.make()
+        let connection = try await database.connect()
+        // Every reason a rule names, reasons no rule names, and none.
+        let ruleReasons = EventType.allCases.flatMap { $0.owaspRules.flatMap { $0.reasons ?? [] } }
+        let reasons: [String?] = Array(Set(ruleReasons)).sorted() + ["unknown_token", "other", "it's", nil]
+        var cases: [(type: EventType, outcome: Outcome, reason: String?)] = []
+        for type in EventType.allCases {
+            for outcome in Outcome.allCases {
+                for reason in reasons { cases.append((type, outcome, reason)) }
+            }
+        }
+        let expression = EventRow.owaspNameExpression(type: "u.type", outcome: "u.outcome", reason: "u.reason")
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: expression)
+            FROM unnest(\(ArrayLiteral(cases.map { Optional($0.type.rawValue) }))::text[],
+                \(ArrayLiteral(cases.map { Optional($0.outcome.rawValue) }))::text[],
+                \(ArrayLiteral(cases.map(\.reason)))::text[]) WITH ORDINALITY AS u(type, outcome, reason, n)
+            ORDER BY n
+            """
+        ).rows
+        #expect(rows.count == cases.count)
+        var named = 0
+        for (row, item) in zip(rows, cases) {
+            let expected = item.type.owaspName(outcome: item.outcome, reason: item.reason)
+            if expected != nil { named += 1 }
+            #expect(
+                try row.decode(String?.self, at: 0) == expected,
+                "\(item.type.rawValue) \(item.outcome.rawValue) \(item.reason ?? "no reason")"
+            )
+        }
+        #expect(named > 0 && named < cases.count, "some combinations have a name and some have none")
+    }
+
+    @Test func theNameStandsBesideTheTypeAndIsLeftOutWhenThereIsNone() async throws {
+        let database = try await TestDatabase.make()
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let session = UUID()
+        let user = UUID()
+        func sessionEvent(_ type: EventType, _ outcome: Outcome, reason: String?, data: JSONValue) -> EventEnvelope {
+            EventEnvelope(
+                stream: StreamName(category: "session", id: session.lowercased),
+                type: type,
+                outcome: outcome,
+                reason: reason,
+                userID: user,
+                sessionID: session,
+                data: data
+            )
+        }
+        let family = UUID()
+        let events = [
+            // A refresh refused for a revoked token: `authn_token_reuse`.
+            sessionEvent(
+                .tokenRefreshFailed,
+                .failure,
+                reason: "revoked",
+                data: .members(["reason": .string("revoked")])
+            ),
+            // A spent token retried within the grace window: no name.
+            sessionEvent(
+                .tokenRefreshReplayed,
+                .success,
+                reason: nil,
+                data: .members([
+                    "token_id": .string(UUID().lowercased), "family_id": .string(family.lowercased),
+                    "refreshed_event_id": .string(UUID().lowercased), "new_token_id": .string(UUID().lowercased),
+                    "access_token_id": .string(UUID().lowercased),
+                ])
+            ),
+        ]
+        for result in await store.appendSealed([AppendCommand(events: events)]) { _ = try result.get() }
+        let connection = try await database.connect()
+        let page = try await EventReader().page(after: 0, limit: 10, filter: EventFilter(), on: connection)
+        let stored = try await EventReader().events(after: 0, limit: 10, on: connection)
+        try #require(page.events.count == 2 && stored.count == 2)
+        let reuse = try JSONParser().parse(Array(page.events[0].json.utf8))
+        #expect(reuse["type"]?.stringValue == "token.refresh_failed")
+        #expect(reuse["owasp"]?.stringValue == "authn_token_reuse")
+        let names = reuse.objectMembers?.map(\.name) ?? []
+        let typeIndex = try #require(names.firstIndex(of: "type"))
+        #expect(names.dropFirst(typeIndex + 1).first == "owasp", "owasp follows type: \(names)")
+        let replay = try JSONParser().parse(Array(page.events[1].json.utf8))
+        #expect(replay["type"]?.stringValue == "token.refresh_replayed")
+        #expect(replay["owasp"] == nil, "no vocabulary name: the member is left out, not null")
+        // Not part of the canonical bytes: the stored digest is that of the envelope alone.
+        for (line, event) in zip(page.events, stored) {
+            let json = try JSONParser().parse(Array(line.json.utf8))
+            let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
+            #expect(json["digest"]?.stringValue == Hex.encode(digest))
+        }
     }
 }
