@@ -65,13 +65,15 @@ public struct RateLimitExceeded: EventPayload {
 }
 
 /// Requests from one address that the HTTP edge refused before any route ran (`request.refused`): requests
-/// the parser could not read, bodies over the limit, connections over the per-address cap. Aggregated like
+/// the parser could not read, connections over the per-address cap. Aggregated like
 /// ``RateLimitExceeded``: the first in a window at once, the rest as one event when the window closes. The
 /// envelope's `reason` is the most frequent kind; `ip` is the address.
 public struct RequestRefused: EventPayload {
     public static let eventType = EventType.requestRefused
-    /// How many requests or connections this event accounts for, by kind (`malformed`, `too_large`,
-    /// `connection_cap`, …).
+    /// How many requests or connections this event accounts for, by kind: the code of the answer given below
+    /// the router (`invalid_request`, `request_header_fields_too_large`, `method_not_allowed`,
+    /// `request_timeout` for a connection that never sent a request) or `per_address_cap` for a connection
+    /// closed unread.
     public var counts: [String: Int]
     /// When the first of them was refused (ISO 8601).
     public var firstAt: String

@@ -82,7 +82,7 @@ extension EventType {
         case .rateLimitExceeded: return [.always("excess_rate_limit_exceeded")]
         case .requestRefused:
             return [
-                OWASPVocabularyRule(reasons: ["connection_cap"], name: "excess_rate_limit_exceeded"),
+                OWASPVocabularyRule(reasons: ["per_address_cap"], name: "excess_rate_limit_exceeded"),
                 .always("input_validation_fail"),
             ]
         case .identityLocked: return [.always("authn_login_lock")]

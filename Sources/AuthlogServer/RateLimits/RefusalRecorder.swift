@@ -67,8 +67,8 @@ public final class RefusalRecorder: Sendable {
         }
     }
 
-    /// Counts one request or connection from `address` refused before any route ran, by `kind`
-    /// (`malformed`, `too_large`, `per_address_cap`, …).
+    /// Counts one request or connection from `address` refused before any route ran, by `kind` (the answer's
+    /// code, or `per_address_cap`).
     func noteRequestRefused(address: String, kind: String) {
         let now = Timestamp.now()
         self.state.withLock {
