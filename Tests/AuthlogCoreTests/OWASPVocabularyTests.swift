@@ -75,7 +75,7 @@ struct OWASPVocabularyTests {
         #expect(name(.providerRevocationAttempted, .failure, "provider_revocation_failed") == nil)
         #expect(name(.providerNotificationReceived, .failure, "invalid_signature") == "input_validation_fail")
         #expect(name(.providerNotificationReceived, .success, "duplicate") == nil)
-        #expect(name(.requestRefused, .failure, "connection_cap") == "excess_rate_limit_exceeded")
+        #expect(name(.requestRefused, .failure, "per_address_cap") == "excess_rate_limit_exceeded")
         #expect(name(.requestRefused, .failure, "malformed") == "input_validation_fail")
         // No entry of the sheet fits these.
         for type in [EventType.tokenRefreshReplayed, .auditCheckpointSigned, .identityUnlocked] {

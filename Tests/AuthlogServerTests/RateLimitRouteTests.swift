@@ -11,13 +11,33 @@ struct RateLimitRouteTests {
     static func policy(signin: RateLimit) -> RateLimitPolicy {
         var perAddress = RateLimitPolicy.defaults.perAddress
         perAddress[.signin] = signin
-        return RateLimitPolicy(
+        var policy = RateLimitPolicy(
             enabled: true,
             windowSeconds: 60,
             perAddress: perAddress,
             perFamily: RateLimitDefaults.perFamily,
             perAPIKey: RateLimitDefaults.perAPIKey
         )
+        policy.maximumRefusalDelayMilliseconds = 0
+        return policy
+    }
+
+    @Test func aRefusedRequestIsHeldForItsLimitsIntervalBeforeIts429() async throws {
+        var policy = Self.policy(signin: RateLimit(perSecond: 5, burst: 1))
+        policy.maximumRefusalDelayMilliseconds = 1_000
+        let routes = try AccountRouter(limits: policy)
+        try await routes.run { client in
+            _ = try await client.signIn("first")
+            let clock = ContinuousClock()
+            let start = clock.now
+            let refused = try await client.send(.post, "/v1/signin/dev", body: #"{"subject": "second"}"#)
+            let held = clock.now - start
+            #expect(refused.status == 429)
+            #expect(held >= .milliseconds(190), "held for 1/5 s, not answered at once: \(held)")
+        }
+        #expect(RateLimiter(policy: policy, metrics: ServerMetrics()).refusalDelay(.signin) == .milliseconds(200))
+        policy.maximumRefusalDelayMilliseconds = 50
+        #expect(RateLimiter(policy: policy, metrics: ServerMetrics()).refusalDelay(.signin) == .milliseconds(50))
     }
 
     @Test func theSigninLimitTripsAtItsBurstAndRefusesWithoutAWrite() async throws {
@@ -74,13 +94,14 @@ struct RateLimitRouteTests {
 /// or written, so a looping app cannot rotate (or replay) its family without bound.
 struct FamilyRateLimitTests {
     @Test func refreshesOfOneFamilyPastTheBurstAre429AndWriteNothing() async throws {
-        let policy = RateLimitPolicy(
+        var policy = RateLimitPolicy(
             enabled: true,
             windowSeconds: 60,
             perAddress: RateLimitPolicy.defaults.perAddress,
             perFamily: RateLimit(perSecond: 0.01, burst: 2),
             perAPIKey: RateLimitDefaults.perAPIKey
         )
+        policy.maximumRefusalDelayMilliseconds = 0
         let routes = try AccountRouter(limits: policy)
         try await routes.run { client in
             var token = try #require(try await client.signIn("looping")["refresh_token"]?.stringValue)

@@ -15,12 +15,14 @@ extension ServerConfiguration {
         public var perAPIKey: Rate?
         /// The lockout of one identity after failed proofs the provider vouched for.
         public var lockout: Lockout?
+        /// The longest a refused request is held before its 429, milliseconds (default 1,000; 0: answered at once).
+        public var maximumRefusalDelayMs: Int?
 
         /// An empty section: every default.
         public init() {}
 
         enum CodingKeys: String, CodingKey {
-            case enabled, windowSeconds, perAddress, perFamily, lockout
+            case enabled, windowSeconds, perAddress, perFamily, lockout, maximumRefusalDelayMs
             case perAPIKey = "perApiKey"
         }
 

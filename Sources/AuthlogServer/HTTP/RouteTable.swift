@@ -1,3 +1,4 @@
+import AuthlogAccounts
 public import Hummingbird
 
 /// One registered route, as `docs/openapi.yaml` names it (`/v1/signin/{provider}`).
@@ -41,9 +42,15 @@ public struct RouteTable {
         if let limiter = self.limiter, let group = LimitedRoute.of(method: description.method, path: description.path) {
             let metadata = self.requestMetadata
             self.router.on(RouterPath(path), method: method) { request, context in
-                let client = metadata.metadata(of: request, context: context)
-                try limiter.admit(group, address: client.ip, requestID: client.requestID)
-                return try await handler(request, context)
+                do {
+                    let client = metadata.metadata(of: request, context: context)
+                    try limiter.admit(group, address: client.ip, requestID: client.requestID)
+                    return try await handler(request, context)
+                } catch let error as ServiceError where error.code == "rate_limited" {
+                    // Held before it is answered, so that a client ignoring Retry-After is slowed to its rate.
+                    try? await Task.sleep(for: limiter.refusalDelay(group))
+                    throw error
+                }
             }
         } else {
             self.router.on(RouterPath(path), method: method, use: handler)

@@ -25,6 +25,9 @@ public enum RateLimitDefaults {
     /// `per_family`: one app instance refreshes once per access-token lifetime; a burst covers an app whose
     /// refresh answers were lost and that retries (the grace window), never a loop.
     public static let perFamily = RateLimit(perSecond: 1, burst: 10)
+    /// `maximum_refusal_delay_ms`: a refused request is held for the time its limit takes to give one request,
+    /// at most this long, so that a client ignoring `Retry-After` is slowed to its rate per connection.
+    public static let maximumRefusalDelayMilliseconds = 1_000
     /// `per_api_key`: one key's operator or auditor calls, summed over its addresses.
     public static let perAPIKey = RateLimit(perSecond: 50, burst: 200)
 

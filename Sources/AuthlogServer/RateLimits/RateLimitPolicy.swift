@@ -13,6 +13,8 @@ public struct RateLimitPolicy: Sendable {
     public let perFamily: RateLimit
     /// Requests per API key.
     public let perAPIKey: RateLimit
+    /// The longest a refused request is held before its 429 (``RateLimiter/refusalDelay(_:)``), milliseconds.
+    public var maximumRefusalDelayMilliseconds = RateLimitDefaults.maximumRefusalDelayMilliseconds
 
     /// No limit at all (`rate_limits.enabled: false`).
     public static let off = RateLimitPolicy(
@@ -96,6 +98,12 @@ public struct RateLimitPolicy: Sendable {
         self.perAddress = perAddress
         self.perFamily = try Self.rate(settings?.perFamily, "rate_limits.per_family", default: base.perFamily)
         self.perAPIKey = try Self.rate(settings?.perAPIKey, "rate_limits.per_api_key", default: base.perAPIKey)
+        self.maximumRefusalDelayMilliseconds = try ServiceSettings.checked(
+            settings?.maximumRefusalDelayMs,
+            "rate_limits.maximum_refusal_delay_ms",
+            default: RateLimitDefaults.maximumRefusalDelayMilliseconds,
+            in: 0...10_000
+        )
     }
 
     private static func rate(

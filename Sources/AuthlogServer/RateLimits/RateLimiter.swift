@@ -66,6 +66,16 @@ public final class RateLimiter: RefreshFamilyGate {
         try self.refuse(scope: .apiKey, key: name, route: LimitedRoute.audit.rawValue, wait: wait, requestID: requestID)
     }
 
+    /// How long a refused request of `route` is held before its 429 is sent: the time its limit takes to give
+    /// one request (at most `rate_limits.maximum_refusal_delay_ms`, a second by default). A client that keeps sending on refusal is thus slowed to about its
+    /// limit's rate per connection, instead of costing the server a full-speed stream of refusals; an honest
+    /// client waits `Retry-After` anyway.
+    public func refusalDelay(_ route: LimitedRoute) -> Duration {
+        let limit = self.policy.perAddress[route] ?? RateLimitDefaults.perAddress(route)
+        let perSecond = route == .refresh ? min(limit.perSecond, self.policy.perFamily.perSecond) : limit.perSecond
+        return .milliseconds(Int64(min(Double(self.policy.maximumRefusalDelayMilliseconds), 1_000 / perSecond)))
+    }
+
     private func refuse(
         scope: LimitScope,
         key: String,
