@@ -124,7 +124,9 @@ extension ServiceBench {
                 """
             ).rows.first.map { (try $0.decode(Int64.self, at: 0), try $0.decode(Int64.self, at: 1)) } ?? (0, 0)
         }
-        let limitedLine = metrics.split(separator: "\n").first { $0.hasPrefix("authlog_rate_limited_total{scope=\"address\",route=\"signin\"}") }
+        let limitedLine = metrics.split(separator: "\n").first {
+            $0.hasPrefix("authlog_rate_limited_total{scope=\"address\",route=\"signin\"}")
+        }
         say(
             "flood: 120,000 sign-ins from 2 addresses (20,000 rotating through 10,000 subjects): "
                 + "\(refusedAnswers) answered 429, \(totals.refused) counted; \(stored.0) ratelimit.exceeded events stored, counting \(stored.1); "
