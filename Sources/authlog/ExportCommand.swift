@@ -11,7 +11,7 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Print sealed events after a position as JSON lines (one event per line).",
         discussion: """
             Each line is an event in the export format of docs/events.md: the envelope plus position, \
-            recorded_at, digest and leaf_hash. Without --limit it exports everything sealed when it starts. The \
+            its OWASP Logging Vocabulary name (owasp, when it has one), recorded_at, digest and leaf_hash. Without --limit it exports everything sealed when it starts. The \
             cursor to resume from is printed last on standard error as `next: N`: run again with --after N and \
             nothing is missed or repeated. The read is recorded as audit.accessed (your OS user and host) \
             before anything is printed.
