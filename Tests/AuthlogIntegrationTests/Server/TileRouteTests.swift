@@ -101,6 +101,8 @@ struct TileRouteTests {
     @Test func proofAndTileReadsAreLimitedPerClientAddress() async throws {
         let limited: (inout ServerConfiguration) -> Void = {
             var limits = ServerConfiguration.RateLimitSettings()
+            // Answered at once: held for the limit's interval (1 s), the bucket would refill meanwhile.
+            limits.maximumRefusalDelayMs = 0
             limits.perAddress = try? JSONValue.members([
                 "log_read": .members(["per_second": .number("1"), "burst": .number("3")])
             ])
