@@ -45,7 +45,8 @@ public struct AccountComponents: Sendable {
         accessTokenKey: PrivateKey,
         fetcher: any HTTPFetching
     ) throws {
-        let settings = try ServiceSettings(configuration: configuration)
+        var settings = try ServiceSettings(configuration: configuration)
+        settings.lockout = try Self.lockoutPolicy(of: configuration)
         let keys = try Self.hashingKeys(of: configuration)
         self.usesDevelopmentSubjectKey = keys.subject == nil
         self.metrics = metrics

@@ -90,6 +90,8 @@ extension ProjectionWriter {
                     revoke_reason = \(reason), successor_sealed = NULL
                 WHERE user_id = \(userID) AND state <> 'revoked' AND (\(provider)::text IS NULL OR provider = \(provider))
                 """
+        case .countIdentityFailure, .lockIdentity, .unlockIdentity:
+            return self.lockoutStatement(for: run)
         case .insertUser, .linkIdentity, .startSession, .issueRefreshToken, .countSignin:
             preconditionFailure("inserts are not state changes")
         }
@@ -187,6 +189,9 @@ extension ProjectionChange {
         case revokeUserTokens
         case sealSuccessor
         case countSignin
+        case countIdentityFailure
+        case lockIdentity
+        case unlockIdentity
     }
 
     /// The case, for grouping runs.
@@ -210,6 +215,9 @@ extension ProjectionChange {
         case .revokeUserTokens: return .revokeUserTokens
         case .sealSuccessor: return .sealSuccessor
         case .countSignin: return .countSignin
+        case .countIdentityFailure: return .countIdentityFailure
+        case .lockIdentity: return .lockIdentity
+        case .unlockIdentity: return .unlockIdentity
         }
     }
 
@@ -235,6 +243,10 @@ extension ProjectionChange {
                 "s" + successor.sessionID.lowercased, "t" + successor.tokenID.lowercased,
                 "f" + successor.familyID.lowercased,
             ]
+        case .countIdentityFailure(let provider, let subjectHash, _),
+            .lockIdentity(let provider, let subjectHash, _, _, _),
+            .unlockIdentity(let provider, let subjectHash, _, _):
+            return ["l" + provider + "\u{0}" + subjectHash]
         }
     }
 
