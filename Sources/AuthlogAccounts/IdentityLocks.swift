@@ -40,7 +40,7 @@ public struct IdentityLocks: Sendable {
     /// The answer a locked identity's sign-in gets: exactly the answer to a proof whose signature does not
     /// verify (status, body and headers), so that an attacker cannot tell a locked identity from a wrong
     /// proof. Only the log tells (`signin.failed` with reason `identity_locked`).
-    static let lockedAnswer = SigninService.answer(
+    public static let lockedAnswer = SigninService.answer(
         for: ProviderError(.invalidSignature, "the signature does not verify")
     )
 

@@ -26,16 +26,15 @@ struct UnlockIdentityCommand: AsyncParsableCommand {
     @Option(name: .customLong("subject-hash"), help: "The keyed subject hash (64 lowercase hexadecimal digits).")
     var subjectHash: String
 
-    func validate() throws {
+    func run() async throws {
         guard IdentityLocks.isProviderName(self.provider) else {
-            throw ValidationError("--provider must be a provider name (1 to 64 letters, digits, '-', '_' or '.')")
+            printError("--provider must be a provider name (1 to 64 letters, digits, '-', '_' or '.')")
+            throw ExitCode(2)
         }
         guard IdentityLocks.isSubjectHash(self.subjectHash) else {
-            throw ValidationError("--subject-hash must be 64 lowercase hexadecimal digits")
+            printError("--subject-hash must be 64 lowercase hexadecimal digits")
+            throw ExitCode(2)
         }
-    }
-
-    func run() async throws {
         let pool = ConnectionPool(conninfo: try await self.database.conninfo(migrating: false), maximumConnections: 2)
         let store = PostgresEventStore(pool: pool, authenticator: try eventAuthenticator())
         let locks = IdentityLocks(store: store, lockouts: IdentityLockoutQueries(pool: pool), policy: LockoutPolicy())
