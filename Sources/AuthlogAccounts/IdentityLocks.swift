@@ -1,6 +1,7 @@
 public import AuthlogCore
 import AuthlogProviders
 import Foundation
+public import Logging
 
 /// The identity lockout's decisions (``LockoutPolicy``), over the `identity_lockouts` projection that every
 /// `authlog serve` on the database shares.
@@ -9,8 +10,9 @@ import Foundation
 /// same transaction), and only then is the count read: of two processes recording failures at once, the one
 /// that commits last sees both, so a lock is never lost. Locks and unlocks go to the identity's stream
 /// (`identity-<provider>:<subject_hash>`) with its expected version, so two processes that both see the
-/// limit reached record one lock, not two. A lock's expiry is recorded lazily: `identity.unlocked` with cause
-/// `expired` goes in the same command as the identity's next sign-in, failure or lock after `locked_until`.
+/// limit reached record one lock, not two. A lock's expiry (`identity.unlocked`, cause `expired`) is recorded
+/// by whichever comes first after `locked_until`: the identity's next sign-in, failure or lock, in the same
+/// command, or ``recordExpiries(at:batchSize:)``, which `serve` runs every minute.
 public struct IdentityLocks: Sendable {
     private let store: any EventStore
     private let lockouts: any IdentityLockouts
@@ -108,6 +110,47 @@ public struct IdentityLocks: Sendable {
             } catch {
                 return
             }
+        }
+    }
+
+    /// Records `identity.unlocked` with cause `expired` for every recorded lock that ran out by `now`,
+    /// `batchSize` at a time, until none is left; returns how many this call recorded. Each append expects the
+    /// identity stream's version it read, so with several processes sweeping (or a sign-in recording the same
+    /// expiry) each expiry is recorded once.
+    /// - Throws: the store's error when the database fails.
+    @discardableResult
+    public func recordExpiries(at now: Timestamp = .now(), batchSize: Int = 500) async throws -> Int {
+        var recorded = 0
+        let metadata = RequestMetadata(requestID: "lock-expiry-\(UUID.version7().lowercased)")
+        while true {
+            let due = try await self.lockouts.expiredLocks(at: now, limit: batchSize)
+            guard !due.isEmpty else { return recorded }
+            var commands: [AppendCommand] = []
+            for lock in due {
+                let stream = IdentityLockout.streamName(provider: lock.provider, subjectHash: lock.subjectHash)
+                let event = try metadata.envelope(
+                    stream: stream,
+                    provider: lock.provider,
+                    at: now,
+                    data: IdentityUnlocked(subjectHash: lock.subjectHash, cause: .expired)
+                )
+                commands.append(AppendCommand(event, expecting: .exactly(lock.streamVersion)))
+            }
+            let succeeded = await self.store.appendEach(commands).filter { (try? $0.get()) != nil }.count
+            recorded += succeeded
+            // A batch in which every command lost its race would be found again: stop rather than spin.
+            if succeeded == 0 || due.count < batchSize { return recorded }
+        }
+    }
+
+    /// Runs ``recordExpiries(at:batchSize:)`` once, logging what it did (`serve`'s background pass, every
+    /// minute).
+    public func recordExpiriesOnce(logger: Logger) async {
+        do {
+            let recorded = try await self.recordExpiries()
+            if recorded > 0 { logger.info("recorded expired locks", metadata: ["count": "\(recorded)"]) }
+        } catch {
+            logger.warning("could not record expired locks", metadata: ["error": "\(error)"])
         }
     }
 

@@ -239,6 +239,30 @@ import Testing
         #expect(expiry.requestID == harness.rules.events(.signinSucceeded).last?.requestID)
     }
 
+    @Test func theExpiryPassRecordsEachRunOutLockOnce() async throws {
+        let harness = try await Harness(Self.policy(failures: 2, first: 1, maximum: 1))
+        defer { Task { await harness.fake.stop() } }
+        for subject in ["victim-1", "victim-2"] {
+            for _ in 0..<2 { await harness.attempt(try harness.expiredToken(subject)) }
+        }
+        #expect(harness.locks.count == 2)
+        let locks = IdentityLocks(dependencies: harness.rules.dependencies)
+        // Still in force: nothing to record.
+        #expect(try await locks.recordExpiries() == 0)
+        try await Task.sleep(for: .milliseconds(1_100))
+        // Two passes at once, as two processes would run them: each expiry is recorded once.
+        async let first = locks.recordExpiries(batchSize: 1)
+        async let second = locks.recordExpiries(batchSize: 1)
+        #expect(try await first + second == 2)
+        #expect(harness.unlocks.count == 2)
+        #expect(harness.unlocks.allSatisfy { $0.data["cause"] == .string("expired") && $0.data["actor"] == nil })
+        #expect(Set(harness.unlocks.map(\.stream)).count == 2)
+        #expect(try await locks.recordExpiries() == 0)
+        // The next sign-in finds the expiry recorded and records no second one.
+        #expect(await harness.attempt(try harness.token("victim-1")) == nil)
+        #expect(harness.unlocks.count == 2)
+    }
+
     @Test func anOperatorLiftsTheLockAndTheCountStartsOver() async throws {
         let harness = try await Harness(Self.policy(failures: 2))
         defer { Task { await harness.fake.stop() } }

@@ -58,6 +58,23 @@ public struct IdentityLockout: Sendable, Equatable {
     }
 }
 
+/// A recorded lock that ran out without its `identity.unlocked` yet.
+public struct ExpiredLock: Sendable, Equatable {
+    /// The provider.
+    public var provider: String
+    /// The keyed subject hash.
+    public var subjectHash: String
+    /// The version of the identity's stream, for the expected-version check.
+    public var streamVersion: Int32
+
+    /// Creates an expired lock.
+    public init(provider: String, subjectHash: String, streamVersion: Int32) {
+        self.provider = provider
+        self.subjectHash = subjectHash
+        self.streamVersion = streamVersion
+    }
+}
+
 /// Reads of the identity lockout projection (`identity_lockouts`), maintained by ``ProjectionReducer`` from
 /// `signin.failed`, `identity.locked` and `identity.unlocked`.
 public protocol IdentityLockouts: Sendable {
@@ -69,4 +86,7 @@ public protocol IdentityLockouts: Sendable {
         failuresSince since: Timestamp
     ) async throws
         -> IdentityLockout
+    /// At most `limit` recorded locks that ran out by `now` without their `identity.unlocked`, the longest
+    /// run out first.
+    func expiredLocks(at now: Timestamp, limit: Int) async throws -> [ExpiredLock]
 }

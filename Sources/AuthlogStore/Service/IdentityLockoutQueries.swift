@@ -42,4 +42,30 @@ public struct IdentityLockoutQueries: IdentityLockouts {
             streamVersion: try row.decode(Int32.self, at: 5)
         )
     }
+
+    /// At most `limit` recorded locks that ran out by `now` without their `identity.unlocked`, the longest run
+    /// out first (the partial index `identity_lockouts_in_force` finds them).
+    /// - Throws: ``StoreError``.
+    public func expiredLocks(at now: Timestamp, limit: Int) async throws -> [ExpiredLock] {
+        let rows = try await self.pool.withConnection { connection in
+            try await connection.query(
+                """
+                SELECT l.provider, l.subject_hash,
+                       (SELECT coalesce(max(e.stream_version), 0) FROM authlog.event_records e
+                        WHERE e.stream = 'identity-' || l.provider || ':' || l.subject_hash)
+                FROM authlog.identity_lockouts l
+                WHERE l.locked_at IS NOT NULL AND l.unlocked_at IS NULL AND l.locked_until <= \(now)
+                ORDER BY l.locked_until, l.provider, l.subject_hash
+                LIMIT \(max(limit, 0))
+                """
+            ).rows
+        }
+        return try rows.map { row in
+            ExpiredLock(
+                provider: try row.decode(String.self, at: 0),
+                subjectHash: try row.decode(String.self, at: 1),
+                streamVersion: try row.decode(Int32.self, at: 2)
+            )
+        }
+    }
 }

@@ -200,6 +200,47 @@ extension StoreConformanceTests {
         #expect(try await state() == IdentityLockout(streamVersion: 5))
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func runOutLocksAreFoundByWhenTheyRanOut(kind: StoreKind) async throws {
+        guard let store = try await StoreUnderTest.make(kind) else { return }
+        let other = hashHex("other-subject")
+        let otherStream = IdentityLockout.streamName(provider: "oidc", subjectHash: other)
+        try await store.events.append(try Self.locked(level: 1, at: instant(0), until: instant(60)))
+        try await store.events.append(
+            try EventEnvelope(
+                IdentityLocked(
+                    subjectHash: other,
+                    failures: 3,
+                    windowSeconds: 900,
+                    level: 1,
+                    lockedUntil: instant(30).description
+                ),
+                stream: otherStream,
+                occurredAt: instant(0),
+                outcome: .failure,
+                reason: "too_many_failures",
+                provider: "oidc"
+            )
+        )
+        #expect(try await store.lockouts.expiredLocks(at: instant(29), limit: 10) == [])
+        #expect(
+            try await store.lockouts.expiredLocks(at: instant(30), limit: 10) == [
+                ExpiredLock(provider: "oidc", subjectHash: other, streamVersion: 1)
+            ]
+        )
+        let both = try await store.lockouts.expiredLocks(at: instant(60), limit: 10)
+        #expect(both.map(\.subjectHash) == [other, Self.victim])
+        #expect(try await store.lockouts.expiredLocks(at: instant(60), limit: 1).map(\.subjectHash) == [other])
+        // Once its expiry is recorded, a lock is no longer found.
+        try await store.events.append(
+            AppendCommand(
+                events: [try Self.unlocked(.expired, at: instant(61))],
+                expectedVersions: [Self.victimStream: .exactly(1)]
+            )
+        )
+        #expect(try await store.lockouts.expiredLocks(at: instant(100), limit: 10).map(\.subjectHash) == [other])
+    }
+
     @Test func theLockoutRowsRebuildExactly() async throws {
         guard let store = try await StoreUnderTest.make(.postgres), let database = store.database else { return }
         for second in 0..<105 {
