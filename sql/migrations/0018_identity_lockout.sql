@@ -1,10 +1,11 @@
 -- The identity lockout (issue 24, docs/configuration.md "rate_limits.lockout"): one row per identity that
 -- a provider vouched for and that then failed a later check (signin.failed with data.subject_hash), kept
--- by the projection reducer from signin.failed, identity.locked and identity.unlocked like every other
--- projection, so that every `authlog serve` on the database sees one lock state and `authlog rebuild`
--- makes the same rows.
---   recent_failures  the newest counted failures, at most 100 (IdentityLockout.keptFailures): counting those
---                    within the window is bounded work on one row found by its primary key;
+-- by the projection reducer from signin.failed, signin.succeeded, identity.locked and identity.unlocked
+-- like every other projection, so that every `authlog serve` on the database sees one lock state and
+-- `authlog rebuild` makes the same rows.
+--   recent_failures  the newest counted failures, at most 100 (IdentityLockout.keptFailures), emptied by a
+--                    signin.succeeded of the identity (consecutive failures count): counting those within the
+--                    window is bounded work on one row found by its primary key;
 --   level            the back-off level of the last lock (0: none since the last operator unlock);
 --   locked_at, locked_until
 --                    the last lock (kept once it ends: the next lock within the window backs off further);

@@ -76,7 +76,7 @@ public struct ExpiredLock: Sendable, Equatable {
 }
 
 /// Reads of the identity lockout projection (`identity_lockouts`), maintained by ``ProjectionReducer`` from
-/// `signin.failed`, `identity.locked` and `identity.unlocked`.
+/// `signin.failed`, `signin.succeeded`, `identity.locked` and `identity.unlocked`.
 public protocol IdentityLockouts: Sendable {
     /// The lockout state of `provider`/`subjectHash`, counting the failures at or after `since`; an identity
     /// never seen has the empty state.

@@ -56,6 +56,9 @@ public enum ProjectionChange: Sendable, Equatable {
     /// A failed proof the provider vouched for is counted against its identity (`identity_lockouts`, the
     /// newest ``IdentityLockout/keptFailures`` only).
     case countIdentityFailure(provider: String, subjectHash: String, at: Timestamp)
+    /// A sign-in of the identity succeeded: its counted failures are forgotten, as NIST SP 800-63B counts
+    /// consecutive failures (`identity_lockouts`; the back-off level stays, and decays after a window).
+    case clearIdentityFailures(provider: String, subjectHash: String)
     /// An identity is locked until `until` at back-off `level` (`identity_lockouts`).
     case lockIdentity(provider: String, subjectHash: String, level: Int, at: Timestamp, until: Timestamp)
     /// An identity's lock is lifted (`identity_lockouts`); an operator's unlock also forgets its counted
@@ -72,7 +75,7 @@ public enum ProjectionChange: Sendable, Equatable {
             .revokeUserTokens, .sealSuccessor:
             return .refreshTokens
         case .countSignin: return .signinsDaily
-        case .countIdentityFailure, .lockIdentity, .unlockIdentity: return .identityLockouts
+        case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity: return .identityLockouts
         }
     }
 }

@@ -54,6 +54,7 @@ public enum ProjectionReducer {
                     at: at
                 ),
                 .countSignin(day: at.dayNumber, provider: provider, outcome: .success),
+                .clearIdentityFailures(provider: provider, subjectHash: payload.subjectHash),
             ]
         case .signinFailed:
             guard let provider = envelope.provider else { return [] }

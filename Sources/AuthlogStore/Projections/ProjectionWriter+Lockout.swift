@@ -37,9 +37,31 @@ extension ProjectionWriter {
                     query.bind(until),
                 ]
             }
+        case .clearIdentityFailures:
+            return self.clearStatement(for: run)
         default:
             return self.unlockStatement(for: run)
         }
+    }
+
+    /// Forgets the counted failures of identities that signed in; a row without any is not touched, so the
+    /// common sign-in changes nothing.
+    private func clearStatement(for run: [ProjectionChange]) -> SQLQuery {
+        var query = SQLQuery(
+            unsafeSQL: "UPDATE \(self.schema).identity_lockouts AS t SET recent_failures = '{}' FROM (VALUES "
+        )
+        for (index, change) in run.enumerated() {
+            guard case .clearIdentityFailures(let provider, let subjectHash) = change else { continue }
+            let values = ["\(query.bind(provider))::text", "\(query.bind(subjectHash))::text"]
+            query.append(unescaped: (index == 0 ? "(" : ",(") + values.joined(separator: ",") + ")")
+        }
+        query.append(
+            unescaped: """
+                ) AS v(provider, subject_hash)
+                WHERE t.provider = v.provider AND t.subject_hash = v.subject_hash AND cardinality(t.recent_failures) > 0
+                """
+        )
+        return query
     }
 
     /// Lifts recorded locks; an operator's unlock also forgets the counted failures and the back-off.

@@ -90,7 +90,7 @@ extension ProjectionWriter {
                     revoke_reason = \(reason), successor_sealed = NULL
                 WHERE user_id = \(userID) AND state <> 'revoked' AND (\(provider)::text IS NULL OR provider = \(provider))
                 """
-        case .countIdentityFailure, .lockIdentity, .unlockIdentity:
+        case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity:
             return self.lockoutStatement(for: run)
         case .insertUser, .linkIdentity, .startSession, .issueRefreshToken, .countSignin:
             preconditionFailure("inserts are not state changes")
@@ -190,6 +190,7 @@ extension ProjectionChange {
         case sealSuccessor
         case countSignin
         case countIdentityFailure
+        case clearIdentityFailures
         case lockIdentity
         case unlockIdentity
     }
@@ -216,6 +217,7 @@ extension ProjectionChange {
         case .sealSuccessor: return .sealSuccessor
         case .countSignin: return .countSignin
         case .countIdentityFailure: return .countIdentityFailure
+        case .clearIdentityFailures: return .clearIdentityFailures
         case .lockIdentity: return .lockIdentity
         case .unlockIdentity: return .unlockIdentity
         }
@@ -244,6 +246,7 @@ extension ProjectionChange {
                 "f" + successor.familyID.lowercased,
             ]
         case .countIdentityFailure(let provider, let subjectHash, _),
+            .clearIdentityFailures(let provider, let subjectHash),
             .lockIdentity(let provider, let subjectHash, _, _, _),
             .unlockIdentity(let provider, let subjectHash, _, _):
             return ["l" + provider + "\u{0}" + subjectHash]

@@ -183,7 +183,7 @@ struct ProjectionWriter {
                     query.bind(row.issuedAt), query.bind(row.expiresAt),
                 ]
             }
-        case .countIdentityFailure, .lockIdentity, .unlockIdentity:
+        case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity:
             return self.lockoutStatement(for: run)
         default:
             return self.updateStatement(for: run)

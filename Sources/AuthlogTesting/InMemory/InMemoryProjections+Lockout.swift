@@ -20,6 +20,10 @@ extension InMemoryProjections {
             row.recentFailures.append(at)
             row.recentFailures = Array(row.recentFailures.suffix(IdentityLockout.keptFailures))
             self.identityLockouts[key] = row
+        case .clearIdentityFailures(let provider, let subjectHash):
+            let key = IdentityKey(provider: provider, subjectHash: subjectHash)
+            guard self.identityLockouts[key]?.recentFailures.isEmpty == false else { return }
+            self.identityLockouts[key]?.recentFailures = []
         case .lockIdentity(let provider, let subjectHash, let level, let at, let until):
             let key = IdentityKey(provider: provider, subjectHash: subjectHash)
             var row = self.identityLockouts[key] ?? IdentityLockoutRow()

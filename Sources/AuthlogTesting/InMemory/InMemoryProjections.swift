@@ -81,7 +81,7 @@ struct InMemoryProjections: Sendable {
             self.applyToRefreshTokens(change)
         case .countSignin:
             break
-        case .countIdentityFailure, .lockIdentity, .unlockIdentity:
+        case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity:
             self.applyToIdentityLockouts(change)
         }
     }

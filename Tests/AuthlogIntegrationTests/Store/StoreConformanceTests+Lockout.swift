@@ -103,6 +103,32 @@ extension StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aSigninOfTheIdentityForgetsItsFailures(kind: StoreKind) async throws {
+        guard let store = try await StoreUnderTest.make(kind) else { return }
+        for second in 0..<3 { try await store.events.append(try Self.failure(Self.victim, at: instant(Int64(second)))) }
+        try await store.events.append(try Self.failure(hashHex("bystander"), at: instant(3)))
+        let session = UUID()
+        try await store.events.append(
+            try EventEnvelope(
+                SigninSucceeded(method: "id_token", subjectHash: Self.victim, isNewUser: false),
+                stream: Person.sessionStream(session),
+                occurredAt: instant(4),
+                provider: "oidc",
+                userID: UUID(),
+                sessionID: session
+            )
+        )
+        func failures(_ subjectHash: String) async throws -> Int {
+            try await store.lockouts.lockout(provider: "oidc", subjectHash: subjectHash, failuresSince: instant(0))
+                .recentFailures
+        }
+        #expect(try await failures(Self.victim) == 0)
+        #expect(try await failures(hashHex("bystander")) == 1)
+        try await store.events.append(try Self.failure(Self.victim, at: instant(5)))
+        #expect(try await failures(Self.victim) == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func theNewestHundredFailuresAreKept(kind: StoreKind) async throws {
         guard let store = try await StoreUnderTest.make(kind) else { return }
         // Two commands: the second's failures land on a row that holds some already.
