@@ -53,12 +53,14 @@ struct IdentityLockoutRaceTests {
         let processes = try (0..<2).map { _ in
             try Self.process(conninfo: database.conninfo, issuer: fake.baseURL, policy: policy)
         }
-        let subjects = (0..<4).map { "victim-\($0)" }
+        // Four identities get twelve failures each; four get exactly as many as lock (4), so that a lock decided
+        // before every failure of the identity was counted would be lost.
+        let subjects = (0..<8).map { "victim-\($0)" }
         let now = Int64(Date().timeIntervalSince1970)
-        // Twelve expired proofs of each identity, half through each process, all at once.
+        // The expired proofs, half through each process, all at once.
         var attempts: [(process: SigninService, token: String)] = []
         for subject in subjects {
-            for index in 0..<12 {
+            for index in 0..<(subject < "victim-4" ? 12 : 4) {
                 let claims = FakeIdentityProvider.claims(
                     issuer: fake.baseURL,
                     audience: .string("app"),
@@ -89,28 +91,28 @@ struct IdentityLockoutRaceTests {
             }
             return await group.reduce(into: [String?]()) { $0.append($1) }
         }
-        #expect(codes.count == 48 && codes.allSatisfy { $0 == "expired" })
+        #expect(codes.count == 64 && codes.allSatisfy { $0 == "expired" })
         let conninfo = database.conninfo
         let connection = try await Connection.connect(conninfo)
         func count(_ query: SQLQuery) async throws -> Int64 {
             try await connection.query(query).first?.decode(Int64.self, at: 0) ?? -1
         }
         // Committed events (sealed or still queued: both are in event_records).
-        #expect(try await count("SELECT count(*) FROM authlog.event_records WHERE type = 'signin.failed'") == 48)
-        #expect(try await count("SELECT count(*) FROM authlog.event_records WHERE type = 'identity.locked'") == 4)
+        #expect(try await count("SELECT count(*) FROM authlog.event_records WHERE type = 'signin.failed'") == 64)
+        #expect(try await count("SELECT count(*) FROM authlog.event_records WHERE type = 'identity.locked'") == 8)
         #expect(
             try await count(
                 "SELECT count(DISTINCT stream) FROM authlog.event_records WHERE type = 'identity.locked'"
-            ) == 4
+            ) == 8
         )
         #expect(
             try await count(
                 """
                 SELECT count(*) FROM authlog.identity_lockouts
-                WHERE cardinality(recent_failures) = 12 AND level = 1 AND unlocked_at IS NULL
+                WHERE cardinality(recent_failures) IN (4, 12) AND level = 1 AND unlocked_at IS NULL
                     AND locked_until > now()
                 """
-            ) == 4
+            ) == 8
         )
         // And each identity is refused through either process, even with a valid proof.
         for (index, subject) in subjects.enumerated() {
@@ -126,6 +128,6 @@ struct IdentityLockoutRaceTests {
                 )
             }
         }
-        #expect(try await count("SELECT count(*) FROM authlog.event_records WHERE reason = 'identity_locked'") == 4)
+        #expect(try await count("SELECT count(*) FROM authlog.event_records WHERE reason = 'identity_locked'") == 8)
     }
 }
