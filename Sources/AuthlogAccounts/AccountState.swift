@@ -21,6 +21,8 @@ public struct AccountState: Sendable {
     public var userKeys: any UserKeyRing
     /// What a signed-in user reads about their own account: sessions and activity.
     public var ownAccount: any OwnAccountReads
+    /// The identity lockout projection.
+    public var lockouts: any IdentityLockouts
 
     /// Creates the set of ports.
     public init(
@@ -32,7 +34,8 @@ public struct AccountState: Sendable {
         revocations: any ProviderRevocationQueue,
         notices: any ProviderNoticeClaims,
         userKeys: any UserKeyRing,
-        ownAccount: any OwnAccountReads
+        ownAccount: any OwnAccountReads,
+        lockouts: any IdentityLockouts
     ) {
         self.queries = queries
         self.expiry = expiry
@@ -43,6 +46,7 @@ public struct AccountState: Sendable {
         self.notices = notices
         self.userKeys = userKeys
         self.ownAccount = ownAccount
+        self.lockouts = lockouts
     }
 }
 

@@ -9,6 +9,11 @@ struct ProofRefusal: Error {
     let reason: String
     /// The answer to give.
     let answer: ServiceError
+    /// The subject the provider vouched for before a later check failed: the failure counts toward that
+    /// identity's lockout. `nil` for a proof that did not verify as the provider's.
+    var vouchedSubject: String?
+    /// The identity's keyed subject hash, when the refusal already knows it (a locked identity).
+    var subjectHash: String?
 
     /// A proof for a provider that is not enabled: recorded under `unknown`, answered 404.
     static func unknownProvider() -> ProofRefusal {
@@ -17,9 +22,28 @@ struct ProofRefusal: Error {
         return ProofRefusal(provider: "unknown", reason: reason, answer: answer)
     }
 
-    /// A proof the provider refused, with the provider's reason.
+    /// A proof the provider refused, with the provider's reason (and the subject, if it vouched for it).
     init(provider: String, refused error: ProviderError) {
         self.init(provider: provider, reason: error.reason.rawValue, answer: SigninService.answer(for: error))
+        self.vouchedSubject = error.vouchedSubject
+    }
+
+    /// A sign-in of a locked identity: recorded as `identity_locked`, answered exactly as a proof whose
+    /// signature does not verify (``IdentityLocks/lockedAnswer``), so the answer tells nothing of the lock.
+    static func locked(provider: String, subjectHash: String) -> ProofRefusal {
+        var refusal = ProofRefusal(
+            provider: provider,
+            reason: SigninFailureReason.identityLocked.rawValue,
+            answer: IdentityLocks.lockedAnswer
+        )
+        refusal.subjectHash = subjectHash
+        return refusal
+    }
+
+    /// Whether the refusal counts toward the identity's lockout: the provider vouched for the subject, and
+    /// the identity was not refused for being locked already.
+    var countsTowardLockout: Bool {
+        self.vouchedSubject != nil && self.reason != SigninFailureReason.identityLocked.rawValue
     }
 
     /// A request whose body could not be read.

@@ -23,6 +23,8 @@ public struct ServiceDependencies: Sendable {
     public let userKeys: any UserKeyRing
     /// What a signed-in user reads about their own account.
     public let ownAccount: any OwnAccountReads
+    /// The identity lockout projection.
+    public let lockouts: any IdentityLockouts
     /// Keys subject and email hashes.
     public let hasher: IdentityHasher
     /// Signs and checks access tokens.
@@ -55,6 +57,7 @@ public struct ServiceDependencies: Sendable {
         self.notices = state.notices
         self.userKeys = state.userKeys
         self.ownAccount = state.ownAccount
+        self.lockouts = state.lockouts
         self.hasher = hasher
         self.accessTokens = accessTokens
         self.settings = settings

@@ -38,6 +38,10 @@ public struct ServiceSettings: Sendable {
     /// gets the same successor pair instead of revoking its family (0: never; docs/signin.md).
     public var refreshReuseGrace = Int64(AccountDefaults.refreshReuseGraceSeconds)
 
+    /// `rate_limits.lockout`: when an identity's sign-ins are locked after failed proofs its provider vouched
+    /// for.
+    public var lockout = LockoutPolicy()
+
     /// The values `refresh_token.reuse_grace_seconds` may take.
     public static let refreshReuseGraceRange = 0...60
 

@@ -3,6 +3,14 @@ import AuthlogCrypto
 public import AuthlogProviders
 import Foundation
 
+/// How a verified identity's sign-in went: its session started, or the identity is locked.
+enum SessionStart {
+    /// The session started; the answer to give.
+    case started(TokenResponse)
+    /// The identity (this subject hash) is locked: the sign-in is refused.
+    case locked(subjectHash: String)
+}
+
 /// Sign-in: verifies the provider proof, consumes the nonce once, registers the user on the identity's
 /// first sign-in, starts a session and issues an access token and a refresh token — all events of one
 /// command, so nothing is half-written. Every failure is a `signin.failed` event with its reason.
@@ -55,18 +63,25 @@ public struct SigninService: Sendable {
         }
         var metadata = metadata
         metadata.clientID = identity.clientID ?? metadata.clientID
+        let start: SessionStart
         do {
-            let response = try await self.startSession(
+            start = try await self.startSession(
                 for: identity,
                 method: proof.method,
                 rememberMe: rememberMe,
                 metadata: metadata
             )
-            self.dependencies.metrics.recordSignin(provider: providerName, outcome: Outcome.success.rawValue)
-            return response
         } catch {
             // A verified proof whose session could not be started is still an attempt: it is recorded.
             let refusal = ProofRefusal(provider: providerName, failure: error)
+            throw await self.record(refusal, method: proof.method, action: nil, metadata: metadata)
+        }
+        switch start {
+        case .started(let response):
+            self.dependencies.metrics.recordSignin(provider: providerName, outcome: Outcome.success.rawValue)
+            return response
+        case .locked(let subjectHash):
+            let refusal = ProofRefusal.locked(provider: providerName, subjectHash: subjectHash)
             throw await self.record(refusal, method: proof.method, action: nil, metadata: metadata)
         }
     }
@@ -82,7 +97,12 @@ public struct SigninService: Sendable {
         }
         do {
             let identity = try await provider.verify(proof)
-            try await self.consumeNonce(of: identity)
+            do {
+                try await self.consumeNonce(of: identity)
+            } catch let error as ProviderError {
+                // The provider vouched for the subject; a missing, reused or expired nonce counts against it.
+                throw error.vouched(for: identity.subject)
+            }
             return .success(identity)
         } catch let error as ProviderError {
             return .failure(ProofRefusal(provider: providerName, refused: error))
@@ -141,6 +161,7 @@ public struct SigninService: Sendable {
         userID: UUID? = nil
     ) async -> ServiceError {
         self.dependencies.metrics.recordSignin(provider: refusal.provider, outcome: Outcome.failure.rawValue)
+        let subjectHash = await self.subjectHash(of: refusal)
         do {
             let event = try metadata.envelope(
                 stream: StreamName(category: "signin", id: refusal.provider),
@@ -149,26 +170,62 @@ public struct SigninService: Sendable {
                 provider: refusal.provider,
                 userID: userID,
                 at: .now(),
-                data: SigninFailed(reason: refusal.reason, method: method, action: action)
+                data: SigninFailed(reason: refusal.reason, method: method, action: action, subjectHash: subjectHash)
             )
             try await self.dependencies.store.append(event)
-            return refusal.answer
         } catch {
             return ServiceError.failure(error)
         }
+        if refusal.countsTowardLockout, let subjectHash {
+            await IdentityLocks(dependencies: self.dependencies)
+                .afterCountedFailure(provider: refusal.provider, subjectHash: subjectHash, metadata: metadata)
+        }
+        return refusal.answer
     }
 
+    /// The keyed subject hash a refusal is recorded with: the one it knows (a locked identity), or that of
+    /// the subject the provider vouched for (the hash its sign-in would use, linked or not); `nil` for a proof
+    /// that did not verify as the provider's, and when the store cannot say (the refusal is still recorded).
+    private func subjectHash(of refusal: ProofRefusal) async -> String? {
+        if let known = refusal.subjectHash { return known }
+        guard let subject = refusal.vouchedSubject else { return nil }
+        let registry = IdentityRegistry(dependencies: self.dependencies)
+        return try? await registry.standing(provider: refusal.provider, subject: subject).subjectHash
+    }
+
+    /// Starts the session of a verified identity, or finds the identity locked. The command expects the
+    /// identity's lock stream at the version read, so a lock recorded meanwhile by another process sends the
+    /// sign-in round again, where it finds the lock.
     private func startSession(
         for identity: VerifiedIdentity,
         method: String,
         rememberMe: Bool,
         metadata: RequestMetadata
-    ) async throws(ServiceError) -> TokenResponse {
+    ) async throws(ServiceError) -> SessionStart {
         let registry = IdentityRegistry(dependencies: self.dependencies)
+        let locks = IdentityLocks(dependencies: self.dependencies)
         var lastConflict = false
         for attempt in 0..<self.dependencies.settings.maximumAttempts {
             let standing = try await registry.standing(of: identity)
             let subjectHash = standing.subjectHash
+            var lockEvents: [EventEnvelope] = []
+            var lockExpectation: (stream: StreamName, version: Int32)?
+            if locks.policy.isEnabled {
+                let now = Timestamp.now()
+                let lockout = try await locks.state(provider: identity.provider, subjectHash: subjectHash, at: now)
+                if lockout.isLocked(at: now) { return .locked(subjectHash: subjectHash) }
+                lockEvents = try locks.expiryEvents(
+                    of: lockout,
+                    provider: identity.provider,
+                    subjectHash: subjectHash,
+                    metadata: metadata,
+                    at: now
+                )
+                lockExpectation = (
+                    IdentityLockout.streamName(provider: identity.provider, subjectHash: subjectHash),
+                    lockout.streamVersion
+                )
+            }
             // A conflict on the registration stream with the identity still free means the name-based id is
             // taken (an account registered under it was deleted): register under a fresh id instead.
             let user = try await self.user(
@@ -178,7 +235,7 @@ public struct SigninService: Sendable {
                 freshID: lastConflict && attempt > 1
             )
             let sealedProfile = try await self.sealedProfile(of: identity, user: user)
-            let plan = try self.plan(
+            var plan = try self.plan(
                 identity: identity,
                 subjectHash: subjectHash,
                 method: method,
@@ -187,6 +244,10 @@ public struct SigninService: Sendable {
                 sealedProfile: sealedProfile,
                 metadata: metadata
             )
+            plan.command.events.insert(contentsOf: lockEvents, at: 0)
+            if let lockExpectation {
+                plan.command.expectedVersions[lockExpectation.stream] = .exactly(lockExpectation.version)
+            }
             do {
                 try await self.dependencies.store.append(plan.command)
             } catch is WrongExpectedVersion {
@@ -199,7 +260,7 @@ public struct SigninService: Sendable {
             // revoking the grant at deletion. The sign-in has committed, so a failure here does not undo it;
             // the next sign-in of the identity keeps them again.
             try? await registry.remember(identity, subjectHash: subjectHash, userID: user.id)
-            return plan.response
+            return .started(plan.response)
         }
         throw ServiceError(.conflict, "conflict", "The sign-in collided with another one; try again.")
     }

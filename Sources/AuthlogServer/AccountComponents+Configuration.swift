@@ -54,6 +54,49 @@ extension AccountComponents {
         return (signin, tokens, revoker, accounts, notifications)
     }
 
+    /// `rate_limits.lockout` (docs/configuration.md): 1 to 100 failures (NIST SP 800-63B's cap on consecutive
+    /// failures, and what the projection keeps), a window of a second to a day, and locks of a second to a
+    /// day, the longest no shorter than the first. `rate_limits.enabled: false` turns the lockout off.
+    /// - Throws: ``ServerConfiguration/Invalid`` for a value outside its range.
+    static func lockoutPolicy(of configuration: ServerConfiguration) throws -> LockoutPolicy {
+        let section = configuration.rateLimits?.lockout
+        let day = 86_400
+        let first = try ServiceSettings.checked(
+            section?.firstLockSeconds,
+            "rate_limits.lockout.first_lock_seconds",
+            default: LockoutPolicy.defaultFirstLockSeconds,
+            in: 1...day
+        )
+        let maximum = try ServiceSettings.checked(
+            section?.maximumLockSeconds,
+            "rate_limits.lockout.maximum_lock_seconds",
+            default: max(LockoutPolicy.defaultMaximumLockSeconds, first),
+            in: 1...day
+        )
+        guard maximum >= first else {
+            throw ServerConfiguration.Invalid(
+                description: "rate_limits.lockout.maximum_lock_seconds must be at least first_lock_seconds"
+            )
+        }
+        return LockoutPolicy(
+            isEnabled: configuration.rateLimits?.enabled ?? true,
+            failures: try ServiceSettings.checked(
+                section?.failures,
+                "rate_limits.lockout.failures",
+                default: LockoutPolicy.defaultFailures,
+                in: 1...IdentityLockout.keptFailures
+            ),
+            windowSeconds: try ServiceSettings.checked(
+                section?.windowSeconds,
+                "rate_limits.lockout.window_seconds",
+                default: LockoutPolicy.defaultWindowSeconds,
+                in: 1...day
+            ),
+            firstLockSeconds: first,
+            maximumLockSeconds: maximum
+        )
+    }
+
     /// `request_body_limit`, 1 byte to 16 MiB.
     static func bodyLimit(of configuration: ServerConfiguration) throws -> Int {
         try ServiceSettings.checked(

@@ -19,6 +19,8 @@ public struct AccountComponents: Sendable {
     public let revoker: ProviderRevoker
     /// Expires sessions past their lifetimes.
     public let sweeper: SessionSweeper
+    /// The identity lockout's decisions: `serve` records the locks that ran out with it.
+    public let locks: IdentityLocks
     /// What the services share.
     public let dependencies: ServiceDependencies
     /// What `/metrics` reports.
@@ -45,7 +47,8 @@ public struct AccountComponents: Sendable {
         accessTokenKey: PrivateKey,
         fetcher: any HTTPFetching
     ) throws {
-        let settings = try ServiceSettings(configuration: configuration)
+        var settings = try ServiceSettings(configuration: configuration)
+        settings.lockout = try Self.lockoutPolicy(of: configuration)
         let keys = try Self.hashingKeys(of: configuration)
         self.usesDevelopmentSubjectKey = keys.subject == nil
         self.metrics = metrics
@@ -70,6 +73,7 @@ public struct AccountComponents: Sendable {
         self.accounts = services.accounts
         self.notifications = services.notifications
         self.sweeper = SessionSweeper(store: store, expiry: state.expiry, lifetimes: settings.lifetimes)
+        self.locks = IdentityLocks(dependencies: self.dependencies)
         self.bodyLimit = try Self.bodyLimit(of: configuration)
         self.trustedProxies = try TrustedProxies(configuration.trustedProxies ?? [])
         self.introspectionClients = try Self.introspectionClients(of: configuration)

@@ -7,12 +7,12 @@ import AuthlogServer
 import AuthlogStore
 import Foundation
 
-/// `authlog users show USER_ID`.
+/// `authlog users show USER_ID` and `authlog users unlock`.
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "Look at users.",
-        subcommands: [ShowUserCommand.self]
+        abstract: "Look at users and lift identity locks.",
+        subcommands: [ShowUserCommand.self, UnlockIdentityCommand.self]
     )
 }
 

@@ -30,6 +30,7 @@ struct ProjectionReducerTests {
                     at: self.at
                 ),
                 .countSignin(day: self.at.dayNumber, provider: "kakao", outcome: .success),
+                .clearIdentityFailures(provider: "kakao", subjectHash: "s"),
             ]
         )
     }

@@ -122,6 +122,14 @@ public struct IdentityLocked: EventPayload {
         self.level = level
         self.lockedUntil = lockedUntil
     }
+
+    /// Requires a level of 1 or more and an ISO 8601 `locked_until`.
+    public func checkContents() throws(EventValidationError) {
+        guard self.level >= 1 else { throw EventValidationError(field: "data.level", problem: "must be at least 1") }
+        guard Timestamp(iso8601: self.lockedUntil) != nil else {
+            throw EventValidationError(field: "data.locked_until", problem: "must be an ISO 8601 time")
+        }
+    }
 }
 
 /// An identity's lock was lifted (`identity.unlocked`): by an operator (`authlog users unlock`,

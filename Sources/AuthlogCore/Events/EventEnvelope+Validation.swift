@@ -92,6 +92,13 @@ extension EventEnvelope {
             guard let provider = self.provider, self.stream.id == provider else {
                 throw EventValidationError(field: "stream", problem: "must be provider-<provider>")
             }
+        case "identity":
+            // One stream per identity, so that its locks and unlocks are ordered by the stream's versions.
+            guard let provider = self.provider, let subjectHash = self.data["subject_hash"]?.stringValue,
+                self.stream.id == IdentityLockout.streamName(provider: provider, subjectHash: subjectHash).id
+            else {
+                throw EventValidationError(field: "stream", problem: "must be identity-<provider>:<subject_hash>")
+            }
         default:
             break
         }

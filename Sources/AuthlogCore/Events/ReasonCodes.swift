@@ -144,6 +144,15 @@ public enum NonceCheck: String, Sendable, Codable, CaseIterable {
 public enum SigninFailureReason: String, Sendable, CaseIterable {
     /// No provider of that name is enabled.
     case unknownProvider = "unknown_provider"
+    /// The identity is locked after repeated failed proofs (`identity.locked`); answered exactly as a proof
+    /// whose signature does not verify.
+    case identityLocked = "identity_locked"
+}
+
+/// Why an identity was locked (`identity.locked`'s envelope reason).
+public enum IdentityLockReason: String, Sendable, CaseIterable {
+    /// Failed proofs the provider vouched for reached the lockout's limit within its window.
+    case tooManyFailures = "too_many_failures"
 }
 
 /// Why a request body could not be read: the reason recorded for the refusal, and the answer's `error`.

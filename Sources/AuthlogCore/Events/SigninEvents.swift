@@ -48,12 +48,18 @@ public struct SigninFailed: EventPayload {
     public var method: String?
     /// The signed-in user's action the proof was for (re-authentication, linking); absent for a sign-in.
     public var action: AccountAction?
+    /// The keyed hash of the provider subject, present only when the provider vouched for the subject (the
+    /// proof's signature, issuer and audience verified) and a later check failed, or when the identity is
+    /// locked. Such failures count toward the identity's lockout (`identity.locked`); a proof that does not
+    /// verify never names the subject it claims.
+    public var subjectHash: String?
 
     /// Creates the payload.
-    public init(reason: String, method: String? = nil, action: AccountAction? = nil) {
+    public init(reason: String, method: String? = nil, action: AccountAction? = nil, subjectHash: String? = nil) {
         self.reason = reason
         self.method = method
         self.action = action
+        self.subjectHash = subjectHash
     }
 }
 

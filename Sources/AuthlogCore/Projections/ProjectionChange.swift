@@ -53,6 +53,17 @@ public enum ProjectionChange: Sendable, Equatable {
     case sealSuccessor(SealedSuccessor)
     /// One sign-in is counted (`signins_daily`).
     case countSignin(day: Int64, provider: String, outcome: Outcome)
+    /// A failed proof the provider vouched for is counted against its identity (`identity_lockouts`, the
+    /// newest ``IdentityLockout/keptFailures`` only).
+    case countIdentityFailure(provider: String, subjectHash: String, at: Timestamp)
+    /// A sign-in of the identity succeeded: its counted failures are forgotten, as NIST SP 800-63B counts
+    /// consecutive failures (`identity_lockouts`; the back-off level stays, and decays after a window).
+    case clearIdentityFailures(provider: String, subjectHash: String)
+    /// An identity is locked until `until` at back-off `level` (`identity_lockouts`).
+    case lockIdentity(provider: String, subjectHash: String, level: Int, at: Timestamp, until: Timestamp)
+    /// An identity's lock is lifted (`identity_lockouts`); an operator's unlock also forgets its counted
+    /// failures and back-off level, an expiry keeps them (the next lock backs off further).
+    case unlockIdentity(provider: String, subjectHash: String, byOperator: Bool, at: Timestamp)
 
     /// The projection table the change writes.
     public var table: ProjectionTable {
@@ -64,6 +75,7 @@ public enum ProjectionChange: Sendable, Equatable {
             .revokeUserTokens, .sealSuccessor:
             return .refreshTokens
         case .countSignin: return .signinsDaily
+        case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity: return .identityLockouts
         }
     }
 }
@@ -75,6 +87,7 @@ public enum ProjectionTable: String, Sendable, CaseIterable {
     case sessions
     case refreshTokens = "refresh_tokens"
     case signinsDaily = "signins_daily"
+    case identityLockouts = "identity_lockouts"
 }
 
 /// The life-cycle state of a session.

@@ -54,10 +54,12 @@ public enum ProjectionReducer {
                     at: at
                 ),
                 .countSignin(day: at.dayNumber, provider: provider, outcome: .success),
+                .clearIdentityFailures(provider: provider, subjectHash: payload.subjectHash),
             ]
         case .signinFailed:
             guard let provider = envelope.provider else { return [] }
-            return [.countSignin(day: at.dayNumber, provider: provider, outcome: .failure)]
+            let counted = try Self.lockoutChanges(for: envelope) { try event.payload(as: SigninFailed.self) }
+            return [.countSignin(day: at.dayNumber, provider: provider, outcome: .failure)] + counted
         case .userRegistered:
             let payload = try event.payload(as: UserRegistered.self)
             guard let userID = envelope.userID else { return [] }
@@ -79,9 +81,12 @@ public enum ProjectionReducer {
             return [.reauthenticateSession(sessionID: sessionID, at: at)]
         case .tokenRefreshFailed, .tokenRefreshReplayed, .providerEmailChanged, .providerNotificationReceived,
             .providerRevocationAttempted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed,
-            .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .rateLimitExceeded, .requestRefused,
-            .identityLocked, .identityUnlocked:
+            .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .rateLimitExceeded, .requestRefused:
             return []
+        case .identityLocked:
+            return try Self.lockoutChanges(for: envelope) { try event.payload(as: IdentityLocked.self) }
+        case .identityUnlocked:
+            return try Self.lockoutChanges(for: envelope) { try event.payload(as: IdentityUnlocked.self) }
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired, .providerConsentRevoked, .accountDeleted:
             return try self.endingChanges(for: event)
         }

@@ -14,6 +14,17 @@ public struct VerifiedIDToken: Sendable {
     public let authTime: Timestamp?
     /// `nonce`, when present.
     public let nonce: String?
+
+    /// Runs one of the provider's own checks on this token, whose signature, issuer and audience verified: a
+    /// failure names the subject the provider vouched for (it counts toward the identity's lockout).
+    /// - Throws: what `check` throws, vouched for ``subject``.
+    public func vouching<Value>(_ check: () throws(ProviderError) -> Value) throws(ProviderError) -> Value {
+        do {
+            return try check()
+        } catch {
+            throw error.vouched(for: self.subject)
+        }
+    }
 }
 
 /// Verifies identity tokens of one issuer: the common JWT pipeline of providers.md §0.
@@ -100,6 +111,29 @@ public struct IDTokenVerifier: Sendable {
 
     private func checkClaims(_ claims: JSONValue, now unclampedNow: Int64) throws(ProviderError) -> VerifiedIDToken {
         let now = min(max(unclampedNow, Self.numericDateRange.lowerBound), Self.numericDateRange.upperBound)
+        // The time claims are checked first, as always; a token that fails them while its issuer and audience
+        // are the provider's was vouched for by the provider (its signature verified already), so the failure
+        // names the subject and counts toward that identity's lockout.
+        let authTime: Timestamp?
+        do {
+            authTime = try self.checkTimes(claims, now: now)
+        } catch {
+            if let vouched = try? self.checkIdentity(claims) { throw error.vouched(for: vouched.subject) }
+            throw error
+        }
+        let (clientID, subject) = try self.checkIdentity(claims)
+        var nonce: String?
+        if let nonceValue = claims["nonce"] {
+            guard let text = nonceValue.stringValue else {
+                throw ProviderError(.invalidClaim, "nonce must be a string")
+            }
+            nonce = text
+        }
+        return VerifiedIDToken(claims: claims, subject: subject, clientID: clientID, authTime: authTime, nonce: nonce)
+    }
+
+    /// `exp`, `nbf`, `iat`, the maximum age and `auth_time`; returns `auth_time`.
+    private func checkTimes(_ claims: JSONValue, now: Int64) throws(ProviderError) -> Timestamp? {
         let leeway = min(max(self.rules.leeway, 0), 86_400)
         guard let exp = try Self.numericDate(claims, "exp") else {
             throw ProviderError(.invalidClaim, "exp must be an integer")
@@ -117,11 +151,13 @@ public struct IDTokenVerifier: Sendable {
         {
             throw ProviderError(.tooOld, "the token is older than \(maximumAge) seconds")
         }
-        var authTime: Timestamp?
-        if let seconds = try Self.numericDate(claims, "auth_time") {
-            guard seconds <= now + leeway else { throw ProviderError(.invalidClaim, "auth_time lies in the future") }
-            authTime = Timestamp(microsecondsSinceEpoch: seconds * 1_000_000)
-        }
+        guard let seconds = try Self.numericDate(claims, "auth_time") else { return nil }
+        guard seconds <= now + leeway else { throw ProviderError(.invalidClaim, "auth_time lies in the future") }
+        return Timestamp(microsecondsSinceEpoch: seconds * 1_000_000)
+    }
+
+    /// `iss`, `aud`/`azp` and `sub`: whether the provider issued the token for us, and for whom.
+    private func checkIdentity(_ claims: JSONValue) throws(ProviderError) -> (clientID: String, subject: String) {
         guard let issuer = claims["iss"]?.stringValue,
             self.rules.issuers.contains(where: { $0.utf8.elementsEqual(issuer.utf8) })
         else { throw ProviderError(.issuerMismatch, "the token's issuer is not this provider's") }
@@ -129,14 +165,7 @@ public struct IDTokenVerifier: Sendable {
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw ProviderError(.invalidClaim, "sub must be a non-empty string")
         }
-        var nonce: String?
-        if let nonceValue = claims["nonce"] {
-            guard let text = nonceValue.stringValue else {
-                throw ProviderError(.invalidClaim, "nonce must be a string")
-            }
-            nonce = text
-        }
-        return VerifiedIDToken(claims: claims, subject: subject, clientID: clientID, authTime: authTime, nonce: nonce)
+        return (clientID, subject)
     }
 
     private func checkAudience(_ claims: JSONValue) throws(ProviderError) -> String {

@@ -68,11 +68,23 @@ public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible
     public let reason: Reason
     /// One sentence for a person.
     public let message: String
+    /// The subject the provider vouched for, when the proof's signature, issuer and audience verified and a
+    /// later check failed (expired, nonce missing or reused, …): such a failure counts toward the identity's
+    /// lockout. `nil` for a proof that does not verify as the provider's, whose claimed subject anyone can
+    /// type and which must never count against it. Never printed.
+    public private(set) var vouchedSubject: String?
 
     /// Creates an error.
     public init(_ reason: Reason, _ message: String) {
         self.reason = reason
         self.message = message
+    }
+
+    /// The same failure, for a proof whose signature, issuer and audience verified for `subject`.
+    public func vouched(for subject: String) -> ProviderError {
+        var error = self
+        error.vouchedSubject = subject
+        return error
     }
 
     public var description: String { "\(self.reason): \(self.message)" }

@@ -52,20 +52,13 @@ public struct AppleProvider: IdentityProvider {
         let token: VerifiedIDToken
         var nonce: (nonce: String?, check: NonceCheck)
         if let idToken = proof.idToken {
-            token = try await self.verifier.verify(idToken)
-            if let exchanged, !exchanged.token.subject.utf8.elementsEqual(token.subject.utf8) {
+            let verified = try await self.verifier.verify(idToken)
+            token = verified
+            if let exchanged, !exchanged.token.subject.utf8.elementsEqual(verified.subject.utf8) {
                 throw ProviderError(.subjectMismatch, "the exchanged code belongs to another user")
             }
-            if token.nonce == nil, try token.claims.flexibleBool("nonce_supported") == false {
-                guard exchanged != nil else {
-                    throw ProviderError(.nonceMissing, "without nonce support a code exchange is required")
-                }
-                nonce = (nil, .notSupported)
-            } else {
-                guard token.nonce != nil else {
-                    throw ProviderError(.nonceMissing, "the identity token carries no nonce")
-                }
-                nonce = try NonceRule.sha256Hex.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)
+            nonce = try verified.vouching { () throws(ProviderError) in
+                try Self.checkNonce(of: verified, rawNonce: proof.rawNonce, exchanged: exchanged != nil)
             }
         } else if let exchanged {
             token = exchanged.token
@@ -87,6 +80,23 @@ public struct AppleProvider: IdentityProvider {
             displayName: Self.displayName(from: proof.user),
             revocationCredential: exchanged?.refreshToken
         )
+    }
+
+    /// The nonce check of Apple's identity tokens: hex SHA-256 of the raw nonce, or none for a user whose
+    /// device does not support nonces (`nonce_supported` false), and then only with a code exchange.
+    private static func checkNonce(
+        of token: VerifiedIDToken,
+        rawNonce: String?,
+        exchanged: Bool
+    ) throws(ProviderError) -> (nonce: String?, check: NonceCheck) {
+        if token.nonce == nil, try token.claims.flexibleBool("nonce_supported") == false {
+            guard exchanged else {
+                throw ProviderError(.nonceMissing, "without nonce support a code exchange is required")
+            }
+            return (nil, .notSupported)
+        }
+        guard token.nonce != nil else { throw ProviderError(.nonceMissing, "the identity token carries no nonce") }
+        return try NonceRule.sha256Hex.check(tokenNonce: token.nonce, rawNonce: rawNonce)
     }
 
     /// "First Last" from Apple's first-time `user` JSON; unsigned, so only ever display data.

@@ -28,7 +28,9 @@ public struct GoogleProvider: IdentityProvider {
         if let required = self.hostedDomain, domain != required {
             throw ProviderError(.hostedDomainMismatch, "the account is not in the required Google Workspace domain")
         }
-        let nonce = try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)
+        let nonce = try token.vouching { () throws(ProviderError) in
+            try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)
+        }
         let email = token.claims["email"]?.stringValue
         let verified = token.claims["email_verified"]?.boolValue == true
         let authoritative = verified && (domain != nil || email?.lowercased().hasSuffix("@gmail.com") == true)

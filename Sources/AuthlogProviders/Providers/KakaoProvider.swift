@@ -69,7 +69,9 @@ public struct KakaoProvider: IdentityProvider {
 
     private func verifyIDToken(_ idToken: String, rawNonce: String?) async throws(ProviderError) -> VerifiedIdentity {
         let token = try await self.verifier.verify(idToken)
-        let nonce = try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: rawNonce)
+        let nonce = try token.vouching { () throws(ProviderError) in
+            try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: rawNonce)
+        }
         return VerifiedIdentity(
             provider: self.name,
             subject: token.subject,

@@ -62,12 +62,18 @@ public struct OIDCProvider: IdentityProvider {
         let token: VerifiedIDToken
         var nonce: (nonce: String?, check: NonceCheck) = (nil, .absent)
         if let idToken = proof.idToken {
-            token = try await verifier.verify(idToken)
-            nonce = try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)
+            let verified = try await verifier.verify(idToken)
+            token = verified
+            nonce = try verified.vouching { () throws(ProviderError) in
+                try NonceRule.raw.check(tokenNonce: verified.nonce, rawNonce: proof.rawNonce)
+            }
         } else if let code = proof.authorizationCode {
-            token = try await verifier.verify(try await self.exchange(code: code, proof: proof))
-            if proof.rawNonce != nil || token.nonce != nil {
-                nonce = try NonceRule.raw.check(tokenNonce: token.nonce, rawNonce: proof.rawNonce)
+            let verified = try await verifier.verify(try await self.exchange(code: code, proof: proof))
+            token = verified
+            if proof.rawNonce != nil || verified.nonce != nil {
+                nonce = try verified.vouching { () throws(ProviderError) in
+                    try NonceRule.raw.check(tokenNonce: verified.nonce, rawNonce: proof.rawNonce)
+                }
             }
         } else {
             throw ProviderError(.unsupportedProof, "\(self.name) sign-in needs an id_token or an authorization_code")

@@ -16,7 +16,8 @@ extension ServerComponents {
     /// - rate-limit sync (1 s): the budgets shared with the other processes (``RateLimitSync``);
     /// - checkpoints (1 s check) when a checkpoint key is configured, and then the witness submissions (1 s
     ///   check, each witness at most once per `log.witness_interval_seconds`) when witnesses are configured;
-    /// - nonce purge (10 min), session sweeper (1 min), provider revocation retries (15 s);
+    /// - nonce purge (10 min), session sweeper (1 min), lock expiry (1 min: `identity.unlocked` for the identity
+    ///   locks that ran out), provider revocation retries (15 s);
     /// - report counts (1 s): the writers' pending report counts folded into the roll-ups (``ReportRollups``);
     /// - log months (1 min): partitions created ahead and the log moved to a new month (``LogMonths``);
     /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
@@ -141,11 +142,12 @@ extension ServerComponents {
         return services
     }
 
-    /// Nonce purge, session sweeper, provider revocation retries, report counts and log months.
+    /// Nonce purge, session sweeper, lock expiry, provider revocation retries, report counts and log months.
     private func upkeepServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let nonces = NonceStore(pool: pool)
         let store = self.store
         let sweeper = self.account.sweeper
+        let locks = self.account.locks
         let revoker = self.account.revoker
         return [
             PeriodicService(name: "nonce-purge", every: .seconds(600)) {
@@ -159,6 +161,9 @@ extension ServerComponents {
                 }
             },
             PeriodicService(name: "session-sweeper", every: .seconds(60)) { await sweeper.sweepOnce(logger: logger) },
+            PeriodicService(name: "lock-expiry", every: .seconds(60)) {
+                await locks.recordExpiriesOnce(logger: logger)
+            },
             PeriodicService(name: "provider-revocations", every: .seconds(15)) {
                 await revoker.retryOnce(logger: logger)
             },

@@ -14,7 +14,8 @@ extension AccountState {
             revocations: RevocationQueue(pool: pool),
             notices: ProviderNoticeStore(pool: pool),
             userKeys: UserKeyStore(pool: pool),
-            ownAccount: OwnAccountQueries(pool: pool)
+            ownAccount: OwnAccountQueries(pool: pool),
+            lockouts: IdentityLockoutQueries(pool: pool)
         )
     }
 }

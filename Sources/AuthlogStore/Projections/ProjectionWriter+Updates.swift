@@ -90,6 +90,8 @@ extension ProjectionWriter {
                     revoke_reason = \(reason), successor_sealed = NULL
                 WHERE user_id = \(userID) AND state <> 'revoked' AND (\(provider)::text IS NULL OR provider = \(provider))
                 """
+        case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity:
+            return self.lockoutStatement(for: run)
         case .insertUser, .linkIdentity, .startSession, .issueRefreshToken, .countSignin:
             preconditionFailure("inserts are not state changes")
         }
@@ -187,6 +189,10 @@ extension ProjectionChange {
         case revokeUserTokens
         case sealSuccessor
         case countSignin
+        case countIdentityFailure
+        case clearIdentityFailures
+        case lockIdentity
+        case unlockIdentity
     }
 
     /// The case, for grouping runs.
@@ -210,6 +216,10 @@ extension ProjectionChange {
         case .revokeUserTokens: return .revokeUserTokens
         case .sealSuccessor: return .sealSuccessor
         case .countSignin: return .countSignin
+        case .countIdentityFailure: return .countIdentityFailure
+        case .clearIdentityFailures: return .clearIdentityFailures
+        case .lockIdentity: return .lockIdentity
+        case .unlockIdentity: return .unlockIdentity
         }
     }
 
@@ -235,6 +245,11 @@ extension ProjectionChange {
                 "s" + successor.sessionID.lowercased, "t" + successor.tokenID.lowercased,
                 "f" + successor.familyID.lowercased,
             ]
+        case .countIdentityFailure(let provider, let subjectHash, _),
+            .clearIdentityFailures(let provider, let subjectHash),
+            .lockIdentity(let provider, let subjectHash, _, _, _),
+            .unlockIdentity(let provider, let subjectHash, _, _):
+            return ["l" + provider + "\u{0}" + subjectHash]
         }
     }
 

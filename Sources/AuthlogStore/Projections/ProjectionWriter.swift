@@ -183,6 +183,8 @@ struct ProjectionWriter {
                     query.bind(row.issuedAt), query.bind(row.expiresAt),
                 ]
             }
+        case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity:
+            return self.lockoutStatement(for: run)
         default:
             return self.updateStatement(for: run)
         }

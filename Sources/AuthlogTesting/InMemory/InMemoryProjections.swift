@@ -58,6 +58,8 @@ struct InMemoryProjections: Sendable {
     private(set) var sessions: [UUID: Session] = [:]
     /// `refresh_tokens`, in insertion order (the table is small in tests; lookups scan it).
     private(set) var refreshTokens: [RefreshToken] = []
+    /// `identity_lockouts`, by (provider, subject hash).
+    var identityLockouts: [IdentityKey: IdentityLockoutRow] = [:]
 
     /// Whether the user exists and is not deleted (`coalesce(u.status = 'active', false)`).
     func userIsActive(_ userID: UUID) -> Bool {
@@ -79,6 +81,8 @@ struct InMemoryProjections: Sendable {
             self.applyToRefreshTokens(change)
         case .countSignin:
             break
+        case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity:
+            self.applyToIdentityLockouts(change)
         }
     }
 

@@ -12,7 +12,8 @@ extension InMemoryStores {
             revocations: self.revocations,
             notices: self.notices,
             userKeys: self.userKeys,
-            ownAccount: self.ownAccount
+            ownAccount: self.ownAccount,
+            lockouts: self.lockouts
         )
     }
 }

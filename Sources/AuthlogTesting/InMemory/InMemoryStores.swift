@@ -21,6 +21,8 @@ public struct InMemoryStores: Sendable {
     public let userKeys: InMemoryUserKeyRing
     /// A user's own sessions and activity.
     public let ownAccount: InMemoryOwnAccountReads
+    /// The identity lockout projection.
+    public let lockouts: InMemoryIdentityLockouts
 
     /// Creates empty stores over one new shared state.
     public init() {
@@ -35,5 +37,6 @@ public struct InMemoryStores: Sendable {
         self.notices = InMemoryProviderNoticeClaims(storage: storage)
         self.userKeys = InMemoryUserKeyRing(storage: storage)
         self.ownAccount = InMemoryOwnAccountReads(storage: storage)
+        self.lockouts = InMemoryIdentityLockouts(storage: storage)
     }
 }

@@ -24,6 +24,9 @@ struct StoreUnderTest: Sendable {
     let notices: any ProviderNoticeClaims
     let userKeys: any UserKeyRing
     let ownAccount: any OwnAccountReads
+    let lockouts: any IdentityLockouts
+    /// The PostgreSQL database under test; `nil` in memory.
+    var database: TestDatabase? = nil
 
     /// A fresh store of `kind`; `nil` for PostgreSQL when no test cluster is configured (outside CI).
     static func make(_ kind: StoreKind) async throws -> StoreUnderTest? {
@@ -40,7 +43,8 @@ struct StoreUnderTest: Sendable {
                 revocations: stores.revocations,
                 notices: stores.notices,
                 userKeys: stores.userKeys,
-                ownAccount: stores.ownAccount
+                ownAccount: stores.ownAccount,
+                lockouts: stores.lockouts
             )
         case .postgres:
             guard TestDatabase.isAvailable else { return nil }
@@ -56,7 +60,9 @@ struct StoreUnderTest: Sendable {
                 revocations: RevocationQueue(pool: pool),
                 notices: ProviderNoticeStore(pool: pool),
                 userKeys: UserKeyStore(pool: pool),
-                ownAccount: OwnAccountQueries(pool: pool)
+                ownAccount: OwnAccountQueries(pool: pool),
+                lockouts: IdentityLockoutQueries(pool: pool),
+                database: database
             )
         }
     }

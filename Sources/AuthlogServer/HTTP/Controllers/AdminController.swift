@@ -6,16 +6,68 @@ import Hummingbird
 
 /// What operators do to sessions: `POST /v1/sessions/{id}/revoke` and `POST /v1/users/{id}/revoke` (scope
 /// `admin`) record `session.revoked` with reason `admin` naming the key as actor; `GET
-/// /v1/users/{id}/sessions` (scope `audit`) lists a user's sessions and is recorded as `audit.accessed`.
+/// /v1/users/{id}/sessions` (scope `audit`) lists a user's sessions and is recorded as `audit.accessed`;
+/// `POST /v1/admin/identities/unlock` (scope `admin`) lifts an identity's lock (`identity.unlocked`).
 struct AdminController: Sendable {
     let access: OperatorAccess
     let dependencies: ServiceDependencies
     let requestMetadata: RequestMetadataReader
+    /// The unlock body is two short strings: 4 KiB is plenty.
+    private let unlockBody = RequestBodyReader(limit: 4096)
 
     func register(on routes: inout RouteTable) {
         routes.add(.post, "/v1/sessions/{id}/revoke", use: self.revokeSession)
         routes.add(.post, "/v1/users/{id}/revoke", use: self.revokeUser)
         routes.add(.get, "/v1/users/{id}/sessions", use: self.sessions)
+        routes.add(.post, "/v1/admin/identities/unlock", use: self.unlockIdentity)
+    }
+
+    /// `{"provider", "subject_hash"}` → `{"provider", "subject_hash", "unlocked": true|false}`: true when a
+    /// lock in force was lifted (`identity.unlocked`, cause `operator`, naming the key); false, with nothing
+    /// but the access recorded, when the identity was not locked. 400 for a bad body.
+    @Sendable func unlockIdentity(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let what = "unlock identity"
+        let (actor, metadata) = try await self.access.caller(
+            of: request,
+            context: context,
+            reader: self.requestMetadata,
+            scope: .admin,
+            what: what
+        )
+        let provider: String
+        let subjectHash: String
+        do {
+            let document = try await self.unlockBody.jsonObject(of: request)
+            guard let name = try document.optionalString("provider"), IdentityLocks.isProviderName(name) else {
+                throw RequestBodyReader.Refusal.malformed("provider must be a provider name.")
+            }
+            guard let hash = try document.optionalString("subject_hash"), IdentityLocks.isSubjectHash(hash) else {
+                throw RequestBodyReader.Refusal.malformed("subject_hash must be 64 lowercase hexadecimal digits.")
+            }
+            (provider, subjectHash) = (name, hash)
+        } catch let refusal as RequestBodyReader.Refusal {
+            try await self.access.record(actor: actor, what: what, refusal: .invalidRequest, metadata: metadata)
+            throw refusal.answer
+        }
+        let unlocked = try await IdentityLocks(dependencies: self.dependencies).unlock(
+            provider: provider,
+            subjectHash: subjectHash,
+            actor: actor,
+            metadata: metadata
+        )
+        if !unlocked {
+            // Nothing was lifted, so no identity.unlocked names the caller: the request is recorded instead.
+            try await self.access.record(
+                actor: actor,
+                what: "\(what) provider=\(provider) subject_hash=\(subjectHash): not locked",
+                metadata: metadata
+            )
+        }
+        return JSONResponse.make(
+            .object([
+                ("provider", .string(provider)), ("subject_hash", .string(subjectHash)), ("unlocked", .bool(unlocked)),
+            ])
+        )
     }
 
     /// → `{"session_id", "revoked": true|false, "state"}`; false when it had already ended. 404 `not_found`.
