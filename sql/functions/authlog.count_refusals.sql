@@ -4,6 +4,11 @@
 CREATE OR REPLACE FUNCTION authlog.count_refusals() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    -- Most statements insert no refusal: a plain look at the rows costs them less than the counting query.
+    IF NOT EXISTS (SELECT 1 FROM inserted WHERE type IN ('ratelimit.exceeded', 'request.refused', 'audit.accessed'))
+    THEN
+        RETURN NULL;
+    END IF;
     INSERT INTO authlog.report_pending (hour, metric, provider, client_id, detail, n)
     SELECT date_trunc('hour', i.occurred_at, 'UTC'), 'refused', coalesce(i.provider, ''), coalesce(i.client_id, ''),
            r.detail, sum(r.n)
