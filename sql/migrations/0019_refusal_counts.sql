@@ -121,6 +121,17 @@ $$;
 CREATE TRIGGER event_records_count_refusals AFTER INSERT ON authlog.event_records
     REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION authlog.count_refusals();
 
+-- Requests refused without a sign-in event each (rate limits, the HTTP edge, audit routes without a valid key)
+-- per UTC hour, by what refused them (the failures report's reasons: rate_limited:<route>,
+-- request_refused:<kind>, audit_refused:<reason>): every request the aggregated events account for, from the
+-- roll-ups.
+CREATE VIEW dashboard.refused_requests_hourly AS
+    SELECT hour, detail AS reason, sum(n)::bigint AS requests
+    FROM authlog.report_rollups
+    WHERE metric = 'refused'
+    GROUP BY hour, detail;
+GRANT SELECT ON dashboard.refused_requests_hourly TO authlog_reader;
+
 -- The refusals already in the log (the months retention kept): pending, folded by the next pass.
 INSERT INTO authlog.report_pending (hour, metric, provider, client_id, detail, n)
 SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, sum(n)

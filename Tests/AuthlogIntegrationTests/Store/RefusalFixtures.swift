@@ -36,7 +36,18 @@ enum RefusalFixtures {
     ) throws
         -> EventEnvelope
     {
-        let when = try Self.at(time)
+        try Self.rateLimited(route: route, count: count, scope: scope, at: try Self.at(time))
+    }
+
+    /// One `ratelimit.exceeded` accounting for `count` requests of `route`, at `when`.
+    static func rateLimited(
+        route: String,
+        count: Int,
+        scope: LimitScope = .address,
+        at when: Timestamp
+    ) throws
+        -> EventEnvelope
+    {
         return try RequestMetadata(ip: IPAddress(Self.address), requestID: count == 1 ? "req-first" : "").envelope(
             stream: StreamName(category: "ratelimit", id: route),
             outcome: .failure,
