@@ -48,7 +48,7 @@ enum RefusalFixtures {
     ) throws
         -> EventEnvelope
     {
-        return try RequestMetadata(ip: IPAddress(Self.address), requestID: count == 1 ? "req-first" : "").envelope(
+        try RequestMetadata(ip: IPAddress(Self.address), requestID: count == 1 ? "req-first" : "").envelope(
             stream: StreamName(category: "ratelimit", id: route),
             outcome: .failure,
             reason: "rate_limited",
