@@ -1,13 +1,13 @@
--- Function authlog.recount_reports: its current definition (last changed by migrations/0009_report_rollups.sql).
--- Counts everything again from the items: the backfill below, and `authlog rebuild` after it replaced the
--- sessions (with authlog.counting_off set, so the triggers counted nothing meanwhile).
+-- Function authlog.recount_reports: its current definition (last changed by migrations/0019_refusal_counts.sql).
+-- Counts everything again from the items, summing what each counts (n): `authlog rebuild` after it replaced
+-- the sessions (with authlog.counting_off set, so the triggers counted nothing meanwhile).
 CREATE OR REPLACE FUNCTION authlog.recount_reports() RETURNS bigint
 LANGUAGE sql AS $$
     DELETE FROM authlog.report_pending;
     DELETE FROM authlog.report_counts;
     DELETE FROM authlog.report_counts_daily;
     INSERT INTO authlog.report_counts (hour, metric, provider, client_id, detail, n)
-    SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*)
+    SELECT date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, sum(n)
     FROM authlog.report_items
     GROUP BY 1, 2, 3, 4, 5;
     INSERT INTO authlog.report_counts_daily (day, metric, provider, client_id, detail, n)

@@ -34,6 +34,7 @@ extension EvidencePage {
         let stats: [(Int64, String)] = [
             (self.total("succeeded", of: signins), "successful sign-ins"),
             (self.total("failed", of: signins), "failed sign-ins"),
+            (self.refusedRequests, "requests refused"),
             (self.total("started", of: sessions), "sessions started"),
             (ended, "sessions ended"),
             (self.total("active_at_end", of: sessions), "sessions active at the end"),
@@ -44,6 +45,17 @@ extension EvidencePage {
             html += "<span class=\"stat-label\">\(label)</span></div>\n"
         }
         return html + "</div>\n</header>\n"
+    }
+
+    /// The requests refused without a sign-in event each (rate limits, the edge, audit routes without a valid
+    /// key): the `failures` rows named by ``RefusalReason``, summed.
+    var refusedRequests: Int64 {
+        let report = self.failuresByReason
+        guard let reasonIndex = report.dimensions.firstIndex(of: .reason) else { return 0 }
+        return SVGMarkup.saturatingSum(
+            report.rows.filter { reasonIndex < $0.keys.count && RefusalReason.isRefusal($0.keys[reasonIndex]) }
+                .map { report.value("failed", in: $0) }
+        )
     }
 
     /// Notes on counts read from roll-ups after retention, and on edges widened to the hour.
@@ -93,10 +105,13 @@ extension EvidencePage {
                 SVGChart.Bar(label: failures.key(.reason, in: $0) ?? "all", value: failures.value("failed", in: $0))
             }
             .sorted { $0.value != $1.value ? $0.value > $1.value : $0.label < $1.label }
-        html += "<figure>\n<figcaption><strong>Failed sign-ins by reason</strong></figcaption>\n"
+        html += "<figure>\n<figcaption><strong>Failed sign-ins and refused requests, by reason</strong>"
+        html += "<span class=\"muted\">Refused requests (reasons starting rate_limited:, request_refused: or "
+        html += "audit_refused:) count every request refused, however few events recorded them.</span>"
+        html += "</figcaption>\n"
         html += SVGChart.horizontalBars(
             id: "chart-failures",
-            title: "Failed sign-ins by reason",
+            title: "Failed sign-ins and refused requests, by reason",
             bars: reasons,
             color: "#D55E00"
         )

@@ -58,7 +58,7 @@ public struct EvidencePage: Sendable {
     public var until: Timestamp
     /// Sign-ins grouped by day and provider (kind `signins`, dimensions `[.day, .provider]`).
     public var signinsByDayAndProvider: Report
-    /// Failed sign-ins grouped by reason (kind `failures`, dimensions `[.reason]`).
+    /// Failed sign-ins and refused requests grouped by reason (kind `failures`, dimensions `[.reason]`).
     public var failuresByReason: Report
     /// Sessions grouped by provider (kind `sessions`, dimensions `[.provider]`); its total gives the ends by cause.
     public var sessionsByProvider: Report
@@ -78,7 +78,7 @@ public struct EvidencePage: Sendable {
     ///   - since: The start of the period, inclusive.
     ///   - until: The end of the period, exclusive.
     ///   - signinsByDayAndProvider: Sign-ins by day and provider.
-    ///   - failuresByReason: Failed sign-ins by reason.
+    ///   - failuresByReason: Failed sign-ins and refused requests by reason.
     ///   - sessionsByProvider: Sessions by provider.
     ///   - requested: The report the user asked for, if any.
     ///   - verdict: The `verify` verdict, if the log was checked.
@@ -169,7 +169,7 @@ public struct EvidencePage: Sendable {
           font-size: 12px; font-weight: bold; letter-spacing: 0.05em; }
         .badge.passed { border-color: #17663a; color: #17663a; }
         .badge.failed { border-color: #a50e0e; color: #a50e0e; }
-        .stats { display: grid; grid-template-columns: repeat(5, 1fr); gap: 10px; margin: 18px 0 0; }
+        .stats { display: grid; grid-template-columns: repeat(3, 1fr); gap: 10px; margin: 18px 0 0; }
         .stat { border: 1px solid #ccc; padding: 10px 12px; break-inside: avoid; }
         .stat-value { display: block; font-size: 22px; font-weight: bold; font-variant-numeric: tabular-nums; }
         .stat-label { display: block; font-size: 12px; color: #444; }

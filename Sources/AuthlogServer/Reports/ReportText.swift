@@ -47,6 +47,15 @@ public enum ReportText {
                     + "\(widened.since) to \(widened.until)."
             )
         }
+        if let reasonIndex = report.dimensions.firstIndex(of: .reason),
+            report.rows.contains(where: { RefusalReason.isRefusal($0.keys.dropFirst(reasonIndex).first ?? "") })
+        {
+            notes.append(
+                "Note: the reasons "
+                    + RefusalReason.prefixes.map { $0 + "…" }.joined(separator: ", ")
+                    + " count refused requests (every request the aggregated events account for), not events."
+            )
+        }
         return notes
     }
 

@@ -178,8 +178,8 @@ public struct ProjectionRebuilder: Sendable {
     }
 
     /// The report roll-ups, hourly and daily (each with what waits to be folded), against a count of their
-    /// items from the events and the rebuilt sessions (`pg_temp.sessions`; `authlog.report_items` counts
-    /// the live ones the same way).
+    /// items from the events (sign-ins, and refusals by the requests they account for) and the rebuilt
+    /// sessions (`pg_temp.sessions`; `authlog.report_items` counts the live ones the same way).
     private static func compareReportCounts(on connection: Connection) async throws -> Difference? {
         try await Self.compare(
             name: "report_counts",
@@ -197,19 +197,19 @@ public struct ProjectionRebuilder: Sendable {
                 """,
             rebuilt: """
                 WITH i AS (
-                    SELECT at, metric, provider, client_id, detail FROM authlog.report_items
-                    WHERE metric LIKE 'signin.%'
+                    SELECT at, metric, provider, client_id, detail, n FROM authlog.report_items
+                    WHERE metric NOT IN ('session.started', 'session.ended')
                     UNION ALL
-                    SELECT started_at, 'session.started', provider, coalesce(client_id, ''), ''
+                    SELECT started_at, 'session.started', provider, coalesce(client_id, ''), '', 1
                     FROM pg_temp.sessions
                     UNION ALL
                     SELECT ended_at, 'session.ended', provider, coalesce(client_id, ''),
-                           authlog.session_end_cause(state, end_reason)
+                           authlog.session_end_cause(state, end_reason), 1
                     FROM pg_temp.sessions WHERE state <> 'active')
-                SELECT 'hour', date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, count(*)
+                SELECT 'hour', date_trunc('hour', at, 'UTC'), metric, provider, client_id, detail, sum(n)::bigint
                 FROM i GROUP BY 1, 2, 3, 4, 5, 6
                 UNION ALL
-                SELECT 'day', date_trunc('day', at, 'UTC'), metric, provider, client_id, detail, count(*)
+                SELECT 'day', date_trunc('day', at, 'UTC'), metric, provider, client_id, detail, sum(n)::bigint
                 FROM i GROUP BY 1, 2, 3, 4, 5, 6
                 """,
             on: connection

@@ -7,7 +7,9 @@ public struct Report: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable, Codable {
         /// Sign-ins: succeeded and failed.
         case signins
-        /// Failed sign-ins, by reason.
+        /// Failed sign-ins, by reason, and the requests refused without a sign-in event each (rate limits, the
+        /// HTTP edge, audit routes without a valid key), by ``RefusalReason``: each counted as the requests it
+        /// refused, not as the events that recorded them.
         case failures
         /// Sessions: started, ended by cause, and active at the end of the range.
         case sessions
@@ -49,7 +51,7 @@ public struct Report: Sendable, Equatable {
         public var title: String {
             switch self {
             case .signins: return "Sign-ins"
-            case .failures: return "Failed sign-ins"
+            case .failures: return "Failed sign-ins and refused requests"
             case .sessions: return "Sessions"
             case .revocations: return "Revocations"
             }

@@ -14,11 +14,11 @@ enum ReportGroups {
         var provider: String
         /// The client id when grouped by client; otherwise empty.
         var client: String
-        /// `signin.succeeded`, `signin.failed`, `session.started` or `session.ended`.
+        /// `signin.succeeded`, `signin.failed`, `session.started`, `session.ended` or `refused`.
         var metric: String
-        /// The failure reason or the session's end cause.
+        /// The failure reason, the session's end cause, or what refused the requests (``RefusalReason``).
         var detail: String
-        /// The count.
+        /// The count: items, or for `refused` the requests the events account for.
         var count: Int64
     }
 
@@ -92,7 +92,7 @@ enum ReportGroups {
                     WHERE metric = ANY(\(metricList)::text[])
                       AND hour >= \(hoursLow)::timestamptz AND hour < \(hoursHigh)::timestamptz
                     UNION ALL
-                    SELECT at, metric, provider, client_id, detail, 1 FROM authlog.report_items
+                    SELECT at, metric, provider, client_id, detail, n FROM authlog.report_items
                     WHERE metric = ANY(\(metricList)::text[])
                       AND ((at >= \(start)::timestamptz AND at < \(hoursLow)::timestamptz)
                            OR (at >= \(hoursHigh)::timestamptz AND at < \(end)::timestamptz))

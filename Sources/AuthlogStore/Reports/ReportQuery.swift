@@ -1,15 +1,15 @@
 public import AuthlogCore
 public import AuthlogPostgres
 
-/// Answers a ``Report`` from the roll-ups of migration 9.
+/// Answers a ``Report`` from the roll-ups of migration 9 (refused requests counted since migration 19).
 ///
 /// A range `[since, until)` is read in three parts: the whole hours inside it from `authlog.report_counts`
 /// and `authlog.report_pending` (what the sealer has not folded yet), and the partial hours at its two edges
-/// item by item from `authlog.report_items` (sign-in events by `occurred_at`, sessions by `started_at` and
-/// `ended_at`, each through an index). So a report reads a few thousand rows however many events the range
-/// holds, and a range may start and end at any microsecond. Sessions active at the end of a group's range
-/// are the sessions started before that end minus those ended before it, counted the same way from the
-/// beginning of the log.
+/// item by item from `authlog.report_items` (sign-in and refusal events by `occurred_at`, sessions by
+/// `started_at` and `ended_at`, each through an index; a refusal event counts the requests it accounts for).
+/// So a report reads a few thousand rows however many events the range holds, and a range may start and end
+/// at any microsecond. Sessions active at the end of a group's range are the sessions started before that
+/// end minus those ended before it, counted the same way from the beginning of the log.
 ///
 /// Retention drops events but keeps the roll-ups, so a range over dropped months is still counted. Only its
 /// edges cannot be read item by item there: an edge inside the dropped months is widened to the whole hour
@@ -58,7 +58,7 @@ public struct ReportQuery: Sendable, Equatable {
     var metrics: [String] {
         switch self.kind {
         case .signins: return ["signin.succeeded", "signin.failed"]
-        case .failures: return ["signin.failed"]
+        case .failures: return ["signin.failed", "refused"]
         case .sessions: return ["session.started", "session.ended"]
         case .revocations: return ["session.ended"]
         }

@@ -57,7 +57,7 @@ struct ReportTally {
         let name: String
         switch (self.kind, group.metric) {
         case (.signins, "signin.succeeded"): name = "succeeded"
-        case (.signins, "signin.failed"), (.failures, "signin.failed"): name = "failed"
+        case (.signins, "signin.failed"), (.failures, "signin.failed"), (.failures, "refused"): name = "failed"
         case (.sessions, "session.started"): name = "started"
         case (.sessions, "session.ended"):
             switch group.detail {

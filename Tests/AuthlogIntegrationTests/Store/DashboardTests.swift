@@ -32,6 +32,7 @@ struct DashboardTests {
         ],
         "Revocations per day by kind": [["time", "metric", "value"]],
         "Revocations by source": [["source", "revocations"]],
+        "Refused requests per hour by reason": [["time", "metric", "value"]],
     ]
 
     /// The relations outside schema `dashboard` that authlog_reader may read all the same: migration 8
@@ -97,6 +98,20 @@ struct DashboardTests {
         }
         #expect(rows == [["apple", "198.51.100.10", "10"], ["google", "198.51.100.7", "12"]])
         #expect(try bursts.rows.allSatisfy { try $0.decode(String.self, at: 3) == "t" })
+    }
+
+    /// Refused requests count the requests their events account for, not the events.
+    @Test func refusedRequestsCountEveryRequest() async throws {
+        let database = try await Self.databaseWithTraffic(background: false)
+        let reader = try await Connection.connect(
+            database.conninfo(asUser: Self.loginRole(in: "authlog_reader", on: database))
+        )
+        let refused = try await reader.query(
+            "SELECT reason, sum(requests)::bigint FROM dashboard.refused_requests_hourly GROUP BY reason"
+        )
+        #expect(refused.rows.count == 1)
+        #expect(try refused.first?.decode(String.self, at: 0) == "rate_limited:signin")
+        #expect(try refused.first?.decode(Int64.self, at: 1) == 5_000)
     }
 
     @Test func refreshReuseListsTheLastDay() async throws {
@@ -284,6 +299,9 @@ extension DashboardTests {
                 recent += try Self.revokedSession(startedAt: minutesAgo(minutes + 30), revokedAt: minutesAgo(minutes))
             }
         }
+        // A rate-limited flood of sign-ins: a window's first refusal, then its summary of the rest.
+        recent.append(try RefusalFixtures.rateLimited(route: "signin", count: 1, at: minutesAgo(90)))
+        recent.append(try RefusalFixtures.rateLimited(route: "signin", count: 4_999, at: minutesAgo(89)))
         try await store.append(AppendCommand(events: recent))
         return database
     }

@@ -135,7 +135,7 @@ struct PrivilegeTests {
               AND NOT tgisinternal AND tgenabled = 'O'
             """
         )
-        #expect(enabled == 9, "every append-only trigger, and the report roll-ups' counting one, is still enabled")
+        #expect(enabled == 10, "every append-only trigger, and the report roll-ups' two counting ones, still enabled")
     }
 
     @Test func migrateWithoutCreateRoleNamesThePrivilege() async throws {

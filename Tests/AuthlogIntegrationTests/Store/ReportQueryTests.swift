@@ -26,8 +26,41 @@ struct ReportQueryTests {
             var ended: Timestamp?
             var cause: String?
         }
+        /// Requests refused without a sign-in event each, as one aggregated event records them.
+        struct Refusal {
+            var at: Timestamp
+            var provider: String
+            var client: String
+            var reason: String
+            var count: Int64
+        }
         var signins: [Signin] = []
         var sessions: [Session] = []
+        var refusals: [Refusal] = []
+    }
+
+    /// The refused requests one event accounts for, by the failures report's reason, read here from its
+    /// data (docs/operations.md, "Refused requests in the failures report"): a count is 1 when absent.
+    static func refusals(type: String, outcome: String, reason: String?, data: JSONValue) -> [(String, Int64)] {
+        func count(_ value: JSONValue?) -> Int64 { value?.integerValue.flatMap { $0 >= 1 ? $0 : nil } ?? 1 }
+        switch type {
+        case "ratelimit.exceeded":
+            return [("rate_limited:" + (data["route"]?.stringValue ?? ""), count(data["count"]))]
+        case "request.refused":
+            if let counts = data["counts"]?.objectMembers, !counts.isEmpty {
+                return counts.map { ("request_refused:" + $0.name, count($0.value)) }
+            }
+            return [("request_refused:" + (reason ?? ""), 1)]
+        case "audit.accessed":
+            if let reasons = data["reasons"]?.objectMembers {
+                return reasons.filter { $0.name != "anonymous_read" }.map {
+                    ("audit_refused:" + $0.name, count($0.value))
+                }
+            }
+            return outcome == "failure" ? [("audit_refused:" + (reason ?? ""), count(data["count"]))] : []
+        default:
+            return []
+        }
     }
 
     static func items(_ database: TestDatabase) async throws -> Items {
@@ -50,6 +83,30 @@ struct ReportQueryTests {
                     reason: succeeded ? "(none)" : try row.decode(String.self, at: 4)
                 )
             )
+        }
+        for row in try await connection.query(
+            """
+            SELECT occurred_at, type, outcome, reason, coalesce(provider, '(none)'), coalesce(client_id, '(none)'), data
+            FROM authlog.event_records WHERE type IN ('ratelimit.exceeded', 'request.refused', 'audit.accessed')
+            """
+        ).rows {
+            let refused = Self.refusals(
+                type: try row.decode(String.self, at: 1),
+                outcome: try row.decode(String.self, at: 2),
+                reason: try row.decode(String?.self, at: 3),
+                data: try row.decode(JSONValue.self, at: 6)
+            )
+            for (reason, count) in refused {
+                items.refusals.append(
+                    .init(
+                        at: try row.decode(Timestamp.self, at: 0),
+                        provider: try row.decode(String.self, at: 4),
+                        client: try row.decode(String.self, at: 5),
+                        reason: reason,
+                        count: count
+                    )
+                )
+            }
         }
         for row in try await connection.query(
             "SELECT provider, coalesce(client_id, '(none)'), started_at, ended_at, state, end_reason FROM authlog.sessions"
@@ -109,6 +166,13 @@ struct ReportQueryTests {
                 add(
                     keys(day: item.at, provider: item.provider, client: item.client, reason: item.reason),
                     item.succeeded ? "succeeded" : "failed"
+                )
+            }
+            for item in items.refusals where query.kind == .failures && inRange(item.at) {
+                add(
+                    keys(day: item.at, provider: item.provider, client: item.client, reason: item.reason),
+                    "failed",
+                    item.count
                 )
             }
         case .revocations:
