@@ -14,7 +14,12 @@ public func buildAccountRouter(
 ) -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
-    var table = RouteTable(router: router, limiter: limiter, trustedProxies: components.trustedProxies)
+    var table = RouteTable(
+        router: router,
+        limiter: limiter,
+        trustedProxies: components.trustedProxies,
+        bodyLimit: components.bodyLimit
+    )
     registerAccountRoutes(components: components, on: &table)
     return (router, table.routes)
 }
@@ -44,7 +49,8 @@ public func buildRouter(
     var table = RouteTable(
         router: router,
         limiter: components.limiter,
-        trustedProxies: components.account.trustedProxies
+        trustedProxies: components.account.trustedProxies,
+        bodyLimit: components.account.bodyLimit
     )
     registerAccountRoutes(components: components.account, on: &table)
     let body = RequestBodyReader(limit: components.account.bodyLimit)

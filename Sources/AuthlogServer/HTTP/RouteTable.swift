@@ -23,11 +23,19 @@ public struct RouteTable {
     let limiter: RateLimiter?
     /// How a request's client address is found (through the trusted proxies).
     let requestMetadata: RequestMetadataReader
+    /// The largest body read from a refused request before its answer (`request_body_limit`).
+    let bodyLimit: Int
 
-    init(router: Router<AppRequestContext>, limiter: RateLimiter? = nil, trustedProxies: TrustedProxies) {
+    init(
+        router: Router<AppRequestContext>,
+        limiter: RateLimiter? = nil,
+        trustedProxies: TrustedProxies,
+        bodyLimit: Int = ConfigurationDefaults.requestBodyLimit
+    ) {
         self.router = router
         self.limiter = limiter
         self.requestMetadata = RequestMetadataReader(trustedProxies: trustedProxies)
+        self.bodyLimit = bodyLimit
     }
 
     /// Adds a route on `path`, listed as `documented` (default: `path`), for a pattern such as `/tile/**` that
@@ -41,13 +49,17 @@ public struct RouteTable {
         let description = RouteDescription(method: method.rawValue, path: documented ?? path)
         if let limiter = self.limiter, let group = LimitedRoute.of(method: description.method, path: description.path) {
             let metadata = self.requestMetadata
+            let bodyLimit = self.bodyLimit
             self.router.on(RouterPath(path), method: method) { request, context in
                 do {
                     let client = metadata.metadata(of: request, context: context)
                     try limiter.admit(group, address: client.ip, requestID: client.requestID)
                     return try await handler(request, context)
                 } catch let error as ServiceError where error.code == "rate_limited" {
-                    // Held before it is answered, so that a client ignoring Retry-After is slowed to its rate.
+                    // The body is read (up to the limit) so that the connection stays usable for the client's
+                    // next request; then the answer is held, so that a client ignoring Retry-After is slowed to
+                    // its rate.
+                    _ = try? await request.body.collect(upTo: bodyLimit)
                     try? await Task.sleep(for: limiter.refusalDelay(group))
                     throw error
                 }
