@@ -125,3 +125,43 @@ struct FamilyRateLimitTests {
         #expect(recorded.count == 1 && recorded.first?.scope == .family && recorded.first?.route == "refresh")
     }
 }
+
+/// Each per-address route group trips at its own burst, whatever the route answers before it trips, and
+/// leaves the other groups alone.
+struct RouteGroupLimitTests {
+    /// A request of each account-side group.
+    static let requests: [(LimitedRoute, String, String, String)] = [
+        (.signin, "/v1/signin/dev", #"{"subject": "someone"}"#, "application/json"),
+        (.refresh, "/v1/token/refresh", #"{"refresh_token": "alr_unknown"}"#, "application/json"),
+        (.nonce, "/v1/nonces", "{}", "application/json"),
+        (.revoke, "/v1/logout", "{}", "application/json"),
+        (.introspect, "/oauth/introspect", "token=x", "application/x-www-form-urlencoded"),
+    ]
+
+    @Test(arguments: Self.requests.map(\.0))
+    func eachGroupTripsAtItsBurst(group: LimitedRoute) async throws {
+        var perAddress = RateLimitPolicy.defaults.perAddress
+        perAddress[group] = RateLimit(perSecond: 0.01, burst: 2)
+        var policy = RateLimitPolicy(
+            enabled: true,
+            windowSeconds: 60,
+            perAddress: perAddress,
+            perFamily: RateLimitDefaults.perFamily,
+            perAPIKey: RateLimitDefaults.perAPIKey
+        )
+        policy.maximumRefusalDelayMilliseconds = 0
+        let routes = try AccountRouter(limits: policy)
+        let (_, path, body, type) = try #require(Self.requests.first { $0.0 == group })
+        try await routes.run { client in
+            for _ in 0..<2 {
+                #expect(try await client.send(.post, path, body: body, contentType: type).status != 429, "\(group)")
+            }
+            let refused = try await client.send(.post, path, body: body, contentType: type)
+            #expect(refused.status == 429 && refused.string("error") == "rate_limited", "\(group)")
+            for (other, otherPath, otherBody, otherType) in Self.requests where other != group {
+                let answer = try await client.send(.post, otherPath, body: otherBody, contentType: otherType)
+                #expect(answer.status != 429, "\(other) is not limited by \(group)")
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import AuthlogCore
 import AuthlogPostgres
 import AuthlogServer
+import AuthlogStore
 import AuthlogTesting
 import Foundation
 import Testing
@@ -86,6 +87,41 @@ struct AbuseFloodTests {
             )
             #expect(limited == Int64(400 - answered))
             #expect(try await Self.recorded(server).events <= 4)
+        }
+    }
+
+    @Test func oneAPIKeyIsLimitedWhateverItsAddressesAndItsReadsStayRecordedEach() async throws {
+        let perKey: (inout ServerConfiguration) -> Void = { configuration in
+            var limits = ServerConfiguration.RateLimitSettings()
+            limits.maximumRefusalDelayMs = 0
+            limits.perAPIKey = .init(perSecond: 0.01, burst: 3)
+            configuration.rateLimits = limits
+        }
+        try await ServerHarness.run(adjust: perKey) { server in
+            let key = try await APIKeyStore(pool: server.components.store.pool).create(name: "busy-siem", scope: .audit)
+            var statuses: [Int] = []
+            for index in 0..<5 {
+                let answer = try await server.client.send(
+                    "GET",
+                    "/v1/events?limit=1",
+                    headers: [("Authorization", "Bearer \(key)"), ("X-Forwarded-For", "198.51.100.\(index + 1)")]
+                )
+                statuses.append(answer.status)
+                if answer.status == 429 { #expect(answer.string("error") == "rate_limited") }
+            }
+            #expect(statuses == [200, 200, 200, 429, 429], "one bucket for the key across five addresses")
+            let reads = try await server.count(
+                "SELECT count(*) FROM authlog.events WHERE type = 'audit.accessed' AND data->>'actor' = 'key:busy-siem'"
+            )
+            #expect(reads == 3, "each read made with a valid key is recorded by itself; the refused ones are not reads")
+            try await server.flushRefusals()
+            let limited = try await server.count(
+                """
+                SELECT coalesce(sum((data->>'count')::int), 0) FROM authlog.events
+                WHERE type = 'ratelimit.exceeded' AND data->>'scope' = 'api_key' AND data->>'key' = 'busy-siem'
+                """
+            )
+            #expect(limited == 2)
         }
     }
 }
