@@ -39,14 +39,24 @@ extension TokenService {
 
     /// The step for a spent token presented again: the pair its rotation gave, recorded as
     /// `token.refresh_replayed`, when the grace applies; `.collidedWithReplay` when the session stream moved
-    /// first; `nil` when the grace does not apply (reuse).
+    /// first; `nil` when the grace does not apply (reuse). The window is judged at `presentedAt`, when the
+    /// request came: concurrent replays take turns on the session stream, and a loaded server may give the
+    /// last its turn after the window, though the client sent it in time.
     func replay(
         _ presentedToken: String,
         record: RefreshTokenRecord,
         metadata: RequestMetadata,
-        at now: Timestamp
+        at now: Timestamp,
+        presentedAt: Timestamp
     ) async throws(ServiceError) -> RefreshStep? {
-        guard let answer = try await self.openSuccessor(presentedToken, record: record, at: now) else { return nil }
+        guard
+            let answer = try await self.openSuccessor(
+                presentedToken,
+                record: record,
+                at: now,
+                presentedAt: presentedAt
+            )
+        else { return nil }
         let event = try self.event(
             record: record,
             metadata: metadata,
@@ -80,11 +90,12 @@ extension TokenService {
     private func openSuccessor(
         _ presentedToken: String,
         record: RefreshTokenRecord,
-        at now: Timestamp
+        at now: Timestamp,
+        presentedAt: Timestamp
     ) async throws(ServiceError) -> RotationAnswer? {
         let grace = self.dependencies.settings.refreshReuseGrace
         guard grace > 0, let sealed = record.sealedSuccessor, let rotatedAt = record.rotatedAt,
-            now < rotatedAt.adding(seconds: grace), self.passedLimit(of: record.session, at: now) == nil,
+            presentedAt < rotatedAt.adding(seconds: grace), self.passedLimit(of: record.session, at: now) == nil,
             let answer = SuccessorSeal.open(sealed, presentedToken: presentedToken, record: record)
         else { return nil }
         let successor = try await self.dependencies.storeCall {

@@ -45,13 +45,15 @@ public struct TokenService: Sendable {
     ///   recorded as an event), 503 when the database is down.
     public func refresh(_ refreshToken: String, metadata: RequestMetadata) async throws(ServiceError) -> TokenResponse {
         let hash = RefreshTokenSecret.hash(of: refreshToken)
+        // A replay is judged by when it was presented, not by when its turn on the session stream came.
+        let presentedAt = Timestamp.now()
         var conflicts = 0
         var replayRounds = 0
         while conflicts < self.dependencies.settings.maximumAttempts {
             let record = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.refreshToken(hash: hash)
             }
-            switch try await self.attempt(refreshToken, record: record, metadata: metadata) {
+            switch try await self.attempt(refreshToken, record: record, metadata: metadata, presentedAt: presentedAt) {
             case .answered(let response):
                 return response
             case .collided:
@@ -68,7 +70,8 @@ public struct TokenService: Sendable {
     private func attempt(
         _ refreshToken: String,
         record: RefreshTokenRecord?,
-        metadata: RequestMetadata
+        metadata: RequestMetadata,
+        presentedAt: Timestamp
     ) async throws(ServiceError) -> RefreshStep {
         let now = Timestamp.now()
         guard let record else {
@@ -83,7 +86,13 @@ public struct TokenService: Sendable {
             throw Self.invalidGrant("The refresh token was revoked or its session has ended.")
         }
         if record.state == .rotated {
-            if let step = try await self.replay(refreshToken, record: record, metadata: metadata, at: now) {
+            if let step = try await self.replay(
+                refreshToken,
+                record: record,
+                metadata: metadata,
+                at: now,
+                presentedAt: presentedAt
+            ) {
                 return step
             }
             return try await self.reuse(record, metadata: metadata, at: now)
