@@ -51,15 +51,21 @@ public struct RouteTable {
             let metadata = self.requestMetadata
             let bodyLimit = self.bodyLimit
             self.router.on(RouterPath(path), method: method) { request, context in
+                let client = metadata.metadata(of: request, context: context)
                 do {
-                    let client = metadata.metadata(of: request, context: context)
                     try limiter.admit(group, address: client.ip, requestID: client.requestID)
+                } catch {
+                    // Refused before the handler read anything: the body is read (up to the limit) so that the
+                    // connection stays usable for the client's next request. Then the answer is held, so that
+                    // a client ignoring Retry-After is slowed to its rate.
+                    _ = try? await request.body.collect(upTo: bodyLimit)
+                    try? await Task.sleep(for: limiter.refusalDelay(group))
+                    throw error
+                }
+                do {
                     return try await handler(request, context)
                 } catch let error as ServiceError where error.code == "rate_limited" {
-                    // The body is read (up to the limit) so that the connection stays usable for the client's
-                    // next request; then the answer is held, so that a client ignoring Retry-After is slowed to
-                    // its rate.
-                    _ = try? await request.body.collect(upTo: bodyLimit)
+                    // A limit the handler took (a token family, an API key) after reading the body.
                     try? await Task.sleep(for: limiter.refusalDelay(group))
                     throw error
                 }
