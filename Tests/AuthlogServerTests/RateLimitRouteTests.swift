@@ -139,9 +139,9 @@ struct RouteGroupLimitTests {
     ]
 
     @Test(arguments: Self.requests.map(\.0))
-    func eachGroupTripsAtItsBurst(group: LimitedRoute) async throws {
+    func eachGroupTripsAtItsBurstAndRecoversAtItsRate(group: LimitedRoute) async throws {
         var perAddress = RateLimitPolicy.defaults.perAddress
-        perAddress[group] = RateLimit(perSecond: 0.01, burst: 2)
+        perAddress[group] = RateLimit(perSecond: 0.5, burst: 2)
         var policy = RateLimitPolicy(
             enabled: true,
             windowSeconds: 60,
@@ -162,6 +162,10 @@ struct RouteGroupLimitTests {
                 let answer = try await client.send(.post, otherPath, body: otherBody, contentType: otherType)
                 #expect(answer.status != 429, "\(other) is not limited by \(group)")
             }
+            // One request every 2 s: after 2.1 s one more is admitted, and only one.
+            try await Task.sleep(for: .milliseconds(2_100))
+            #expect(try await client.send(.post, path, body: body, contentType: type).status != 429, "\(group)")
+            #expect(try await client.send(.post, path, body: body, contentType: type).status == 429, "\(group)")
         }
     }
 }
