@@ -23,6 +23,16 @@ extension Servers {
             ).status
         }
 
+        /// The sync passes `server` has made, from its `/metrics`.
+        static func passes(_ server: ServeProcess) async throws -> Int {
+            let text = String(
+                decoding: try await HTTPTestClient(baseURL: server.baseURL).send("GET", "/metrics").body,
+                as: UTF8.self
+            )
+            let line = text.split(separator: "\n").first { $0.hasPrefix("authlog_rate_limit_sync_passes_total ") }
+            return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        }
+
         @Test func whatOneProcessAdmittedTheOtherRefuses() async throws {
             let database = try await TestDatabase.make()
             let first = try await ServeProcess.start(database: database, configuration: Self.configuration)
@@ -33,8 +43,20 @@ extension Servers {
                 #expect(try await Self.signIn(first, from: "203.0.113.77", "burst-\(index)") == 200)
             }
             #expect(try await Self.signIn(first, from: "203.0.113.77", "over") == 429, "the first's burst is spent")
-            // Each process passes every second; two passes of each are enough for the second to learn of it.
-            try await Task.sleep(for: .seconds(3))
+            // The first publishes its admissions on its next pass; the second charges them on its next pass after
+            // that. Waited for by what each shows, not by a fixed sleep, so that a loaded machine only slows it.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline,
+                try await database.scalar(
+                    "SELECT coalesce(sum(admitted), 0) FROM authlog.rate_limit_usage WHERE key = '203.0.113.77'"
+                ) < 10
+            {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            let published = try await Self.passes(second)
+            while ContinuousClock.now < deadline, try await Self.passes(second) < published + 2 {
+                try await Task.sleep(for: .milliseconds(200))
+            }
             #expect(
                 try await Self.signIn(second, from: "203.0.113.77", "elsewhere") == 429,
                 "the second charged the first's ten: one budget for the address, not one per process"
