@@ -2,8 +2,6 @@
 public enum LimitScope: String, Sendable, Codable, CaseIterable {
     /// The client address (after `trusted_proxies`).
     case address
-    /// A provider identity: the keyed hash of its subject.
-    case identity
     /// A refresh-token family.
     case family
     /// An API key, by name.

@@ -10,6 +10,9 @@ public struct AppRequestContext: RequestContext {
     public let peerAddress: IPAddress?
     /// The request id (`X-Request-Id`), set by ``RequestIDMiddleware``.
     public var requestID = ""
+    /// The client address through the trusted proxies, once a rate-limited route has resolved it, so that
+    /// the handler does not parse `X-Forwarded-For` again.
+    var clientAddress: IPAddress?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -7,10 +7,17 @@ import Hummingbird
 struct RequestMetadataReader: Sendable {
     let trustedProxies: TrustedProxies
 
+    /// The client address through the trusted proxies.
+    func clientAddress(of request: Request, context: AppRequestContext) -> IPAddress? {
+        self.trustedProxies.clientAddress(
+            peer: context.peerAddress,
+            forwardedFor: request.headers[values: .forwardedFor]
+        )
+    }
+
     func metadata(of request: Request, context: AppRequestContext) -> RequestMetadata {
-        let forwardedFor = request.headers[values: .forwardedFor]
-        return RequestMetadata(
-            ip: self.trustedProxies.clientAddress(peer: context.peerAddress, forwardedFor: forwardedFor),
+        RequestMetadata(
+            ip: context.clientAddress ?? self.clientAddress(of: request, context: context),
             userAgent: request.headers[.userAgent],
             requestID: context.requestID
         )

@@ -51,9 +51,10 @@ public struct RouteTable {
             let metadata = self.requestMetadata
             let bodyLimit = self.bodyLimit
             self.router.on(RouterPath(path), method: method) { request, context in
-                let client = metadata.metadata(of: request, context: context)
+                var context = context
+                context.clientAddress = metadata.clientAddress(of: request, context: context)
                 do {
-                    try limiter.admit(group, address: client.ip, requestID: client.requestID)
+                    try limiter.admit(group, address: context.clientAddress, requestID: context.requestID)
                 } catch {
                     // Refused before the handler read anything: the body is read (up to the limit) so that the
                     // connection stays usable for the client's next request. Then the answer is held, so that

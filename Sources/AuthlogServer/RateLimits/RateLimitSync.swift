@@ -60,7 +60,7 @@ public final class RateLimitSync: Sendable {
             $0.passes += 1
             return $0.passes
         }
-        let read: (rows: [(Usage, Int64, Timestamp, Timestamp)], now: Timestamp)
+        let read: (rows: [(Usage, Int64, Timestamp)], now: Timestamp)
         do {
             read = try await pool.withConnection { connection in
                 if !names.isEmpty {
@@ -90,20 +90,17 @@ public final class RateLimitSync: Sendable {
                     LIMIT \(Self.maximumRowsRead)
                     """
                 )
-                var rows: [(Usage, Int64, Timestamp, Timestamp)] = []
-                var now = Timestamp.now()
-                for row in result.rows {
+                let rows = try result.rows.map { row in
                     let usage = Usage(
                         bucket: try row.decode(String.self, at: 0),
                         key: try row.decode(String.self, at: 1),
                         process: try row.decode(String.self, at: 2)
                     )
-                    rows.append((usage, try row.decode(Int64.self, at: 3), try row.decode(Timestamp.self, at: 4), now))
-                    now = try row.decode(Timestamp.self, at: 5)
+                    return (usage, try row.decode(Int64.self, at: 3), try row.decode(Timestamp.self, at: 4))
                 }
-                if result.rows.isEmpty {
-                    now = try await connection.query("SELECT now()").rows.first?.decode(Timestamp.self, at: 0) ?? now
-                }
+                // The database's clock: the next read starts from it.
+                let clock = result.rows.isEmpty ? try await connection.query("SELECT now()").rows : result.rows
+                let now = try clock.first?.decode(Timestamp.self, at: result.rows.isEmpty ? 0 : 5) ?? Timestamp.now()
                 return (rows, now)
             }
         } catch {
@@ -117,14 +114,14 @@ public final class RateLimitSync: Sendable {
     /// time counts whole when this process had not read since before it began (a new row), else it is only
     /// noted (a process just started does not charge what others admitted before it).
     private func charge(
-        _ rows: [(Usage, Int64, Timestamp, Timestamp)],
+        _ rows: [(Usage, Int64, Timestamp)],
         readAt now: Timestamp,
         since: Timestamp?,
         buckets: [String: ClientRateLimiter]
     ) {
         let charges: [(Usage, Int)] = self.state.withLock { state in
             var charges: [(Usage, Int)] = []
-            for (usage, total, updated, _) in rows {
+            for (usage, total, updated) in rows {
                 let previous = state.seen[usage]?.total ?? (since == nil ? total : 0)
                 if total > previous { charges.append((usage, Int(total - previous))) }
                 state.seen[usage] = (total, updated)

@@ -230,7 +230,7 @@ public final class RefusalRecorder: Sendable {
         case .address:
             return LimitedRoute(rawValue: key.route).flatMap { self.policy.perAddress[$0] }
                 ?? RateLimit(perSecond: 0, burst: 0)
-        case .family, .identity: return self.policy.perFamily
+        case .family: return self.policy.perFamily
         case .apiKey: return self.policy.perAPIKey
         }
     }

@@ -113,28 +113,6 @@ public struct OperatorAccess: Sendable {
         )
     }
 
-    /// The actor of a request to a public read route (the proofs): `key:NAME` when it carries a valid,
-    /// unrevoked key of any scope, else `anonymous` (the event still carries its address and user agent).
-    func optionalActor(bearer: String?) async throws(ServiceError) -> String {
-        guard let bearer, !bearer.isEmpty else { return "anonymous" }
-        do {
-            guard let record = try await self.keys.find(hash: APIKeyStore.hash(of: bearer)), record.revokedAt == nil
-            else { return "anonymous" }
-            return Self.actor(key: record.name)
-        } catch {
-            throw ServiceError.failure(error)
-        }
-    }
-
-    /// Whether some API key, revoked or not, has the hash of `bearer`; nothing is recorded.
-    func isKnownKey(_ bearer: String) async throws(ServiceError) -> Bool {
-        do {
-            return try await self.keys.find(hash: APIKeyStore.hash(of: bearer)) != nil
-        } catch {
-            throw ServiceError.failure(error)
-        }
-    }
-
     /// Records one read (or a refused attempt) as `audit.accessed`, committed before the caller answers; `lag`
     /// notes a read served by the replica and how far behind it was.
     /// - Throws: 503 when the database is down, like every write.
