@@ -210,7 +210,7 @@ public final class RefusalRecorder: Sendable {
         return ServerMetrics.counter(
             "authlog_refusals_counted_total",
             help:
-                "Refused requests (rate limits, the edge, keyless or anonymous audit-route reads) counted for the log.",
+                "Requests counted for the log's aggregated events: refusals (rate limits, the edge, keyless audit routes) and anonymous log reads.",
             samples: [([], totals.refused)]
         )
             + ServerMetrics.counter(
