@@ -7,6 +7,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 
 /// The account routes (sign-in, tokens, `/v1/me`, provider callbacks) over the in-memory stores, driven by
 /// Hummingbird's router test framework: no database and no socket.
@@ -26,8 +27,13 @@ struct AccountRouter {
     private let application: Application<RouterResponder<AppRequestContext>>
 
     /// The routes over empty stores, with the `dev` provider and one introspection client; `adjust` changes the
-    /// configuration first; `limits` puts the per-address rate limits in front of the routes.
-    init(limits: RateLimitPolicy? = nil, adjust: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// configuration first; `limits` puts the per-address rate limits in front of the routes, their buckets
+    /// refilling by `clock` when one is given (else by the system's uptime).
+    init(
+        limits: RateLimitPolicy? = nil,
+        clock: LimiterClock? = nil,
+        adjust: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         var configuration = ServerConfiguration()
         configuration.development = true
         configuration.introspectionClients = [
@@ -37,7 +43,10 @@ struct AccountRouter {
         ]
         adjust(&configuration)
         let metrics = ServerMetrics()
-        self.limiter = limits.map { RateLimiter(policy: $0, metrics: metrics) }
+        self.limiter = limits.map { policy in
+            guard let clock else { return RateLimiter(policy: policy, metrics: metrics) }
+            return RateLimiter(policy: policy, metrics: metrics, uptime: { clock.now })
+        }
         self.components = try AccountComponents(
             configuration: configuration,
             store: self.stores.events,
@@ -58,6 +67,18 @@ struct AccountRouter {
 
     /// The recorded events' types, in the order they were appended.
     var eventTypes: [String] { self.stores.events.events.map(\.type.rawValue) }
+}
+
+/// A clock for the rate limiters that moves only when the test moves it, so a bucket refills by exactly what
+/// the test says however slowly a loaded machine runs the requests between.
+final class LimiterClock: Sendable {
+    private let seconds = Mutex(1_000.0)
+
+    /// The clock's reading in seconds.
+    var now: Double { self.seconds.withLock { $0 } }
+
+    /// Moves the clock on by `seconds`.
+    func advance(by seconds: Double) { self.seconds.withLock { $0 += seconds } }
 }
 
 /// Sends requests to the routes and reads their answers.

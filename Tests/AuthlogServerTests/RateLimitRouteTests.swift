@@ -72,12 +72,15 @@ struct RateLimitRouteTests {
     }
 
     @Test func theBucketRefillsAtItsRate() async throws {
-        let routes = try AccountRouter(limits: Self.policy(signin: RateLimit(perSecond: 1, burst: 1)))
+        let clock = LimiterClock()
+        let routes = try AccountRouter(limits: Self.policy(signin: RateLimit(perSecond: 1, burst: 1)), clock: clock)
         try await routes.run { client in
             _ = try await client.signIn("first")
             let refused = try await client.send(.post, "/v1/signin/dev", body: #"{"subject": "second"}"#)
             #expect(refused.status == 429)
-            try await Task.sleep(for: .milliseconds(1_100))
+            clock.advance(by: 0.9)
+            #expect(try await client.send(.post, "/v1/signin/dev", body: #"{"subject": "early"}"#).status == 429)
+            clock.advance(by: 0.2)
             #expect(try await client.send(.post, "/v1/signin/dev", body: #"{"subject": "third"}"#).status == 200)
         }
     }
@@ -150,7 +153,8 @@ struct RouteGroupLimitTests {
             perAPIKey: RateLimitDefaults.perAPIKey
         )
         policy.maximumRefusalDelayMilliseconds = 0
-        let routes = try AccountRouter(limits: policy)
+        let clock = LimiterClock()
+        let routes = try AccountRouter(limits: policy, clock: clock)
         let (_, path, body, type) = try #require(Self.requests.first { $0.0 == group })
         try await routes.run { client in
             for _ in 0..<2 {
@@ -162,8 +166,10 @@ struct RouteGroupLimitTests {
                 let answer = try await client.send(.post, otherPath, body: otherBody, contentType: otherType)
                 #expect(answer.status != 429, "\(other) is not limited by \(group)")
             }
-            // One request every 2 s: after 2.1 s one more is admitted, and only one.
-            try await Task.sleep(for: .milliseconds(2_100))
+            // One request every 2 s: 1.9 s later none is admitted; 2.1 s later one more is, and only one.
+            clock.advance(by: 1.9)
+            #expect(try await client.send(.post, path, body: body, contentType: type).status == 429, "\(group)")
+            clock.advance(by: 0.2)
             #expect(try await client.send(.post, path, body: body, contentType: type).status != 429, "\(group)")
             #expect(try await client.send(.post, path, body: body, contentType: type).status == 429, "\(group)")
         }

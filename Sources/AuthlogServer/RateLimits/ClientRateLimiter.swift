@@ -26,19 +26,36 @@ final class ClientRateLimiter: Sendable {
     let maximumClients: Int
     /// Whether admissions are counted for other processes.
     let shared: Bool
+    /// The seconds the buckets refill by when a call names no time (the system's uptime, or a test's clock).
+    let uptime: Uptime
     private let state = Mutex(State())
 
-    /// A limiter of `perSecond` (> 0) requests a second with bursts of `burst` (≥ 1).
-    init(perSecond: Double, burst: Int, maximumClients: Int = 10_000, shared: Bool = false) {
+    /// A limiter of `perSecond` (> 0) requests a second with bursts of `burst` (≥ 1), refilling by `uptime`.
+    init(
+        perSecond: Double,
+        burst: Int,
+        maximumClients: Int = 10_000,
+        shared: Bool = false,
+        uptime: @escaping Uptime = ClientRateLimiter.systemUptime
+    ) {
         self.perSecond = perSecond
         self.burst = Double(burst)
         self.maximumClients = maximumClients
         self.shared = shared
+        self.uptime = uptime
     }
 
-    /// Takes one token for `client`: nil when it may go ahead, else the whole seconds until it may.
-    func acquire(_ client: String, now: Double = ProcessInfo.processInfo.systemUptime) -> Int? {
-        self.state.withLock { state in
+    /// A monotonic clock in seconds.
+    typealias Uptime = @Sendable () -> Double
+
+    /// The system's uptime, which never goes back.
+    static let systemUptime: Uptime = { ProcessInfo.processInfo.systemUptime }
+
+    /// Takes one token for `client` at `now` (the limiter's clock when nil): nil when it may go ahead, else the
+    /// whole seconds until it may.
+    func acquire(_ client: String, now: Double? = nil) -> Int? {
+        let now = now ?? self.uptime()
+        return self.state.withLock { state in
             var bucket = self.refilled(client, in: &state, now: now)
             defer { state.buckets[client] = bucket }
             guard bucket.tokens >= 1 else {
@@ -60,8 +77,9 @@ final class ClientRateLimiter: Sendable {
 
     /// Charges `count` requests that other processes admitted for `client` to its bucket, which may go below
     /// empty (never by more than one burst): it then refuses until it has refilled past what the others took.
-    func charge(_ client: String, _ count: Int, now: Double = ProcessInfo.processInfo.systemUptime) {
+    func charge(_ client: String, _ count: Int, now: Double? = nil) {
         guard count > 0 else { return }
+        let now = now ?? self.uptime()
         self.state.withLock { state in
             var bucket = self.refilled(client, in: &state, now: now)
             bucket.tokens = max(-self.burst, bucket.tokens - Double(count))

@@ -16,13 +16,20 @@ public final class RateLimiter: RefreshFamilyGate {
     private let perAPIKey: ClientRateLimiter
 
     /// A limiter of `policy`, counting into `metrics`; `shared` when a ``RateLimitSync`` shares its buckets
-    /// with the other processes on the database.
-    public init(policy: RateLimitPolicy, metrics: ServerMetrics, shared: Bool = false) {
+    /// with the other processes on the database. Its buckets refill by `uptime`, a monotonic clock in seconds
+    /// (the system's uptime; tests pass a clock they move themselves).
+    public init(
+        policy: RateLimitPolicy,
+        metrics: ServerMetrics,
+        shared: Bool = false,
+        uptime: (@Sendable () -> Double)? = nil
+    ) {
+        let uptime = uptime ?? ClientRateLimiter.systemUptime
         self.policy = policy
         self.recorder = RefusalRecorder(policy: policy)
         self.metrics = metrics
         func bucket(_ limit: RateLimit) -> ClientRateLimiter {
-            ClientRateLimiter(perSecond: limit.perSecond, burst: limit.burst, shared: shared)
+            ClientRateLimiter(perSecond: limit.perSecond, burst: limit.burst, shared: shared, uptime: uptime)
         }
         self.perAddress = policy.perAddress.mapValues(bucket)
         self.perFamily = bucket(policy.perFamily)
