@@ -12,7 +12,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measure authlog against baselines run in the same process run.",
         subcommands: [
             StoreBench.self, CryptoBench.self, ServiceBench.self, ExportBench.self, RetentionBench.self,
-            ReportBench.self, LogBench.self, TilesBench.self, ClientBench.self,
+            ReportBench.self, LogBench.self, TilesBench.self, ClientBench.self, FloodCommand.self,
         ],
         defaultSubcommand: StoreBench.self
     )

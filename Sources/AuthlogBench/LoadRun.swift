@@ -10,6 +10,8 @@ struct LoadRun {
     let failures: Int
     let p50: Duration
     let p99: Duration
+    /// How long the run took, in seconds.
+    let seconds: Double
 
     var summary: String {
         String(
@@ -64,7 +66,8 @@ struct LoadRun {
             successes: successes,
             failures: results.reduce(0) { $0 + $1.failed },
             p50: percentile(0.5),
-            p99: percentile(0.99)
+            p99: percentile(0.99),
+            seconds: seconds
         )
     }
 }

@@ -80,37 +80,27 @@ extension ServiceBench {
             )
             return answer.status == 200
         }
+        let quietCPU = CPUSplit.start(flood: nil)
         let quiet = try await LoadRun.run(connections: 4, for: duration, request: users)
         say("users' sign-ins alone (4 connections, own addresses): \(quiet.summary)")
-        let sent = Ticket()
-        // As many keep-alive connections as one address may hold (1/16 of the slots), until 120,000 are sent; each
-        // refused request is held for its limit's interval, so the flood lasts about a minute and a half. A
-        // request the client gave up on counts as not refused.
-        let flood = Task {
-            await withTaskGroup(of: Int.self) { group in
-                for _ in 0..<ConfigurationDefaults.maximumConnectionsPerAddress {
-                    group.addTask {
-                        var refused = 0
-                        while case let index = sent.take(), index < 120_000 {
-                            let rotating = index >= 100_000
-                            let subject = rotating ? "subject-\(index % 10_000)" : "flood-\(index)"
-                            let answer = try? await client.post(
-                                "/v1/signin/dev",
-                                .members(["subject": .string(subject)]),
-                                headers: [("X-Forwarded-For", rotating ? "203.0.113.2" : "203.0.113.1")]
-                            )
-                            if answer?.status == 429 { refused += 1 }
-                        }
-                        return refused
-                    }
-                }
-                return await group.reduce(0, +)
-            }
-        }
+        say("CPU during it, cores: \(quietCPU.cores(over: quiet))")
+        // The attacker is a process of its own (`authlog-bench flood`), as it is a host of its own: its client's
+        // connection pool and event loops are not the users'. It holds as many keep-alive connections as one
+        // address may (1/16 of the slots) until 120,000 are sent; each refused request is held for its limit's
+        // interval, so the flood lasts about a minute and a half.
+        let flood = try FloodProcess.start(
+            url: server.baseURL,
+            connections: ConfigurationDefaults.maximumConnectionsPerAddress
+        )
+        // Let its connections open and its first refusals come before the users are measured.
+        try await Task.sleep(for: .seconds(2))
+        let busyCPU = CPUSplit.start(flood: flood.pid)
         let busy = try await LoadRun.run(connections: 4, for: duration, request: users)
         say("users' sign-ins during the flood: \(busy.summary)")
+        say("CPU during it, cores: \(busyCPU.cores(over: busy))")
         let floodStart = ContinuousClock.now
-        let refusedAnswers = await flood.value
+        let floodResult = try await flood.result()
+        let refusedAnswers = floodResult.refused
         say("the flood ended \(Int((ContinuousClock.now - floodStart).inSeconds)) s after the users' measurement")
         // Alone again after the flood: the log grew meanwhile, so the baseline is the mean of before and after.
         let after = try await LoadRun.run(connections: 4, for: duration, request: users)

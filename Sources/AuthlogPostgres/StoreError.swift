@@ -68,6 +68,22 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         return "\(self.code): \(self.message)"
     }
 
+    /// The error as one sentence for a person at a terminal: no code names and no SQLSTATE, the quoted input of
+    /// a data exception masked as in ``description``; a missing privilege (SQLSTATE 42501) says which role the
+    /// work needs.
+    public var sentence: String {
+        guard let sqlState = self.sqlState else { return self.message }
+        switch sqlState {
+        case "42501":
+            return "the database role given may not do this (PostgreSQL: \(self.message)); run it with the URL of "
+                + "the role that owns authlog's schema (the one `authlog migrate` runs as, a member of authlog_owner)"
+        case let state where state.hasPrefix("22"):
+            return Self.maskingQuotedText(self.message)
+        default:
+            return self.message
+        }
+    }
+
     public var debugDescription: String {
         let sqlState = self.sqlState.map { " (SQLSTATE \($0))" } ?? ""
         return "\(self.code)\(sqlState): \(self.message)" + (self.detail.map { " — \($0)" } ?? "")

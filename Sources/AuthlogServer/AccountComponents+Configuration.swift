@@ -2,6 +2,7 @@ import AuthlogAccounts
 import AuthlogCore
 import AuthlogCrypto
 import AuthlogProviders
+import Foundation
 
 /// The parts of ``AccountComponents`` that are made from the configuration, one job each.
 extension AccountComponents {
@@ -11,11 +12,29 @@ extension AccountComponents {
         key: PrivateKey
     ) throws -> AccessTokenIssuer {
         let port = configuration.port ?? ConfigurationDefaults.port
+        let previous = try (configuration.accessToken?.previousKeyFiles ?? []).map(Self.previousAccessTokenKey(file:))
         return try AccessTokenIssuer(
             key: key,
+            previousKeys: previous,
             issuer: configuration.publicURL ?? "http://localhost:\(port)",
             audience: configuration.accessToken?.audience ?? ConfigurationDefaults.accessTokenAudience
         )
+    }
+
+    /// A key of `access_token.previous_key_files`: the public half of a PEM private key, or a PEM public key.
+    /// - Throws: ``ServerConfiguration/Invalid`` naming the file when it cannot be read or holds no ES256 key.
+    static func previousAccessTokenKey(file: String) throws -> PublicKey {
+        guard let data = FileManager.default.contents(atPath: file), data.count <= 64 * 1024 else {
+            throw ServerConfiguration.Invalid(description: "access_token.previous_key_files: cannot read \(file)")
+        }
+        let pem = String(decoding: data, as: UTF8.self)
+        guard let key = (try? PrivateKey(pem: pem).publicKey()) ?? (try? PublicKey(pem: pem)), key.algorithm == .es256
+        else {
+            throw ServerConfiguration.Invalid(
+                description: "access_token.previous_key_files: \(file) holds no ES256 (P-256) key in PEM"
+            )
+        }
+        return key
     }
 
     /// The data key and the subject key (configured, or derived from the data key); `nil` when not set.

@@ -11,7 +11,7 @@ public import Logging
 public func buildAccountRouter(
     components: AccountComponents,
     limiter: RateLimiter? = nil
-) -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
+) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
     var table = RouteTable(
@@ -20,12 +20,12 @@ public func buildAccountRouter(
         trustedProxies: components.trustedProxies,
         bodyLimit: components.bodyLimit
     )
-    registerAccountRoutes(components: components, on: &table)
+    try registerAccountRoutes(components: components, on: &table)
     return (router, table.routes)
 }
 
-/// Registers the routes whose rules live in `AuthlogAccounts`.
-func registerAccountRoutes(components: AccountComponents, on table: inout RouteTable) {
+/// Registers the routes whose rules live in `AuthlogAccounts`, and the discovery documents of its tokens.
+func registerAccountRoutes(components: AccountComponents, on table: inout RouteTable) throws {
     let body = RequestBodyReader(limit: components.bodyLimit)
     let metadata = RequestMetadataReader(trustedProxies: components.trustedProxies)
     SigninController(service: components.signin, body: body, requestMetadata: metadata).register(on: &table)
@@ -38,6 +38,7 @@ func registerAccountRoutes(components: AccountComponents, on table: inout RouteT
     MeController(service: components.accounts, body: body, requestMetadata: metadata).register(on: &table)
     ProviderCallbackController(service: components.notifications, body: body, requestMetadata: metadata)
         .register(on: &table)
+    try DiscoveryController(tokens: components.dependencies.accessTokens).register(on: &table)
 }
 
 /// The router with every route of the server, and the list of those routes.
@@ -52,7 +53,7 @@ public func buildRouter(
         trustedProxies: components.account.trustedProxies,
         bodyLimit: components.account.bodyLimit
     )
-    registerAccountRoutes(components: components.account, on: &table)
+    try registerAccountRoutes(components: components.account, on: &table)
     let body = RequestBodyReader(limit: components.account.bodyLimit)
     let metadata = RequestMetadataReader(trustedProxies: components.account.trustedProxies)
     LogController(
@@ -92,7 +93,6 @@ public func buildRouter(
         replicaLagLimit: components.replicaLagLimit,
         metrics: components.metrics,
         integrity: components.store.integrity,
-        publicKeys: try components.account.dependencies.accessTokens.publicKeys.json(),
         providers: components.account.registry.providers,
         refusals: components.limiter.recorder,
         limitSync: components.limitSync

@@ -21,7 +21,8 @@ struct CheckpointCommand: AsyncParsableCommand {
         let settings = try self.key.settings()
         guard let signer = settings.signer else {
             printError(
-                "no checkpoint key: set AUTHLOG_CHECKPOINT_KEY or log.checkpoint_key_file (authlog keys generate)"
+                "no checkpoint key: give --config with log.checkpoint_key_file, or set AUTHLOG_CHECKPOINT_KEY "
+                    + "(`authlog keys generate --out DIR` makes one; the quick start's is in .authlog/quickstart.json)"
             )
             throw ExitCode(2)
         }

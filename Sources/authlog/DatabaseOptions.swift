@@ -156,8 +156,8 @@ func reportingStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as StoreError {
-        // A missing privilege is already one sentence that names it; the code would only repeat it.
-        printError(error.code == .insufficientPrivilege ? error.message : error.description)
+        // One sentence: no code names or SQLSTATEs; a missing privilege names the role the work needs.
+        printError(error.sentence)
         let unreachable = error.code == .connectionFailed || error.code == .embeddedDatabase
         throw ExitCode(unreachable ? 3 : 1)
     }

@@ -76,6 +76,11 @@ struct ReportCommand: AsyncParsableCommand {
             let page = try await EvidenceCollector(key: self.key).page(for: report, on: connection)
             try await AccessRecord.record(what, lag: lag, conninfo: conninfo)
             print(page.render(), terminator: "")
+            // The page is written either way (it says what failed); the exit status says it too, for scripts.
+            guard page.verdict?.passed ?? true else {
+                printError("the log did not verify: \(page.verdict?.summary ?? "") (the page is written and says so)")
+                throw ExitCode(1)
+            }
         }
     }
 }

@@ -91,7 +91,12 @@ struct ServeCommand: AsyncParsableCommand {
                 logger: logger
             )
         )
-        try await group.run()
+        do {
+            try await group.run()
+        } catch where ListenFailure.isAddressInUse(error) {
+            printError(ListenFailure.addressInUse(host: host, port: configuration.port ?? ConfigurationDefaults.port))
+            throw ExitCode(2)
+        }
         logger.info("authlog stopped")
     }
 

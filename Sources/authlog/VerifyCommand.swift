@@ -55,6 +55,15 @@ struct VerifyCommand: AsyncParsableCommand {
             outsideNotes += try OutsideNotes.read(directory: directory)
         }
         let verifier = try self.key.verifier()
+        if verifier == nil, !outsideNotes.isEmpty {
+            // Without a key a note's signature cannot be checked: that says nothing of the log, so it is not
+            // "broken" (exit 1) but a question asked without what it needs.
+            printError(
+                "cannot check the checkpoint notes without the key that signed them: give --config with "
+                    + "log.checkpoint_key_file, set AUTHLOG_CHECKPOINT_KEY, or give --verifier-key FILE"
+            )
+            throw ExitCode(2)
+        }
         let eventKey = try eventAuthenticator()
         let policy = try self.witnessPolicy.map(Self.policy(at:))
         let target = try await self.database.readTarget(self.replica)

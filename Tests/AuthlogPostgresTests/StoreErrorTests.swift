@@ -31,6 +31,22 @@ struct StoreErrorTests {
         #expect(error.debugDescription.contains("hunter2"))
     }
 
+    @Test func theSentenceForAPersonHasNoCodeNorSQLStateAndNamesTheRoleAPrivilegeNeeds() {
+        let denied = StoreError(.server, "permission denied for table api_keys", sqlState: "42501")
+        #expect(
+            denied.sentence
+                == "the database role given may not do this (PostgreSQL: permission denied for table api_keys); run "
+                + "it with the URL of the role that owns authlog's schema (the one `authlog migrate` runs as, a "
+                + "member of authlog_owner)"
+        )
+        #expect(!denied.sentence.contains("42501"))
+        let data = StoreError(.server, "invalid input syntax for type integer: \"hunter2\"", sqlState: "22P02")
+        #expect(data.sentence == "invalid input syntax for type integer: \"****\"")
+        #expect(StoreError(.decoding, "column 0 is NULL").sentence == "column 0 is NULL")
+        let duplicate = StoreError(.server, "duplicate key value violates unique constraint \"t_pkey\"", sqlState: "23505")
+        #expect(duplicate.sentence == "duplicate key value violates unique constraint \"t_pkey\"")
+    }
+
     @Test func connectionAndServerAvailabilityFailuresMeanUnreachable() {
         #expect(StoreError(.connectionFailed, "no route").meansStoreUnreachable)
         for state in ["08006", "53300", "57P01", "57P02", "57P03"] {

@@ -28,10 +28,12 @@ struct AccountRouter {
 
     /// The routes over empty stores, with the `dev` provider and one introspection client; `adjust` changes the
     /// configuration first; `limits` puts the per-address rate limits in front of the routes, their buckets
-    /// refilling by `clock` when one is given (else by the system's uptime).
+    /// refilling by `clock` when one is given (else by the system's uptime); access tokens are signed with
+    /// `accessTokenKey` (a new key when nil).
     init(
         limits: RateLimitPolicy? = nil,
         clock: LimiterClock? = nil,
+        accessTokenKey: PrivateKey? = nil,
         adjust: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         var configuration = ServerConfiguration()
@@ -52,10 +54,10 @@ struct AccountRouter {
             store: self.stores.events,
             state: self.stores.accountState,
             metrics: metrics,
-            accessTokenKey: try PrivateKey.generate(for: .es256),
+            accessTokenKey: try accessTokenKey ?? PrivateKey.generate(for: .es256),
             fetcher: NoNetwork()
         )
-        let (router, routes) = buildAccountRouter(components: self.components, limiter: self.limiter)
+        let (router, routes) = try buildAccountRouter(components: self.components, limiter: self.limiter)
         self.routes = routes
         self.application = Application(router: router)
     }

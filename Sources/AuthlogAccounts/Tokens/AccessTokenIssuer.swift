@@ -33,18 +33,38 @@ public struct AccessTokenIssuer: Sendable {
     /// The public key set to publish.
     public let publicKeys: JWKSet
 
-    /// Creates an issuer around an ES256 key; the `kid` is derived from the public key.
-    /// - Throws: ``CryptoError`` when the key is not ES256 or cannot be exported.
-    public init(key: PrivateKey, issuer: String, audience: String) throws(CryptoError) {
+    /// Creates an issuer around an ES256 key; the `kid` is derived from the public key. `previousKeys` are keys
+    /// it signed with before a rotation: still published and still accepted (their tokens run out within one
+    /// access-token lifetime), never signed with.
+    /// - Throws: ``CryptoError`` when a key is not ES256 or cannot be exported.
+    public init(key: PrivateKey, previousKeys: [PublicKey] = [], issuer: String, audience: String) throws(CryptoError) {
         guard key.algorithm == .es256 else { throw CryptoError(.keyMismatch, "access tokens are signed with ES256") }
         let publicKey = try key.publicKey()
-        let kid = String(Base64URL.encode(SHA256.hash(Array(try key.publicKeyPEM().utf8))).prefix(16))
+        let kid = try Self.keyID(of: publicKey)
         self.signer = JWSSigner(key: key, kid: kid)
-        self.publicKeys = JWKSet(keys: [JWK(key: publicKey, kid: kid)])
+        var published = [JWK(key: publicKey, kid: kid)]
+        for previous in previousKeys {
+            guard previous.algorithm == .es256 else {
+                throw CryptoError(.keyMismatch, "a previous access-token key must be an ES256 key too")
+            }
+            let previousID = try Self.keyID(of: previous)
+            guard !published.contains(where: { $0.kid == previousID }) else { continue }
+            published.append(JWK(key: previous, kid: previousID))
+        }
+        self.publicKeys = JWKSet(keys: published)
         self.verifier = JWSVerifier(algorithm: .es256, keys: self.publicKeys)
         self.issuer = issuer
         self.audience = audience
     }
+
+    /// The `kid` of `key`: the first 16 characters of the base64url SHA-256 of its SubjectPublicKeyInfo PEM.
+    /// - Throws: ``CryptoError`` when the key cannot be exported.
+    public static func keyID(of key: PublicKey) throws(CryptoError) -> String {
+        String(Base64URL.encode(SHA256.hash(Array(try key.pemRepresentation().utf8))).prefix(16))
+    }
+
+    /// The `kid` new tokens are signed under.
+    public var currentKeyID: String { self.signer.kid ?? "" }
 
     /// Signs an access token for `claims`.
     /// - Throws: ``CryptoError`` if signing fails.

@@ -34,6 +34,18 @@ final class EVPKey: @unchecked Sendable {
         return pointer.map { EVPKey(takingOwnership: $0) }
     }
 
+    /// The PEM text `write` (`PEM_write_bio_PUBKEY`, `PEM_write_bio_PrivateKey`) puts in a memory BIO.
+    /// - Throws: ``CryptoError`` `.internalFailure` when OpenSSL cannot write or read it.
+    static func writePEM(_ write: (OpaquePointer) -> Int32) throws(CryptoError) -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw CryptoError(.internalFailure, "out of memory") }
+        defer { BIO_free(bio) }
+        guard write(bio) == 1 else { throw CryptoError(.internalFailure, "cannot write the PEM") }
+        var data: UnsafeMutablePointer<CChar>?
+        let length = authlog_bio_get_mem_data(bio, &data)
+        guard length > 0, let data else { throw CryptoError(.internalFailure, "cannot read the PEM") }
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
     /// Whether the key is of the OpenSSL type `name` (`RSA`, `EC`, `ED25519`).
     func isType(_ name: String) -> Bool { EVP_PKEY_is_a(self.pointer, name) == 1 }
 }

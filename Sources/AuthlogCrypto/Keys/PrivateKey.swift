@@ -51,13 +51,13 @@ public struct PrivateKey: Sendable {
     /// The key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
     /// - Throws: ``CryptoError`` `.internalFailure` if OpenSSL cannot write it.
     public func pemRepresentation() throws(CryptoError) -> String {
-        try Self.writePEM { PEM_write_bio_PrivateKey($0, self.key.pointer, nil, nil, 0, nil, nil) }
+        try EVPKey.writePEM { PEM_write_bio_PrivateKey($0, self.key.pointer, nil, nil, 0, nil, nil) }
     }
 
     /// The public half as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`).
     /// - Throws: ``CryptoError`` `.internalFailure` if OpenSSL cannot write it.
     public func publicKeyPEM() throws(CryptoError) -> String {
-        try Self.writePEM { PEM_write_bio_PUBKEY($0, self.key.pointer) }
+        try EVPKey.writePEM { PEM_write_bio_PUBKEY($0, self.key.pointer) }
     }
 
     /// The public half.
@@ -83,15 +83,5 @@ public struct PrivateKey: Sendable {
         guard status == 1 else { throw CryptoError(.internalFailure, "signing failed") }
         let produced = Array(signature.prefix(length))
         return self.algorithm == .es256 ? try ECDSASignature.rawP256(fromDER: produced) : produced
-    }
-
-    private static func writePEM(_ write: (OpaquePointer) -> Int32) throws(CryptoError) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw CryptoError(.internalFailure, "out of memory") }
-        defer { BIO_free(bio) }
-        guard write(bio) == 1 else { throw CryptoError(.internalFailure, "cannot write the PEM") }
-        var data: UnsafeMutablePointer<CChar>?
-        let length = authlog_bio_get_mem_data(bio, &data)
-        guard length > 0, let data else { throw CryptoError(.internalFailure, "cannot read the PEM") }
-        return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     }
 }

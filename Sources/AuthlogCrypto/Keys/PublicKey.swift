@@ -44,6 +44,13 @@ public struct PublicKey: Sendable {
         try self.init(key)
     }
 
+    /// The key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`), as OpenSSL writes it: the same text
+    /// for the same key whatever PEM it was read from.
+    /// - Throws: ``CryptoError`` `.internalFailure` if OpenSSL cannot write it.
+    public func pemRepresentation() throws(CryptoError) -> String {
+        try EVPKey.writePEM { PEM_write_bio_PUBKEY($0, self.key.pointer) }
+    }
+
     /// Checks `signature` over `message` with `algorithm`, which must fit this key.
     /// - Throws: ``CryptoError`` `.invalidSignature`, `.keyMismatch` or `.malformed` (wrong signature length).
     public func verify(_ signature: [UInt8], for message: [UInt8], algorithm: SignatureAlgorithm) throws(CryptoError) {

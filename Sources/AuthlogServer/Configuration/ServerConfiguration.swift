@@ -101,6 +101,9 @@ public struct ServerConfiguration: Codable, Sendable {
         public var ttlSeconds: Int?
         /// The ES256 signing key (PKCS#8 PEM file). Prefer `AUTHLOG_ACCESS_TOKEN_KEY` for the PEM itself.
         public var signingKeyFile: String?
+        /// Keys signed with before a rotation (PEM files, private or public): still in the JWKS and still
+        /// accepted until their tokens have expired, never signed with.
+        public var previousKeyFiles: [String]?
         /// The `aud` of access tokens (default `authlog`).
         public var audience: String?
     }

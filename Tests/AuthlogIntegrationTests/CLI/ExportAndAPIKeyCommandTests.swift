@@ -80,6 +80,23 @@ struct ExportAndAPIKeyCommandTests {
             databaseURL: database.conninfo
         )
         #expect(badScope.status == 2)
+        // The service's role may not create keys: one sentence naming the role the work needs, no SQLSTATE.
+        let service = "login_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try await database.connect().execute(SQLQuery(unsafeSQL: "CREATE ROLE \(service) LOGIN IN ROLE authlog_app"))
+        let denied = try await CLIProcess.run(
+            ["keys", "create-api-key", "--name", "by-service", "--scope", "audit"],
+            databaseURL: database.conninfo(asUser: String(service))
+        )
+        #expect(denied.status == 1)
+        #expect(
+            denied.stderr.hasPrefix("authlog: the database role given may not do this (PostgreSQL: permission denied")
+                && denied.stderr.hasSuffix(
+                    "run it with the URL of the role that owns authlog's schema (the one `authlog migrate` runs as, a "
+                        + "member of authlog_owner)\n"
+                ),
+            "\(denied.stderr)"
+        )
+        #expect(!denied.stderr.contains("42501") && !denied.stderr.contains("SQLSTATE"))
 
         let listed = try await CLIProcess.run(["keys", "list"], databaseURL: database.conninfo)
         #expect(listed.stdout.contains("siem") && listed.stdout.contains("audit"))

@@ -138,6 +138,20 @@ struct LogCommandTests {
             databaseURL: database.conninfo
         )
         #expect(byVerifierKey.status == 0, "\(byVerifierKey.stdout)")
+        // Without the key a note cannot be checked: that is a question asked without what it needs (exit 2),
+        // never "log broken" (exit 1) of an intact log.
+        let keyless = try await CLIProcess.run(["verify", "--checkpoint", outside], databaseURL: database.conninfo)
+        #expect(keyless.status == 2, "\(keyless.stdout) \(keyless.stderr)")
+        #expect(keyless.stdout.isEmpty)
+        #expect(
+            keyless.stderr.contains(
+                "cannot check the checkpoint notes without the key that signed them: give --config with "
+                    + "log.checkpoint_key_file, set AUTHLOG_CHECKPOINT_KEY, or give --verifier-key FILE"
+            ),
+            "\(keyless.stderr)"
+        )
+        let unsigned = try await CLIProcess.run(["checkpoint"], databaseURL: database.conninfo)
+        #expect(unsigned.status == 2 && unsigned.stderr.contains("no checkpoint key: give --config"), "\(unsigned.stderr)")
         let signed = try await CLIProcess.run(["checkpoint", "--config", configFile], databaseURL: database.conninfo)
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(signed.stdout.hasPrefix("auth.test/log\n"))

@@ -70,4 +70,23 @@ struct ServeCommandTests {
         #expect(rest.contains("authlog stopped"))
         #expect(!rest.contains("alr_"), "no refresh token in the log")
     }
+
+    /// A port another process listens on: exit 2 with one sentence naming the port and what to do, not NIO's
+    /// `bind(descriptor:ptr:bytes:)`.
+    @Test func aPortInUseExitsTwoNamingThePort() async throws {
+        let database = try await TestDatabase.make()
+        let (server, baseURL, _) = try Self.startServer(database: database)
+        defer { server.process.terminate() }
+        let port = try #require(baseURL.split(separator: ":").last.map(String.init))
+        let second = try await CLIProcess.run(["serve", "--dev", "--port", port], databaseURL: database.conninfo)
+        #expect(second.status == 2)
+        #expect(
+            second.stderr.contains(
+                "cannot listen on 127.0.0.1:\(port): another process is using that port; stop it, or choose another "
+                    + "port with --port or \"port\" in the configuration (AUTHLOG_PORT)"
+            ),
+            "\(second.stderr)"
+        )
+        #expect(!second.stderr.contains("bind(descriptor"))
+    }
 }

@@ -25,6 +25,18 @@ struct VerifyAndRebuildCommandTests {
         let output = try await CLIProcess.run(["verify"], databaseURL: database.conninfo)
         #expect(output.status == 1)
         #expect(output.stdout == "log broken at position 42: edited: the event's contents do not match its digest\n")
+        // The evidence page over the same log is still written, says so, and exits 1 like verify.
+        let since = "--since=2000-01-01"
+        let page = try await CLIProcess.run(["report", since, "--format", "html"], databaseURL: database.conninfo)
+        #expect(page.status == 1, "\(page.stderr)")
+        #expect(page.stdout.hasPrefix("<!DOCTYPE html>") && page.stdout.contains("log broken at position 42"))
+        #expect(
+            page.stderr.contains(
+                "the log did not verify: log broken at position 42: edited: the event's contents do not match its "
+                    + "digest (the page is written and says so)"
+            ),
+            "\(page.stderr)"
+        )
     }
 
     /// A long run shows its position, rate and time left on standard error when that is a terminal (here a

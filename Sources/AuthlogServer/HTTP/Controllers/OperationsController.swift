@@ -7,14 +7,13 @@ import AuthlogStore
 import Hummingbird
 import NIOCore
 
-/// `/healthz`, `/readyz`, `/metrics` and `/.well-known/jwks.json`.
+/// `/healthz`, `/readyz` and `/metrics`.
 struct OperationsController: Sendable {
     let queries: SessionQueries
     let reads: ReadDatabase
     let replicaLagLimit: Duration
     let metrics: ServerMetrics
     let integrity: LogIntegrityStatus
-    let publicKeys: JSONValue
     let providers: [any IdentityProvider]
     /// What the rate limits and the edge refused, and the events that recorded it.
     let refusals: RefusalRecorder
@@ -25,7 +24,6 @@ struct OperationsController: Sendable {
         routes.add(.get, "/healthz", use: self.health)
         routes.add(.get, "/readyz", use: self.readiness)
         routes.add(.get, "/metrics", use: self.prometheus)
-        routes.add(.get, "/.well-known/jwks.json", use: self.jwks)
     }
 
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -112,14 +110,6 @@ struct OperationsController: Sendable {
                     )
                 )
             )
-        )
-    }
-
-    @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
-        Response(
-            status: .ok,
-            headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
-            body: .init(byteBuffer: ByteBuffer(bytes: self.publicKeys.canonicalBytes))
         )
     }
 }
