@@ -102,7 +102,9 @@ struct ConfigurationEnvironmentTests {
         #expect(members["log.event_key"]?.value == #""****""#)
         #expect(members["log.event_key"]?.source == .environment("AUTHLOG_EVENT_KEY"))
         #expect(members["database_url"]?.value == #""postgres://authlog:****@db.example.com/authlog""#)
-        #expect(members["introspection_clients"]?.value == #"[{"id":"orders-api","secret":"****"}]"#)
+        #expect(members["introspection_clients[0].secret"]?.value == #""****""#)
+        #expect(members["introspection_clients[0].secret"]?.source == .environment("AUTHLOG_CLIENT_SECRET_ORDERS_API"))
+        #expect(members["introspection_clients[0].id"]?.source == .file)
         #expect(members["port"]?.value == "8080")
         #expect(members["port"]?.source == .default)
     }

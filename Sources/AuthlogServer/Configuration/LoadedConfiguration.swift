@@ -42,8 +42,8 @@ public struct LoadedConfiguration: Sendable {
         public let source: ConfigurationSource
     }
 
-    /// Every member that is set or has a default, sorted by path: lists are one member each, objects are
-    /// their members.
+    /// Every member that is set or has a default, sorted by path: objects and lists of objects are their
+    /// members, other lists one member each.
     public var effectiveMembers: [Member] {
         var values: [MemberPath: JSONValue] = [:]
         for (path, value) in ConfigurationDefaults.members(for: self.configuration) { values[path] = value }
@@ -56,12 +56,32 @@ public struct LoadedConfiguration: Sendable {
                 source: self.source(of: path)
             )
         }
-        .sorted { $0.path.description < $1.path.description }
+        .sorted { Self.precedes($0.path, $1.path) }
     }
 
-    /// The values below `node`: each member of an object in turn, anything else whole.
+    /// Whether `a` sorts before `b`: by member name, elements by index.
+    private static func precedes(_ a: MemberPath, _ b: MemberPath) -> Bool {
+        for (x, y) in zip(a.segments, b.segments) where x != y {
+            switch (x, y) {
+            case (.member(let x), .member(let y)): return x < y
+            case (.index(let x), .index(let y)): return x < y
+            case (.index, .member): return true
+            case (.member, .index): return false
+            }
+        }
+        return a.segments.count < b.segments.count
+    }
+
+    /// The values below `node`: each member of an object in turn, each element of a list of objects in turn,
+    /// anything else whole.
     private static func leaves(of node: JSONValue, at path: MemberPath) -> [(MemberPath, JSONValue)] {
-        guard case .object(let members) = node else { return [(path, node)] }
-        return members.flatMap { Self.leaves(of: $0.value, at: path.appending(.member($0.name))) }
+        switch node {
+        case .object(let members):
+            return members.flatMap { Self.leaves(of: $0.value, at: path.appending(.member($0.name))) }
+        case .array(let elements) where !elements.isEmpty && elements.allSatisfy(\.isObject):
+            return elements.enumerated().flatMap { Self.leaves(of: $1, at: path.appending(.index($0))) }
+        default:
+            return [(path, node)]
+        }
     }
 }
