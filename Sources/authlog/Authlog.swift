@@ -18,7 +18,7 @@ struct Authlog: AsyncParsableCommand {
             MigrateCommand.self, AppendEventsCommand.self, VerifyCommand.self, CheckpointCommand.self,
             ProveCommand.self, ExportCommand.self, KeysCommand.self, RebuildCommand.self, ReportCommand.self,
             RetentionCommand.self, SessionsCommand.self,
-            UsersCommand.self, DatabaseCommand.self, ServeCommand.self, WitnessCommand.self,
+            UsersCommand.self, DatabaseCommand.self, ServeCommand.self, ConfigCommand.self, WitnessCommand.self,
         ]
     )
 

@@ -163,14 +163,19 @@ func reportingStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
     }
 }
 
-/// The configuration file at `path` (every default without one), with secrets from the environment; a file
-/// that cannot be read or parsed is reported on standard error and exits 2.
+/// The configuration file at `path` (every default without one) with the environment laid over it, read
+/// strictly (``ServerConfiguration/load(path:environment:)``); a configuration that cannot be read, or has an
+/// unknown key or a value of the wrong type, is reported in one sentence on standard error and exits 2.
 func loadConfiguration(_ path: String?) throws -> ServerConfiguration {
+    try loadConfigurationWithSources(path).configuration
+}
+
+/// The configuration as ``loadConfiguration(_:)`` reads it, with where each member came from.
+func loadConfigurationWithSources(_ path: String?) throws -> LoadedConfiguration {
     do {
-        let configuration = try path.map(ServerConfiguration.load(path:)) ?? ServerConfiguration()
-        return configuration.applyingEnvironment(ProcessInfo.processInfo.environment)
+        return try ServerConfiguration.load(path: path, environment: ProcessInfo.processInfo.environment)
     } catch {
-        printError("\(error)")
+        printError(error.description)
         throw ExitCode(2)
     }
 }

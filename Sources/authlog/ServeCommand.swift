@@ -21,7 +21,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the HTTP sign-in service.",
         discussion: """
             Reads the JSON configuration file given with --config (see deploy/authlog.example.json and \
-            docs/configuration.md); secrets may come from the environment instead. SIGTERM or SIGINT stops \
+            docs/configuration.md); any member may come from the environment instead (AUTHLOG_ and its path, \
+            segments joined by __), and an unknown key or a wrong type exits 2; `authlog config check` shows \
+            the configuration in force. SIGTERM or SIGINT stops \
             the server gracefully: it finishes the requests in flight, whose events are committed first.
             """
     )

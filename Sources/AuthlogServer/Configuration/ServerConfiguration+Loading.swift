@@ -3,7 +3,7 @@ public import AuthlogStore
 import Foundation
 
 extension ServerConfiguration {
-    /// A configuration problem, named for the operator.
+    /// A configuration problem, named for the operator in one sentence.
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String
 
@@ -11,55 +11,66 @@ extension ServerConfiguration {
         public init(description: String) { self.description = description }
     }
 
-    /// Reads the JSON configuration file at `path`.
-    /// - Throws: ``Invalid`` naming the problem.
-    public static func load(path: String) throws -> ServerConfiguration {
+    /// Reads the configuration as `serve` and every other command does: the JSON file at `path` (none: every
+    /// default), the environment laid over it (``ConfigurationEnvironment`` states the rule), decoded
+    /// strictly: an unknown key, a value of the wrong type or a missing required member is refused.
+    /// - Parameters:
+    ///   - path: The configuration file, if any.
+    ///   - environment: The process environment.
+    /// - Returns: The configuration, with where each member came from.
+    /// - Throws: ``Invalid`` naming the problem, its key and where it was set.
+    public static func load(path: String?, environment: [String: String]) throws(Invalid) -> LoadedConfiguration {
+        let fileDocument = try path.map(Self.readDocument) ?? .emptyObject
+        let overlay = try ConfigurationEnvironment(document: fileDocument, environment: environment)
+        let configuration: ServerConfiguration
+        do throws(StrictDecodingError) {
+            configuration = try overlay.document.decodeStrictly(
+                ServerConfiguration.self,
+                textOverrides: overlay.textOverrides
+            )
+        } catch {
+            throw Invalid(description: Self.message(for: error, file: path, variables: overlay.variables))
+        }
+        return LoadedConfiguration(
+            configuration: configuration,
+            fileDocument: fileDocument,
+            variables: overlay.variables
+        )
+    }
+
+    /// The JSON document of the file at `path`.
+    private static func readDocument(_ path: String) throws(Invalid) -> JSONValue {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Invalid(description: "cannot read the configuration file \(path)")
         }
         do {
-            return try JSONParser().parse(Array(data)).decode(ServerConfiguration.self)
+            return try JSONParser().parse(Array(data))
         } catch {
-            throw Invalid(description: "the configuration file \(path) is not valid: \(error)")
+            throw Invalid(description: "the configuration file \(path) is not valid JSON: \(error)")
         }
     }
 
-    /// This configuration with secrets taken from the environment where set:
-    /// `AUTHLOG_DATA_KEY`, `AUTHLOG_EVENT_KEY`, `AUTHLOG_SUBJECT_KEY`, `AUTHLOG_KAKAO_ADMIN_KEY`, `AUTHLOG_APPLE_PRIVATE_KEY`, `AUTHLOG_GITHUB_CLIENT_SECRET`,
-    /// `AUTHLOG_GITLAB_CLIENT_SECRET`, `AUTHLOG_KAKAO_CLIENT_SECRET`, `AUTHLOG_<NAME>_CLIENT_SECRET` for a
-    /// generic OIDC provider, and `AUTHLOG_CLIENT_SECRET_<ID>` for an introspection client (names upper-cased,
-    /// other characters than letters and digits as `_`).
-    public func applyingEnvironment(_ environment: [String: String]) -> ServerConfiguration {
-        var configuration = self
-        func value(_ name: String) -> String? {
-            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    /// `error` as one sentence naming where the bad value was set: the file or a variable.
+    private static func message(
+        for error: StrictDecodingError,
+        file: String?,
+        variables: [MemberPath: String]
+    ) -> String {
+        let variable = variables.filter { error.path.hasPrefix($0.key) }.max {
+            $0.key.segments.count < $1.key.segments.count
+        }?.value
+        let key = error.path.isRoot ? "the configuration" : error.path.description
+        switch error.problem {
+        case .unknownMember(let suggestion):
+            let place = variable ?? file ?? "the configuration"
+            return "unknown key \(key) in \(place)" + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
+        case .wrongType(let expected, let found):
+            return "\(key)\(variable.map { " (\($0))" } ?? "") must be \(expected), got \(found)"
+        case .missing(let expected):
+            return "\(key) is missing; it must be \(expected)"
+        case .invalid(let reason):
+            return "\(key)\(variable.map { " (\($0))" } ?? ""): \(reason)"
         }
-        if let key = value("AUTHLOG_DATA_KEY") { configuration.dataKey = key }
-        if let key = value("AUTHLOG_SUBJECT_KEY") { configuration.subjectKey = key }
-        if let key = value("AUTHLOG_EVENT_KEY") {
-            configuration.log = configuration.log ?? LogSettings()
-            configuration.log?.eventKey = key
-        }
-        if let key = value("AUTHLOG_KAKAO_ADMIN_KEY") { configuration.providers?.kakao?.adminKey = key }
-        if let pem = value("AUTHLOG_APPLE_PRIVATE_KEY") { configuration.providers?.apple?.privateKey = pem }
-        if let secret = value("AUTHLOG_GITHUB_CLIENT_SECRET") { configuration.providers?.github?.clientSecret = secret }
-        if let secret = value("AUTHLOG_GITLAB_CLIENT_SECRET") { configuration.providers?.gitlab?.clientSecret = secret }
-        if let secret = value("AUTHLOG_KAKAO_CLIENT_SECRET") { configuration.providers?.kakao?.clientSecret = secret }
-        for name in configuration.providers?.oidc?.keys.sorted() ?? [] {
-            if let secret = value("AUTHLOG_\(Self.environmentName(name))_CLIENT_SECRET") {
-                configuration.providers?.oidc?[name]?.clientSecret = secret
-            }
-        }
-        if let clients = configuration.introspectionClients {
-            configuration.introspectionClients = clients.map { client in
-                var client = client
-                if let secret = value("AUTHLOG_CLIENT_SECRET_\(Self.environmentName(client.id))") {
-                    client.secret = secret
-                }
-                return client
-            }
-        }
-        return configuration
     }
 
     /// `name` as part of an environment variable name.
@@ -69,7 +80,8 @@ extension ServerConfiguration {
 }
 
 extension ServerConfiguration {
-    /// The event key of `log.event_key` (after ``applyingEnvironment(_:)``: `AUTHLOG_EVENT_KEY`), if set.
+    /// The event key of `log.event_key` (set by the file, `AUTHLOG_LOG__EVENT_KEY` or `AUTHLOG_EVENT_KEY`),
+    /// if set.
     /// - Throws: ``Invalid`` when it is not 32 bytes of base64url.
     public func eventAuthenticator() throws -> EventAuthenticator? {
         guard let text = self.log?.eventKey else { return nil }

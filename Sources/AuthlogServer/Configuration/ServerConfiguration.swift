@@ -1,6 +1,6 @@
 /// The configuration of `authlog serve`, read from one JSON file (see `deploy/authlog.example.json` and
-/// docs/configuration.md). Every member is optional; secrets can come from the environment instead
-/// (``ServerConfiguration/applyingEnvironment(_:)``).
+/// docs/configuration.md). Every member is optional, and any can come from the environment instead
+/// (``ServerConfiguration/load(path:environment:)``).
 public struct ServerConfiguration: Codable, Sendable {
     /// Where to listen.
     public var host: String?
