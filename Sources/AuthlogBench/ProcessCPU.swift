@@ -38,27 +38,31 @@ enum ProcessCPU {
 /// CPU used while a load ran, split between this process (the server and the users' client), the flood's
 /// process and PostgreSQL's.
 struct CPUSplit {
-    let flood: Int32?
+    let floods: [Int32]
     let thisProcess: Double
     let floodProcess: Double
     let postgres: Double
 
     /// The readings now.
-    static func start(flood: Int32?) -> CPUSplit {
+    static func start(floods: [Int32] = []) -> CPUSplit {
         CPUSplit(
-            flood: flood,
+            floods: floods,
             thisProcess: ProcessCPU.ofThisProcess,
-            floodProcess: flood.map(ProcessCPU.seconds(of:)) ?? 0,
+            floodProcess: floods.map(ProcessCPU.seconds(of:)).reduce(0, +),
             postgres: ProcessCPU.seconds(ofAllNamed: "postgres")
         )
     }
 
     /// The cores each used from the readings at the start to now, over `run`'s duration.
     func cores(over run: LoadRun) -> String {
-        let now = CPUSplit.start(flood: self.flood)
-        var parts = [String(format: "this process (server and users) %.2f", (now.thisProcess - self.thisProcess) / run.seconds)]
-        if self.flood != nil {
-            parts.append(String(format: "the flood's client %.2f", (now.floodProcess - self.floodProcess) / run.seconds))
+        let now = CPUSplit.start(floods: self.floods)
+        var parts = [
+            String(format: "this process (server and users) %.2f", (now.thisProcess - self.thisProcess) / run.seconds)
+        ]
+        if !self.floods.isEmpty {
+            parts.append(
+                String(format: "the floods' clients %.2f", (now.floodProcess - self.floodProcess) / run.seconds)
+            )
         }
         parts.append(String(format: "PostgreSQL %.2f", (now.postgres - self.postgres) / run.seconds))
         return parts.joined(separator: ", ")

@@ -95,7 +95,7 @@ struct ServeCommand: AsyncParsableCommand {
         )
         do {
             try await group.run()
-        } catch where ListenFailure.isAddressInUse(error) {
+        } catch  where ListenFailure.isAddressInUse(error) {
             printError(ListenFailure.addressInUse(host: host, port: configuration.port ?? ConfigurationDefaults.port))
             throw ExitCode(2)
         }

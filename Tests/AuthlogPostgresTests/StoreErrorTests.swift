@@ -43,7 +43,11 @@ struct StoreErrorTests {
         let data = StoreError(.server, "invalid input syntax for type integer: \"hunter2\"", sqlState: "22P02")
         #expect(data.sentence == "invalid input syntax for type integer: \"****\"")
         #expect(StoreError(.decoding, "column 0 is NULL").sentence == "column 0 is NULL")
-        let duplicate = StoreError(.server, "duplicate key value violates unique constraint \"t_pkey\"", sqlState: "23505")
+        let duplicate = StoreError(
+            .server,
+            "duplicate key value violates unique constraint \"t_pkey\"",
+            sqlState: "23505"
+        )
         #expect(duplicate.sentence == "duplicate key value violates unique constraint \"t_pkey\"")
     }
 

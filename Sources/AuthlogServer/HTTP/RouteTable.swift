@@ -58,9 +58,9 @@ public struct RouteTable {
                 } catch {
                     // Refused before the handler read anything: the body is read (up to the limit) so that the
                     // connection stays usable for the client's next request. Then the answer is held, so that
-                    // a client ignoring Retry-After is slowed to its rate.
+                    // a client ignoring Retry-After is slowed to its rate, and one that keeps at it to the maximum.
                     _ = try? await request.body.collect(upTo: bodyLimit)
-                    try? await Task.sleep(for: limiter.refusalDelay(group))
+                    try? await Task.sleep(for: limiter.refusalDelay(group, address: context.clientAddress))
                     throw error
                 }
                 do {

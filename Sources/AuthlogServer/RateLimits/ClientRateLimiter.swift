@@ -13,7 +13,14 @@ final class ClientRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Double
+        /// Refusals not yet forgiven: one a refusal, forgiven at the bucket's rate, at most
+        /// ``ClientRateLimiter/maximumPenaltyBursts`` bursts (``refusalLevel(_:)``).
+        var penalty: Double = 0
     }
+
+    /// The most bursts of refusals a client's penalty holds: the level stops at ten doublings, and a client
+    /// that stops sending is forgiven within ten bursts' refill time.
+    static let maximumPenaltyBursts = 10.0
 
     private struct State {
         var buckets: [String: Bucket] = [:]
@@ -59,11 +66,24 @@ final class ClientRateLimiter: Sendable {
             var bucket = self.refilled(client, in: &state, now: now)
             defer { state.buckets[client] = bucket }
             guard bucket.tokens >= 1 else {
+                bucket.penalty = min(self.burst * Self.maximumPenaltyBursts, bucket.penalty + 1)
                 return max(1, Int(((1 - bucket.tokens) / self.perSecond).rounded(.up)))
             }
             bucket.tokens -= 1
             if self.shared { state.admitted[client, default: 0] += 1 }
             return nil
+        }
+    }
+
+    /// How many times `client`'s refusals have outrun its bucket: the number of whole bursts of refusals it has
+    /// made and that the bucket's rate has not forgiven yet (0 to 10). A client that takes a 429 now and then
+    /// stays at 0; one that keeps sending on refusal climbs a level per burst of them.
+    func refusalLevel(_ client: String, now: Double? = nil) -> Int {
+        let now = now ?? self.uptime()
+        return self.state.withLock { state in
+            guard let bucket = state.buckets[client] else { return 0 }
+            let penalty = max(0, bucket.penalty - (now - bucket.updated) * self.perSecond)
+            return Int(penalty / self.burst)
         }
     }
 
@@ -96,7 +116,9 @@ final class ClientRateLimiter: Sendable {
             self.evict(&state.buckets, now: now)
         }
         var bucket = state.buckets[client] ?? Bucket(tokens: self.burst, updated: now)
-        bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.perSecond)
+        let refill = (now - bucket.updated) * self.perSecond
+        bucket.tokens = min(self.burst, bucket.tokens + refill)
+        bucket.penalty = max(0, bucket.penalty - refill)
         bucket.updated = now
         return bucket
     }

@@ -83,6 +83,20 @@ public final class RateLimiter: RefreshFamilyGate {
         return .milliseconds(Int64(min(Double(self.policy.maximumRefusalDelayMilliseconds), 1_000 / perSecond)))
     }
 
+    /// How long a refused request of `route` from `address` is held: ``refusalDelay(_:)``, doubled for each
+    /// level the address's refusals have outrun its bucket (``ClientRateLimiter/refusalLevel(_:now:)``), at
+    /// most `rate_limits.maximum_refusal_delay_ms`. A client that takes a 429 now and then waits the limit's
+    /// interval; one that keeps sending on refusal soon waits the whole maximum, so a flood from one address
+    /// costs the server at most one refusal per connection per maximum delay.
+    func refusalDelay(_ route: LimitedRoute, address: IPAddress?) -> Duration {
+        let base = self.refusalDelay(route)
+        guard let bucket = self.perAddress[route] else { return base }
+        let level = bucket.refusalLevel(address?.limitKey ?? "unknown")
+        guard level > 0 else { return base }
+        let maximum = Duration.milliseconds(Int64(self.policy.maximumRefusalDelayMilliseconds))
+        return min(maximum, base * (1 << min(level, 10)))
+    }
+
     private func refuse(
         scope: LimitScope,
         key: String,

@@ -151,7 +151,10 @@ struct LogCommandTests {
             "\(keyless.stderr)"
         )
         let unsigned = try await CLIProcess.run(["checkpoint"], databaseURL: database.conninfo)
-        #expect(unsigned.status == 2 && unsigned.stderr.contains("no checkpoint key: give --config"), "\(unsigned.stderr)")
+        #expect(
+            unsigned.status == 2 && unsigned.stderr.contains("no checkpoint key: give --config"),
+            "\(unsigned.stderr)"
+        )
         let signed = try await CLIProcess.run(["checkpoint", "--config", configFile], databaseURL: database.conninfo)
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(signed.stdout.hasPrefix("auth.test/log\n"))

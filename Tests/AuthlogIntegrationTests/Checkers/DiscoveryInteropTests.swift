@@ -81,7 +81,10 @@ extension Checkers {
                 headers: [("Authorization", "Bearer \(oldToken)")]
             )
             #expect(sessions.status == 200, "the old key's token is still accepted: \(sessions.json)")
-            let refreshed = try await rotated.post("/v1/token/refresh", .members(["refresh_token": .string(refreshToken)]))
+            let refreshed = try await rotated.post(
+                "/v1/token/refresh",
+                .members(["refresh_token": .string(refreshToken)])
+            )
             #expect(refreshed.status == 200, "the session goes on through the rotation")
             let newToken = try #require(refreshed.json["access_token"]?.stringValue)
             let second = try await Self.check(after, tokens: [oldToken, newToken])
