@@ -75,9 +75,10 @@ struct ServeCommandTests {
     /// `bind(descriptor:ptr:bytes:)`.
     @Test func aPortInUseExitsTwoNamingThePort() async throws {
         let database = try await TestDatabase.make()
-        let (server, baseURL, _) = try Self.startServer(database: database)
-        defer { server.process.terminate() }
-        let port = try #require(baseURL.split(separator: ":").last.map(String.init))
+        // Started and watched through its log file, off the cooperative threads.
+        let server = try await ServeProcess.start(database: database)
+        defer { server.stop() }
+        let port = String(server.port)
         let second = try await CLIProcess.run(["serve", "--dev", "--port", port], databaseURL: database.conninfo)
         #expect(second.status == 2)
         #expect(
