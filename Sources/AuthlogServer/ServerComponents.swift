@@ -64,7 +64,13 @@ public struct ServerComponents: Sendable {
         )
         self.checkpoints = checkpoints
         self.checkpointer = checkpoints.signer.map {
-            Checkpointer(store: store, signer: $0, directory: checkpoints.directory, statePath: checkpoints.statePath)
+            Checkpointer(
+                store: store,
+                signer: $0,
+                previousKeys: checkpoints.previousKeys,
+                directory: checkpoints.directory,
+                statePath: checkpoints.statePath
+            )
         }
         self.witnesses = try WitnessSettings(configuration: configuration)
         self.store = store

@@ -33,6 +33,7 @@ struct CheckpointCommand: AsyncParsableCommand {
         let checkpointer = Checkpointer(
             store: store,
             signer: signer,
+            previousKeys: settings.previousKeys,
             directory: settings.directory,
             statePath: settings.statePath
         )

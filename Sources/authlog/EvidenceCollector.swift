@@ -22,19 +22,20 @@ struct EvidenceCollector {
         let signins = try await report(.signins, by: [.day, .provider])
         let failures = try await report(.failures, by: [.reason])
         let sessions = try await report(.sessions, by: [.provider])
-        let verifier = try self.key.verifier()
+        let keyring = try self.key.keyring()
         let eventKey = try eventAuthenticator()
         let progress = try await ProgressLine.overLog(label: "verifying the log:", on: connection)
         let outcome = try await reportingStoreErrors {
-            try await LogVerifier(key: verifier, eventKey: eventKey).verify(on: connection, outside: nil) {
+            try await LogVerifier(keys: keyring, eventKey: eventKey).verify(on: connection, outside: nil) {
                 progress.update($0)
             }
         }
         progress.finish()
-        let checkedWith = outcome.passed ? verifier.map { " (signatures checked with the key \($0.name))" } ?? "" : ""
+        let keys = keyring.map { $0.keys.map(NoteKeyring.keyID(of:)).joined(separator: ", ") }
+        let checkedWith = outcome.passed ? keys.map { " (signatures checked with the key \($0))" } ?? "" : ""
         let verdict = EvidencePage.Verdict(
             passed: outcome.passed,
-            summary: outcome.summary(keyName: verifier?.name) + checkedWith
+            summary: outcome.summary(keyName: keyring?.keys.first?.name) + checkedWith
         )
         let checkpoint = try await reportingStoreErrors { try await CosignedCheckpoint.latest(on: connection) }
         let witnesses = try await reportingStoreErrors { try await CheckpointCosignatures.latest(on: connection) }
@@ -49,7 +50,11 @@ struct EvidenceCollector {
             requested: requested,
             verdict: verdict,
             checkpoint: checkpoint.map {
-                EvidencePage.Checkpoint(note: $0.note, verifierKey: verifier?.verifierKey, treeSize: $0.size)
+                EvidencePage.Checkpoint(
+                    note: $0.note,
+                    verifierKey: try? keyring?.open($0.note).verifierKey,
+                    treeSize: $0.size
+                )
             },
             witnesses: witnesses
         )

@@ -14,8 +14,10 @@ struct VerifyCommand: AsyncParsableCommand {
             database (its signature with the configured checkpoint key or --verifier-key, and its root), and every \
             root the log recorded in its audit.checkpoint_signed events. With --checkpoint FILE or \
             --checkpoint-dir DIR, notes kept outside the database, it also proves that the log still extends each: \
-            rollback, forks, rewriting and re-signing without the key are caught. Exit 1 names the first bad \
-            position (or the forked size); exit 4 says that notes are signed by another key while the log is intact.
+            rollback, forks, rewriting and re-signing without the key are caught. Notes may be signed by the \
+            current key or one in log.previous_checkpoint_verifier_keys (or any --verifier-key); the verdict names \
+            the key that signed each. Exit 1 names the first bad position (or the forked size); exit 4 says that \
+            notes are signed by an unknown key while the log is intact.
             """
     )
 
@@ -54,8 +56,8 @@ struct VerifyCommand: AsyncParsableCommand {
         if let directory = self.checkpointDir {
             outsideNotes += try OutsideNotes.read(directory: directory)
         }
-        let verifier = try self.key.verifier()
-        if verifier == nil, !outsideNotes.isEmpty {
+        let keyring = try self.key.keyring()
+        if keyring == nil, !outsideNotes.isEmpty {
             // Without a key a note's signature cannot be checked: that says nothing of the log, so it is not
             // "broken" (exit 1) but a question asked without what it needs.
             printError(
@@ -80,7 +82,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let progress = try await ProgressLine.overLog(label: "verified", on: connection)
         let report = try await reportingStoreErrors {
-            try await LogVerifier(key: verifier, eventKey: eventKey).verify(on: connection, outsideNotes: outsideNotes)
+            try await LogVerifier(keys: keyring, eventKey: eventKey).verify(on: connection, outsideNotes: outsideNotes)
             {
                 progress.update($0)
             }
@@ -94,7 +96,7 @@ struct VerifyCommand: AsyncParsableCommand {
             lag: lag,
             conninfo: target.primary
         )
-        print(report.summary(keyName: verifier?.name))
+        print(report.summary(keyName: keyring?.keys.first?.name))
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
         if let policy {
             let witnessed = try await reportingStoreErrors {

@@ -15,6 +15,8 @@ public struct CheckpointSettings: Sendable {
     public let origin: String
     /// The signer, when a key is configured.
     public let signer: NoteSigner?
+    /// The keys that signed before a rotation (`log.previous_checkpoint_verifier_keys`).
+    public let previousKeys: [NoteVerifier]
     /// Where notes are written outside the database.
     public let directory: String?
     /// Where the signer keeps the last checkpoint it signed: `latest.note` in the directory, else
@@ -49,6 +51,7 @@ public struct CheckpointSettings: Sendable {
             in: 1...86_400
         )
         self.tileDirectory = log?.tileDirectory
+        self.previousKeys = try Self.previousKeys(log?.previousCheckpointVerifierKeys ?? [], origin: self.origin)
         let pem: String?
         if let text = environment["AUTHLOG_CHECKPOINT_KEY"], !text.isEmpty {
             pem = text
@@ -65,6 +68,37 @@ public struct CheckpointSettings: Sendable {
             self.signer = try pem.map { try NoteSigner(name: origin, key: try PrivateKey(pem: $0)) }
         } catch {
             throw ServerConfiguration.Invalid(description: "the checkpoint key or log.origin is unusable: \(error)")
+        }
+    }
+
+    /// Every key a note of this log may be signed by: the signing key's verifier (when configured) first, then
+    /// the previous keys.
+    public var keyring: NoteKeyring {
+        NoteKeyring((self.signer.map { [$0.verifier] } ?? []) + self.previousKeys)
+    }
+
+    /// The verifiers of `log.previous_checkpoint_verifier_keys`, each named by the log's origin.
+    private static func previousKeys(_ texts: [String], origin: String) throws -> [NoteVerifier] {
+        guard texts.count <= 64 else {
+            throw ServerConfiguration.Invalid(description: "log.previous_checkpoint_verifier_keys: at most 64 keys")
+        }
+        return try texts.enumerated().map { index, text in
+            let member = "log.previous_checkpoint_verifier_keys[\(index)]"
+            let verifier: NoteVerifier
+            do {
+                verifier = try NoteVerifier(verifierKey: text)
+            } catch {
+                throw ServerConfiguration.Invalid(
+                    description:
+                        "\(member): not a verifier key (<origin>+<key hash>+<base64 key>, as in checkpoint.vkey)"
+                )
+            }
+            guard verifier.name == origin else {
+                throw ServerConfiguration.Invalid(
+                    description: "\(member) names the key \(verifier.name), but the log's origin is \(origin)"
+                )
+            }
+            return verifier
         }
     }
 

@@ -58,6 +58,10 @@ public struct ServerConfiguration: Codable, Sendable {
         /// The Ed25519 checkpoint key (PKCS#8 PEM file) made by `authlog keys generate`; prefer
         /// `AUTHLOG_CHECKPOINT_KEY` for the PEM itself. Without one, `serve` signs no checkpoints.
         public var checkpointKeyFile: String?
+        /// The verifier keys (`<origin>+<key hash>+<base64 key>`, as in `checkpoint.vkey`) of checkpoint keys
+        /// this log was signed with before a rotation: notes they signed still verify, and the signer extends
+        /// its state signed by them. Never signed with.
+        public var previousCheckpointVerifierKeys: [String]?
         /// The directory outside the database where every signed checkpoint note is written.
         public var checkpointDirectory: String?
         /// Sign a checkpoint once this many events are sealed since the last one (default 1,000).

@@ -11,8 +11,12 @@ import Foundation
 /// of its event. A smaller log (a rollback), the same size with another root (a fork), a tree that does not
 /// contain the last one (a rewrite), or a store that contradicts its own head are refused: recorded once as
 /// `audit.checkpoint_refused` and thrown as ``CheckpointRefusal``. A newer checkpoint that a sibling process
-/// signed with the same key is adopted only once it is proved consistent with the state. An existing
-/// `checkpoint-<size>.note` is never overwritten.
+/// signed with the same key (or one of `previousKeys`) is adopted only once it is proved consistent with the
+/// state. An existing `checkpoint-<size>.note` is never overwritten.
+///
+/// After a key rotation the state and the stored checkpoints were signed by the key it replaced: given among
+/// `previousKeys`, they are held to exactly as before, and the next checkpoint, signed by the new key, must
+/// extend them.
 ///
 /// A checkpoint is kept in `authlog.checkpoints` (one per tree size), written into the directory outside the
 /// database, and recorded as `audit.checkpoint_signed`.
@@ -31,21 +35,25 @@ public struct Checkpointer: Sendable {
 
     private let store: PostgresEventStore
     private let signer: NoteSigner
+    private let keyring: NoteKeyring
     private let directory: String?
     private let state: SignerState?
 
     /// A checkpointer signing with `signer` (whose name is the log's origin), writing notes into `directory`
     /// when given, and keeping its state in `statePath` (default: `latest.note` in `directory`; without
-    /// either, the signer keeps no state outside the database and trusts its latest stored checkpoint). What
-    /// it refuses is noted in the store's ``PostgresEventStore/integrity``.
+    /// either, the signer keeps no state outside the database and trusts its latest stored checkpoint). The
+    /// state and stored checkpoints may also be signed by one of `previousKeys` (the keys `signer`'s replaced).
+    /// What it refuses is noted in the store's ``PostgresEventStore/integrity``.
     public init(
         store: PostgresEventStore,
         signer: NoteSigner,
+        previousKeys: [NoteVerifier] = [],
         directory: String?,
         statePath: String? = nil
     ) {
         self.store = store
         self.signer = signer
+        self.keyring = NoteKeyring([signer.verifier] + previousKeys)
         self.directory = directory
         self.state = (statePath ?? directory.map { "\($0)/latest.note" }).map(SignerState.init(path:))
     }
@@ -230,14 +238,14 @@ public struct Checkpointer: Sendable {
     {
         let previous = last ?? Checkpoint(origin: self.signer.name, size: 0, root: MerkleTree.emptyRoot)
         do {
-            let body = try self.signer.verifier.open(note)
+            let body = try self.keyring.open(note).body
             guard let checkpoint = Checkpoint(body: body), checkpoint.origin == self.signer.name else {
                 throw StoreError(.server, "\(what) is not a checkpoint of \(self.signer.name)")
             }
             return checkpoint
         } catch let failure as NoteVerifier.Failure {
             if case .malformed = failure { throw StoreError(.server, "\(what): \(failure)") }
-            throw self.refusal(.otherKey, head, previous, "\(what) is not signed by this signer's key: \(failure)")
+            throw self.refusal(.otherKey, head, previous, "\(what) is not signed by this signer's keys: \(failure)")
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 extension LogVerifier.Report {
-    /// Whether the log checked out (nothing broken, forked, or signed by another key).
+    /// Whether the log checked out (nothing broken, forked, or signed by an unknown key).
     public var passed: Bool {
         if case .intact = self { return true }
         return false
@@ -11,7 +11,15 @@ extension LogVerifier.Report {
     /// key the signatures were checked with (nil: none was given).
     public func summary(keyName: String?) -> String {
         switch self {
-        case .intact(let events, let root, let checkpoints, let recorded, let unauthenticated, let macsUnchecked):
+        case .intact(
+            let events,
+            let root,
+            let checkpoints,
+            let recorded,
+            let unauthenticated,
+            let macsUnchecked,
+            let signedBy
+        ):
             let roots = recorded == 0 ? "" : ", \(recorded) roots recorded by the log match"
             let before =
                 unauthenticated == 0
@@ -21,7 +29,7 @@ extension LogVerifier.Report {
             if macsUnchecked { notChecked.append("event MACs not checked: no event key") }
             let unchecked = notChecked.isEmpty ? "" : " (\(notChecked.joined(separator: "; ")))"
             return "log intact: \(events) events, root \(Data(root).base64EncodedString()), "
-                + "\(checkpoints) checkpoints match\(roots)\(before)\(unchecked)"
+                + "\(checkpoints) checkpoints match\(Self.signers(signedBy))\(roots)\(before)\(unchecked)"
         case .broken(let position, let reason):
             return "log broken at position \(position): \(reason)"
         case .fork(let size, let reason):
@@ -31,7 +39,17 @@ extension LogVerifier.Report {
         }
     }
 
-    /// `authlog verify`'s exit status: 0 intact, 1 broken or forked, 4 signed by another key.
+    /// ` (signed by <key>: 3 stored and the outside checkpoint; <key>: 2 stored)`, or nothing without tallies.
+    private static func signers(_ tallies: [LogVerifier.KeyTally]) -> String {
+        guard !tallies.isEmpty else { return "" }
+        let named = tallies.map { tally in
+            let stored = tally.stored == 0 ? [] : ["\(tally.stored) stored"]
+            return "\(tally.keyID): " + (stored + tally.outside).joined(separator: " and ")
+        }
+        return " (signed by " + named.joined(separator: "; ") + ")"
+    }
+
+    /// `authlog verify`'s exit status: 0 intact, 1 broken or forked, 4 signed by an unknown key.
     public var exitStatus: Int32 {
         switch self {
         case .intact: 0

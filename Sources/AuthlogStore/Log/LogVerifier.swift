@@ -13,8 +13,10 @@ import Foundation
 /// gap), an inserted one (beyond the head), a committed event that was neither sealed nor queued, a rollback
 /// (a checkpoint beyond the end), a fork (two checkpoints or recorded roots of one size with different roots)
 /// and a rewrite with recomputed hashes (the root at a pinned size differs: the smallest range of positions
-/// between the last pin that matched and the first that did not). A note that is not signed by the given key
-/// is not tampering: it is reported as ``Report/otherKey(_:)`` when nothing else is wrong.
+/// between the last pin that matched and the first that did not). Notes are checked with a keyring (the
+/// current checkpoint key and the ones it replaced), and each key is named with the notes it signed; a note
+/// that none of them signed is not tampering: it is reported as ``Report/otherKey(_:)`` ("unknown key") when
+/// nothing else is wrong.
 public struct LogVerifier: Sendable {
     /// What the walk found.
     public enum Report: Sendable, Equatable {
@@ -29,28 +31,52 @@ public struct LogVerifier: Sendable {
             checkpoints: Int,
             recordedRoots: Int = 0,
             unauthenticated: Int64 = 0,
-            macsUnchecked: Bool = false
+            macsUnchecked: Bool = false,
+            signedBy: [KeyTally] = []
         )
         /// The first bad position, and why.
         case broken(position: Int64, reason: String)
         /// Two checkpoints or recorded roots of one size disagree: the log was forked.
         case fork(size: Int64, reason: String)
-        /// The events and tree are intact, but some notes are not signed by the given key (they are not counted).
+        /// The events and tree are intact, but some notes are signed by no key of the keyring (an unknown key;
+        /// they are not counted).
         case otherKey(String)
+    }
+
+    /// The notes one key of the keyring signed.
+    public struct KeyTally: Sendable, Equatable {
+        /// The key, as `<name>+<hex key hash>`.
+        public var keyID: String
+        /// How many checkpoints stored in the database it signed.
+        public var stored: Int
+        /// The outside notes it signed, by their sources.
+        public var outside: [String]
+
+        /// A tally of `keyID`.
+        public init(keyID: String, stored: Int, outside: [String] = []) {
+            self.keyID = keyID
+            self.stored = stored
+            self.outside = outside
+        }
     }
 
     /// Events read per query.
     public var pageSize: Int
-    /// The key that signed the checkpoints; without it signatures are not checked (roots still are).
-    public var key: NoteVerifier?
+    /// The keys that signed the checkpoints; without them signatures are not checked (roots still are).
+    public var keys: NoteKeyring?
     /// The event key; without it the events' MACs are not checked (an event without a MAC after one with is
     /// still caught).
     public var eventKey: EventAuthenticator?
 
-    /// Creates a verifier reading `pageSize` events per query.
+    /// Creates a verifier reading `pageSize` events per query, checking signatures with `key` alone.
     public init(pageSize: Int = 5000, key: NoteVerifier? = nil, eventKey: EventAuthenticator? = nil) {
+        self.init(pageSize: pageSize, keys: key.map { NoteKeyring([$0]) }, eventKey: eventKey)
+    }
+
+    /// Creates a verifier reading `pageSize` events per query, checking signatures with the keyring `keys`.
+    public init(pageSize: Int = 5000, keys: NoteKeyring?, eventKey: EventAuthenticator? = nil) {
         self.pageSize = pageSize
-        self.key = key
+        self.keys = keys.flatMap { $0.keys.isEmpty ? nil : $0 }
         self.eventKey = eventKey
     }
 
@@ -109,6 +135,10 @@ public struct LogVerifier: Sendable {
         var source: String
         var isRequired = false
         var isRecorded = false
+        /// Whether it is a checkpoint stored in the database.
+        var isStored = false
+        /// The key that signed the note (nil: recorded, or no keyring given).
+        var keyID: String?
     }
 
     /// The pins to hold the walk to, sorted by size, and the notes signed by another key; or the report of a
@@ -186,8 +216,9 @@ public struct LogVerifier: Sendable {
         }
         if !foreign.isEmpty {
             return .otherKey(
-                "signed by another key: " + foreign.joined(separator: "; ")
-                    + " (the events and the tree are intact; check with the log's verifier key)"
+                "signed by an unknown key: " + foreign.joined(separator: "; ")
+                    + " (the events and the tree are intact; give every key the log was signed with: "
+                    + "--verifier-key, or log.previous_checkpoint_verifier_keys)"
             )
         }
         let recorded = pins.filter(\.isRecorded).count
@@ -197,8 +228,23 @@ public struct LogVerifier: Sendable {
             checkpoints: pins.count - recorded,
             recordedRoots: recorded,
             unauthenticated: macs.unauthenticated,
-            macsUnchecked: macs.authenticated > 0 && self.eventKey == nil
+            macsUnchecked: macs.authenticated > 0 && self.eventKey == nil,
+            signedBy: self.tallies(of: pins)
         )
+    }
+
+    /// The notes of `pins` each key of the keyring signed, in the keyring's order.
+    private func tallies(of pins: [Pin]) -> [KeyTally] {
+        guard let keys = self.keys else { return [] }
+        return keys.keys.map(NoteKeyring.keyID(of:)).compactMap { keyID in
+            let signed = pins.filter { $0.keyID == keyID }
+            guard !signed.isEmpty else { return nil }
+            return KeyTally(
+                keyID: keyID,
+                stored: signed.filter(\.isStored).count,
+                outside: signed.filter { !$0.isStored }.map(\.source)
+            )
+        }
     }
 
     /// Reads the events page by page from `frontier`, checking each one's leaf, subtrees, month order and MAC,
@@ -413,13 +459,15 @@ public struct LogVerifier: Sendable {
             let root = try row.decode(ByteaValue.self, at: 1).bytes
             let note = try row.decode(String.self, at: 2)
             let source = "the stored checkpoint at \(size)"
-            if let key = self.key {
+            var keyID: String?
+            if let keys = self.keys {
                 let body: String
                 do {
-                    body = try key.open(note)
-                } catch .notSignedByKey {
-                    // Not this key's note: its root proves nothing, and it is no tampering by itself.
-                    foreign.append("\(source) has no signature by \(key.name)")
+                    let opened = try keys.open(note)
+                    (body, keyID) = (opened.body, opened.keyID)
+                } catch .unknownKey(let signers) {
+                    // No known key's note: its root proves nothing, and it is no tampering by itself.
+                    foreign.append("\(source) (\(signers))")
                     continue
                 } catch {
                     return .failure(Broken(report: .broken(position: lastGood + 1, reason: "\(source): \(error)")))
@@ -432,7 +480,7 @@ public struct LogVerifier: Sendable {
                     )
                 }
             }
-            pins.append(Pin(size: size, root: root, source: source))
+            pins.append(Pin(size: size, root: root, source: source, isStored: true, keyID: keyID))
             lastGood = size
         }
         return .success((pins, foreign))
@@ -440,20 +488,27 @@ public struct LogVerifier: Sendable {
 
     private func outsidePin(_ outside: OutsideNote) -> Result<Pin, Broken> {
         let source = outside.source
-        guard let key = self.key else {
+        guard let keys = self.keys else {
             return .failure(
                 Broken(report: .broken(position: 1, reason: "no key to check the signature of \(source) with"))
             )
         }
         do {
-            guard let checkpoint = Checkpoint(body: try key.open(outside.note)) else {
+            let opened = try keys.open(outside.note)
+            guard let checkpoint = Checkpoint(body: opened.body) else {
                 return .failure(Broken(report: .broken(position: 1, reason: "\(source) is not a checkpoint")))
             }
             return .success(
-                Pin(size: checkpoint.size, root: checkpoint.root, source: source, isRequired: outside.isRequired)
+                Pin(
+                    size: checkpoint.size,
+                    root: checkpoint.root,
+                    source: source,
+                    isRequired: outside.isRequired,
+                    keyID: opened.keyID
+                )
             )
-        } catch .notSignedByKey {
-            return .failure(Broken(report: .otherKey("\(source) has no signature by \(key.name)")))
+        } catch .unknownKey(let signers) {
+            return .failure(Broken(report: .otherKey("\(source) (\(signers))")))
         } catch {
             return .failure(Broken(report: .broken(position: 1, reason: "\(source): \(error)")))
         }

@@ -123,12 +123,15 @@ public struct NoteVerifier: Sendable {
         case notSignedByKey(String)
         /// This key's signature line does not verify.
         case badSignature(String)
+        /// No key of a keyring signed the note; the note's own signers, as `<name>+<hex key hash>`.
+        case unknownKey(String)
 
         public var description: String {
             switch self {
             case .malformed(let why): "not a signed note: \(why)"
             case .notSignedByKey(let name): "the note has no signature by the key \(name)"
             case .badSignature(let name): "the signature by \(name) does not verify"
+            case .unknownKey(let signers): "signed by an unknown key (\(signers))"
             }
         }
     }

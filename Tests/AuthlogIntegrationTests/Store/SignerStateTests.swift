@@ -197,8 +197,8 @@ struct SignerStateTests {
         // A checkpoint in the database signed by another key is not adopted.
         try await store.sealPending()
         let head = try await EventReader().head(on: database.connect())
-        let foreign = try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA))
-            .sign(Checkpoint(origin: Self.origin, size: head.size, root: head.root).body)
+        let stranger = try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA))
+        let foreign = try stranger.sign(Checkpoint(origin: Self.origin, size: head.size, root: head.root).body)
         try await tamper(
             database,
             """
@@ -210,8 +210,8 @@ struct SignerStateTests {
         #expect(refusal?.reason == .otherKey)
         #expect(
             refusal?.detail
-                == "the stored checkpoint at \(head.size) is not signed by this signer's key: the note has no "
-                + "signature by the key \(Self.origin)"
+                == "the stored checkpoint at \(head.size) is not signed by this signer's keys: signed by an "
+                + "unknown key (\(NoteKeyring.keyID(of: stranger.verifier)))"
         )
         #expect(store.integrity.snapshot.refusal?.reason == .otherKey)
     }

@@ -33,8 +33,12 @@ func verify(
     try await LogVerifier(pageSize: 700, key: key).verify(on: database.connect(), outside: outside)
 }
 
-/// The report of an intact log of `database` as it stands.
-func intact(_ database: TestDatabase, checkpoints: Int = 0) async throws -> LogVerifier.Report {
+/// The report of an intact log of `database` as it stands, its notes signed as `signedBy` says.
+func intact(
+    _ database: TestDatabase,
+    checkpoints: Int = 0,
+    signedBy: [LogVerifier.KeyTally] = []
+) async throws -> LogVerifier.Report {
     let connection = try await database.connect()
     let head = try await EventReader().head(on: connection)
     let recorded = try await connection.query(
@@ -44,7 +48,8 @@ func intact(_ database: TestDatabase, checkpoints: Int = 0) async throws -> LogV
         events: head.size,
         root: head.root,
         checkpoints: checkpoints,
-        recordedRoots: try recorded.first?.decode(Int.self, at: 0) ?? 0
+        recordedRoots: try recorded.first?.decode(Int.self, at: 0) ?? 0,
+        signedBy: signedBy
     )
 }
 

@@ -200,14 +200,15 @@ struct TamperEvidenceTests {
         let (database, store) = try await self.seeded()
         let checkpointer = try self.checkpointer(store)
         let head = try await EventReader().head(on: database.connect())
-        let forged = try NoteSigner(name: "log.test/audit", key: try PrivateKey.generate(for: .edDSA))
-            .sign(Checkpoint(origin: "log.test/audit", size: head.size, root: head.root).body)
+        let stranger = try NoteSigner(name: "log.test/audit", key: try PrivateKey.generate(for: .edDSA))
+        let forged = try stranger.sign(Checkpoint(origin: "log.test/audit", size: head.size, root: head.root).body)
         let report = try await verify(database, key: checkpointer.verifier, outside: forged)
         #expect(
             report
                 == .otherKey(
-                    "signed by another key: the outside checkpoint has no signature by log.test/audit (the events and "
-                        + "the tree are intact; check with the log's verifier key)"
+                    "signed by an unknown key: the outside checkpoint (\(NoteKeyring.keyID(of: stranger.verifier))) "
+                        + "(the events and the tree are intact; give every key the log was signed with: "
+                        + "--verifier-key, or log.previous_checkpoint_verifier_keys)"
                 )
         )
         #expect(report.exitStatus == 4 && !report.passed)

@@ -8,8 +8,8 @@ import Testing
 
 /// `verify` reads everything the log says about itself and names what it finds: a rewrite caught by the
 /// roots the log recorded in its own `audit.checkpoint_signed` events (with no note kept outside) in the
-/// smallest range they allow, a fork (two notes of one size), and a note signed by another key, which is not
-/// tampering.
+/// smallest range they allow, a fork (two notes of one size), and a note signed by an unknown key, which is
+/// not tampering.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct VerifyDiagnosisTests {
     private static let origin = "log.test/audit"
@@ -33,7 +33,10 @@ struct VerifyDiagnosisTests {
 
     @Test func aRewriteIsNamedByTheLogsOwnRecordedRootsInTheSmallestRange() async throws {
         let (database, _, signer, _) = try await self.threeCheckpoints()
-        #expect(try await verify(database, key: signer.verifier) == intact(database, checkpoints: 3))
+        let signedBy = [LogVerifier.KeyTally(keyID: NoteKeyring.keyID(of: signer.verifier), stored: 3)]
+        #expect(
+            try await verify(database, key: signer.verifier) == intact(database, checkpoints: 3, signedBy: signedBy)
+        )
         try await rewrite(database, position: 30)
         try await tamper(database, "DELETE FROM authlog.checkpoints")
         #expect(
@@ -69,16 +72,17 @@ struct VerifyDiagnosisTests {
     }
 
     @Test func notesOfAnotherKeyAreNotTampering() async throws {
-        let (database, _, _, _) = try await self.threeCheckpoints()
+        let (database, _, signer, _) = try await self.threeCheckpoints()
+        let signedBy = NoteKeyring.keyID(of: signer.verifier)
         let stranger = try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA))
         let report = try await verify(database, key: stranger.verifier)
         #expect(
             report
                 == .otherKey(
-                    "signed by another key: the stored checkpoint at 20 has no signature by log.test/audit; the stored "
-                        + "checkpoint at 41 has no signature by log.test/audit; the stored checkpoint at 62 has no "
-                        + "signature by log.test/audit (the events and the tree are intact; check with the log's "
-                        + "verifier key)"
+                    "signed by an unknown key: the stored checkpoint at 20 (\(signedBy)); the stored checkpoint at "
+                        + "41 (\(signedBy)); the stored checkpoint at 62 (\(signedBy)) (the events and the tree are "
+                        + "intact; give every key the log was signed with: --verifier-key, or "
+                        + "log.previous_checkpoint_verifier_keys)"
                 )
         )
         #expect(report.exitStatus == 4)
@@ -92,7 +96,17 @@ struct VerifyDiagnosisTests {
         let connection = try await database.connect()
         #expect(
             try await LogVerifier(key: signer.verifier).verify(on: connection, outsideNotes: outside)
-                == intact(database, checkpoints: 6)
+                == intact(
+                    database,
+                    checkpoints: 6,
+                    signedBy: [
+                        .init(
+                            keyID: NoteKeyring.keyID(of: signer.verifier),
+                            stored: 3,
+                            outside: ["note 1", "note 2", "note 3"]
+                        )
+                    ]
+                )
         )
         try await tamper(
             database,
