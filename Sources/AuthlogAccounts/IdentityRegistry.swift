@@ -106,19 +106,19 @@ struct IdentityRegistry: Sendable {
         provider: String,
         subjectHash: String
     ) -> (credential: String, clientID: String?)? {
+        let context = Self.credentialContext(provider: provider, subjectHash: subjectHash)
         guard let key = self.dependencies.dataKey, let box = try? AESGCM.SealedBox(combined: sealed),
-            let plain = try? AESGCM.open(
-                box,
-                key: key,
-                authenticating: Self.credentialContext(provider: provider, subjectHash: subjectHash)
-            ),
+            let plain = ([key] + self.dependencies.previousDataKeys).lazy.compactMap({
+                try? AESGCM.open(box, key: $0, authenticating: context)
+            }).first,
             let document = try? JSONParser(maximumDepth: 2).parse(plain),
             let credential = document["credential"]?.stringValue
         else { return nil }
         return (credential, document["client_id"]?.stringValue)
     }
 
-    private static func credentialContext(provider: String, subjectHash: String) -> [UInt8] {
+    /// What a sealed provider credential is bound to: its identity.
+    static func credentialContext(provider: String, subjectHash: String) -> [UInt8] {
         Array("authlog.provider_credential.v2\u{0}\(provider)\u{0}\(subjectHash)".utf8)
     }
 }

@@ -6,14 +6,17 @@ public import Foundation
 ///
 /// The user's key is random, wrapped under the service's data key and kept in `authlog.user_keys`;
 /// erasing a user deletes that row, after which the sealed fields cannot be read while the log,
-/// computed over the ciphertext, still verifies (crypto-shredding).
+/// computed over the ciphertext, still verifies (crypto-shredding). After a rotation of the data key, keys
+/// wrapped under a previous one still open until `authlog keys rewrap` has wrapped them under the new one.
 public struct PersonalDataVault: Sendable {
     let dataKey: [UInt8]
+    let previousKeys: [[UInt8]]
     let keys: any UserKeyRing
 
-    /// Creates a vault with the service's 32-byte data key over the key table.
-    public init(dataKey: [UInt8], keys: any UserKeyRing) {
+    /// Creates a vault with the service's 32-byte data key (and the data keys it replaced) over the key table.
+    public init(dataKey: [UInt8], previousKeys: [[UInt8]] = [], keys: any UserKeyRing) {
         self.dataKey = dataKey
+        self.previousKeys = previousKeys
         self.keys = keys
     }
 
@@ -39,11 +42,7 @@ public struct PersonalDataVault: Sendable {
         guard let wrapped = try await self.keys.wrappedKey(for: userID), let bytes = Base64URL.decode(sealed) else {
             return nil
         }
-        let userKey = try AESGCM.open(
-            try AESGCM.SealedBox(combined: wrapped),
-            key: self.dataKey,
-            authenticating: Self.wrapContext(userID)
-        )
+        let userKey = try self.unwrap(wrapped, for: userID)
         let plaintext = try AESGCM.open(
             try AESGCM.SealedBox(combined: bytes),
             key: userKey,
@@ -56,14 +55,23 @@ public struct PersonalDataVault: Sendable {
         let fresh = try SecureRandom.bytes(count: 32)
         let wrapped = try AESGCM.seal(fresh, key: self.dataKey, authenticating: Self.wrapContext(userID)).combined
         let stored = try await self.keys.keepFirst(wrapped, for: userID, at: .now())
-        return try AESGCM.open(
-            try AESGCM.SealedBox(combined: stored),
-            key: self.dataKey,
-            authenticating: Self.wrapContext(userID)
-        )
+        return try self.unwrap(stored, for: userID)
     }
 
-    private static func wrapContext(_ userID: UUID) -> [UInt8] {
+    /// The user's key out of `wrapped`, under the data key or else a previous one.
+    /// - Throws: ``CryptoError`` when none of them opens it.
+    private func unwrap(_ wrapped: [UInt8], for userID: UUID) throws -> [UInt8] {
+        let box = try AESGCM.SealedBox(combined: wrapped)
+        let context = Self.wrapContext(userID)
+        if let opened = try? AESGCM.open(box, key: self.dataKey, authenticating: context) { return opened }
+        for key in self.previousKeys {
+            if let opened = try? AESGCM.open(box, key: key, authenticating: context) { return opened }
+        }
+        throw CryptoError(.decryptionFailed, "the user's key opens with no data key")
+    }
+
+    /// What a wrapped user key is bound to: its user.
+    static func wrapContext(_ userID: UUID) -> [UInt8] {
         Array("authlog.user_key.v1\u{0}\(userID.lowercased)".utf8)
     }
 }

@@ -35,6 +35,9 @@ public struct ServiceDependencies: Sendable {
     public let metrics: any SigninMetrics
     /// Seals provider credentials and wraps per-user keys (AES-256-GCM); `nil` keeps no personal data.
     public let dataKey: [UInt8]?
+    /// Data keys replaced by `dataKey` (`previous_data_keys`): what they sealed still opens, nothing is sealed
+    /// with them.
+    public let previousDataKeys: [[UInt8]]
     /// Seals personal data with per-user keys; `nil` without a data key.
     let vault: PersonalDataVault?
 
@@ -46,6 +49,7 @@ public struct ServiceDependencies: Sendable {
         settings: ServiceSettings,
         metrics: any SigninMetrics,
         dataKey: [UInt8]?,
+        previousDataKeys: [[UInt8]] = [],
         hasher: IdentityHasher
     ) {
         self.store = store
@@ -63,7 +67,10 @@ public struct ServiceDependencies: Sendable {
         self.settings = settings
         self.metrics = metrics
         self.dataKey = dataKey
-        self.vault = dataKey.map { PersonalDataVault(dataKey: $0, keys: state.userKeys) }
+        self.previousDataKeys = previousDataKeys
+        self.vault = dataKey.map {
+            PersonalDataVault(dataKey: $0, previousKeys: previousDataKeys, keys: state.userKeys)
+        }
     }
 
     /// Appends one command; an unreachable database becomes 503, any other failure 500.

@@ -37,10 +37,14 @@ extension AccountComponents {
         return key
     }
 
-    /// The data key and the subject key (configured, or derived from the data key); `nil` when not set.
-
-    /// - Throws: ``ServerConfiguration/Invalid`` for a key that is not 32 bytes in base64url.
-    static func hashingKeys(of configuration: ServerConfiguration) throws -> (data: [UInt8]?, subject: [UInt8]?) {
+    /// The data key, the data keys it replaced, and the subject key (configured, or derived from the data key);
+    /// `nil` when not set.
+    /// - Throws: ``ServerConfiguration/Invalid`` for a key that is not 32 bytes in base64url, previous data
+    ///   keys without a data key, or previous data keys without `subject_key` (a subject key derived from the
+    ///   new data key would make every identity a new user).
+    public static func dataKeys(
+        of configuration: ServerConfiguration
+    ) throws -> (data: [UInt8]?, previous: [[UInt8]], subject: [UInt8]?) {
         func key(_ text: String?, _ name: String) throws -> [UInt8]? {
             guard let text else { return nil }
             guard let bytes = Base64URL.decode(text), bytes.count == 32 else {
@@ -49,9 +53,26 @@ extension AccountComponents {
             return bytes
         }
         let dataKey = try key(configuration.dataKey, "data_key")
+        let texts = configuration.previousDataKeys ?? []
+        guard texts.count <= 16 else {
+            throw ServerConfiguration.Invalid(description: "previous_data_keys: at most 16 keys")
+        }
+        let previous = try texts.enumerated().compactMap { try key($1, "previous_data_keys[\($0)]") }
+        if !previous.isEmpty {
+            guard dataKey != nil else {
+                throw ServerConfiguration.Invalid(description: "previous_data_keys is set but data_key is not")
+            }
+            guard configuration.subjectKey != nil else {
+                throw ServerConfiguration.Invalid(
+                    description: "previous_data_keys needs subject_key: without it identities are hashed with a key "
+                        + "derived from data_key, and a new data_key would make every identity a new user; set "
+                        + "subject_key to what `authlog keys subject-key` prints with the old data_key first"
+                )
+            }
+        }
         let subjectKey =
             try key(configuration.subjectKey, "subject_key") ?? dataKey.map(IdentityHasher.derivedKey(fromDataKey:))
-        return (dataKey, subjectKey)
+        return (dataKey, previous, subjectKey)
     }
 
     /// The application services over `dependencies`, wired to each other.

@@ -49,7 +49,7 @@ public struct AccountComponents: Sendable {
     ) throws {
         var settings = try ServiceSettings(configuration: configuration)
         settings.lockout = try Self.lockoutPolicy(of: configuration)
-        let keys = try Self.hashingKeys(of: configuration)
+        let keys = try Self.dataKeys(of: configuration)
         self.usesDevelopmentSubjectKey = keys.subject == nil
         self.metrics = metrics
         self.dependencies = ServiceDependencies(
@@ -59,6 +59,7 @@ public struct AccountComponents: Sendable {
             settings: settings,
             metrics: metrics,
             dataKey: keys.data,
+            previousDataKeys: keys.previous,
             hasher: IdentityHasher(key: keys.subject ?? IdentityHasher.developmentKey)
         )
         self.registry = try ProviderRegistry(

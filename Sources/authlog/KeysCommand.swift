@@ -9,9 +9,10 @@ import Foundation
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Make signing keys; create, list and revoke API keys.",
+        abstract: "Make signing keys; create, list and revoke API keys; rewrap after a data_key rotation.",
         subcommands: [
             GenerateKeysCommand.self, CreateAPIKeyCommand.self, ListAPIKeysCommand.self, RevokeAPIKeyCommand.self,
+            RewrapDataKeyCommand.self, SubjectKeyCommand.self,
         ]
     )
 }

@@ -89,6 +89,7 @@ struct ConfigurationEnvironmentTests {
             "AUTHLOG_GITHUB_CLIENT_SECRET": "github-secret",
             "AUTHLOG_KAKAO_ADMIN_KEY": "no kakao section: ignored",
             "AUTHLOG_DATABASE_URL": "postgres://authlog:hunter2@db.example.com/authlog",
+            "AUTHLOG_PREVIOUS_DATA_KEYS": #"["old-data-key", "older-data-key"]"#,
         ])
         let configuration = loaded.configuration
         #expect(configuration.log?.eventKey == "event-key")
@@ -105,6 +106,8 @@ struct ConfigurationEnvironmentTests {
         #expect(members["introspection_clients[0].secret"]?.value == #""****""#)
         #expect(members["introspection_clients[0].secret"]?.source == .environment("AUTHLOG_CLIENT_SECRET_ORDERS_API"))
         #expect(members["introspection_clients[0].id"]?.source == .file)
+        #expect(configuration.previousDataKeys == ["old-data-key", "older-data-key"])
+        #expect(members["previous_data_keys"]?.value == #"["****","****"]"#, "a list of secrets is masked whole")
         #expect(members["port"]?.value == "8080")
         #expect(members["port"]?.source == .default)
     }

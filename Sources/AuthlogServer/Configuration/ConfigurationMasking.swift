@@ -6,6 +6,7 @@ public enum ConfigurationMasking {
     /// The members that hold a secret, by name, wherever they are.
     static let secretMembers: Set<String> = [
         "data_key", "subject_key", "event_key", "admin_key", "private_key", "client_secret", "secret",
+        "previous_data_keys",
     ]
     /// The members that hold a database URL or conninfo, whose password is hidden.
     static let databaseMembers: Set<String> = ["database_url", "read_database_url"]
@@ -20,6 +21,8 @@ public enum ConfigurationMasking {
             return .string(Self.maskingPassword(text))
         case .object(let members):
             return .object(members.map { ($0.name, Self.masked($0.value, at: path.appending(.member($0.name)))) })
+        case .array(let elements) where Self.secretMembers.contains(name):
+            return .array(elements.map { Self.masked($0, at: path) })
         case .array(let elements):
             return .array(elements.enumerated().map { Self.masked($1, at: path.appending(.index($0))) })
         default:

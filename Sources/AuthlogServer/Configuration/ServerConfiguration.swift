@@ -26,6 +26,9 @@ public struct ServerConfiguration: Codable, Sendable {
     public var providerTimeoutSeconds: Int?
     /// 32 bytes, base64url: seals provider credentials at rest. Prefer `AUTHLOG_DATA_KEY`.
     public var dataKey: String?
+    /// Data keys `data_key` replaced (each 32 bytes, base64url; prefer `AUTHLOG_PREVIOUS_DATA_KEYS`): what they
+    /// sealed still opens until `authlog keys rewrap` has sealed it again under `data_key`. Needs `subject_key`.
+    public var previousDataKeys: [String]?
     /// 32 bytes, base64url: keys the HMAC of provider subjects and emails. Prefer `AUTHLOG_SUBJECT_KEY`;
     /// without it the key is derived from the data key.
     public var subjectKey: String?
