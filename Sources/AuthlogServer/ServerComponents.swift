@@ -25,6 +25,8 @@ public struct ServerComponents: Sendable {
     public let checkpointer: Checkpointer?
     /// The witnesses the checkpoints are submitted to (`log.witnesses`).
     public let witnesses: WitnessSettings
+    /// Where sealed events are pushed (`sinks`).
+    public let sinks: SinkSettings
     /// Where the audited reads run (reports, exports, proofs, session listings): the read replica when
     /// `read_database_url` is set, else the primary.
     public let reads: ReadDatabase
@@ -73,6 +75,7 @@ public struct ServerComponents: Sendable {
             )
         }
         self.witnesses = try WitnessSettings(configuration: configuration)
+        self.sinks = try SinkSettings(configuration: configuration)
         self.store = store
         self.queries = SessionQueries(pool: pool)
         self.reads = ReadDatabase(primary: pool, replica: readPool)

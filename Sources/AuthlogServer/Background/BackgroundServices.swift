@@ -21,7 +21,9 @@ extension ServerComponents {
     /// - report counts (1 s): the writers' pending report counts folded into the roll-ups (``ReportRollups``);
     /// - log months (1 min): partitions created ahead and the log moved to a new month (``LogMonths``);
     /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
-    ///   static files (``TileDirectory``), read from the read database, never on the write path.
+    ///   static files (``TileDirectory``), read from the read database, never on the write path;
+    /// - sinks (1 s) when `sinks` are configured: sealed events pushed to each (``SinkDeliverer``), and the
+    ///   sinks' leases given up at shutdown.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let sealer: [any Service] = [
             self.sealerService(logger: logger), self.refusalService(logger: logger),
@@ -102,7 +104,7 @@ extension ServerComponents {
         }
     }
 
-    /// The checkpoint scheduler, the witness submitter and the tile directory, each when configured.
+    /// The checkpoint scheduler, the witness submitter, the sinks and the tile directory, each when configured.
     private func logServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         var services: [any Service] = []
         if let checkpointer = self.checkpointer {
@@ -125,6 +127,17 @@ extension ServerComponents {
             if let submitter {
                 services.append(PeriodicService(name: "witnesses", every: .seconds(1)) { await submitter.pass() })
             }
+        }
+        if !self.sinks.sinks.isEmpty {
+            let deliverer = SinkDeliverer(settings: self.sinks, pool: pool, metrics: self.metrics.sinks, logger: logger)
+            services.append(
+                PeriodicService(
+                    name: "sinks",
+                    every: .seconds(1),
+                    body: { await deliverer.pass(while: { !Task.isShuttingDownGracefully }) },
+                    onShutdown: { await deliverer.releaseLeases() }
+                )
+            )
         }
         if let path = self.checkpoints.tileDirectory {
             let directory = TileDirectory(path: path)

@@ -49,6 +49,8 @@ public struct ServerConfiguration: Codable, Sendable {
     public var readDatabaseMaxLagSeconds: Int?
     /// The abuse limits: rates per address, family and API key, and the identity lockout.
     public var rateLimits: RateLimitSettings?
+    /// Where sealed events are pushed as they are sealed (``SinkSettings`` holds the defaults).
+    public var sinks: [SinkEntry]?
 
     /// An empty configuration: every default.
     public init() {}
@@ -100,6 +102,27 @@ public struct ServerConfiguration: Codable, Sendable {
         public var url: String
         /// Its cosignature verifier key (`<name>+<key ID>+<base64(0x04 ‖ key)>`).
         public var verifierKey: String
+    }
+
+    /// One push-delivery sink.
+    public struct SinkEntry: Codable, Sendable {
+        /// Its name: 1 to 64 of a-z 0-9 _ -, starting with a letter or digit; its cursor's key.
+        public var name: String
+        /// `http` (POSTs batches).
+        public var type: String
+        /// The URL batches are POSTed to (http or https).
+        public var url: String
+        /// The HMAC-SHA-256 key of the `Signature` header, at least 32 characters; prefer
+        /// `AUTHLOG_SINKS__<index>__SECRET`.
+        public var secret: String?
+        /// `export` (JSON lines of the export format, default) or `ocsf` (JSON lines of OCSF 1.8.0 events).
+        public var format: String?
+        /// Events per batch (1 to 1,000; default 100).
+        public var batchSize: Int?
+        /// How long one POST may take, in seconds (1 to 60; default 10).
+        public var timeoutSeconds: Int?
+        /// The longest wait between retries, in seconds (1 to 3,600; default 300).
+        public var maximumRetrySeconds: Int?
     }
 
     /// Access-token settings.

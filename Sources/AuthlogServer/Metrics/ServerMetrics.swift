@@ -40,6 +40,8 @@ public final class ServerMetrics: Sendable {
     private let state = Mutex(State())
     /// The witnesses' numbers (empty without witnesses).
     public let witnesses = WitnessMetrics()
+    /// The push-delivery sinks' numbers (empty without sinks).
+    public let sinks = SinkMetrics()
 
     /// Creates empty metrics.
     public init() {}
@@ -141,7 +143,7 @@ public final class ServerMetrics: Sendable {
                 help: "Events per writer batch (group commit).",
                 state.batches
             )
-        return (lines + self.witnesses.lines() + extraLines).joined(separator: "\n") + "\n"
+        return (lines + self.witnesses.lines() + self.sinks.lines() + extraLines).joined(separator: "\n") + "\n"
     }
 
     /// The lines of one counter family: HELP, TYPE and one sample per label set (values escaped).

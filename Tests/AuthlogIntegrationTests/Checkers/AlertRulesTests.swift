@@ -356,6 +356,31 @@ extension Checkers.AlertRulesTests {
                 alertname: AuthlogWitnessAlarm
                 exp_alerts:
                   - exp_labels: {severity: critical, job: authlog, instance: a, witness: w1}
+          # A sink failing from minute 5 (its failures climbing) fires after 10 more minutes at five or more; one
+          # that recovers resets to 0 and does not. A sink 20,000 events behind for 15 minutes fires the lag alert.
+          - interval: 1m
+            input_series:
+              - series: 'authlog_sink_consecutive_failures{job="authlog",instance="a",sink="siem"}'
+                values: '0x5 1+1x30'
+              - series: 'authlog_sink_consecutive_failures{job="authlog",instance="a",sink="archive"}'
+                values: '0x5 1+1x6 0x20'
+              - series: 'authlog_sink_lag_events{job="authlog",instance="a",sink="siem"}'
+                values: '0x5 20000x30'
+            alert_rule_test:
+              - eval_time: 12m
+                alertname: AuthlogSinkFailing
+                exp_alerts: []
+              - eval_time: 20m
+                alertname: AuthlogSinkFailing
+                exp_alerts:
+                  - exp_labels: {severity: warning, job: authlog, instance: a, sink: siem}
+              - eval_time: 15m
+                alertname: AuthlogSinkLagging
+                exp_alerts: []
+              - eval_time: 25m
+                alertname: AuthlogSinkLagging
+                exp_alerts:
+                  - exp_labels: {severity: warning, job: authlog, instance: a, sink: siem}
         """
 }
 
