@@ -1,5 +1,5 @@
 # Shortcuts for the commands the README and docs/ give; each target runs exactly that command.
-.PHONY: build test quickstart bench lint deb deb-try image image-try check-packaging
+.PHONY: build test quickstart bench lint deb deb-try deb-try-docs image image-try check-packaging
 
 build:
 	swift build
@@ -28,6 +28,11 @@ deb:
 # PostgreSQL (deploy/package/try-deb).
 deb-try:
 	bash deploy/package/try-deb
+
+# docs/operations.md's installation commands, as written, on a fresh Debian 12 machine with PostgreSQL
+# (deploy/package/try-install-docs).
+deb-try-docs:
+	bash deploy/package/try-install-docs
 
 # The OCI image localhost/authlog, and .build-pkg/authlog-image_VERSION.tar, from the package on the
 # debootstrap root, with buildah and no registry (deploy/package/build-image).
