@@ -14,9 +14,9 @@ struct SinkSettingsAndPayloadTests {
     }
 
     /// Why `json`'s sinks are refused, or nil.
-    private func refusal(_ json: String) -> String? {
+    private func refusal(_ json: String, _ environment: [String: String] = [:]) -> String? {
         do {
-            _ = try self.sinks(json)
+            _ = try self.sinks(json, environment)
             return nil
         } catch let invalid as ServerConfiguration.Invalid {
             return invalid.description
@@ -37,9 +37,16 @@ struct SinkSettingsAndPayloadTests {
         #expect(sink.timeout == .seconds(10) && sink.maximumRetryDelay == .seconds(300))
         let loaded = try ConfigurationFile(
             #"{"sinks": [{"name": "siem", "type": "http", "url": "https://siem.example.com/in"}]}"#
-        ).load(["AUTHLOG_SINKS__0__SECRET": Self.secret])
-        let member = loaded.effectiveMembers.first { $0.path.description == "sinks[0].secret" }
-        #expect(member?.value == #""****""#)
+        ).load(["AUTHLOG_SINKS__0__SECRET": Self.secret, "AUTHLOG_SINKS__0__BATCH_SIZE": "50"])
+        let members = Dictionary(uniqueKeysWithValues: loaded.effectiveMembers.map { ($0.path.description, $0) })
+        #expect(members["sinks[0].secret"]?.value == #""****""#)
+        #expect(members["sinks[0].secret"]?.source == .environment("AUTHLOG_SINKS__0__SECRET"))
+        #expect(members["sinks[0].batch_size"]?.value == "50", "a number read as JSON from its variable")
+        #expect(try SinkSettings(configuration: loaded.configuration).sinks.first?.batchSize == 50)
+        #expect(
+            self.refusal(#"{"sinks": []}"#, ["AUTHLOG_SINKS__0__SECRET": Self.secret])
+                == "AUTHLOG_SINKS__0__SECRET names element 0 of a list that has 0 elements"
+        )
     }
 
     @Test func eachWrongMemberIsNamed() throws {

@@ -34,11 +34,30 @@ struct ConfigurationEnvironment {
         }
         // Shallow paths first, so that a deeper variable sets a member inside what a shallower one gave.
         for entry in generic.sorted(by: { ($0.path.count, $0.name) < ($1.path.count, $1.name) }) {
-            let path = MemberPath(members: entry.path)
+            let path = self.indexed(MemberPath(members: entry.path))
             try self.set(.string(entry.value), at: path, by: entry.name)
             self.textOverrides[path] = entry.value
         }
         try self.applySecretVariables(environment)
+    }
+
+    /// `path` with each segment that names a list's element by its number (`sinks.0.secret`) made an index
+    /// (`sinks[0].secret`), where the document has a list there.
+    private func indexed(_ path: MemberPath) -> MemberPath {
+        var node: JSONValue? = self.document
+        var segments: [MemberPath.Segment] = []
+        for segment in path.segments {
+            if case .member(let name) = segment, case .array(let elements)? = node, let index = Int(name),
+                elements.indices.contains(index)
+            {
+                segments.append(.index(index))
+                node = elements[index]
+            } else {
+                segments.append(segment)
+                if case .member(let name) = segment { node = node?[name] } else { node = nil }
+            }
+        }
+        return MemberPath(segments)
     }
 
     /// The secret variables that predate the rule, each setting one member when its section is configured.
