@@ -65,15 +65,11 @@ public struct DataKeyRewrap: Sendable {
             tally.unopenable += 1
             return
         }
-        if (try? AESGCM.open(box, key: self.dataKey, authenticating: context)) != nil {
+        if DataKeyOpening.open(box, keys: [self.dataKey], context: context) != nil {
             tally.current += 1
             return
         }
-        guard
-            let plaintext = self.previousKeys.lazy.compactMap({
-                try? AESGCM.open(box, key: $0, authenticating: context)
-            }).first
-        else {
+        guard let plaintext = DataKeyOpening.open(box, keys: self.previousKeys, context: context) else {
             tally.unopenable += 1
             return
         }

@@ -106,11 +106,12 @@ struct IdentityRegistry: Sendable {
         provider: String,
         subjectHash: String
     ) -> (credential: String, clientID: String?)? {
-        let context = Self.credentialContext(provider: provider, subjectHash: subjectHash)
         guard let key = self.dependencies.dataKey, let box = try? AESGCM.SealedBox(combined: sealed),
-            let plain = ([key] + self.dependencies.previousDataKeys).lazy.compactMap({
-                try? AESGCM.open(box, key: $0, authenticating: context)
-            }).first,
+            let plain = DataKeyOpening.open(
+                box,
+                keys: [key] + self.dependencies.previousDataKeys,
+                context: Self.credentialContext(provider: provider, subjectHash: subjectHash)
+            ),
             let document = try? JSONParser(maximumDepth: 2).parse(plain),
             let credential = document["credential"]?.stringValue
         else { return nil }

@@ -62,10 +62,12 @@ public struct PersonalDataVault: Sendable {
     /// - Throws: ``CryptoError`` when none of them opens it.
     private func unwrap(_ wrapped: [UInt8], for userID: UUID) throws -> [UInt8] {
         let box = try AESGCM.SealedBox(combined: wrapped)
-        let context = Self.wrapContext(userID)
-        if let opened = try? AESGCM.open(box, key: self.dataKey, authenticating: context) { return opened }
-        for key in self.previousKeys {
-            if let opened = try? AESGCM.open(box, key: key, authenticating: context) { return opened }
+        if let opened = DataKeyOpening.open(
+            box,
+            keys: [self.dataKey] + self.previousKeys,
+            context: Self.wrapContext(userID)
+        ) {
+            return opened
         }
         throw CryptoError(.decryptionFailed, "the user's key opens with no data key")
     }

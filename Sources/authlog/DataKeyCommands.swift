@@ -27,14 +27,7 @@ struct RewrapDataKeyCommand: AsyncParsableCommand {
     var config: String?
 
     func run() async throws {
-        let configuration = try loadConfiguration(self.config)
-        let keys: (data: [UInt8]?, previous: [[UInt8]], subject: [UInt8]?)
-        do {
-            keys = try AccountComponents.dataKeys(of: configuration)
-        } catch {
-            printError("\(error)")
-            throw ExitCode(2)
-        }
+        let keys = try configuredDataKeys(self.config)
         guard let dataKey = keys.data, !keys.previous.isEmpty else {
             printError(
                 "nothing to rewrap: set data_key to the new key and previous_data_keys to the old ones "
@@ -74,18 +67,24 @@ struct SubjectKeyCommand: AsyncParsableCommand {
     var config: String?
 
     func run() async throws {
-        let configuration = try loadConfiguration(self.config)
-        let subject: [UInt8]?
-        do {
-            subject = try AccountComponents.dataKeys(of: configuration).subject
-        } catch {
-            printError("\(error)")
-            throw ExitCode(2)
-        }
+        let subject = try configuredDataKeys(self.config).subject
         guard let subject else {
             printError("no subject_key and no data_key (AUTHLOG_SUBJECT_KEY, AUTHLOG_DATA_KEY): nothing to print")
             throw ExitCode(2)
         }
         print(Base64URL.encode(subject))
+    }
+}
+
+/// The data keys of the configuration (`--config` and the environment); a bad one is one sentence, exit 2.
+private func configuredDataKeys(
+    _ path: String?
+) throws -> (data: [UInt8]?, previous: [[UInt8]], subject: [UInt8]?) {
+    let configuration = try loadConfiguration(path)
+    do {
+        return try AccountComponents.dataKeys(of: configuration)
+    } catch {
+        printError("\(error)")
+        throw ExitCode(2)
     }
 }

@@ -150,15 +150,11 @@ struct ConfigurationEnvironment {
         case (.index(let index), .array(var elements)) where elements.indices.contains(index):
             elements[index] = try Self.setting(value, at: rest, in: elements[index], variable: variable)
             return .array(elements)
-        case (.member(let name), .array(var elements)):
-            // A list's element by its index in the file (`AUTHLOG_SINKS__0__SECRET`): it must be there already.
-            guard let index = Int(name), elements.indices.contains(index) else {
-                throw ServerConfiguration.Invalid(
-                    description: "\(variable) names element \(name) of a list that has \(elements.count) elements"
-                )
-            }
-            elements[index] = try Self.setting(value, at: rest, in: elements[index], variable: variable)
-            return .array(elements)
+        case (.member(let name), .array(let elements)):
+            // ``indexed(_:)`` made every element the list has an index: this one it does not have.
+            throw ServerConfiguration.Invalid(
+                description: "\(variable) names element \(name) of a list that has \(elements.count) elements"
+            )
         default:
             throw ServerConfiguration.Invalid(
                 description: "\(variable) sets a member inside a value of the configuration that is not an object"

@@ -26,14 +26,11 @@ public final class SinkMetrics: Sendable {
     /// `name` acknowledged a batch of `events` ending at `position`; the log's head was `head`.
     public func recordDelivered(_ name: String, events: Int, through position: Int64, head: Int64) {
         self.state.withLock { state in
-            var sink = state[name] ?? Sink()
-            sink.events += events
-            sink.batches += 1
-            sink.consecutiveFailures = 0
-            sink.deliveredThrough = max(sink.deliveredThrough, position)
-            sink.head = max(sink.head, head)
-            state[name] = sink
+            state[name, default: Sink()].events += events
+            state[name, default: Sink()].batches += 1
+            state[name, default: Sink()].consecutiveFailures = 0
         }
+        self.recordPosition(name, through: position, head: head)
     }
 
     /// `name` is caught up or waiting: its cursor is at `position` and the head at `head`.

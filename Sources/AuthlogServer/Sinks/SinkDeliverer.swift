@@ -30,7 +30,7 @@ public actor SinkDeliverer {
     private let sinks: [SinkSettings.Sink]
     private let cursors: SinkCursors
     private let pool: ConnectionPool
-    private let fetchers: [String: any HTTPFetching]
+    private let fetcher: (any HTTPFetching)?
     private let metrics: SinkMetrics
     private let logger: Logger
     private var backoffs: [String: Backoff] = [:]
@@ -48,13 +48,8 @@ public actor SinkDeliverer {
         self.sinks = settings.sinks
         self.cursors = SinkCursors(pool: pool)
         self.pool = pool
-        var fetchers: [String: any HTTPFetching] = [:]
-        for sink in settings.sinks {
-            fetchers[sink.name] =
-                fetcher ?? AsyncHTTPFetcher(timeout: sink.timeout, maximumResponseSize: 64 << 10)
-            metrics.declare(sink.name)
-        }
-        self.fetchers = fetchers
+        for sink in settings.sinks { metrics.declare(sink.name) }
+        self.fetcher = fetcher
         self.metrics = metrics
         self.logger = logger
     }
@@ -115,7 +110,9 @@ public actor SinkDeliverer {
         )
         let response: OutboundResponse
         do {
-            response = try await self.fetchers[sink.name, default: AsyncHTTPFetcher()].fetch(request)
+            // AsyncHTTPFetcher is the process's one client with this sink's bounds.
+            let fetcher = self.fetcher ?? AsyncHTTPFetcher(timeout: sink.timeout, maximumResponseSize: 64 << 10)
+            response = try await fetcher.fetch(request)
         } catch {
             throw SinkFailure(description: "unreachable or timed out")
         }
