@@ -57,10 +57,10 @@ extension Servers {
             var head = try await Self.waitForEverything(receiver, database)
             #expect(Set(receiver.positions) == Set(1...head), "every sealed event arrived despite 3 refusals")
             #expect(receiver.refused == 3)
-            let failures = try await database.scalar(
+            let resetCursors = try await database.scalar(
                 "SELECT count(*) FROM authlog.sink_cursors WHERE sink = 'siem' AND consecutive_failures = 0"
             )
-            #expect(failures == 1, "the cursor's failures were reset by the next delivery")
+            #expect(resetCursors == 1, "the cursor's failures were reset by the next delivery")
 
             // One server stops gracefully, the other is killed while events keep coming; a new one takes over.
             first.stop()
