@@ -10,14 +10,16 @@ import Glibc
 /// Writes one batch of commands in one transaction, in parallel with other batches: no lock is shared
 /// between batches. Runs entirely on the connection's own thread.
 ///
-/// 1. `BEGIN`, the shared month lock (``LogMonths/writerLock``) and the lookup of the stream versions and stored
-///    event ids the batch touches (one round trip).
+/// 1. `BEGIN`, the transaction's plan setting, the shared month lock (``LogMonths/writerLock``), the lookup of
+///    the stream versions and stored event ids the batch touches and the log's key (one round trip).
 /// 2. ``BatchPlan`` decides every command (no database).
-/// 3. The events are inserted with `ON CONFLICT DO NOTHING`: where a concurrent batch committed the same
-///    `(stream, stream_version)` or `event_id` first, the row is skipped instead of aborting the batch.
-/// 4. When every row went in: the queue rows for the sealer, the projections and `COMMIT` (one round trip).
-///    When one was skipped, the transaction rolls back and the batch is planned again against the newer
-///    versions, so the command that lost the race fails alone (or, expecting nothing, lands after it).
+/// 3. The events and their queue rows for the sealer (one statement per 5,000 events), the projections and
+///    `COMMIT` (one round trip). Rows go in with `ON CONFLICT DO NOTHING`; where a concurrent batch committed
+///    the same `(stream, stream_version)` or `event_id` first, the insert raises ``EventRow/lostRaceState``,
+///    the pipeline skips the rest, the transaction rolls back and the batch is planned again against the
+///    newer versions, so the command that lost the race fails alone (or, expecting nothing, lands after it).
+///
+/// So a batch is two round trips and one commit, whatever its size.
 enum BatchWriter {
     /// How often a batch is planned again after losing races (to another process's writer) before it fails.
     static let maximumAttempts = 32
@@ -106,9 +108,8 @@ enum BatchWriter {
         let opening: [QueryResult]
         do {
             opening = try connection.pipeline(
-                [
-                    "BEGIN", LogMonths.writerLock, self.lookup(for: commands),
-                    "SELECT event_key_id FROM authlog.log_head",
+                ["BEGIN"] + Self.transactionSettings + [
+                    LogMonths.writerLock, self.lookup(for: commands), "SELECT event_key_id FROM authlog.log_head",
                 ]
             )
         } catch {
@@ -117,22 +118,33 @@ enum BatchWriter {
             throw error
         }
         do {
-            guard opening.count == 4 else { throw StoreError(.server, "the batch lookup returned no result") }
-            let logKeyID = try opening[3].first?.decode(ByteaValue?.self, at: 0)?.bytes
+            // The last two results: the lookup's rows and the log head's.
+            let results = opening.suffix(2)
+            guard results.count == 2, let lookup = results.first, let head = results.last else {
+                throw StoreError(.server, "the batch lookup returned no result")
+            }
+            let logKeyID = try head.first?.decode(ByteaValue?.self, at: 0)?.bytes
             try EventKeyCheck.require(logKeyID: logKeyID, authenticator: writing.authenticator)
-            let (versions, known) = try self.decodeLookup(opening[2])
+            let (versions, known) = try self.decodeLookup(lookup)
             let plan = BatchPlan(commands: commands, streamVersions: versions, knownEvents: known, recordedAt: .now())
             if plan.rows.isEmpty {
                 try connection.execute("ROLLBACK")
                 return plan.results
             }
-            let inserted = try connection.pipeline(EventRow.inserts(plan.rows, authenticator: writing.authenticator))
-                .reduce(0) { $0 + $1.rows.count }
-            if inserted < plan.rows.count {
-                try connection.execute("ROLLBACK")
+            // The inserts (with their queue rows), the projections and COMMIT in one round trip: a row that lost
+            // a race makes the insert raise, and the pipeline skips everything after it, COMMIT included.
+            let statements =
+                EventRow.writerInserts(
+                    plan.rows,
+                    authenticator: writing.authenticator,
+                    queueForSealing: writing.queueForSealing
+                ) + self.followUps(of: plan, writing, logKeyID: logKeyID)
+            do {
+                try connection.pipeline(statements)
+            } catch let error as StoreError where error.sqlState == EventRow.lostRaceState {
+                connection.rollbackQuietly()
                 return nil
             }
-            try connection.pipeline(self.followUps(of: plan, writing, logKeyID: logKeyID))
             return plan.results
         } catch {
             connection.rollbackQuietly()
@@ -140,11 +152,22 @@ enum BatchWriter {
         }
     }
 
-    /// The statements after the inserts, ending with `COMMIT`: the queue rows for the sealer, the log's mark as
-    /// authenticated (for the first batch with the key), and the projections' changes.
+    /// Settings of the writer's transaction, sent after `BEGIN` in its first round trip. Every statement of a
+    /// batch has one text whatever the batch's size (array parameters), so it is prepared once per connection;
+    /// a generic plan keeps it from being planned again on every call (a custom plan of the lookup over the
+    /// partitioned log cost 15 times its execution). The plans stay keyed probes: the lookup's LATERAL probes
+    /// are parameterized index scans, and the projections' statements match primary keys (see
+    /// `WritePathPlanTests`).
+    /// And with sequential scans priced out, the plan made while a table was empty or its statistics cold (a new
+    /// or restored database, lagging autovacuum) probes the key's index too instead of reading the table.
+    static let transactionSettings: [SQLQuery] = [
+        "SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off",
+    ]
+
+    /// The statements after the inserts, ending with `COMMIT`: the log's mark as authenticated (for the first
+    /// batch with the key), and the projections' changes.
     private static func followUps(of plan: BatchPlan, _ writing: Writing, logKeyID: [UInt8]?) -> [SQLQuery] {
-        var statements =
-            writing.queueForSealing ? [EventRow.enqueue(plan.rows, authenticator: writing.authenticator)] : []
+        var statements: [SQLQuery] = []
         if let authenticator = writing.authenticator, logKeyID == nil {
             // The first batch with the key marks the log as authenticated (once; it briefly waits for the
             // head's row lock), so that no process without the key writes or seals after it.
@@ -166,7 +189,7 @@ enum BatchWriter {
 
     /// The query for the stored event ids of the batch (with their positions once sealed) and the current
     /// version of every stream the batch touches, from the committed rows.
-    private static func lookup(for commands: [PreparedCommand]) -> SQLQuery {
+    static func lookup(for commands: [PreparedCommand]) -> SQLQuery {
         let ids = commands.flatMap { $0.events.map(\.eventID) }
         let streams = commands.reduce(into: Set<String>()) { $0.formUnion($1.streams) }
         // One probe per id and one `max()` per stream, so each is a single step down an index however long

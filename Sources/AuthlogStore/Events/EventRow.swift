@@ -64,38 +64,90 @@ public enum EventRow {
         stampingMonth: Bool = true
     ) -> [SQLQuery] {
         stride(from: 0, to: rows.count, by: Self.rowsPerInsert).map { start in
-            let chunk = rows[start..<min(start + Self.rowsPerInsert, rows.count)]
-            var columns = [[String?]](repeating: [], count: 19)
-            for index in columns.indices { columns[index].reserveCapacity(chunk.count) }
-            for row in chunk {
-                let event = row.envelope
-                let values: [String?] = [
-                    event.eventID.sqlText, event.stream.rawValue, event.streamVersion.map { String($0) },
-                    event.type.rawValue, event.occurredAt.sqlText, row.recordedAt.sqlText, event.outcome.rawValue,
-                    event.reason, event.provider, event.userID?.sqlText, event.sessionID?.sqlText, event.clientID,
-                    event.ip?.sqlText, event.userAgent, event.requestID, event.data.sqlText,
-                    event.schemaVersion.sqlText, ByteaValue(row.digest).sqlText,
-                    authenticator.map { ByteaValue($0.mac(of: row.digest)).sqlText },
-                ]
-                for (index, value) in values.enumerated() { columns[index].append(value) }
-            }
-            return """
-                INSERT INTO authlog.event_records (\(unescaped: Self.insertedColumns)\(
-                    unescaped: stampingMonth ? ", mac, log_month" : ""))
-                SELECT \(unescaped: Self.insertedColumns)\(unescaped: stampingMonth ? ", mac, " + LogMonths.currentMonth : "") FROM unnest(\(ArrayLiteral(columns[0]))::uuid[], \(ArrayLiteral(columns[1]))::text[],
-                    \(ArrayLiteral(columns[2]))::integer[], \(ArrayLiteral(columns[3]))::text[],
-                    \(ArrayLiteral(columns[4]))::timestamptz[], \(ArrayLiteral(columns[5]))::timestamptz[],
-                    \(ArrayLiteral(columns[6]))::text[], \(ArrayLiteral(columns[7]))::text[],
-                    \(ArrayLiteral(columns[8]))::text[], \(ArrayLiteral(columns[9]))::uuid[],
-                    \(ArrayLiteral(columns[10]))::uuid[], \(ArrayLiteral(columns[11]))::text[],
-                    \(ArrayLiteral(columns[12]))::inet[], \(ArrayLiteral(columns[13]))::text[],
-                    \(ArrayLiteral(columns[14]))::text[], \(ArrayLiteral(columns[15]))::jsonb[],
-                    \(ArrayLiteral(columns[16]))::smallint[], \(ArrayLiteral(columns[17]))::bytea[],
-                    \(ArrayLiteral(columns[18]))::bytea[]) AS u(\(unescaped: Self.insertedColumns), mac)
-                ON CONFLICT DO NOTHING
-                RETURNING event_id::text
-                """
+            let chunk = Array(rows[start..<min(start + Self.rowsPerInsert, rows.count)])
+            var query = SQLQuery(unsafeSQL: "")
+            Self.appendInsert(
+                chunk,
+                macs: Self.macs(of: chunk, authenticator),
+                stampingMonth: stampingMonth,
+                to: &query
+            )
+            query.append(unescaped: "\nRETURNING event_id::text")
+            return query
         }
+    }
+
+    /// The writer's statements for `rows`, one per 5,000 events: each inserts its events as ``inserts(_:authenticator:stampingMonth:)``
+    /// does and, with `queueForSealing`, their queue rows for the sealer (as ``enqueue(_:authenticator:withMAC:)``),
+    /// in one statement; it returns one row. When a concurrent batch took one of the rows first
+    /// (`ON CONFLICT DO NOTHING` skipped it), `authlog.require_all_inserted` raises SQLSTATE `AL409`
+    /// (``lostRaceState``), which aborts the transaction so that the COMMIT behind it in the pipeline never runs.
+    static func writerInserts(
+        _ rows: [Committed],
+        authenticator: EventAuthenticator?,
+        queueForSealing: Bool
+    ) -> [SQLQuery] {
+        stride(from: 0, to: rows.count, by: Self.rowsPerInsert).map { start in
+            let chunk = Array(rows[start..<min(start + Self.rowsPerInsert, rows.count)])
+            let macs = Self.macs(of: chunk, authenticator)
+            var query = SQLQuery(unsafeSQL: "WITH inserted AS (")
+            Self.appendInsert(chunk, macs: macs, stampingMonth: true, to: &query)
+            query.append(unescaped: "\nRETURNING 1)")
+            if queueForSealing {
+                query.append(unescaped: ", queued AS (")
+                Self.appendEnqueue(chunk, macs: macs, withMAC: true, to: &query)
+                query.append(unescaped: ")")
+            }
+            let expected = query.bind(Int64(chunk.count))
+            query.append(unescaped: " SELECT authlog.require_all_inserted(count(*), \(expected)::bigint) FROM inserted")
+            return query
+        }
+    }
+
+    /// The SQLSTATE `authlog.require_all_inserted` raises when a batch lost a race for one of its rows.
+    static let lostRaceState = "AL409"
+
+    /// Each row's MAC in text form (nil without an authenticator).
+    private static func macs(of rows: [Committed], _ authenticator: EventAuthenticator?) -> [String?] {
+        rows.map { row in authenticator.map { ByteaValue($0.mac(of: row.digest)).sqlText } }
+    }
+
+    /// `INSERT INTO authlog.event_records … ON CONFLICT DO NOTHING` of `rows`, one array parameter per column.
+    private static func appendInsert(
+        _ rows: [Committed],
+        macs: [String?],
+        stampingMonth: Bool,
+        to query: inout SQLQuery
+    ) {
+        var columns = [[String?]](repeating: [], count: 18)
+        for index in columns.indices { columns[index].reserveCapacity(rows.count) }
+        for row in rows {
+            let event = row.envelope
+            let values: [String?] = [
+                event.eventID.sqlText, event.stream.rawValue, event.streamVersion.map { String($0) },
+                event.type.rawValue, event.occurredAt.sqlText, row.recordedAt.sqlText, event.outcome.rawValue,
+                event.reason, event.provider, event.userID?.sqlText, event.sessionID?.sqlText, event.clientID,
+                event.ip?.sqlText, event.userAgent, event.requestID, event.data.sqlText,
+                event.schemaVersion.sqlText, ByteaValue(row.digest).sqlText,
+            ]
+            for (index, value) in values.enumerated() { columns[index].append(value) }
+        }
+        columns.append(macs)
+        let types = [
+            "uuid", "text", "integer", "text", "timestamptz", "timestamptz", "text", "text", "text", "uuid", "uuid",
+            "text", "inet", "text", "text", "jsonb", "smallint", "bytea", "bytea",
+        ]
+        query.append(
+            unescaped: """
+                INSERT INTO authlog.event_records (\(Self.insertedColumns)\(stampingMonth ? ", mac, log_month" : ""))
+                SELECT \(Self.insertedColumns)\(stampingMonth ? ", mac, " + LogMonths.currentMonth : "") FROM unnest(
+                """
+        )
+        for (index, (array, type)) in zip(columns, types).enumerated() {
+            let placeholder = query.bind(ArrayLiteral(array))
+            query.append(unescaped: (index == 0 ? "" : ", ") + "\(placeholder)::\(type)[]")
+        }
+        query.append(unescaped: ") AS u(\(Self.insertedColumns), mac)\nON CONFLICT DO NOTHING")
     }
 
     /// The queue rows that hand committed events to the sealer, in the given order (the queue's identity
@@ -105,19 +157,37 @@ public enum EventRow {
         authenticator: EventAuthenticator? = nil,
         withMAC: Bool = true
     ) -> SQLQuery {
-        """
-        INSERT INTO authlog.unsealed_events (event_id, digest, \(unescaped: withMAC ? "mac, " : "")signin_day,
-            signin_provider, signin_outcome)
-        SELECT id, digest, \(unescaped: withMAC ? "mac, " : "")day, provider, outcome
-        FROM unnest(\(ArrayLiteral(rows.map(\.envelope.eventID)))::uuid[],
-                    \(ArrayLiteral(rows.map { ByteaValue($0.digest) }))::bytea[],
-                    \(ArrayLiteral(rows.map { row in authenticator.map { ByteaValue($0.mac(of: row.digest)).sqlText } }))::bytea[],
-                    \(ArrayLiteral(rows.map { $0.signinCount?.day }))::date[],
-                    \(ArrayLiteral(rows.map { $0.signinCount?.provider }))::text[],
-                    \(ArrayLiteral(rows.map { $0.signinCount?.outcome }))::text[])
-            WITH ORDINALITY AS q(id, digest, mac, day, provider, outcome, n)
-        ORDER BY n
-        """
+        var query = SQLQuery(unsafeSQL: "")
+        Self.appendEnqueue(rows, macs: Self.macs(of: rows, authenticator), withMAC: withMAC, to: &query)
+        return query
+    }
+
+    private static func appendEnqueue(
+        _ rows: [EventRow.Committed],
+        macs: [String?],
+        withMAC: Bool,
+        to query: inout SQLQuery
+    ) {
+        let arrays: [(ArrayLiteral, String)] = [
+            (ArrayLiteral(rows.map(\.envelope.eventID)), "uuid"),
+            (ArrayLiteral(rows.map { ByteaValue($0.digest) }), "bytea"),
+            (ArrayLiteral(macs), "bytea"), (ArrayLiteral(rows.map { $0.signinCount?.day }), "date"),
+            (ArrayLiteral(rows.map { $0.signinCount?.provider }), "text"),
+            (ArrayLiteral(rows.map { $0.signinCount?.outcome }), "text"),
+        ]
+        query.append(
+            unescaped: """
+                INSERT INTO authlog.unsealed_events (event_id, digest, \(withMAC ? "mac, " : "")signin_day,
+                    signin_provider, signin_outcome)
+                SELECT id, digest, \(withMAC ? "mac, " : "")day, provider, outcome
+                FROM unnest(
+                """
+        )
+        for (index, (array, type)) in arrays.enumerated() {
+            let placeholder = query.bind(array)
+            query.append(unescaped: (index == 0 ? "" : ", ") + "\(placeholder)::\(type)[]")
+        }
+        query.append(unescaped: ") WITH ORDINALITY AS q(id, digest, mac, day, provider, outcome, n)\nORDER BY n")
     }
 
     /// The select list of a stored event in the order ``decode(_:)`` expects, from the row `table` (which has

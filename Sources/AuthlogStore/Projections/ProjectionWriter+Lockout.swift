@@ -10,32 +10,33 @@ extension ProjectionWriter {
             // The newest IdentityLockout.keptFailures (100) failures are kept: the old array and the new one
             // make at most 101, and the slice drops the oldest.
             return self.insertLockoutRows(
-                "(provider, subject_hash, recent_failures)",
+                "provider text, subject_hash text, at timestamptz",
+                into: "(provider, subject_hash, recent_failures)",
+                selecting: "provider, subject_hash, ARRAY[at]",
                 run,
                 onConflict: """
                     recent_failures = (t.recent_failures || excluded.recent_failures)[
                         greatest(1, cardinality(t.recent_failures) + cardinality(excluded.recent_failures) - 99):]
                     """
-            ) { change, query in
+            ) { change in
                 guard case .countIdentityFailure(let provider, let subjectHash, let at) = change else { return [] }
-                return [query.bind(provider), query.bind(subjectHash), "ARRAY[\(query.bind(at))::timestamptz]"]
+                return [provider, subjectHash, at.sqlText]
             }
         case .lockIdentity:
             return self.insertLockoutRows(
-                "(provider, subject_hash, level, locked_at, locked_until)",
+                "provider text, subject_hash text, level integer, locked_at timestamptz, locked_until timestamptz",
+                into: "(provider, subject_hash, level, locked_at, locked_until)",
+                selecting: "*",
                 run,
                 onConflict: """
                     level = excluded.level, locked_at = excluded.locked_at, locked_until = excluded.locked_until,
                         unlocked_at = NULL
                     """
-            ) { change, query in
+            ) { change in
                 guard case .lockIdentity(let provider, let subjectHash, let level, let at, let until) = change else {
                     return []
                 }
-                return [
-                    query.bind(provider), query.bind(subjectHash), query.bind(level), query.bind(at),
-                    query.bind(until),
-                ]
+                return [provider, subjectHash, level.sqlText, at.sqlText, until.sqlText]
             }
         case .clearIdentityFailures:
             return self.clearStatement(for: run)
@@ -48,17 +49,18 @@ extension ProjectionWriter {
     /// common sign-in changes nothing.
     private func clearStatement(for run: [ProjectionChange]) -> SQLQuery {
         var query = SQLQuery(
-            unsafeSQL: "UPDATE \(self.schema).identity_lockouts AS t SET recent_failures = '{}' FROM (VALUES "
+            unsafeSQL: "UPDATE \(self.schema).identity_lockouts AS t SET recent_failures = '{}' FROM "
         )
-        for (index, change) in run.enumerated() {
-            guard case .clearIdentityFailures(let provider, let subjectHash) = change else { continue }
-            let values = ["\(query.bind(provider))::text", "\(query.bind(subjectHash))::text"]
-            query.append(unescaped: (index == 0 ? "(" : ",(") + values.joined(separator: ",") + ")")
-        }
+        UnnestColumns("provider text, subject_hash text").appendUnnest(
+            run.map { change in
+                guard case .clearIdentityFailures(let provider, let subjectHash) = change else { return [] }
+                return [provider, subjectHash]
+            },
+            to: &query
+        )
         query.append(
             unescaped: """
-                ) AS v(provider, subject_hash)
-                WHERE t.provider = v.provider AND t.subject_hash = v.subject_hash AND cardinality(t.recent_failures) > 0
+                 WHERE t.provider = v.provider AND t.subject_hash = v.subject_hash AND cardinality(t.recent_failures) > 0
                 """
         )
         return query
@@ -73,23 +75,21 @@ extension ProjectionWriter {
                     level = CASE WHEN v.by_operator THEN 0 ELSE t.level END,
                     locked_at = CASE WHEN v.by_operator THEN NULL ELSE t.locked_at END,
                     locked_until = CASE WHEN v.by_operator THEN NULL ELSE t.locked_until END
-                FROM (VALUES 
+                FROM 
                 """
         )
-        for (index, change) in run.enumerated() {
-            guard case .unlockIdentity(let provider, let subjectHash, let byOperator, let at) = change else {
-                continue
-            }
-            let values = [
-                "\(query.bind(provider))::text", "\(query.bind(subjectHash))::text",
-                "\(query.bind(byOperator))::boolean", "\(query.bind(at))::timestamptz",
-            ]
-            query.append(unescaped: (index == 0 ? "(" : ",(") + values.joined(separator: ",") + ")")
-        }
+        UnnestColumns("provider text, subject_hash text, by_operator boolean, at timestamptz").appendUnnest(
+            run.map { change in
+                guard case .unlockIdentity(let provider, let subjectHash, let byOperator, let at) = change else {
+                    return []
+                }
+                return [provider, subjectHash, byOperator.sqlText, at.sqlText]
+            },
+            to: &query
+        )
         query.append(
             unescaped: """
-                ) AS v(provider, subject_hash, by_operator, at)
-                WHERE t.provider = v.provider AND t.subject_hash = v.subject_hash AND t.locked_at IS NOT NULL
+                 WHERE t.provider = v.provider AND t.subject_hash = v.subject_hash AND t.locked_at IS NOT NULL
                     AND t.unlocked_at IS NULL
                 """
         )
@@ -98,15 +98,16 @@ extension ProjectionWriter {
 
     private func insertLockoutRows(
         _ columns: String,
+        into target: String,
+        selecting: String,
         _ run: [ProjectionChange],
         onConflict update: String,
-        values: (ProjectionChange, inout SQLQuery) -> [String]
+        values: (ProjectionChange) -> [String?]
     ) -> SQLQuery {
-        var query = SQLQuery(unsafeSQL: "INSERT INTO \(self.schema).identity_lockouts AS t \(columns) VALUES ")
-        for (index, change) in run.enumerated() {
-            let placeholders = values(change, &query)
-            query.append(unescaped: (index == 0 ? "(" : ",(") + placeholders.joined(separator: ",") + ")")
-        }
+        var query = SQLQuery(
+            unsafeSQL: "INSERT INTO \(self.schema).identity_lockouts AS t \(target) SELECT \(selecting) FROM "
+        )
+        UnnestColumns(columns).appendUnnest(run.map(values), to: &query)
         query.append(unescaped: " ON CONFLICT (provider, subject_hash) DO UPDATE SET " + update)
         return query
     }

@@ -3,7 +3,7 @@ import AuthlogPostgres
 import Foundation
 
 extension ProjectionWriter {
-    /// The statement for a run of state changes: keyed ones as one `UPDATE … FROM (VALUES …)`,
+    /// The statement for a run of state changes: keyed ones as one `UPDATE … FROM unnest(…)`,
     /// user-wide ones (always alone in their run) as one plain statement.
     func updateStatement(for run: [ProjectionChange]) -> SQLQuery {
         guard let first = run.first else { return "SELECT 1" }
@@ -14,9 +14,9 @@ extension ProjectionWriter {
                 columns: "user_id uuid, at timestamptz",
                 match: "t.user_id = v.user_id AND t.status = 'active'",
                 run
-            ) { change, query in
+            ) { change in
                 guard case .deleteUser(let userID, let at) = change else { return [] }
-                return [query.bind(userID), query.bind(at)]
+                return [userID.sqlText, at.sqlText]
             }
         case .unlinkIdentity:
             return self.keyedUpdate(
@@ -25,9 +25,9 @@ extension ProjectionWriter {
                 match: "t.provider = v.provider AND t.subject_hash = v.subject_hash",
                 run,
                 usingForm: true
-            ) { change, query in
+            ) { change in
                 guard case .unlinkIdentity(let provider, let subjectHash) = change else { return [] }
-                return [query.bind(provider), query.bind(subjectHash)]
+                return [provider, subjectHash]
             }
         case .touchSession:
             return self.keyedUpdate(
@@ -35,9 +35,9 @@ extension ProjectionWriter {
                 columns: "session_id uuid, at timestamptz",
                 match: "t.session_id = v.session_id AND t.state = 'active' AND t.last_seen_at < v.at",
                 run
-            ) { change, query in
+            ) { change in
                 guard case .touchSession(let sessionID, let at) = change else { return [] }
-                return [query.bind(sessionID), query.bind(at)]
+                return [sessionID.sqlText, at.sqlText]
             }
         case .reauthenticateSession:
             return self.keyedUpdate(
@@ -45,9 +45,9 @@ extension ProjectionWriter {
                 columns: "session_id uuid, at timestamptz",
                 match: "t.session_id = v.session_id AND t.state = 'active' AND t.authenticated_at < v.at",
                 run
-            ) { change, query in
+            ) { change in
                 guard case .reauthenticateSession(let sessionID, let at) = change else { return [] }
-                return [query.bind(sessionID), query.bind(at)]
+                return [sessionID.sqlText, at.sqlText]
             }
         case .endSession:
             return self.keyedUpdate(
@@ -55,9 +55,9 @@ extension ProjectionWriter {
                 columns: "session_id uuid, state text, reason text, at timestamptz",
                 match: "t.session_id = v.session_id AND t.state = 'active'",
                 run
-            ) { change, query in
+            ) { change in
                 guard case .endSession(let sessionID, let state, let reason, let at) = change else { return [] }
-                return [query.bind(sessionID), query.bind(state.rawValue), query.bind(reason), query.bind(at)]
+                return [sessionID.sqlText, state.rawValue, reason, at.sqlText]
             }
         case .rotateRefreshToken:
             return self.keyedUpdate(
@@ -65,9 +65,9 @@ extension ProjectionWriter {
                 columns: "token_id uuid, at timestamptz",
                 match: "t.token_id = v.token_id AND t.state = 'active'",
                 run
-            ) { change, query in
+            ) { change in
                 guard case .rotateRefreshToken(let tokenID, _, let at) = change else { return [] }
-                return [query.bind(tokenID), query.bind(at)]
+                return [tokenID.sqlText, at.sqlText]
             }
         case .revokeFamily, .revokeToken, .revokeSessionTokens:
             return self.revokeTokens(run)
@@ -112,11 +112,11 @@ extension ProjectionWriter {
             columns: "key uuid, reason text, at timestamptz",
             match: "t.\(keyColumn) = v.key AND t.state <> 'revoked'",
             run
-        ) { change, query in
+        ) { change in
             switch change {
             case .revokeFamily(let key, _, let reason, let at), .revokeToken(let key, _, let reason, let at),
                 .revokeSessionTokens(let key, let reason, let at):
-                return [query.bind(key), query.bind(reason), query.bind(at)]
+                return [key.sqlText, reason.sqlText, at.sqlText]
             default:
                 return []
             }
@@ -137,33 +137,28 @@ extension ProjectionWriter {
                     OR (t.token_id <> v.token_id AND t.successor_sealed IS NOT NULL))
                 """,
             run
-        ) { change, query in
+        ) { change in
             guard case .sealSuccessor(let successor) = change else { return [] }
             return [
-                query.bind(successor.tokenID), query.bind(successor.familyID), query.bind(ByteaValue(successor.sealed)),
+                successor.tokenID.sqlText, successor.familyID.sqlText, ByteaValue(successor.sealed).sqlText,
             ]
         }
     }
 
-    /// `<head> FROM (VALUES …) AS v(columns) WHERE <match>`, or for DELETE `<head> (VALUES …) … WHERE`.
+    /// `<head> FROM unnest($1::type[], …) AS v(columns) WHERE <match>` (for DELETE, `<head> unnest(…) …`):
+    /// one statement text per kind whatever the run's length, so each is prepared once per connection, with
+    /// every key's value in one array parameter per column.
     private func keyedUpdate(
         _ head: String,
         columns: String,
         match: String,
         _ run: [ProjectionChange],
         usingForm: Bool = false,
-        values: (ProjectionChange, inout SQLQuery) -> [String]
+        values: (ProjectionChange) -> [String?]
     ) -> SQLQuery {
-        let columnList = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let names = columnList.map { $0.split(separator: " ")[0] }
-        let types = columnList.map { $0.split(separator: " ")[1] }
-        var query = SQLQuery(unsafeSQL: head + (usingForm ? " (VALUES " : " FROM (VALUES "))
-        for (index, change) in run.enumerated() {
-            let placeholders = values(change, &query)
-            let typed = zip(placeholders, types).map { "\($0)::\($1)" }
-            query.append(unescaped: (index == 0 ? "(" : ",(") + typed.joined(separator: ",") + ")")
-        }
-        query.append(unescaped: ") AS v(\(names.joined(separator: ", "))) WHERE \(match)")
+        var query = SQLQuery(unsafeSQL: head + (usingForm ? " " : " FROM "))
+        UnnestColumns(columns).appendUnnest(run.map(values), to: &query)
+        query.append(unescaped: " WHERE \(match)")
         return query
     }
 }

@@ -132,55 +132,59 @@ struct ProjectionWriter {
         switch first {
         case .insertUser:
             return self.insertRows(
-                "users (user_id, created_at, first_provider, status)",
+                "users",
+                "user_id uuid, created_at timestamptz, first_provider text, status text",
                 run,
                 suffix: " ON CONFLICT DO NOTHING"
-            ) { change, query in
+            ) { change in
                 guard case .insertUser(let userID, let createdAt, let provider) = change else { return [] }
-                return [query.bind(userID), query.bind(createdAt), query.bind(provider), query.bind("active")]
+                return [userID.sqlText, createdAt.sqlText, provider, "active"]
             }
         case .linkIdentity:
             return self.insertRows(
-                "identities (provider, subject_hash, user_id, linked_at)",
+                "identities",
+                "provider text, subject_hash text, user_id uuid, linked_at timestamptz",
                 run,
                 suffix: " ON CONFLICT DO NOTHING"
-            ) { change, query in
+            ) { change in
                 guard case .linkIdentity(let provider, let subjectHash, let userID, let at) = change else { return [] }
-                return [query.bind(provider), query.bind(subjectHash), query.bind(userID), query.bind(at)]
+                return [provider, subjectHash, userID.sqlText, at.sqlText]
             }
         case .startSession:
             return self.insertRows(
+                "sessions",
                 """
-                sessions (session_id, user_id, provider, client_id, kind, started_at, last_seen_at, authenticated_at,
-                    state)
+                session_id uuid, user_id uuid, provider text, client_id text, kind text, started_at timestamptz,
+                    last_seen_at timestamptz, authenticated_at timestamptz, state text
                 """,
                 run,
                 suffix: " ON CONFLICT DO NOTHING"
-            ) { change, query in
+            ) { change in
                 guard
                     case .startSession(let sessionID, let userID, let provider, let clientID, let kind, let at) = change
                 else { return [] }
                 return [
-                    query.bind(sessionID), query.bind(userID), query.bind(provider), query.bind(clientID),
-                    query.bind(kind.rawValue), query.bind(at), query.bind(at), query.bind(at),
-                    query.bind(SessionState.active.rawValue),
+                    sessionID.sqlText, userID.sqlText, provider, clientID?.sqlText,
+                    kind.rawValue, at.sqlText, at.sqlText, at.sqlText,
+                    SessionState.active.rawValue,
                 ]
             }
         case .issueRefreshToken:
             return self.insertRows(
+                "refresh_tokens",
                 """
-                refresh_tokens (token_hash, token_id, family_id, parent_id, session_id, user_id, provider, kind,
-                    state, issued_at, expires_at)
+                token_hash bytea, token_id uuid, family_id uuid, parent_id uuid, session_id uuid, user_id uuid,
+                    provider text, kind text, state text, issued_at timestamptz, expires_at timestamptz
                 """,
                 run,
                 suffix: " ON CONFLICT DO NOTHING"
-            ) { change, query in
+            ) { change in
                 guard case .issueRefreshToken(let row) = change else { return [] }
                 return [
-                    query.bind(ByteaValue(row.tokenHash)), query.bind(row.tokenID), query.bind(row.familyID),
-                    query.bind(row.parentID), query.bind(row.sessionID), query.bind(row.userID),
-                    query.bind(row.provider), query.bind(row.kind.rawValue), query.bind("active"),
-                    query.bind(row.issuedAt), query.bind(row.expiresAt),
+                    ByteaValue(row.tokenHash).sqlText, row.tokenID.sqlText, row.familyID.sqlText,
+                    row.parentID?.sqlText, row.sessionID.sqlText, row.userID.sqlText,
+                    row.provider, row.kind.rawValue, "active",
+                    row.issuedAt.sqlText, row.expiresAt.sqlText,
                 ]
             }
         case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity:
@@ -190,18 +194,51 @@ struct ProjectionWriter {
         }
     }
 
+    /// `INSERT INTO <table> (columns) SELECT * FROM unnest(…)` with one array parameter per column: one
+    /// statement text per table whatever the run's length.
     private func insertRows(
-        _ target: String,
+        _ table: String,
+        _ columns: String,
         _ run: [ProjectionChange],
         suffix: String,
-        values: (ProjectionChange, inout SQLQuery) -> [String]
+        values: (ProjectionChange) -> [String?]
     ) -> SQLQuery {
-        var query = SQLQuery(unsafeSQL: "INSERT INTO \(self.schema).\(target) VALUES ")
-        for (index, change) in run.enumerated() {
-            let placeholders = values(change, &query)
-            query.append(unescaped: (index == 0 ? "(" : ",(") + placeholders.joined(separator: ",") + ")")
-        }
+        let columns = UnnestColumns(columns)
+        var query = SQLQuery(
+            unsafeSQL: "INSERT INTO \(self.schema).\(table) (\(columns.names.joined(separator: ", "))) SELECT * FROM "
+        )
+        columns.appendUnnest(run.map(values), to: &query)
         query.append(unescaped: suffix)
         return query
+    }
+}
+
+/// Columns given as `"name type, name type"`, sent as one array parameter each through `unnest`, so that a
+/// statement's text is the same for one row or a thousand (prepared and planned once per connection).
+struct UnnestColumns {
+    /// The column names, in order.
+    let names: [String]
+    /// The PostgreSQL type of each column's elements.
+    let types: [String]
+
+    init(_ list: String) {
+        let columns = list.split(separator: ",").map { $0.split(whereSeparator: \.isWhitespace) }
+        self.names = columns.map { String($0.first ?? "") }
+        self.types = columns.map { String($0.dropFirst().first ?? "text") }
+    }
+
+    /// Appends `unnest($n::type[], …) AS v(names)` binding one array per column from `rows` (one array of
+    /// text values per row, in column order).
+    func appendUnnest(_ rows: [[String?]], to query: inout SQLQuery) {
+        var arrays = [[String?]](repeating: [], count: self.names.count)
+        for row in rows {
+            for index in arrays.indices { arrays[index].append(index < row.count ? row[index] : nil) }
+        }
+        query.append(unescaped: "unnest(")
+        for (index, (array, type)) in zip(arrays, self.types).enumerated() {
+            let placeholder = query.bind(ArrayLiteral(array))
+            query.append(unescaped: (index == 0 ? "" : ", ") + "\(placeholder)::\(type)[]")
+        }
+        query.append(unescaped: ") AS v(\(self.names.joined(separator: ", ")))")
     }
 }

@@ -44,7 +44,7 @@ public struct IdentityLockoutQueries: IdentityLockouts {
     }
 
     /// At most `limit` recorded locks that ran out by `now` without their `identity.unlocked`, the longest run
-    /// out first (the partial index `identity_lockouts_in_force` finds them).
+    /// out first (the partial index `identity_lockouts_pending_expiry` finds them).
     /// - Throws: ``StoreError``.
     public func expiredLocks(at now: Timestamp, limit: Int) async throws -> [ExpiredLock] {
         let rows = try await self.pool.withConnection { connection in

@@ -23,7 +23,7 @@ public struct SessionExpiryQueries: SessionExpiryReads {
                        (SELECT max(e.stream_version) FROM authlog.event_records e
                         WHERE e.stream = 'session-' || s.session_id::text)
                 FROM authlog.sessions s LEFT JOIN authlog.users u ON u.user_id = s.user_id
-                WHERE s.state = 'active' AND (
+                WHERE s.state = 'active' AND s.ended_at IS NULL AND (
                     (s.kind = 'remember_me' AND (s.started_at <= \(now.adding(seconds: -remember.absolute))
                                                  OR s.last_seen_at <= \(now.adding(seconds: -remember.idle))))
                     OR (s.kind = 'session' AND (s.started_at <= \(now.adding(seconds: -plain.absolute))
