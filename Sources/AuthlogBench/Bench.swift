@@ -77,7 +77,9 @@ struct StoreBench: AsyncParsableCommand {
     }
 
     /// One row of the store table: events sealed per second and the two baselines at `appenders`.
-    typealias Row = (appenders: Int, sealed: Double, a: Double, aPlus: Double)
+    typealias Row = (
+        appenders: Int, sealed: Double, a: Double, aPlus: Double, authlogCost: Footprint, aCost: Footprint
+    )
 
     /// Writers and sealer, and baselines (a) and (a+), at each `--appenders` count, each on a fresh database.
     private func measureAppenders(
@@ -90,31 +92,33 @@ struct StoreBench: AsyncParsableCommand {
         var table: [Row] = []
         for count in self.appenders {
             let database = try await BenchDatabase.make(in: cluster)
-            let sealed = try await Measurements.writersAndSealer(
-                workload,
-                appenders: count,
-                for: duration,
-                in: database
-            )
-            let baselineA = try await Measurements.plainInserts(
-                workload,
-                connections: count,
-                rowsPerInsert: 1,
-                for: duration,
-                in: try await BenchDatabase.make(in: cluster)
-            )
+            let (sealed, authlogCost) = try await Footprint.measure(cluster: cluster) {
+                try await Measurements.writersAndSealer(workload, appenders: count, for: duration, in: database)
+            }
+            let baselineDatabase = try await BenchDatabase.make(in: cluster)
+            let (baselineA, aCost) = try await Footprint.measure(cluster: cluster) {
+                try await Measurements.plainInserts(
+                    workload,
+                    connections: count,
+                    rowsPerInsert: 1,
+                    for: duration,
+                    in: baselineDatabase
+                )
+            }
             let baselineAPlus = try await Measurements.conventional(
                 workload,
                 appenders: count,
                 for: duration,
                 in: try await BenchDatabase.make(in: cluster)
             )
-            table.append((count, sealed, baselineA, baselineAPlus))
+            table.append((count, sealed, baselineA, baselineAPlus, authlogCost, aCost))
             say(
                 "appenders \(count): writers + sealer \(Self.rate(sealed)) events sealed/s, "
                     + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s, "
                     + "baseline (a+) one transaction per command \(Self.rate(baselineAPlus)) events/s"
             )
+            say("  \(count) appenders, writers + sealer: \(authlogCost.summary)")
+            say("  \(count) appenders, baseline (a): \(aCost.summary)")
         }
         return table
     }
@@ -132,7 +136,27 @@ struct StoreBench: AsyncParsableCommand {
                     + Self.pad(String(format: "%.0f%%", 100 * row.sealed / oneWriter), 8)
             )
         }
+        say("")
+        say("appenders  CPU us/event: authlog (bench + PostgreSQL)  (a) (bench + PostgreSQL)  WAL B/event: authlog  (a)  ratio")
+        for row in table {
+            let cost = row.authlogCost
+            let base = row.aCost
+            say(
+                Self.pad(String(row.appenders), 9)
+                    + Self.pad(String(format: "%.0f + %.0f", cost.benchMicroseconds, cost.postgresMicroseconds), 41)
+                    + Self.pad(String(format: "%.0f + %.0f", base.benchMicroseconds, base.postgresMicroseconds), 26)
+                    + Self.pad(String(format: "%.0f", cost.walBytes), 21)
+                    + Self.pad(String(format: "%.0f", base.walBytes), 6)
+                    + Self.pad(String(format: "%.2fx", cost.walBytes / max(base.walBytes, 1)), 7)
+            )
+        }
+        let everyCount = table.map { row in
+            String(format: "%d: %.2fx %@", row.appenders, row.sealed / row.a, row.sealed / row.a >= 1 ? "met" : "NOT met")
+        }
+        say("goal >= 1x baseline (a) at every count: " + everyCount.joined(separator: ", "))
         if let at32 = table.first(where: { $0.appenders == 32 }) {
+            let wal = at32.authlogCost.walBytes / max(at32.aCost.walBytes, 1)
+            say(String(format: "goal WAL per event <= 1.5x (a) at 32 appenders: %.2fx %@", wal, wal <= 1.5 ? "met" : "NOT met"))
             let againstA = at32.sealed / at32.a
             let againstAPlus = at32.sealed / at32.aPlus
             let againstCeiling = at32.sealed / oneWriter

@@ -6,19 +6,24 @@ import Glibc
 
 /// CPU seconds (user and system) that one process has used, from `/proc/<pid>/stat`.
 enum ProcessCPU {
-    /// The seconds `pid` has used so far (0 once it is gone).
-    static func seconds(of pid: Int32) -> Double {
+    /// The seconds `pid` has used so far (0 once it is gone); with `includingExitedChildren`, also those of its
+    /// children that exited and were waited for.
+    static func seconds(of pid: Int32, includingExitedChildren: Bool = false) -> Double {
         guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
             let afterName = String(decoding: stat, as: UTF8.self).split(separator: ")").last
         else { return 0 }
-        // After "pid (name)": state is field 3 of the whole line, utime 14 and stime 15.
+        // After "pid (name)": state is field 3 of the whole line, utime 14, stime 15, cutime 16 and cstime 17.
         let fields = afterName.split(separator: " ")
-        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
-        return Double(user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 15, let user = Int(fields[11]), let system = Int(fields[12]),
+            let childrenUser = Int(fields[13]), let childrenSystem = Int(fields[14])
+        else { return 0 }
+        let ticks = user + system + (includingExitedChildren ? childrenUser + childrenSystem : 0)
+        return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// The seconds used so far by every process whose name is `name` (`postgres`: each cluster's processes on
-    /// this machine).
+    /// this machine), with their exited children's: a backend whose connection closed during a measurement
+    /// leaves its time in the postmaster's count of its children.
     static func seconds(ofAllNamed name: String) -> Double {
         var total = 0.0
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
@@ -26,7 +31,7 @@ enum ProcessCPU {
                 let comm = FileManager.default.contents(atPath: "/proc/\(entry)/comm"),
                 String(decoding: comm, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == name
             else { continue }
-            total += Self.seconds(of: pid)
+            total += Self.seconds(of: pid, includingExitedChildren: true)
         }
         return total
     }
@@ -48,7 +53,7 @@ struct CPUSplit {
         CPUSplit(
             floods: floods,
             thisProcess: ProcessCPU.ofThisProcess,
-            floodProcess: floods.map(ProcessCPU.seconds(of:)).reduce(0, +),
+            floodProcess: floods.map { ProcessCPU.seconds(of: $0) }.reduce(0, +),
             postgres: ProcessCPU.seconds(ofAllNamed: "postgres")
         )
     }

@@ -159,9 +159,11 @@ enum BatchWriter {
     /// are parameterized index scans, and the projections' statements match primary keys (see
     /// `WritePathPlanTests`).
     /// And with sequential scans priced out, the plan made while a table was empty or its statistics cold (a new
-    /// or restored database, lagging autovacuum) probes the key's index too instead of reading the table.
+    /// or restored database, lagging autovacuum) probes the key's index too instead of reading the table. That
+    /// price would put every plan over `jit_above_cost`, and compiling a one-row statement costs 100 ms or more,
+    /// so JIT is off for the transaction.
     static let transactionSettings: [SQLQuery] = [
-        "SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off",
+        "SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off", "SET LOCAL jit = off",
     ]
 
     /// The statements after the inserts, ending with `COMMIT`: the log's mark as authenticated (for the first

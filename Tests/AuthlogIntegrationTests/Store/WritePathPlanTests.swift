@@ -125,6 +125,7 @@ struct WritePathPlanTests {
             for statement in statements {
                 let plan = try await Self.genericPlan(of: statement, on: connection)
                 #expect(!plan.contains("Seq Scan"), "\(probe.change.kind) reads a whole table:\n\(plan)")
+                #expect(!plan.contains("JIT"), "\(probe.change.kind) would be compiled:\n\(plan)")
                 if let index = probe.index {
                     #expect(
                         plan.contains("Index Scan using \(index) on")
@@ -134,9 +135,18 @@ struct WritePathPlanTests {
                 }
             }
         }
-        let lookup = BatchWriter.lookup(for: [try PostgresEventStore.prepare(AppendCommand(events: [failedSignin()]))])
-        let plan = try await Self.genericPlan(of: lookup, on: connection)
+        let command = try PostgresEventStore.prepare(AppendCommand(events: [failedSignin()]))
+        let plan = try await Self.genericPlan(of: BatchWriter.lookup(for: [command]), on: connection)
         #expect(!plan.contains("Seq Scan"), "the batch lookup reads a whole table:\n\(plan)")
+        #expect(!plan.contains("JIT"), "the batch lookup would be compiled:\n\(plan)")
+        // The rest of the batch: the log head's key and the inserts with their queue rows (a one-row head is
+        // read whole; what matters is that nothing is compiled).
+        let rows = BatchPlan(commands: [command], streamVersions: [:], knownEvents: [:], recordedAt: .now()).rows
+        let inserts = EventRow.writerInserts(rows, authenticator: nil, queueForSealing: true)
+        for statement in inserts + ["SELECT event_key_id FROM authlog.log_head"] {
+            let plan = try await Self.genericPlan(of: statement, on: connection)
+            #expect(!plan.contains("JIT"), "a writer's statement would be compiled:\n\(plan)")
+        }
         #expect(plan.contains("Index Cond: (event_id = i.id)"), "the lookup probes event ids by key:\n\(plan)")
         #expect(
             plan.contains("Index Only Scan Backward using event_records_") && plan.contains("Index Cond: ((stream = "),

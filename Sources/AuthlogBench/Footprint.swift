@@ -1,0 +1,55 @@
+import AuthlogPostgres
+import Foundation
+
+/// What one store measurement cost per event: CPU of this process (the writers, or the baseline's client) and
+/// of PostgreSQL, read from `/proc` around the run (steadier than throughput on a shared machine), and the WAL
+/// the cluster wrote, from `pg_current_wal_lsn()`.
+struct Footprint {
+    /// Microseconds of this process's CPU per event.
+    let benchMicroseconds: Double
+    /// Microseconds of PostgreSQL's CPU per event.
+    let postgresMicroseconds: Double
+    /// Bytes of WAL per event.
+    let walBytes: Double
+
+    /// Runs `measurement` (which returns events per second) and returns its rate with its footprint.
+    static func measure(
+        cluster: String,
+        _ measurement: () async throws -> Double
+    ) async throws -> (rate: Double, footprint: Footprint) {
+        let connection = try await Connection.connect(cluster)
+        let walBefore = try await Self.walPosition(on: connection)
+        let benchBefore = ProcessCPU.ofThisProcess
+        let postgresBefore = ProcessCPU.seconds(ofAllNamed: "postgres")
+        let start = ContinuousClock.now
+        let rate = try await measurement()
+        let seconds = (ContinuousClock.now - start).inSeconds
+        let bench = ProcessCPU.ofThisProcess - benchBefore
+        let postgres = ProcessCPU.seconds(ofAllNamed: "postgres") - postgresBefore
+        let wal = try await Self.walPosition(on: connection) - walBefore
+        let events = max(rate * seconds, 1)
+        return (
+            rate,
+            Footprint(
+                benchMicroseconds: bench * 1_000_000 / events,
+                postgresMicroseconds: postgres * 1_000_000 / events,
+                walBytes: Double(wal) / events
+            )
+        )
+    }
+
+    /// `"Swift 120 µs + PostgreSQL 300 µs CPU, 2,900 B WAL per event"`.
+    var summary: String {
+        String(
+            format: "%.0f us bench process + %.0f us PostgreSQL CPU, %.0f B WAL per event",
+            self.benchMicroseconds,
+            self.postgresMicroseconds,
+            self.walBytes
+        )
+    }
+
+    private static func walPosition(on connection: Connection) async throws -> Int64 {
+        let rows = try await connection.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint").rows
+        return try rows.first?.decode(Int64.self, at: 0) ?? 0
+    }
+}
