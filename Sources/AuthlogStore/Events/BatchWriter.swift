@@ -154,9 +154,9 @@ enum BatchWriter {
 
     /// Settings of the writer's transaction, sent after `BEGIN` in its first round trip. Every statement of a
     /// batch has one text whatever the batch's size (array parameters), so it is prepared once per connection;
-    /// a generic plan keeps it from being planned again on every call (a custom plan of the lookup over the
-    /// partitioned log cost 15 times its execution). The plans stay keyed probes: the lookup's LATERAL probes
-    /// are parameterized index scans, and the projections' statements match primary keys (see
+    /// a generic plan keeps it from being planned again on every call (planning the lookup over the partitioned
+    /// log cost 7 times its execution). The plans stay keyed probes: the lookup's LATERAL probes are
+    /// parameterized index scans, and each projection statement probes its key's index (see
     /// `WritePathPlanTests`).
     /// And with sequential scans priced out, the plan made while a table was empty or its statistics cold (a new
     /// or restored database, lagging autovacuum) probes the key's index too instead of reading the table. That
