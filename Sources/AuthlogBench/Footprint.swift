@@ -38,7 +38,7 @@ struct Footprint {
         )
     }
 
-    /// `"Swift 120 µs + PostgreSQL 300 µs CPU, 2,900 B WAL per event"`.
+    /// `"213 us bench process + 520 us PostgreSQL CPU, 2479 B WAL per event"`.
     var summary: String {
         String(
             format: "%.0f us bench process + %.0f us PostgreSQL CPU, %.0f B WAL per event",
