@@ -41,14 +41,16 @@ public struct ServerComponents: Sendable {
     public var metrics: ServerMetrics { self.account.metrics }
 
     /// Builds the components from a configuration, over an event store on `pool` (the primary) whose batch
-    /// sizes the metrics record, with the audited reads on `readPool` (a read replica) when given.
+    /// sizes the metrics record, with the audited reads on `readPool` (a read replica) when given. The rate
+    /// limits' buckets refill by `rateLimitUptime` (the system's uptime when nil; tests pass a clock they move).
     /// - Throws: ``ServerConfiguration/Invalid`` for a bad setting; ``CryptoError`` for an unusable key.
     public init(
         configuration: ServerConfiguration,
         pool: ConnectionPool,
         readPool: ConnectionPool? = nil,
         accessTokenKey: PrivateKey,
-        fetcher: any HTTPFetching
+        fetcher: any HTTPFetching,
+        rateLimitUptime: (@Sendable () -> Double)? = nil
     ) throws {
         let metrics = ServerMetrics()
         let store = try Self.eventStore(on: pool, configuration: configuration, metrics: metrics)
@@ -83,7 +85,8 @@ public struct ServerComponents: Sendable {
         self.limiter = RateLimiter(
             policy: try RateLimitPolicy(configuration: configuration),
             metrics: metrics,
-            shared: true
+            shared: true,
+            uptime: rateLimitUptime
         )
         self.limitSync = RateLimitSync(limiter: self.limiter)
         self.operatorAccess = OperatorAccess(

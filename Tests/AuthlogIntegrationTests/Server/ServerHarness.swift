@@ -118,7 +118,10 @@ struct ServerHarness {
     /// The server's services, for work `serve` runs in the background (sweeps, revocation retries).
     let components: ServerComponents
 
-    static func start(adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> ServerHarness {
+    static func start(
+        adjust: (inout ServerConfiguration) -> Void = { _ in },
+        rateLimitUptime: (@Sendable () -> Double)? = nil
+    ) async throws -> ServerHarness {
         let database = try await TestDatabase.make()
         let providers = try await FakeProviders.start()
         var configuration = try providers.configuration()
@@ -128,7 +131,8 @@ struct ServerHarness {
             configuration: configuration,
             pool: pool,
             accessTokenKey: try PrivateKey.generate(for: .es256),
-            fetcher: AsyncHTTPFetcher(timeout: .seconds(90))
+            fetcher: AsyncHTTPFetcher(timeout: .seconds(90)),
+            rateLimitUptime: rateLimitUptime
         )
         let (router, routes) = try buildRouter(components: components)
         let runner = try await ServiceRunner.start(router: router)
@@ -223,12 +227,14 @@ extension HTTPTestClient.Answer {
 }
 
 extension ServerHarness {
-    /// Starts a harness, runs `body` with it and stops it, also when `body` fails.
+    /// Starts a harness, runs `body` with it and stops it, also when `body` fails. With `rateLimitUptime` the
+    /// rate limits' buckets refill by that clock instead of the system's.
     static func run(
         adjust: (inout ServerConfiguration) -> Void = { _ in },
+        rateLimitUptime: (@Sendable () -> Double)? = nil,
         _ body: (ServerHarness) async throws -> Void
     ) async throws {
-        let harness = try await ServerHarness.start(adjust: adjust)
+        let harness = try await ServerHarness.start(adjust: adjust, rateLimitUptime: rateLimitUptime)
         do {
             try await body(harness)
         } catch {

@@ -5,6 +5,7 @@ import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// `GET /checkpoint`, `/tile/<L>/<N>[.p/<W>]` and `/tile/entries/<N>[.p/<W>]` (c2sp.org/tlog-tiles): bytes,
@@ -109,7 +110,11 @@ struct TileRouteTests {
             .decode(ServerConfiguration.RateLimitSettings.PerAddress.self)
             $0.rateLimits = limits
         }
-        try await ServerHarness.run(adjust: limited) { harness in
+        // The buckets refill by this clock, which moves only when the test says so: however slowly a loaded
+        // machine answers, the fourth read comes within the second.
+        let clock = ManualUptime()
+        let uptime: @Sendable () -> Double = { clock.now }
+        try await ServerHarness.run(adjust: limited, rateLimitUptime: uptime) { harness in
             try await harness.database.seedSealedEvents(10)
             let one = [("X-Forwarded-For", "203.0.113.9")]
             let paths = [
@@ -128,7 +133,7 @@ struct TileRouteTests {
             #expect(other.status == 200, "another address has its own bucket")
             let checkpoint = try await harness.client.send("GET", "/v1/log/checkpoint", headers: one)
             #expect(checkpoint.status == 429, "the checkpoint is a log read too")
-            try await Task.sleep(for: .milliseconds(1_100))
+            clock.advance(by: 1.1)
             #expect(try await harness.client.send("GET", "/tile/0/000.p/10", headers: one).status == 200, "refilled")
             let metrics = String(decoding: try await harness.client.send("GET", "/metrics").body, as: UTF8.self)
             #expect(metrics.contains("authlog_rate_limited_total{scope=\"address\",route=\"log_read\"} 3"))
@@ -206,4 +211,15 @@ struct TileRouteTests {
         }
         return files.sorted()
     }
+}
+
+/// A monotonic clock in seconds that moves only when the test moves it, for the rate limits' buckets.
+final class ManualUptime: Sendable {
+    private let seconds = Mutex(1000.0)
+
+    /// The clock's reading.
+    var now: Double { self.seconds.withLock { $0 } }
+
+    /// Moves the clock forward by `delta` seconds.
+    func advance(by delta: Double) { self.seconds.withLock { $0 += delta } }
 }
