@@ -1,0 +1,31 @@
+import AuthlogPostgres
+
+/// Columns given as `"name type, name type"`, sent as one array parameter each through `unnest`, so that a
+/// statement's text is the same for one row or a thousand (prepared and planned once per connection).
+struct UnnestColumns {
+    /// The column names, in order.
+    let names: [String]
+    /// The PostgreSQL type of each column's elements.
+    let types: [String]
+
+    init(_ list: String) {
+        let columns = list.split(separator: ",").map { $0.split(whereSeparator: \.isWhitespace) }
+        self.names = columns.map { String($0.first ?? "") }
+        self.types = columns.map { String($0.dropFirst().first ?? "text") }
+    }
+
+    /// Appends `unnest($n::type[], …) AS v(names)` binding one array per column from `rows` (one array of
+    /// text values per row, in column order).
+    func appendUnnest(_ rows: [[String?]], to query: inout SQLQuery) {
+        var arrays = [[String?]](repeating: [], count: self.names.count)
+        for row in rows {
+            for index in arrays.indices { arrays[index].append(index < row.count ? row[index] : nil) }
+        }
+        query.append(unescaped: "unnest(")
+        for (index, (array, type)) in zip(arrays, self.types).enumerated() {
+            let placeholder = query.bind(ArrayLiteral(array))
+            query.append(unescaped: (index == 0 ? "" : ", ") + "\(placeholder)::\(type)[]")
+        }
+        query.append(unescaped: ") AS v(\(self.names.joined(separator: ", ")))")
+    }
+}
