@@ -143,10 +143,7 @@ public enum EventRow {
                 SELECT \(Self.insertedColumns)\(stampingMonth ? ", mac, " + LogMonths.currentMonth : "") FROM unnest(
                 """
         )
-        for (index, (array, type)) in zip(columns, types).enumerated() {
-            let placeholder = query.bind(ArrayLiteral(array))
-            query.append(unescaped: (index == 0 ? "" : ", ") + "\(placeholder)::\(type)[]")
-        }
+        UnnestColumns.appendArrays(zip(columns.map(ArrayLiteral.init), types).map { ($0, $1) }, to: &query)
         query.append(unescaped: ") AS u(\(Self.insertedColumns), mac)\nON CONFLICT DO NOTHING")
     }
 
@@ -183,10 +180,7 @@ public enum EventRow {
                 FROM unnest(
                 """
         )
-        for (index, (array, type)) in arrays.enumerated() {
-            let placeholder = query.bind(array)
-            query.append(unescaped: (index == 0 ? "" : ", ") + "\(placeholder)::\(type)[]")
-        }
+        UnnestColumns.appendArrays(arrays, to: &query)
         query.append(unescaped: ") WITH ORDINALITY AS q(id, digest, mac, day, provider, outcome, n)\nORDER BY n")
     }
 

@@ -22,10 +22,15 @@ struct UnnestColumns {
             for index in arrays.indices { arrays[index].append(index < row.count ? row[index] : nil) }
         }
         query.append(unescaped: "unnest(")
-        for (index, (array, type)) in zip(arrays, self.types).enumerated() {
-            let placeholder = query.bind(ArrayLiteral(array))
+        Self.appendArrays(zip(arrays.map(ArrayLiteral.init), self.types).map { ($0, $1) }, to: &query)
+        query.append(unescaped: ") AS v(\(self.names.joined(separator: ", ")))")
+    }
+
+    /// Appends `$n::type[], …`, binding each array: the argument list of an `unnest`.
+    static func appendArrays(_ arrays: [(ArrayLiteral, String)], to query: inout SQLQuery) {
+        for (index, (array, type)) in arrays.enumerated() {
+            let placeholder = query.bind(array)
             query.append(unescaped: (index == 0 ? "" : ", ") + "\(placeholder)::\(type)[]")
         }
-        query.append(unescaped: ") AS v(\(self.names.joined(separator: ", ")))")
     }
 }
