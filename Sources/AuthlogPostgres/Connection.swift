@@ -315,7 +315,13 @@ public actor Connection {
                 if PQgetisnull(result, row, column) == 1 {
                     values.append(nil)
                 } else if let value = PQgetvalue(result, row, column) {
-                    values.append(String(cString: value))
+                    // libpq knows the length: no strlen over every cell.
+                    let length = Int(PQgetlength(result, row, column))
+                    values.append(
+                        value.withMemoryRebound(to: UInt8.self, capacity: length) {
+                            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                        }
+                    )
                 } else {
                     values.append(nil)
                 }

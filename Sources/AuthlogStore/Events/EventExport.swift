@@ -41,6 +41,23 @@ public struct ExportPage: Sendable {
     public var head: Int64
 }
 
+/// A page of an export as read, before its lines are built: the rows and the cursors. The cursors are known
+/// as soon as the rows are, so a caller can record the read while ``lines()`` builds the page.
+public struct ExportRows: Sendable {
+    /// The rows, selected with ``ExportLine/columns``.
+    let rows: [QueryRow]
+    /// Where the next page starts (``ExportPage/next``).
+    public let next: Int64
+    /// The sealed log's size when the page was read.
+    public let head: Int64
+
+    /// The page with each event's line in the export format.
+    /// - Throws: ``StoreError`` `.decoding` for a row that is not a stored event's.
+    public func lines() throws -> ExportPage {
+        ExportPage(events: try self.rows.map(ExportLine.make(from:)), next: self.next, head: self.head)
+    }
+}
+
 extension EventReader {
     /// The largest page one export request may ask for.
     public static let maximumExportPage = 1000
@@ -51,13 +68,24 @@ extension EventReader {
     /// moves to the head: nothing up to it was left out. A cursor beyond the head is refused
     /// (`.outOfRange`): it names events this log does not have, which means the consumer read another
     /// database or this one lost events.
-    /// - Throws: ``StoreError`` `.outOfRange`, or from the server.
+    /// - Throws: ``StoreError`` `.outOfRange`, `.decoding`, or from the server.
     public func page(
         after: Int64,
         limit: Int,
         filter: EventFilter,
         on connection: Connection
     ) async throws -> ExportPage {
+        try await self.rows(after: after, limit: limit, filter: filter, on: connection).lines()
+    }
+
+    /// The rows of ``page(after:limit:filter:on:)`` and its cursors, with the lines not built yet.
+    /// - Throws: ``StoreError`` `.outOfRange`, or from the server.
+    public func rows(
+        after: Int64,
+        limit: Int,
+        filter: EventFilter,
+        on connection: Connection
+    ) async throws -> ExportRows {
         let limit = min(max(limit, 1), Self.maximumExportPage)
         let results: [QueryResult]
         do {
@@ -66,42 +94,50 @@ extension EventReader {
             await connection.rollbackQuietly()
             throw error
         }
-        guard results.count == 4, let headRow = results[1].first else {
+        guard results.count == 2, let headRow = results[0].first else {
             throw StoreError(.schema, "authlog.log_head has no row")
         }
         let head = try headRow.decode(Int64.self, at: 0)
         guard after <= head else {
             throw StoreError(.outOfRange, "the log ends at position \(head); the cursor \(after) lies beyond it")
         }
-        let events = try results[2].rows.map { row -> (position: Int64, json: String) in
-            (try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1))
-        }
-        let next = events.count == limit ? events[events.count - 1].position : head
-        return ExportPage(events: events, next: next, head: head)
+        let rows = results[1].rows
+        let next = rows.count == limit ? try rows[rows.count - 1].decode(Int64.self, at: 0) : head
+        return ExportRows(rows: rows, next: next, head: head)
     }
 
     /// The head and the page, in one snapshot and one round trip.
     ///
     /// Not ``Connection/withTransaction(_:_:)``: BEGIN, the two reads and COMMIT go in one pipeline, which
-    /// the scoped form would split into three round trips; ``page(after:limit:filter:on:)`` rolls back on a throw.
+    /// the scoped form would split into three round trips; ``rows(after:limit:filter:on:)`` rolls back on a throw.
+    /// A page without filters (a SIEM's, a sink's) keeps one generic plan for the connection: planning the
+    /// join over the log's partitions cost more than a millisecond a page, every page.
     private func readPage(
         after: Int64,
         limit: Int,
         filter: EventFilter,
         on connection: Connection
     ) async throws -> [QueryResult] {
-        try await connection.pipeline([
-            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-            "SELECT size FROM authlog.log_head",
-            """
-            SELECT e.position, \(unescaped: EventRow.exportLine) FROM authlog.events e
-            WHERE position > \(after)
-              AND (\(filter.type?.rawValue)::text IS NULL OR type = \(filter.type?.rawValue))
-              AND (\(filter.userID)::uuid IS NULL OR user_id = \(filter.userID))
-              AND (\(filter.provider)::text IS NULL OR provider = \(filter.provider))
-            ORDER BY position LIMIT \(limit)
-            """,
-            "COMMIT",
-        ])
+        var select: SQLQuery = "SELECT \(unescaped: ExportLine.columns) FROM authlog.events e WHERE position > \(after)"
+        if let type = filter.type {
+            let placeholder = select.bind(type.rawValue)
+            select.append(unescaped: " AND type = \(placeholder)")
+        }
+        if let userID = filter.userID {
+            let placeholder = select.bind(userID)
+            select.append(unescaped: " AND user_id = \(placeholder)")
+        }
+        if let provider = filter.provider {
+            let placeholder = select.bind(provider)
+            select.append(unescaped: " AND provider = \(placeholder)")
+        }
+        let limitPlaceholder = select.bind(limit)
+        select.append(unescaped: " ORDER BY position LIMIT \(limitPlaceholder)")
+        var statements: [SQLQuery] = ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
+        if filter == EventFilter() { statements.append("SET LOCAL plan_cache_mode = force_generic_plan") }
+        statements += ["SELECT size FROM authlog.log_head", select, "COMMIT"]
+        let results = try await connection.pipeline(statements)
+        // The head's and the page's results, wherever the settings put them.
+        return Array(results.suffix(3).prefix(2))
     }
 }

@@ -207,42 +207,6 @@ public enum EventRow {
     /// benchmark's COPY baseline reads the same rows).
     public static var exportedColumns: String { Self.sealedColumns }
 
-    /// The export format (docs/events.md, "Export format") of a row of the sealed view `authlog.events`
-    /// called `e`, as one line of JSON text built by PostgreSQL: `position`, the envelope's members (the
-    /// optional ones only when set) with `owasp` after `type` (``owaspNameExpression(type:outcome:reason:)``,
-    /// left out when NULL), `data`, `schema_version`, `recorded_at`, and `digest` and `leaf_hash` in
-    /// lowercase hex. Built in the database so that an export streams at close to the speed of reading the
-    /// rows (`authlog-bench export`); strings are escaped by `to_json`.
-    static let exportLine: String = {
-        func time(_ column: String) -> String {
-            "to_json(to_char(e.\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))"
-        }
-        func optional(_ name: String, _ expression: String) -> String {
-            "CASE WHEN \(expression) IS NULL THEN '' ELSE ',\"\(name)\":' || to_json(\(expression))::text END"
-        }
-        let owasp = Self.owaspNameExpression(type: "e.type", outcome: "e.outcome", reason: "e.reason")
-        let parts = [
-            "'{\"position\":' || e.position",
-            "',\"event_id\":\"' || e.event_id || '\"'",
-            "',\"stream\":' || to_json(e.stream)",
-            "',\"stream_version\":' || e.stream_version",
-            "',\"type\":' || to_json(e.type)",
-            "COALESCE(',\"owasp\":\"' || \(owasp) || '\"', '')",
-            "',\"occurred_at\":' || \(time("occurred_at"))",
-            "',\"outcome\":' || to_json(e.outcome)",
-            optional("reason", "e.reason"), optional("provider", "e.provider"), optional("user_id", "e.user_id"),
-            optional("session_id", "e.session_id"), optional("client_id", "e.client_id"),
-            optional("ip", "host(e.ip)"), optional("user_agent", "e.user_agent"),
-            optional("request_id", "e.request_id"),
-            "',\"data\":' || e.data::text",
-            "',\"schema_version\":' || e.schema_version",
-            "',\"recorded_at\":' || \(time("recorded_at"))",
-            "',\"digest\":\"' || encode(e.digest, 'hex') || '\"'",
-            "',\"leaf_hash\":\"' || encode(e.leaf_hash, 'hex') || '\"}'",
-        ]
-        return parts.joined(separator: "\n    || ")
-    }()
-
     /// Decodes one row selected with ``sealedColumns``.
     static func decode(_ row: QueryRow) throws -> RecordedEvent {
         let position = try row.decode(Int64.self, at: 0)

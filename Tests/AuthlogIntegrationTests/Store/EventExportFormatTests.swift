@@ -6,7 +6,7 @@ import Testing
 
 @testable import AuthlogStore
 
-/// The export line PostgreSQL builds carries exactly what the stored event holds, read back through the
+/// The export line carries exactly what the stored event holds, read back through the
 /// store's own decoding.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct EventExportFormatTests {
@@ -82,45 +82,10 @@ struct EventExportFormatTests {
     }
 }
 
-/// The export's `owasp` member: the OWASP Logging Vocabulary name beside `type`, chosen in SQL by the same rules
-/// as `EventType.owaspName(outcome:reason:)`, left out when there is none, and outside the digest.
+/// The export's `owasp` member: the OWASP Logging Vocabulary name beside `type`
+/// (`EventType.owaspName(outcome:reason:)`), left out when there is none, and outside the digest.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct EventExportVocabularyTests {
-    @Test func theSQLChoiceAgreesWithTheSwiftOneForEveryTypeOutcomeAndReason() async throws {
-        let database = try await TestDatabase.make()
-        let connection = try await database.connect()
-        // Every reason a rule names, reasons no rule names, and none.
-        let ruleReasons = EventType.allCases.flatMap { $0.owaspRules.flatMap { $0.reasons ?? [] } }
-        let reasons: [String?] = Array(Set(ruleReasons)).sorted() + ["unknown_token", "other", "it's", nil]
-        var cases: [(type: EventType, outcome: Outcome, reason: String?)] = []
-        for type in EventType.allCases {
-            for outcome in Outcome.allCases {
-                for reason in reasons { cases.append((type, outcome, reason)) }
-            }
-        }
-        let expression = EventRow.owaspNameExpression(type: "u.type", outcome: "u.outcome", reason: "u.reason")
-        let rows = try await connection.query(
-            """
-            SELECT \(unescaped: expression)
-            FROM unnest(\(ArrayLiteral(cases.map { Optional($0.type.rawValue) }))::text[],
-                \(ArrayLiteral(cases.map { Optional($0.outcome.rawValue) }))::text[],
-                \(ArrayLiteral(cases.map(\.reason)))::text[]) WITH ORDINALITY AS u(type, outcome, reason, n)
-            ORDER BY n
-            """
-        ).rows
-        #expect(rows.count == cases.count)
-        var named = 0
-        for (row, item) in zip(rows, cases) {
-            let expected = item.type.owaspName(outcome: item.outcome, reason: item.reason)
-            if expected != nil { named += 1 }
-            #expect(
-                try row.decode(String?.self, at: 0) == expected,
-                "\(item.type.rawValue) \(item.outcome.rawValue) \(item.reason ?? "no reason")"
-            )
-        }
-        #expect(named > 0 && named < cases.count, "some combinations have a name and some have none")
-    }
-
     @Test func theNameStandsBesideTheTypeAndIsLeftOutWhenThereIsNone() async throws {
         let database = try await TestDatabase.make()
         let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))

@@ -115,11 +115,11 @@ struct EventsController: Sendable {
             try await self.access.record(actor: actor, what: "export", refusal: .invalidRequest, metadata: metadata)
             throw error
         }
-        let page: ExportPage
+        let rows: ExportRows
         let lag: ReplicaLag?
         do {
-            (page, lag) = try await self.access.read { connection in
-                try await EventReader().page(
+            (rows, lag) = try await self.access.read { connection in
+                try await EventReader().rows(
                     after: query.after,
                     limit: query.limit,
                     filter: query.filter,
@@ -132,8 +132,17 @@ struct EventsController: Sendable {
         } catch {
             throw ServiceError.failure(error)
         }
-        try await self.access.record(actor: actor, what: query.summary(next: page.next), lag: lag, metadata: metadata)
-        // The events are lines of JSON built by the database (``EventRow/exportLine``); the page wraps them.
+        // The lines are built while the read is recorded: the record needs only the cursor, and the answer
+        // waits for both.
+        async let built = rows.lines()
+        try await self.access.record(actor: actor, what: query.summary(next: rows.next), lag: lag, metadata: metadata)
+        let page: ExportPage
+        do {
+            page = try await built
+        } catch {
+            throw ServiceError.failure(error)
+        }
+        // The events are lines of JSON in the export format (``ExportLine``); the page wraps them.
         var body = ByteBuffer(string: "{\"events\":[")
         for (index, event) in page.events.enumerated() {
             if index > 0 { body.writeStaticString(",") }
