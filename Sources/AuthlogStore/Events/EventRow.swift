@@ -143,7 +143,7 @@ public enum EventRow {
                 SELECT \(Self.insertedColumns)\(stampingMonth ? ", mac, " + LogMonths.currentMonth : "") FROM unnest(
                 """
         )
-        UnnestColumns.appendArrays(zip(columns.map(ArrayLiteral.init), types).map { ($0, $1) }, to: &query)
+        UnnestColumns.appendArrays(Array(zip(columns.map(ArrayLiteral.init), types)), to: &query)
         query.append(unescaped: ") AS u(\(Self.insertedColumns), mac)\nON CONFLICT DO NOTHING")
     }
 

@@ -91,6 +91,8 @@ private struct JSONLineBytes {
 
     /// Appends `prefix`, then `text` as a JSON string escaped as PostgreSQL's `escape_json` escapes it:
     /// `"`, `\`, `\b`, `\f`, `\n`, `\r` and `\t` by name, other control characters as `\u00xx`.
+    /// Not the writer of ``JSONValue/canonicalText``: the canonical form spells backspace and form feed `\u0008`
+    /// and `\u000c`, and it is hashed into every digest, so neither spelling can move to the other.
     mutating func string(_ prefix: String, _ text: String) {
         self.raw(prefix)
         self.bytes.append(UInt8(ascii: "\""))

@@ -22,7 +22,7 @@ struct UnnestColumns {
             for index in arrays.indices { arrays[index].append(index < row.count ? row[index] : nil) }
         }
         query.append(unescaped: "unnest(")
-        Self.appendArrays(zip(arrays.map(ArrayLiteral.init), self.types).map { ($0, $1) }, to: &query)
+        Self.appendArrays(Array(zip(arrays.map(ArrayLiteral.init), self.types)), to: &query)
         query.append(unescaped: ") AS v(\(self.names.joined(separator: ", ")))")
     }
 
