@@ -68,7 +68,7 @@ public func buildRouter(
         access: components.operatorAccess,
         pool: components.store.pool,
         checkpointSeconds: components.checkpoints.everySeconds,
-        witnessQuorum: components.witnesses.policy?.quorum ?? 0,
+        witnessQuorum: components.witnesses.policy?.minimumCosigners ?? 0,
         requestMetadata: metadata
     )
     .register(on: &table)

@@ -2,6 +2,7 @@ import ArgumentParser
 import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 
 /// `authlog verify`.
@@ -121,7 +122,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// Prints what the policy says of the stored checkpoints: exit 1 for a stored cosignature that does not
     /// verify, 5 when no checkpoint is witnessed.
-    private static func report(_ witnessed: WitnessedCheckpoints, quorum: Int) throws {
+    private static func report(_ witnessed: WitnessedCheckpoints, quorum: WitnessPolicy.Quorum) throws {
         if let bad = witnessed.invalid.first {
             print(
                 "log broken: the stored cosignature of \(bad.witness) on the checkpoint of \(bad.size) events does "
@@ -130,7 +131,7 @@ struct VerifyCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         guard let newest = witnessed.newest else {
-            print("not witnessed: no stored checkpoint is cosigned by \(quorum) of the policy's witnesses")
+            print("not witnessed: no stored checkpoint meets the policy's quorum (\(quorum))")
             throw ExitCode(5)
         }
         let age = max(0, Int64(Date().timeIntervalSince1970) - newest.signedAt)

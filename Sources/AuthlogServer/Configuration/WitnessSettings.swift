@@ -1,5 +1,6 @@
 import AuthlogAccounts
 public import AuthlogStore
+public import AuthlogTransparency
 import Foundation
 
 /// The log's witnesses with their defaults applied and keys parsed: the `log.witnesses`,

@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+import AuthlogTransparency
 
 /// The witnesses' cosignature lines of the log's checkpoints (`authlog.checkpoint_cosignatures`, migration
 /// 0013): one line per (tree size, witness), each verified with the witness's key before it is stored.

@@ -2,6 +2,7 @@ import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 
 /// A sign-in failure event on `signin-<provider>`: the simplest valid event.

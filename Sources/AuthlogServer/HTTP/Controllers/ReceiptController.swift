@@ -2,6 +2,7 @@ import AuthlogAccounts
 import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 import Hummingbird
 import NIOCore

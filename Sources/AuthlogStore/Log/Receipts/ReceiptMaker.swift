@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+public import AuthlogTransparency
 public import Foundation
 
 /// Makes the receipt of one event from the database: its canonical bytes, its inclusion proof in the latest

@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+public import AuthlogTransparency
 
 /// Reads tlog-tiles resources (``TilePath``) from the sealed log. A hash tile's hashes are complete-subtree
 /// nodes: node K at tree height h is stored by position (K + 1)·2^h in `authlog.log_leaves` (the leaf hash at
