@@ -217,6 +217,7 @@ let package = Package(
             dependencies: [
                 "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogCrypto", "AuthlogCore",
                 "AuthlogPostgres", "AuthlogTesting",
+                .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

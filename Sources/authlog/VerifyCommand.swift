@@ -37,7 +37,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A witness policy (`witness <vkey>` and `quorum <k>` lines): also name the newest witnessed checkpoint.",
+            "A witness policy (C2SP tlog-policy, or the old `witness <vkey>` and `quorum <k>` lines): also name "
+                + "the newest witnessed checkpoint.",
             valueName: "file"
         )
     )

@@ -1,6 +1,5 @@
 import AuthlogAccounts
 import AuthlogCrypto
-public import AuthlogStore
 public import AuthlogTransparency
 import Foundation
 
