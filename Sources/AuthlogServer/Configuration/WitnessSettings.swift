@@ -37,7 +37,8 @@ public struct WitnessSettings: Sendable {
         if let file = log?.witnessPolicy {
             guard log?.witnesses == nil, log?.witnessQuorum == nil else {
                 throw ServerConfiguration.Invalid(
-                    description: "log.witness_policy replaces log.witnesses and log.witness_quorum: give one or the other"
+                    description:
+                        "log.witness_policy replaces log.witnesses and log.witness_quorum: give one or the other"
                 )
             }
             (self.witnesses, self.policy) = try Self.policy(file: file)
