@@ -88,7 +88,7 @@ public struct LogAnchor: Sendable, Equatable {
     /// The anchor retention keeps when it drops positions 1…`size`, read before they are dropped: the frontier of
     /// their tree and its tile edge (nil when an earlier anchor kept none and the edge needs what it dropped).
     /// - Throws: ``StoreError`` `.schema` when a node is missing or the edge does not hash to the frontier.
-    static func make(size: Int64, on connection: Connection) async throws -> LogAnchor {
+    public static func make(size: Int64, on connection: Connection) async throws -> LogAnchor {
         let previous = try await Self.latest(on: connection)
         let frontier = try await LogProofs.frontier(size: size, on: connection)
         let edge = try await TileEdge.read(size: size, previous: previous, on: connection)
