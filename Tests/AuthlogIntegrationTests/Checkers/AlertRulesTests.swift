@@ -77,6 +77,50 @@ extension Checkers {
     }
 }
 
+// MARK: - An alert on a scraped series
+
+extension Checkers.AlertRulesTests {
+    /// promtool's verdict on whether `alert` of deploy/alerts.yml fires, with its labels, on one sample line as
+    /// `/metrics` printed it (`name{labels} value`), scraped as job `authlog`, instance `a` and held for 10 minutes.
+    static func firing(scrapedLine: String, alert: String) async throws -> Promtool.Output {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-fire-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rules = try String(contentsOf: Self.rulesFile, encoding: .utf8)
+        try Self.withoutAnnotations(rules).write(
+            to: directory.appendingPathComponent("alerts.yml"),
+            atomically: true,
+            encoding: .utf8
+        )
+        let parts = scrapedLine.split(separator: " ")
+        let series = String(parts.first ?? "")
+        let value = String(parts.last ?? "")
+        let name = String(series.prefix { $0 != "{" })
+        let labels = series.dropFirst(name.count).dropFirst().dropLast()
+        let labelPairs = labels.split(separator: ",").map { pair -> String in
+            let sides = pair.split(separator: "=", maxSplits: 1)
+            return "\(sides[0]): \(sides.count > 1 ? sides[1] : "\"\"")"
+        }
+        let expected = (["severity: critical", "job: authlog", "instance: a"] + labelPairs).joined(separator: ", ")
+        let cases = """
+            rule_files: [alerts.yml]
+            evaluation_interval: 1m
+            tests:
+              - interval: 1m
+                input_series:
+                  - series: '\(name){job="authlog",instance="a",\(labels)}'
+                    values: '\(value)x10'
+                alert_rule_test:
+                  - eval_time: 2m
+                    alertname: \(alert)
+                    exp_alerts:
+                      - exp_labels: {\(expected)}
+            """
+        try cases.write(to: directory.appendingPathComponent("cases.yml"), atomically: true, encoding: .utf8)
+        return try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
+    }
+}
+
 // MARK: - Reading the rules and /metrics
 
 extension Checkers.AlertRulesTests {
