@@ -192,6 +192,13 @@ public struct LogVerifier: Sendable {
         // and the first one after it proves the anchor (a forged frontier gives another root).
         let anchor = try await LogAnchor.latest(on: connection)
         var frontier = anchor?.frontier ?? MerkleFrontier()
+        if let anchor, let edge = anchor.edge, !edge.proves(anchor.frontier) {
+            // The tiles that straddle the minimum index are served from the edge: it must be the frontier's.
+            return .broken(
+                position: anchor.size,
+                reason: "the retention anchor's kept tile hashes do not hash to its frontier (authlog.log_retention)"
+            )
+        }
         if let anchor, let outside = pins.first(where: \.isRequired), outside.size < anchor.size {
             // Failing closed: nothing retained can show that the log still extends it.
             return .broken(
