@@ -95,9 +95,11 @@ struct ProveCommand: AsyncParsableCommand {
         let receipt: LogReceipt
         let lag: ReplicaLag?
         do {
-            (_, lag, receipt) = try await target.open { connection, _ in
+            let opened = try await target.open { connection, _ in
                 try await ReceiptMaker.receipt(of: eventID, on: connection)
             }
+            lag = opened.lag
+            receipt = opened.value
         } catch let altered as ReceiptMaker.AlteredEvent {
             try await AccessRecord.record(
                 "receipt event_id=\(eventID.lowercased)",

@@ -102,7 +102,9 @@ struct WitnessAlarmCommand: AsyncParsableCommand {
                 print("no alarm stands for \(self.witness): nothing recorded")
                 return
             }
-            print("cleared the alarm of \(self.witness) (event \(cleared.eventID.lowercased), tree size \(cleared.treeSize))")
+            print(
+                "cleared the alarm of \(self.witness) (event \(cleared.eventID.lowercased), tree size \(cleared.treeSize))"
+            )
         }
     }
 }

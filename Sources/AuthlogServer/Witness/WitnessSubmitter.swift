@@ -154,11 +154,12 @@ public actor WitnessSubmitter {
     /// Each witness's cosigned size from the database, so a restart resumes where it stood, and the witnessed size
     /// and the time its quorum was reached from the stored cosignatures, so they do not restart at 0.
     private func load() async throws {
-        let policy = self.settings.policy
-        let (latest, witnessed) = try await self.pool.withConnection { connection in
-            let latest = try await CheckpointCosignatures.latest(on: connection)
-            guard let policy else { return (latest, nil) }
-            return (latest, try await CheckpointCosignatures.newestWitnessed(under: policy, on: connection))
+        let latest = try await self.pool.withConnection { try await CheckpointCosignatures.latest(on: $0) }
+        var witnessed: (size: Int64, reachedAt: Int64)?
+        if let policy = self.settings.policy {
+            witnessed = try await self.pool.withConnection {
+                try await CheckpointCosignatures.newestWitnessed(under: policy, on: $0)
+            }
         }
         for entry in latest where self.peers[entry.witness] != nil {
             self.peers[entry.witness]?.believedSize = entry.treeSize
@@ -173,9 +174,8 @@ public actor WitnessSubmitter {
     /// to it, an alarm an operator cleared lets them resume from where the witness was last known to stand, and
     /// alarms the database did not take before are recorded now.
     private func followAlarms() async throws {
-        let states = try await self.pool.withConnection {
-            try await WitnessAlarms.states(of: Array(self.peers.keys), on: $0)
-        }
+        let names = Array(self.peers.keys)
+        let states = try await self.pool.withConnection { try await WitnessAlarms.states(of: names, on: $0) }
         for (name, state) in states {
             guard var peer = self.peers[name] else { continue }
             peer.streamVersion = state.version
@@ -185,7 +185,9 @@ public actor WitnessSubmitter {
                     peer.alarm = standing.detail
                     self.logger.critical(
                         "WITNESS ALARM stands: submissions to this witness stay stopped until an operator clears it",
-                        metadata: ["witness": "\(name)", "tree_size": "\(standing.treeSize)", "why": "\(standing.detail)"]
+                        metadata: [
+                            "witness": "\(name)", "tree_size": "\(standing.treeSize)", "why": "\(standing.detail)",
+                        ]
                     )
                 }
                 self.metrics.recordAlarm(name)
@@ -198,8 +200,8 @@ public actor WitnessSubmitter {
                 self.logger.notice("witness alarm cleared: submissions resume", metadata: ["witness": "\(name)"])
             }
             self.peers[name] = peer
-            if let (alarm, reason) = peer.unrecorded {
-                try await self.record(alarm, reason: reason)
+            if let pending = peer.unrecorded {
+                try await self.record(pending.0, reason: pending.1)
             }
         }
     }

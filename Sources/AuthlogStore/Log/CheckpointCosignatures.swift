@@ -65,7 +65,9 @@ public enum CheckpointCosignatures {
             """
         )
         var notes: [(size: Int64, note: String)] = []
-        for row in checkpoints.rows { notes.append((try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1))) }
+        for row in checkpoints.rows {
+            notes.append((try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1)))
+        }
         guard !notes.isEmpty else { return nil }
         let rows = try await connection.query(
             """
@@ -76,7 +78,10 @@ public enum CheckpointCosignatures {
         var lines: [Int64: [(witness: String, line: String, receivedAt: Int64)]] = [:]
         for row in rows.rows {
             lines[try row.decode(Int64.self, at: 0), default: []].append(
-                (try row.decode(String.self, at: 1), try row.decode(String.self, at: 2), try row.decode(Int64.self, at: 3))
+                (
+                    try row.decode(String.self, at: 1), try row.decode(String.self, at: 2),
+                    try row.decode(Int64.self, at: 3)
+                )
             )
         }
         for (size, note) in notes {

@@ -83,7 +83,9 @@ extension Checkers.AlertRulesTests {
     /// promtool's verdict on whether `alert` of deploy/alerts.yml fires, with its labels, on one sample line as
     /// `/metrics` printed it (`name{labels} value`), scraped as job `authlog`, instance `a` and held for 10 minutes.
     static func firing(scrapedLine: String, alert: String) async throws -> Promtool.Output {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-fire-" + UUID().uuidString)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authlog-fire-" + UUID().uuidString
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let rules = try String(contentsOf: Self.rulesFile, encoding: .utf8)

@@ -147,7 +147,9 @@ extension Checkers {
             )
             var client = HTTPTestClient(baseURL: server.baseURL)
             for index in 0..<3 {
-                #expect(try await client.post("/v1/signin/dev", .object([("subject", .string("u\(index)"))])).status == 200)
+                #expect(
+                    try await client.post("/v1/signin/dev", .object([("subject", .string("u\(index)"))])).status == 200
+                )
             }
             let deadline = ContinuousClock.now + .seconds(45)
             while try await database.scalar(SQLQuery(unsafeSQL: alarms)) == 0, ContinuousClock.now < deadline {
@@ -162,11 +164,17 @@ extension Checkers {
             )
             #expect(try event.decode(String.self, at: 0) == "inconsistent")
             let data = try event.decode(JSONValue.self, at: 1)
-            #expect(data["witness"] == .string(name) && data["status"] == .number("422") && data["old_size"] == .number("3"))
+            #expect(
+                data["witness"] == .string(name) && data["status"] == .number("422") && data["old_size"] == .number("3")
+            )
             let request = try #require(data["evidence"]?.stringValue)
             #expect(request.hasPrefix(notes + "/witness-alarms/"))
             #expect(try String(contentsOfFile: request, encoding: .utf8).hasPrefix("old 3\n"))
-            #expect(try String(contentsOfFile: String(request.dropLast(8)) + ".answer", encoding: .utf8).hasPrefix("HTTP 422\n"))
+            #expect(
+                try String(contentsOfFile: String(request.dropLast(8)) + ".answer", encoding: .utf8).hasPrefix(
+                    "HTTP 422\n"
+                )
+            )
             #expect(try await client.send("GET", "/readyz").json["witnesses"]?["alarms"] == .array([.string(name)]))
             let metrics = String(decoding: try await client.send("GET", "/metrics").body, as: UTF8.self)
             #expect(metrics.contains("\nauthlog_witness_alarm{witness=\"\(name)\"} 1\n"))
@@ -186,14 +194,19 @@ extension Checkers {
             #expect(try await database.scalar(SQLQuery(unsafeSQL: alarms)) == 1, "no second event after the restart")
             #expect(try await client.send("GET", "/readyz").json["witnesses"]?["alarms"] == .array([.string(name)]))
             let scraped = String(decoding: try await client.send("GET", "/metrics").body, as: UTF8.self)
-            let alarmLine = try #require(scraped.split(separator: "\n").first { $0.hasPrefix("authlog_witness_alarm{") })
+            let alarmLine = try #require(
+                scraped.split(separator: "\n").first { $0.hasPrefix("authlog_witness_alarm{") }
+            )
             #expect(alarmLine == "authlog_witness_alarm{witness=\"\(name)\"} 1", "still alarmed after the restart")
             #expect(
                 readText(atPath: witness.logFile).components(separatedBy: "status=").count == requestsBefore,
                 "nothing sent to the witness after the restart"
             )
             if Promtool.isAvailable {
-                let fired = try await AlertRulesTests.firing(scrapedLine: String(alarmLine), alert: "AuthlogWitnessAlarm")
+                let fired = try await AlertRulesTests.firing(
+                    scrapedLine: String(alarmLine),
+                    alert: "AuthlogWitnessAlarm"
+                )
                 #expect(fired.status == 0, "promtool: AuthlogWitnessAlarm on the scraped series: \(fired.text)")
             }
 

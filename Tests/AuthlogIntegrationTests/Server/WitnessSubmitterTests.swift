@@ -151,8 +151,13 @@ struct WitnessSubmitterTests {
             """
         )
         #expect(
-            try alarms.rows.map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(String.self, at: 1)) \(try $0.decode(String.self, at: 2))" }
-                == ["witness.test/fork fork 409", "witness.test/inconsistent inconsistent 422", "witness.test/larger rollback 409"],
+            try alarms.rows.map {
+                "\(try $0.decode(String.self, at: 0)) \(try $0.decode(String.self, at: 1)) \(try $0.decode(String.self, at: 2))"
+            }
+                == [
+                    "witness.test/fork fork 409", "witness.test/inconsistent inconsistent 422",
+                    "witness.test/larger rollback 409",
+                ],
             "each alarm recorded once, with its reason and the witness's status"
         )
 
@@ -292,7 +297,10 @@ struct WitnessSubmitterTests {
         async let passTwo: Void = two.submitter.pass()
         _ = await (passOne, passTwo)
         #expect(try await alarms(shared.name) == 1)
-        #expect(Self.metric(one.metrics, "authlog_witness_alarm") == 1 && Self.metric(two.metrics, "authlog_witness_alarm") == 1)
+        #expect(
+            Self.metric(one.metrics, "authlog_witness_alarm") == 1
+                && Self.metric(two.metrics, "authlog_witness_alarm") == 1
+        )
         await one.runner.stop()
         await two.runner.stop()
 
@@ -304,7 +312,10 @@ struct WitnessSubmitterTests {
             into: store
         )
         #expect(cleared?.treeSize == checkpoint.size)
-        #expect(try await WitnessAlarms.clear(witness: witness.name, actor: "os:tester@host", note: "again", into: store) == nil)
+        #expect(
+            try await WitnessAlarms.clear(witness: witness.name, actor: "os:tester@host", note: "again", into: store)
+                == nil
+        )
         await restarted.submitter.pass()
         #expect(await restarted.script.requests.count == 1, "asked again once cleared")
         #expect(try await alarms(witness.name) == 2, "a new refusal is a new alarm")

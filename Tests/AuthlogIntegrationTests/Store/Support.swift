@@ -148,7 +148,9 @@ func rewriteConsistently(_ database: TestDatabase, position: Int64, signer: Note
     statements.append(
         "UPDATE authlog.log_head SET root = '\\x\(Hex.encode(frontier.root))', frontier = '\\x\(Hex.encode(frontier.bytes))'"
     )
-    for row in try await connection.query("SELECT tree_size FROM authlog.checkpoints WHERE tree_size >= \(position)").rows {
+    for row in try await connection.query("SELECT tree_size FROM authlog.checkpoints WHERE tree_size >= \(position)")
+        .rows
+    {
         let size = try row.decode(Int64.self, at: 0)
         guard let root = roots[size] else { continue }
         let note = try signer.sign(Checkpoint(origin: signer.name, size: size, root: root).body)

@@ -104,7 +104,10 @@ struct TileTests {
                     )
                 } else {
                     let served = try await TileReader.read(tile, state: pruned, on: connection)
-                    #expect(served == (try await TileReader.read(tile, state: whole, on: connection)), "\(tile), S = \(dropped)")
+                    #expect(
+                        served == (try await TileReader.read(tile, state: whole, on: connection)),
+                        "\(tile), S = \(dropped)"
+                    )
                 }
             }
             // Without the edge only the frontier is kept: the minimum index moves past every tile it cannot serve.
@@ -113,12 +116,18 @@ struct TileTests {
             #expect(minimum >= dropped)
             for tile in Self.tiles(around: minimum, size: size) where Self.endIndex(of: tile) > minimum {
                 let served = try await TileReader.read(tile, state: legacy, on: connection)
-                #expect(served == (try await TileReader.read(tile, state: whole, on: connection)), "\(tile), m = \(minimum)")
+                #expect(
+                    served == (try await TileReader.read(tile, state: whole, on: connection)),
+                    "\(tile), m = \(minimum)"
+                )
             }
         }
         #expect(
-            TileReader.State(size: size, anchor: LogAnchor(frontier: try await LogAnchor.make(size: 601, on: connection).frontier))
-                .minimumIndex == 65_536,
+            TileReader.State(
+                size: size,
+                anchor: LogAnchor(frontier: try await LogAnchor.make(size: 601, on: connection).frontier)
+            )
+            .minimumIndex == 65_536,
             "601 without its edge: the level-8 hashes 0 and 1 went with their partition"
         )
     }

@@ -123,7 +123,9 @@ struct VerifyDiagnosisTests {
                 try await store.append(AppendCommand(events: Array(traffic.events(count: 10).prefix(10))))
             }
             if count % 10 > 0 {
-                try await store.append(AppendCommand(events: Array(traffic.events(count: count % 10).prefix(count % 10))))
+                try await store.append(
+                    AppendCommand(events: Array(traffic.events(count: count % 10).prefix(count % 10)))
+                )
             }
             let signed = try await checkpointer.signNow()
             notes.append(.init(source: "checkpoint-\(signed.size).note", note: signed.note, isRequired: false))
@@ -139,7 +141,10 @@ struct VerifyDiagnosisTests {
             + "591…614 was changed (the stored checkpoint at 614 gives the recomputed root: the log's key signed both)"
         #expect(withoutKey == .broken(position: 591, reason: range))
         #expect(try await LogVerifier(key: signer.verifier).verify(on: connection).passed, "nothing inside shows it")
-        let withKey = try await LogVerifier(key: signer.verifier, eventKey: key).verify(on: connection, outsideNotes: notes)
+        let withKey = try await LogVerifier(key: signer.verifier, eventKey: key).verify(
+            on: connection,
+            outsideNotes: notes
+        )
         #expect(
             withKey
                 == .broken(
