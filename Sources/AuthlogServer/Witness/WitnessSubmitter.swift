@@ -1,7 +1,7 @@
 import AuthlogCore
 public import AuthlogPostgres
 public import AuthlogProviders
-import AuthlogStore
+public import AuthlogStore
 import Foundation
 public import Logging
 
