@@ -78,7 +78,7 @@ func (f *fetcher) get(path string) ([]byte, error) {
 	if response.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %d %s", path, response.StatusCode, bytes.TrimSpace(data))
 	}
-	if path != "checkpoint" && response.Header.Get("Content-Type") != "application/octet-stream" {
+	if strings.HasPrefix(path, "tile/") && response.Header.Get("Content-Type") != "application/octet-stream" {
 		return nil, fmt.Errorf("GET %s: Content-Type %q", path, response.Header.Get("Content-Type"))
 	}
 	if path == f.flip && len(data) > 0 {
