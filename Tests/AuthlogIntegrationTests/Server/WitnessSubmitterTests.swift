@@ -90,6 +90,20 @@ struct WitnessSubmitterTests {
         return Scenario(submitter: submitter, metrics: metrics, script: script, runner: runner)
     }
 
+    /// A fresh log of `events` events and its checkpoint, signed by a key of its own.
+    static func signedLog(
+        events: Int,
+        seed: UInt64
+    ) async throws -> (TestDatabase, ConnectionPool, PostgresEventStore, Checkpointer.Signed) {
+        let database = try await TestDatabase.make()
+        let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 4)
+        let store = PostgresEventStore(pool: pool)
+        let log = try NoteSigner(name: "auth.test/log", key: try PrivateKey.generate(for: .edDSA))
+        var traffic = TrafficGenerator(seed: seed)
+        try await store.append(AppendCommand(events: traffic.events(count: events)))
+        return (database, pool, store, try await Checkpointer(store: store, signer: log, directory: nil).signNow())
+    }
+
     /// A witness of its own name: an alarm stands per witness, in the log.
     static func witness(_ name: String) throws -> CosignatureSigner {
         try CosignatureSigner(name: "witness.test/\(name)", key: try PrivateKey.generate(for: .edDSA))
@@ -233,13 +247,7 @@ struct WitnessSubmitterTests {
     /// processes refused at once record one alarm; a recorded clear lets submissions resume, and the next refusal
     /// is a new alarm.
     @Test func anAlarmIsRecordedOnceAndStandsAcrossRestartsUntilCleared() async throws {
-        let database = try await TestDatabase.make()
-        let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 4)
-        let store = PostgresEventStore(pool: pool)
-        let log = try NoteSigner(name: "auth.test/log", key: try PrivateKey.generate(for: .edDSA))
-        var traffic = TrafficGenerator(seed: 22)
-        try await store.append(AppendCommand(events: traffic.events(count: 30)))
-        let checkpoint = try await Checkpointer(store: store, signer: log, directory: nil).signNow()
+        let (database, pool, store, checkpoint) = try await Self.signedLog(events: 30, seed: 22)
         let evidence = try scratchDirectory()
         let witness = try Self.witness("holds-a-fork")
         let refusing: @Sendable (Int64, String) -> (Int, String, String) = { _, _ in
@@ -332,13 +340,7 @@ struct WitnessSubmitterTests {
     /// checkpoint larger than the witnessed one, stays quiet) and the age counts from when the quorum was reached,
     /// not from the restart.
     @Test func aRestartOfAFullyWitnessedIdleLogKeepsTheWitnessedSizeAndAge() async throws {
-        let database = try await TestDatabase.make()
-        let pool = ConnectionPool(conninfo: database.conninfo, maximumConnections: 3)
-        let store = PostgresEventStore(pool: pool)
-        let log = try NoteSigner(name: "auth.test/log", key: try PrivateKey.generate(for: .edDSA))
-        var traffic = TrafficGenerator(seed: 23)
-        try await store.append(AppendCommand(events: traffic.events(count: 12)))
-        let checkpoint = try await Checkpointer(store: store, signer: log, directory: nil).signNow()
+        let (database, pool, _, checkpoint) = try await Self.signedLog(events: 12, seed: 23)
         let witness = try Self.witness("idle")
         let line = try witness.cosign(body: try #require(NoteText(checkpoint.note)).body, time: 1_795_600_000)
         try await database.connect().query(
