@@ -71,7 +71,7 @@ public enum CheckpointCosignatures {
         guard !notes.isEmpty else { return nil }
         let rows = try await connection.query(
             """
-            SELECT tree_size, witness, line, extract(epoch FROM received_at)::bigint
+            SELECT tree_size, witness, line, floor(extract(epoch FROM received_at))::bigint
             FROM authlog.checkpoint_cosignatures WHERE tree_size = ANY(\(ArrayLiteral(notes.map(\.size)))::bigint[])
             """
         )
