@@ -371,7 +371,9 @@ public actor WitnessSubmitter {
             rootHash: Data(checkpoint.root).base64EncodedString(),
             oldSize: alarm.old,
             status: alarm.status,
-            answer: String(decoding: alarm.answer, as: UTF8.self),
+            // The witness's bytes as text; U+0000 (which no event's data may hold) is replaced, so that no answer
+            // can make its own alarm unrecordable. The exact bytes are in the evidence file.
+            answer: String(decoding: alarm.answer, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "\u{FFFD}"),
             detail: alarm.detail,
             evidence: evidence
         )

@@ -251,7 +251,7 @@ struct WitnessSubmitterTests {
         let evidence = try scratchDirectory()
         let witness = try Self.witness("holds-a-fork")
         let refusing: @Sendable (Int64, String) -> (Int, String, String) = { _, _ in
-            (422, "text/plain", "inconsistent with the checkpoint I hold\n")
+            (422, "text/plain", "inconsistent with the checkpoint I hold\u{0}\n")
         }
         let connection = try await database.connect()
         func alarms(_ name: String) async throws -> Int64 {
@@ -279,12 +279,15 @@ struct WitnessSubmitterTests {
         #expect(data["tree_size"] == .number(String(checkpoint.size)))
         #expect(data["root_hash"] == .string(Data(checkpoint.root).base64EncodedString()))
         #expect(data["status"] == .number("422") && data["old_size"] == .number("0"))
-        #expect(data["answer"] == .string("inconsistent with the checkpoint I hold\n"))
+        #expect(
+            data["answer"] == .string("inconsistent with the checkpoint I hold\u{FFFD}\n"),
+            "an answer with U+0000 is still recorded, as text; the evidence file keeps its bytes"
+        )
         let request = try #require(data["evidence"]?.stringValue)
         #expect(request.hasPrefix(evidence + "/witness-alarms/witness.test_holds-a-fork-\(checkpoint.size)-"))
         #expect(try String(contentsOfFile: request, encoding: .utf8) == (await first.script.requests.first))
         let answer = try String(contentsOfFile: String(request.dropLast(8)) + ".answer", encoding: .utf8)
-        #expect(answer == "HTTP 422\nContent-Type: text/plain\n\ninconsistent with the checkpoint I hold\n")
+        #expect(answer == "HTTP 422\nContent-Type: text/plain\n\ninconsistent with the checkpoint I hold\u{0}\n")
         await first.runner.stop()
 
         // A restart: a new submitter on the same log sends nothing to the witness and shows the alarm.
