@@ -219,6 +219,7 @@ struct TileRouteTests {
             #expect(try await directory.update(on: connection) == 0, "the same checkpoint again: nothing")
             #expect(try Self.files(in: folder).contains("tile/0/001.p/44"))
             try await harness.database.seedSealedEvents(300)
+            #expect(try await directory.update(on: connection) == 0, "sealed past the signed checkpoint: nothing")
             let (signed, _) = try await Self.sign(harness)
             #expect(signed.size == 601)
             #expect(try await directory.update(on: connection) > 0)
