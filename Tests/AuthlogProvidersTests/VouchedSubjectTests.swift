@@ -57,6 +57,40 @@ import Testing
         #expect(old.reason == .tooOld && old.vouchedSubject == "victim")
     }
 
+    /// A genuine token that expired longer ago than its own lifetime (plus the leeway) is a replay, not an
+    /// attempt at the identity: refused as expired, but vouching for nobody, so it never counts toward a lock.
+    @Test func aStaleTokenOfTheProviderNamesNoSubject() async throws {
+        let provider = try await FakeIdentityProvider.start()
+        defer { Task { await provider.stop() } }
+        let n = Self.now
+        func expired(issuedAt: Int64, lifetime: Int64) async throws -> ProviderError {
+            try await Self.refusal(provider) {
+                Self.set("iat", .number(String(issuedAt)))(&$0)
+                Self.set("exp", .number(String(issuedAt + lifetime)))(&$0)
+            }
+        }
+        // A day-old token of ten minutes: expired 86,400 s ago.
+        let dayOld = try await expired(issuedAt: n - 86_400 - 600, lifetime: 600)
+        #expect(dayOld.reason == .expired && dayOld.vouchedSubject == nil)
+        // The edge: expired exactly its lifetime (600 s) plus the leeway (60 s) ago is stale; a second less is not.
+        let atTheEdge = try await expired(issuedAt: n - 1_260, lifetime: 600)
+        #expect(atTheEdge.reason == .expired && atTheEdge.vouchedSubject == nil)
+        let justInside = try await expired(issuedAt: n - 1_259, lifetime: 600)
+        #expect(justInside.reason == .expired && justInside.vouchedSubject == "victim")
+        // A token that lived a day counts for a day after it expired, and no longer than that however long it lived.
+        let longLived = try await expired(issuedAt: n - 86_400 - 3_600, lifetime: 86_400)
+        #expect(longLived.vouchedSubject == "victim")
+        let yearLong = try await expired(issuedAt: n - 2 * 86_400 - 31_536_000, lifetime: 31_536_000)
+        #expect(yearLong.reason == .expired && yearLong.vouchedSubject == nil)
+        // A stale token's other claims do not matter: nobody is vouched for.
+        let staleEarly = try await Self.refusal(provider) {
+            Self.set("iat", .number(String(n - 90_000)))(&$0)
+            Self.set("exp", .number(String(n - 89_400)))(&$0)
+            Self.set("nbf", .number(String(n + 600)))(&$0)
+        }
+        #expect(staleEarly.vouchedSubject == nil)
+    }
+
     @Test func refusalsBeforeTheProviderVouchedNameNoSubject() async throws {
         let provider = try await FakeIdentityProvider.start()
         defer { Task { await provider.stop() } }
