@@ -45,11 +45,17 @@ import Testing
         }
     }
 
+    /// A ten-minute token that expired 61 s ago: past the leeway, well within its lifetime.
+    static func expiredRecently(_ claims: inout [(name: String, value: JSONValue)]) {
+        Self.set("iat", .number(String(Self.now - 661)))(&claims)
+        Self.set("exp", .number(String(Self.now - 61)))(&claims)
+    }
+
     @Test func timeFailuresOfTheProvidersOwnTokensNameTheSubject() async throws {
         let provider = try await FakeIdentityProvider.start()
         defer { Task { await provider.stop() } }
         let n = Self.now
-        let expired = try await Self.refusal(provider, Self.set("exp", .number(String(n - 61))))
+        let expired = try await Self.refusal(provider, Self.expiredRecently)
         #expect(expired.reason == .expired && expired.vouchedSubject == "victim")
         let early = try await Self.refusal(provider, Self.set("nbf", .number(String(n + 61))))
         #expect(early.reason == .notYetValid && early.vouchedSubject == "victim")
@@ -94,24 +100,23 @@ import Testing
     @Test func refusalsBeforeTheProviderVouchedNameNoSubject() async throws {
         let provider = try await FakeIdentityProvider.start()
         defer { Task { await provider.stop() } }
-        let n = Self.now
         let forged = try await Self.refusal(provider, key: try PrivateKey.generate(for: .rs256)) { _ in }
         #expect(forged.reason == .invalidSignature)
         #expect(forged.message == "the signature does not verify")
         #expect(forged.vouchedSubject == nil)
         // Expired and forged: the signature is checked first.
         let forgedExpired = try await Self.refusal(provider, key: try PrivateKey.generate(for: .rs256)) {
-            Self.set("exp", .number(String(n - 61)))(&$0)
+            Self.expiredRecently(&$0)
         }
         #expect(forgedExpired.reason == .invalidSignature && forgedExpired.vouchedSubject == nil)
         // Expired, with another issuer or audience: the reason stays `expired`, but nobody vouched for the subject.
         let otherIssuer = try await Self.refusal(provider) {
-            Self.set("exp", .number(String(n - 61)))(&$0)
+            Self.expiredRecently(&$0)
             Self.set("iss", .string("https://evil.example"))(&$0)
         }
         #expect(otherIssuer.reason == .expired && otherIssuer.vouchedSubject == nil)
         let otherAudience = try await Self.refusal(provider) {
-            Self.set("exp", .number(String(n - 61)))(&$0)
+            Self.expiredRecently(&$0)
             Self.set("aud", .string("someone-else"))(&$0)
         }
         #expect(otherAudience.reason == .expired && otherAudience.vouchedSubject == nil)

@@ -53,7 +53,8 @@ struct IdentityLockoutRouteTests {
     /// a day ago, replayed ten times, locks nobody: it is recorded as `expired` without a subject hash, like a
     /// forged proof. Ten replays of one that expired within its lifetime lock the identity.
     @Test func tenReplaysOfADayOldGoogleTokenDoNotLockTheUserButTenRecentOnesDo() async throws {
-        try await ServerHarness.run { harness in
+        // The harness turns the limits off; a configuration without `rate_limits` has them, and the lockout, on.
+        try await ServerHarness.run(adjust: { $0.rateLimits = nil }) { harness in
             let stale = try Self.googleToken(harness, expiredFor: 86_400)
             for _ in 0..<10 {
                 let answer = try await Self.signIn(harness, stale)
