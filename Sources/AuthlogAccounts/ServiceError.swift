@@ -1,6 +1,6 @@
 public import AuthlogCore
-public import HTTPTypes
 import Foundation
+public import HTTPTypes
 
 /// An answer that is not a success: `{"error": code, "error_description": sentence}` with its status
 /// (api.md). This is the only place where failures become HTTP.

@@ -22,7 +22,11 @@ struct WriteOutagesTests {
         outages.writeFailed("server_error 53100", at: Self.at(10))
         #expect(outages.isFailing)
         for second in 10..<30 {
-            outages.requestRefused(route: "/v1/signin/{provider}", error: "server_error 53100", at: Self.at(Int64(second)))
+            outages.requestRefused(
+                route: "/v1/signin/{provider}",
+                error: "server_error 53100",
+                at: Self.at(Int64(second))
+            )
             outages.writeFailed("server_error 53100", at: Self.at(Int64(second)))
         }
         outages.requestRefused(route: "/v1/token/refresh", error: nil, at: Self.at(30))

@@ -102,7 +102,7 @@ public final class SinkMetrics: Sendable {
             + gauge("authlog_sink_lag_events", "Sealed events not yet acknowledged by a sink.") {
                 max(0, $0.head - $0.deliveredThrough)
             }
-            + gauge("authlog_sink_lease_held", "1 when this process holds the sink's lease: it is the one delivering.") {
+            + gauge("authlog_sink_lease_held", "1 when this process holds the sink's lease (it delivers).") {
                 $0.isLeasedHere ? 1 : 0
             }
     }

@@ -138,37 +138,37 @@ public final class RefusalRecorder: Sendable {
                 requestID: summary.isFirst ? summary.detail : ""
             )
             let event = try metadata.envelope(
-                    stream: StreamName(category: "ratelimit", id: summary.key.route),
-                    outcome: .failure,
-                    reason: "rate_limited",
-                    at: summary.lastAt,
-                    data: RateLimitExceeded(
-                        scope: summary.key.scope,
-                        key: summary.key.key,
-                        route: summary.key.route,
-                        perSecond: limit.perSecond,
-                        burst: limit.burst,
-                        count: summary.count,
-                        firstAt: summary.firstAt.description,
-                        lastAt: summary.lastAt.description,
-                        windowSeconds: window
-                    )
+                stream: StreamName(category: "ratelimit", id: summary.key.route),
+                outcome: .failure,
+                reason: "rate_limited",
+                at: summary.lastAt,
+                data: RateLimitExceeded(
+                    scope: summary.key.scope,
+                    key: summary.key.key,
+                    route: summary.key.route,
+                    perSecond: limit.perSecond,
+                    burst: limit.burst,
+                    count: summary.count,
+                    firstAt: summary.firstAt.description,
+                    lastAt: summary.lastAt.description,
+                    windowSeconds: window
                 )
+            )
             events.append(Pending(event: event, requests: summary.count))
         }
         for summary in requests {
             let event = try RequestMetadata(ip: IPAddress(summary.key), requestID: "").envelope(
-                    stream: StreamName(category: "ratelimit", id: "edge"),
-                    outcome: .failure,
-                    reason: summary.mainKind,
-                    at: summary.lastAt,
-                    data: RequestRefused(
-                        counts: summary.counts,
-                        firstAt: summary.firstAt.description,
-                        lastAt: summary.lastAt.description,
-                        windowSeconds: window
-                    )
+                stream: StreamName(category: "ratelimit", id: "edge"),
+                outcome: .failure,
+                reason: summary.mainKind,
+                at: summary.lastAt,
+                data: RequestRefused(
+                    counts: summary.counts,
+                    firstAt: summary.firstAt.description,
+                    lastAt: summary.lastAt.description,
+                    windowSeconds: window
                 )
+            )
             events.append(Pending(event: event, requests: summary.count))
         }
         for summary in access {
@@ -180,12 +180,12 @@ public final class RefusalRecorder: Sendable {
             payload.reasons = summary.counts
             let anonymousReadsOnly = summary.counts.keys.allSatisfy { $0 == "anonymous_read" }
             let event = try RequestMetadata(ip: IPAddress(summary.key.address), requestID: "").envelope(
-                    stream: StreamName(category: "audit", id: "access"),
-                    outcome: anonymousReadsOnly ? .success : .failure,
-                    reason: anonymousReadsOnly ? nil : summary.mainKind,
-                    at: summary.lastAt,
-                    data: payload
-                )
+                stream: StreamName(category: "audit", id: "access"),
+                outcome: anonymousReadsOnly ? .success : .failure,
+                reason: anonymousReadsOnly ? nil : summary.mainKind,
+                at: summary.lastAt,
+                data: payload
+            )
             events.append(Pending(event: event, requests: summary.count))
         }
         return events
@@ -239,7 +239,8 @@ public final class RefusalRecorder: Sendable {
     /// start, so an append whose answer was lost and is made again stores it once.
     /// - Throws: the store's error; the episode is then kept for the next flush.
     private func record(_ dropped: Dropped, into store: any EventStore) async throws {
-        let name = "authlog.refusals_dropped.v1\u{0}\(self.process.uuidString)\u{0}\(dropped.firstAt.microsecondsSinceEpoch)"
+        let name =
+            "authlog.refusals_dropped.v1\u{0}\(self.process.uuidString)\u{0}\(dropped.firstAt.microsecondsSinceEpoch)"
         let event = try EventEnvelope(
             AuditRefusalsDropped(
                 events: dropped.events,
@@ -255,16 +256,17 @@ public final class RefusalRecorder: Sendable {
         )
         try await store.append(AppendCommand(event, expecting: .any))
         self.state.withLock { state in
-            // Drops after `dropped` was taken stay for the next record.
-            guard var episode = state.dropped else { return }
-            episode.events -= dropped.events
-            episode.requests -= dropped.requests
-            state.dropped = episode.events > 0 ? Dropped(
-                events: episode.events,
-                requests: episode.requests,
+            guard let episode = state.dropped, episode.events > dropped.events else {
+                state.dropped = nil
+                return
+            }
+            // Drops counted after `dropped` was taken wait for the next record.
+            state.dropped = Dropped(
+                events: episode.events - dropped.events,
+                requests: episode.requests - dropped.requests,
                 firstAt: dropped.lastAt,
                 lastAt: episode.lastAt
-            ) : nil
+            )
         }
     }
 

@@ -127,7 +127,10 @@ public actor SinkDeliverer {
 
     private func failed(_ error: any Error) async {
         self.failures += 1
-        let seconds = min(Double(1 << min(self.failures - 1, 20)), Double(self.sink.maximumRetryDelay.components.seconds))
+        let seconds = min(
+            Double(1 << min(self.failures - 1, 20)),
+            Double(self.sink.maximumRetryDelay.components.seconds)
+        )
         self.nextAttempt = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         self.metrics.recordFailure(self.sink.name)
         let reason = (error as? SinkFailure)?.description ?? "\(error)"

@@ -119,7 +119,8 @@ public final class WriteAvailability: Sendable {
     /// it again (after an answer lost with a connection) stores it once.
     private func event(recording outage: WriteOutages.Outage) throws -> EventEnvelope {
         let endedAt = outage.endedAt ?? .now()
-        let name = "authlog.write_outage.v1\u{0}\(self.process.uuidString)\u{0}\(outage.startedAt.microsecondsSinceEpoch)"
+        let name =
+            "authlog.write_outage.v1\u{0}\(self.process.uuidString)\u{0}\(outage.startedAt.microsecondsSinceEpoch)"
         return try EventEnvelope(
             AuditWriteOutage(
                 startedAt: outage.startedAt.description,

@@ -165,8 +165,10 @@ extension Faults {
             for (route, count) in refused { #expect(routes?[route]?.integerValue == Int64(count), "\(route)") }
             let startedAt = try #require(Self.date(data["started_at"]?.stringValue))
             let endedAt = try #require(Self.date(data["ended_at"]?.stringValue))
-            print("outage recorded from \(startedAt.timeIntervalSince(filledAt)) s to "
-                + "\(endedAt.timeIntervalSince(filledAt)) s after filling; \(total) requests refused: \(refused)")
+            print(
+                "outage recorded from \(startedAt.timeIntervalSince(filledAt)) s to "
+                    + "\(endedAt.timeIntervalSince(filledAt)) s after filling; \(total) requests refused: \(refused)"
+            )
             #expect(startedAt >= filledAt.addingTimeInterval(-0.5) && startedAt <= refusedAt.addingTimeInterval(1))
             #expect(endedAt >= freedAt.addingTimeInterval(-1) && endedAt <= recoveredAt.addingTimeInterval(1))
 

@@ -35,11 +35,16 @@ extension Servers {
         /// The value of `name{sink="…"}` in a /metrics answer.
         static func metric(_ text: String, _ name: String, sink: String) -> Int64? {
             let prefix = "\(name){sink=\"\(sink)\"} "
-            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int64($0.dropFirst(prefix.count)) }
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap {
+                Int64($0.dropFirst(prefix.count))
+            }
         }
 
         static func metrics(_ server: ServeProcess) async throws -> String {
-            String(decoding: try await HTTPTestClient(baseURL: server.baseURL).send("GET", "/metrics").body, as: UTF8.self)
+            String(
+                decoding: try await HTTPTestClient(baseURL: server.baseURL).send("GET", "/metrics").body,
+                as: UTF8.self
+            )
         }
 
         /// The sealed events of `type`, oldest first: outcome, reason, stream and data.
@@ -176,7 +181,9 @@ extension Servers {
             let failing = try await Self.events("audit.sink_failing", in: database)
             #expect(failing.count == 1)
             let episode = try #require(failing.first)
-            #expect(episode.outcome == "failure" && episode.reason == "delivery_failed" && episode.stream == "audit-sinks")
+            #expect(
+                episode.outcome == "failure" && episode.reason == "delivery_failed" && episode.stream == "audit-sinks"
+            )
             #expect(episode.data["sink"] == .string("down") && episode.data["failures"]?.integerValue == 5)
             #expect(episode.data["last_error"] == .string("answered HTTP 503"))
             #expect(episode.data["delivered_through"]?.integerValue == 0)
