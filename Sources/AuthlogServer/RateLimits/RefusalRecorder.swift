@@ -1,6 +1,5 @@
 import AuthlogAccounts
 public import AuthlogCore
-import AuthlogCrypto
 import Foundation
 import Synchronization
 
@@ -239,8 +238,6 @@ public final class RefusalRecorder: Sendable {
     /// start, so an append whose answer was lost and is made again stores it once.
     /// - Throws: the store's error; the episode is then kept for the next flush.
     private func record(_ dropped: Dropped, into store: any EventStore) async throws {
-        let name =
-            "authlog.refusals_dropped.v1\u{0}\(self.process.uuidString)\u{0}\(dropped.firstAt.microsecondsSinceEpoch)"
         let event = try EventEnvelope(
             AuditRefusalsDropped(
                 events: dropped.events,
@@ -248,7 +245,11 @@ public final class RefusalRecorder: Sendable {
                 firstDroppedAt: dropped.firstAt.description,
                 lastDroppedAt: dropped.lastAt.description
             ),
-            eventID: UUID(version: 8, bytes: SHA256.hash(Array(name.utf8))),
+            eventID: OnceEventID.make(
+                "refusals_dropped",
+                self.process.uuidString,
+                "\(dropped.firstAt.microsecondsSinceEpoch)"
+            ),
             stream: StreamName(category: "audit", id: "refusals"),
             occurredAt: dropped.lastAt,
             outcome: .failure,

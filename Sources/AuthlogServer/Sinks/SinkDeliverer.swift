@@ -1,5 +1,4 @@
 public import AuthlogCore
-import AuthlogCrypto
 public import AuthlogPostgres
 public import AuthlogProviders
 public import AuthlogStore
@@ -147,9 +146,9 @@ public actor SinkDeliverer {
     /// Records the run's `audit.sink_failing`, then marks the run recorded. Its id is a hash of the sink and the
     /// run's start, so a process that records it again (the mark was lost) stores it once.
     private func recordFailing(_ run: SinkRun, since: Timestamp, lastError: String) async {
-        do {
+        await self.record("failure", retriedBy: "the next failure") {
             let head = try await self.pool.withConnection { try await EventReader().head(on: $0).size }
-            let event = try EventEnvelope(
+            return try EventEnvelope(
                 AuditSinkFailing(
                     sink: self.sink.name,
                     failingSince: since.description,
@@ -158,26 +157,21 @@ public actor SinkDeliverer {
                     deliveredThrough: run.deliveredThrough,
                     lagEvents: max(0, head - run.deliveredThrough)
                 ),
-                eventID: Self.eventID("sink_failing", sink: self.sink.name, since: since),
+                eventID: OnceEventID.make("sink_failing", self.sink.name, "\(since.microsecondsSinceEpoch)"),
                 stream: StreamName(category: "audit", id: "sinks"),
                 outcome: .failure,
                 reason: "delivery_failed"
             )
-            try await self.store.append(AppendCommand(event, expecting: .any))
+        } then: {
             try await self.cursors.markRunRecorded(self.sink.name, since: since)
-        } catch {
-            self.logger.warning(
-                "could not record the sink's failure; the next failure tries again",
-                metadata: ["sink": "\(self.sink.name)", "error": "\(error)"]
-            )
         }
     }
 
     /// Records the end of a recorded run as `audit.sink_recovered`, then ends the run (the next batch records it
     /// again if this fails: the same id, stored once).
     private func recordRecovery(of run: SinkRun, since: Timestamp) async {
-        do {
-            let event = try EventEnvelope(
+        await self.record("recovery", retriedBy: "the next batch") {
+            try EventEnvelope(
                 AuditSinkRecovered(
                     sink: self.sink.name,
                     failingSince: since.description,
@@ -185,24 +179,32 @@ public actor SinkDeliverer {
                     failures: run.failures,
                     deliveredThrough: run.deliveredThrough
                 ),
-                eventID: Self.eventID("sink_recovered", sink: self.sink.name, since: since),
+                eventID: OnceEventID.make("sink_recovered", self.sink.name, "\(since.microsecondsSinceEpoch)"),
                 stream: StreamName(category: "audit", id: "sinks"),
                 outcome: .success
             )
-            try await self.store.append(AppendCommand(event, expecting: .any))
+        } then: {
             try await self.cursors.endRun(self.sink.name, since: since)
-        } catch {
-            self.logger.warning(
-                "could not record the sink's recovery; the next batch tries again",
-                metadata: ["sink": "\(self.sink.name)", "error": "\(error)"]
-            )
         }
     }
 
-    /// A name-based id for the `kind` event of the run of `sink` that began at `since`.
-    static func eventID(_ kind: String, sink: String, since: Timestamp) -> UUID {
-        let name = "authlog.\(kind).v1\u{0}\(sink)\u{0}\(since.microsecondsSinceEpoch)"
-        return UUID(version: 8, bytes: SHA256.hash(Array(name.utf8)))
+    /// Appends the event `make` builds, then runs `then` (the run's bookkeeping); a failure of any step is logged
+    /// and left to `retry` (`what`: the sink's `failure` or `recovery`).
+    private func record(
+        _ what: String,
+        retriedBy retry: String,
+        _ make: () async throws -> EventEnvelope,
+        then: () async throws -> Void
+    ) async {
+        do {
+            try await self.store.append(AppendCommand(try await make(), expecting: .any))
+            try await then()
+        } catch {
+            self.logger.warning(
+                "could not record the sink's \(what); \(retry) tries again",
+                metadata: ["sink": "\(self.sink.name)", "error": "\(error)"]
+            )
+        }
     }
 }
 

@@ -1,5 +1,4 @@
 public import AuthlogCore
-import AuthlogCrypto
 public import AuthlogPostgres
 import Foundation
 import Synchronization
@@ -119,8 +118,6 @@ public final class WriteAvailability: Sendable {
     /// it again (after an answer lost with a connection) stores it once.
     private func event(recording outage: WriteOutages.Outage) throws -> EventEnvelope {
         let endedAt = outage.endedAt ?? .now()
-        let name =
-            "authlog.write_outage.v1\u{0}\(self.process.uuidString)\u{0}\(outage.startedAt.microsecondsSinceEpoch)"
         return try EventEnvelope(
             AuditWriteOutage(
                 startedAt: outage.startedAt.description,
@@ -128,7 +125,11 @@ public final class WriteAvailability: Sendable {
                 refusedRoutes: outage.refusedRoutes,
                 error: outage.error ?? "unknown"
             ),
-            eventID: UUID(version: 8, bytes: SHA256.hash(Array(name.utf8))),
+            eventID: OnceEventID.make(
+                "write_outage",
+                self.process.uuidString,
+                "\(outage.startedAt.microsecondsSinceEpoch)"
+            ),
             stream: StreamName(category: "audit", id: "writes"),
             occurredAt: endedAt,
             outcome: .failure,
