@@ -13,7 +13,8 @@ public struct AuditWriteOutage: EventPayload {
     public var requestsRefused: Int
     /// Those requests by route, as `/metrics` names routes (`/v1/signin/{provider}`).
     public var refusedRoutes: [String: Int]
-    /// What PostgreSQL said to the first failed write: `SQLSTATE 53100` (disk full), or `connection_failed`.
+    /// The first failure's kind as the server's log names it: `server_error 53100` (SQLSTATE 53100, disk full),
+    /// `connection_failed`; `unknown` when only refused requests were seen and none said.
     public var error: String
 
     /// Creates the payload.
