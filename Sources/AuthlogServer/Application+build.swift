@@ -46,7 +46,7 @@ public func buildRouter(
     components: ServerComponents
 ) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
+    router.add(middleware: RequestIDMiddleware(metrics: components.metrics, writes: components.writes))
     var table = RouteTable(
         router: router,
         limiter: components.limiter,
@@ -68,7 +68,8 @@ public func buildRouter(
         access: components.operatorAccess,
         pool: components.store.pool,
         checkpointSeconds: components.checkpoints.everySeconds,
-        witnessQuorum: components.witnesses.policy?.minimumCosigners ?? 0,
+        witnessPolicy: components.witnesses.policy,
+        witnessSeconds: Int(components.witnesses.interval.components.seconds),
         requestMetadata: metadata
     )
     .register(on: &table)
@@ -93,6 +94,7 @@ public func buildRouter(
         replicaLagLimit: components.replicaLagLimit,
         metrics: components.metrics,
         integrity: components.store.integrity,
+        writes: components.writes,
         providers: components.account.registry.providers,
         refusals: components.limiter.recorder,
         limitSync: components.limitSync

@@ -81,8 +81,13 @@ enum NoteFiles {
 
     /// Creates `path` with `text` unless it exists; returns the existing contents when it does (nil: created).
     static func createOnce(_ path: String, with text: String) throws -> String? {
+        try self.createOnce(path, bytes: Array(text.utf8))
+    }
+
+    /// Creates `path` with `bytes` unless it exists; returns the existing contents when it does (nil: created).
+    static func createOnce(_ path: String, bytes: [UInt8]) throws -> String? {
         do {
-            return try DurableFile.createOnce(path, with: Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) }
+            return try DurableFile.createOnce(path, with: bytes).map { String(decoding: $0, as: UTF8.self) }
         } catch {
             throw StoreError(.server, error.message)
         }
