@@ -1,0 +1,204 @@
+import AuthlogCore
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// Every OCSF line authlog can give validates against the schema's own files (``OCSFSchema``: OCSF 1.8.0 with
+/// the proposed `record_integrity` profile): every event type, with each outcome it may have, with only its
+/// required columns and with every column set, without evidence, pending and checkpointed. A type added to the
+/// catalogue is built here from the catalogue itself (``EventType/allCases``, its required columns and fixed
+/// outcome), so a new type without a complete mapping fails here by name.
+struct OCSFSchemaValidationTests {
+    static let schema = Result { try OCSFSchema.checkedIn() }
+
+    /// An export-format event of `type` with `outcome`: only the columns the type requires, or every column.
+    static func exportEvent(_ type: EventType, _ outcome: Outcome, full: Bool, position: Int64 = 42) -> JSONValue {
+        let required = type.requiredFields
+        func wanted(_ field: EnvelopeField) -> Bool { full || required.contains(field) }
+        var members: [(name: String, value: JSONValue)] = [
+            ("position", .number(String(position))),
+            ("event_id", .string("0199a0a0-0000-7000-8000-0000000000\(position)")),
+            ("stream", .string("\(type.streamCategories.sorted()[0])-1")),
+            ("stream_version", .number("3")),
+            ("type", .string(type.rawValue)),
+        ]
+        let reason = outcome == .failure || wanted(.reason) ? "invalid_signature" : nil
+        if let owasp = type.owaspName(outcome: outcome, reason: reason) { members.append(("owasp", .string(owasp))) }
+        members += [("occurred_at", .string("2026-11-27T09:00:00.250000Z")), ("outcome", .string(outcome.rawValue))]
+        if let reason { members.append(("reason", .string(reason))) }
+        if wanted(.provider) { members.append(("provider", .string(full ? "github" : "apple"))) }
+        if wanted(.userID) { members.append(("user_id", .string("0199a0a0-0000-7000-8000-00000000aaaa"))) }
+        if wanted(.sessionID) { members.append(("session_id", .string("0199a0a0-0000-7000-8000-00000000bbbb"))) }
+        if full {
+            members += [
+                ("client_id", .string("com.example.app")), ("ip", .string("2001:db8::7")),
+                ("user_agent", .string("App/1 \"quoted\"")), ("request_id", .string("req-1")),
+            ]
+        }
+        var data: [(name: String, value: JSONValue)] = []
+        if full {
+            data = [
+                ("method", .string("access_token")), ("subject_hash", .string(String(repeating: "ab", count: 32))),
+                ("actor", .string("key:siem")), ("route", .string("signin")), ("notice", .string("consent-revoked")),
+                ("first_at", .string("2026-11-27T08:59:00.000000Z")), ("last_at", .string("2026-11-27T09:00:00Z")),
+                type == .requestRefused
+                    ? ("counts", .object([("per_address_cap", .number("4")), ("malformed", .number("3"))]))
+                    : ("count", .number("7")),
+            ]
+        }
+        members += [
+            ("data", .object(data)), ("schema_version", .number("1")),
+            ("recorded_at", .string("2026-11-27T09:00:00.300000Z")),
+            ("digest", .string(String(repeating: "0d", count: 32))),
+            ("leaf_hash", .string(String(repeating: "1e", count: 32))),
+        ]
+        return .object(members)
+    }
+
+    /// A note of size 64 signed by the log and cosigned by one witness (the bytes need not verify here).
+    static let note =
+        "audit.example/log\n64\n\(Data(repeating: 7, count: 32).base64EncodedString())\n\n"
+        + "\u{2014} audit.example/log \(Data([1, 2, 3, 4] + [UInt8](repeating: 9, count: 64)).base64EncodedString())\n"
+        + "\u{2014} witness.example \(Data([5, 6, 7, 8] + [0, 0, 0, 0, 0x69, 0x2a, 0, 0] + [UInt8](repeating: 9, count: 64)).base64EncodedString())\n"
+
+    /// No evidence, a pending event after another, and a checkpointed one.
+    static let evidences: [OCSFRecordEvidence?] = [
+        nil,
+        OCSFRecordEvidence(
+            origin: nil,
+            previous: OCSFRecordEvidence.Previous(eventID: "0199a0a0-0000-7000-8000-000000000041", typeUID: nil, digest: nil),
+            checkpoint: nil
+        ),
+        OCSFRecordEvidence(
+            origin: "audit.example/log",
+            previous: OCSFRecordEvidence.Previous(
+                eventID: "0199a0a0-0000-7000-8000-000000000041",
+                typeUID: 300_201,
+                digest: String(repeating: "0c", count: 32)
+            ),
+            checkpoint: OCSFRecordEvidence.Checkpoint(size: 64, note: Self.note, proof: [[UInt8](repeating: 3, count: 32)])
+        ),
+    ]
+
+    @Test func everyLineOfEveryTypeValidatesAgainstTheSchema() throws {
+        let schema = try Self.schema.get()
+        var lines = 0
+        for type in EventType.allCases {
+            for outcome in type.fixedOutcome.map({ [$0] }) ?? Outcome.allCases {
+                for full in [false, true] {
+                    for evidence in Self.evidences {
+                        let line = OCSFEvent.line(Self.exportEvent(type, outcome, full: full), evidence: evidence)
+                        let problems = schema.problems(in: try JSONParser().parse(line))
+                        #expect(problems.isEmpty, "\(type.rawValue) \(outcome) full=\(full): \(problems) in \(line)")
+                        lines += 1
+                    }
+                }
+            }
+        }
+        #expect(lines >= EventType.allCases.count * 6)
+    }
+
+    @Test func everyLineCarriesWhatASIEMCorrelatesOn() throws {
+        for type in EventType.allCases {
+            let outcome = type.fixedOutcome ?? .failure
+            let event = try JSONParser().parse(
+                OCSFEvent.line(Self.exportEvent(type, outcome, full: true), evidence: Self.evidences[2])
+            )
+            let name = type.rawValue
+            #expect(event["metadata"]?["event_code"]?.stringValue == name)
+            #expect(event["metadata"]?["uid"]?.stringValue == "0199a0a0-0000-7000-8000-000000000042", "\(name)")
+            #expect(event["metadata"]?["correlation_uid"]?.stringValue == "req-1", "\(name)")
+            #expect(event["metadata"]?["sequence"]?.integerValue == 42, "\(name)")
+            #expect(event["metadata"]?["product"]?["version"]?.stringValue == AuthlogVersion.current)
+            #expect(event["time"]?.integerValue == 1_795_770_000_250 && event["time_dt"] != nil, "\(name)")
+            #expect(event["src_endpoint"]?["ip"]?.stringValue == "2001:db8::7", "\(name)")
+            #expect(event["dst_endpoint"]?["svc_name"] != nil, "\(name) names its destination")
+            #expect(event["count"]?.integerValue == 7, "\(name): the aggregated count")
+            #expect(event["start_time"]?.integerValue == 1_795_769_940_000 && event["end_time"] != nil, "\(name)")
+            #expect(event["status_detail"]?.stringValue == "invalid_signature", "\(name)")
+            #expect(event["unmapped"]?["event_id"] != nil && event["unmapped"]?["proof"] != nil, "\(name)")
+            if type.ocsf.classUID == OCSFMapping.authenticationClass {
+                #expect(event["auth_protocol_id"]?.integerValue != nil && event["auth_protocol"] != nil, "\(name)")
+                #expect(event["service"]?["name"]?.stringValue == "authlog", "\(name)")
+                if type.requiredFields.contains(.sessionID) {
+                    #expect(event["session"]?["uid"]?.stringValue == "0199a0a0-0000-7000-8000-00000000bbbb")
+                }
+            }
+        }
+        let refused = try JSONParser().parse(
+            OCSFEvent.line(Self.exportEvent(.requestRefused, .failure, full: true), evidence: nil)
+        )
+        #expect(refused["count"]?.integerValue == 7, "the sum of data.counts")
+    }
+
+    @Test func theAuthProtocolFollowsTheProviderAndTheMethod() throws {
+        func protocolID(_ provider: String, _ method: String?) -> Int { OCSFAuthProtocol.of(provider: provider, method: method).id }
+        #expect(protocolID("apple", "id_token") == 4 && protocolID("google", "authorization_code") == 4)
+        #expect(protocolID("github", "authorization_code") == 6 && protocolID("kakao", "access_token") == 6)
+        #expect(protocolID("dev", "development") == 99 && OCSFAuthProtocol.of(provider: "dev").caption == "development")
+        let refresh = try JSONParser().parse(
+            OCSFEvent.line(Self.exportEvent(.tokenRefreshed, .success, full: false), evidence: nil)
+        )
+        #expect(refresh["auth_protocol_id"]?.integerValue == 99)
+        #expect(refresh["auth_protocol"]?.stringValue == "authlog session token")
+    }
+
+    @Test func theValidatorRefusesWhatTheSchemaDoesNotAllow() throws {
+        let schema = try Self.schema.get()
+        let valid = OCSFEvent.line(Self.exportEvent(.signinFailed, .failure, full: true), evidence: Self.evidences[2])
+        #expect(schema.problems(in: try JSONParser().parse(valid)).isEmpty)
+        func problems(_ change: (inout [(name: String, value: JSONValue)]) -> Void) throws -> [String] {
+            var members = try #require(try JSONParser().parse(valid).objectMembers)
+            change(&members)
+            return schema.problems(in: .object(members))
+        }
+        func set(_ name: String, _ value: JSONValue?) -> (inout [(name: String, value: JSONValue)]) -> Void {
+            { members in
+                members.removeAll { $0.name == name }
+                if let value { members.append((name, value)) }
+            }
+        }
+        #expect(try problems(set("user", nil)) == ["user: required"])
+        #expect(try problems(set("email", .string("a@b.example"))) == ["email: not an attribute of this class or object"])
+        #expect(try problems(set("status_id", .number("7"))).contains("status_id: 7 is not a value of its enum"))
+        #expect(try problems(set("time", .string("yesterday"))) == ["time: \"yesterday\" is not a timestamp_t"])
+        #expect(try problems(set("type_uid", .number("300299"))) == ["type_uid: not class_uid × 100 + activity_id"])
+        #expect(try problems(set("severity", .string("Low"))).first?.hasPrefix("severity:") == true)
+        #expect(try problems(set("src_endpoint", .object([("ip", .string("not an address"))]))).count == 1)
+        #expect(try problems(set("time_dt", .string("27/11/2026"))).count == 1)
+        var withoutProfile = try #require(try JSONParser().parse(valid).objectMembers)
+        let metadata = try #require(withoutProfile.first { $0.name == "metadata" }?.value.objectMembers)
+        withoutProfile.removeAll { $0.name == "metadata" }
+        withoutProfile.append(("metadata", .object(metadata.filter { $0.name != "profiles" })))
+        let unprofiled = schema.problems(in: .object(withoutProfile))
+        #expect(unprofiled.contains("attestation_list: not an attribute of this class or object"))
+        #expect(unprofiled.contains("time_dt: not an attribute of this class or object"))
+    }
+
+    @Test func theAttestationCarriesTheLogsFacts() throws {
+        let line = OCSFEvent.line(Self.exportEvent(.signinSucceeded, .success, full: false), evidence: Self.evidences[2])
+        let event = try JSONParser().parse(line)
+        #expect(event["metadata"]?["profiles"] == .array([.string("datetime"), .string("record_integrity")]))
+        let attestation = try #require(event["attestation_list"]?.arrayValue?.first)
+        #expect(attestation["uid"]?.stringValue == String(repeating: "1e", count: 32), "the leaf hash")
+        #expect(attestation["chain_uid"]?.stringValue == "audit.example/log")
+        #expect(attestation["fingerprint"]?["value"]?.stringValue == String(repeating: "0d", count: 32))
+        #expect(attestation["fingerprint"]?["serialization"]?.stringValue == "authlog.event.v2")
+        #expect(attestation["prev_event"]?["uid"]?.stringValue == "0199a0a0-0000-7000-8000-000000000041")
+        #expect(attestation["prev_event"]?["fingerprint"]?["value"]?.stringValue == String(repeating: "0c", count: 32))
+        #expect(attestation["authority_uid"]?.stringValue == "audit.example/log+01020304")
+        let signatures = try #require(attestation["signatures"]?.arrayValue)
+        #expect(signatures.count == 2)
+        #expect(signatures[0]["serialization"]?.stringValue == "c2sp.org/tlog-checkpoint")
+        #expect(signatures[1]["created_time"]?.integerValue == 1_764_360_192_000, "the cosignature's own time")
+        let proof = try #require(event["unmapped"]?["proof"])
+        #expect(proof["tree_size"]?.integerValue == 64 && proof["leaf_index"]?.integerValue == 41)
+        #expect(proof["checkpoint"]?.stringValue == Self.note)
+        let pending = try JSONParser().parse(
+            OCSFEvent.line(Self.exportEvent(.signinSucceeded, .success, full: false), evidence: Self.evidences[1])
+        )
+        #expect(pending["unmapped"]?["proof"]?["status"]?.stringValue == "pending")
+        #expect(pending["unmapped"]?["proof"]?["inclusion_proof_path"]?.stringValue == "/v1/log/proof/inclusion?position=42")
+        #expect(pending["attestation_list"]?.arrayValue?.first?["signatures"] == nil)
+    }
+}
