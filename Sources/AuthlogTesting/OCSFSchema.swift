@@ -138,6 +138,9 @@ private struct ObjectCheck {
     let schema: OCSFSchema
     let profiles: Set<String>
 
+    /// The event's ids that the OCSF server derives from the category and class: `problems(in:)` checks them.
+    static let derivedIDs: Set<String> = ["class_uid", "category_uid", "type_uid"]
+
     func problems(in value: JSONValue, shape: OCSFSchema.Shape, at path: String) -> [String] {
         guard let members = value.objectMembers else { return ["\(path): not an object"] }
         var problems: [String] = []
@@ -172,6 +175,9 @@ private struct ObjectCheck {
                 for (index, element) in elements.enumerated() {
                     problems += self.check(element, attribute, at: "\(here)[\(index)]")
                 }
+            } else if Self.derivedIDs.contains(here) {
+                // A class file's enum holds its uid within the category; the full ids are checked by the class.
+                problems += self.check(member, type: attribute.type, at: here)
             } else {
                 problems += self.check(member, attribute, at: here)
             }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension OCSFEvent {
     /// The canonical serialization the fingerprint covers: authlog's canonical event bytes (docs/events.md,

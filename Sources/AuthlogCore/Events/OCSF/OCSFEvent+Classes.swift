@@ -32,11 +32,11 @@ extension OCSFEvent {
             let route = facts.data?["route"]?.stringValue ?? "edge"
             var request: [(name: String, value: JSONValue)] = []
             if let agent = facts.string("user_agent") { request.append(("user_agent", .string(agent))) }
+            // The class has neither `actor` nor `dst_endpoint`: the refused request's client is its source.
             return [
                 ("http_request", .object(request)),
                 ("web_resources", .array([.object([("name", .string(route)), ("type", .string("route"))])])),
-                ("dst_endpoint", Facts.authlogEndpoint),
-            ] + facts.actor(withSession: true) + facts.source
+            ] + facts.source
         default:
             // Event Log Activity: the log is authlog's own.
             return [
