@@ -107,7 +107,11 @@ public struct OCSFSchema: Sendable {
             return ["class_uid: \(event["class_uid"].map(\.canonicalText) ?? "missing") is not a class of the schema"]
         }
         let profiles = Set((event["metadata"]?["profiles"]?.arrayValue ?? []).compactMap(\.stringValue))
-        var problems = ObjectCheck(schema: self, profiles: profiles).problems(in: event, shape: schemaClass.shape, at: "")
+        var problems = ObjectCheck(schema: self, profiles: profiles).problems(
+            in: event,
+            shape: schemaClass.shape,
+            at: ""
+        )
         let activity = event["activity_id"]?.integerValue ?? -1
         if event["type_uid"]?.integerValue != classUID * 100 + activity {
             problems.append("type_uid: not class_uid × 100 + activity_id")
@@ -122,7 +126,9 @@ public struct OCSFSchema: Sendable {
             problems.append("category_name: the category is \(self.categoryCaptions[schemaClass.categoryUID] ?? "?")")
         }
         let activityCaption = schemaClass.shape.attributes["activity_id"]?.enumeration?[String(activity)]?["caption"]
-        if let name = event["type_name"], name.stringValue != "\(schemaClass.caption): \(activityCaption?.stringValue ?? "?")" {
+        if let name = event["type_name"],
+            name.stringValue != "\(schemaClass.caption): \(activityCaption?.stringValue ?? "?")"
+        {
             problems.append("type_name: not \"<class>: <activity>\" of the type_uid")
         }
         return problems
@@ -249,9 +255,11 @@ private struct ShapeBuilder {
                 shape.attributes[name] = self.attribute(name, definition, over: shape.attributes[name], profile: nil)
             }
             if let constraints = file["constraints"] {
-                shape.atLeastOne = (constraints["at_least_one"]?.arrayValue).map { [$0.compactMap(\.stringValue)] }
+                shape.atLeastOne =
+                    (constraints["at_least_one"]?.arrayValue).map { [$0.compactMap(\.stringValue)] }
                     ?? shape.atLeastOne
-                shape.justOne = (constraints["just_one"]?.arrayValue).map { [$0.compactMap(\.stringValue)] }
+                shape.justOne =
+                    (constraints["just_one"]?.arrayValue).map { [$0.compactMap(\.stringValue)] }
                     ?? shape.justOne
             }
         }
@@ -318,7 +326,9 @@ private struct SchemaFiles {
     func objectChain(_ file: JSONValue) throws -> [JSONValue] {
         var chain = [file]
         while let parent = chain[0]["extends"]?.stringValue, parent != "object" {
-            guard let path = try self.objectFiles().first(where: { (try? self.json($0)["name"]?.stringValue) == parent }) else {
+            guard
+                let path = try self.objectFiles().first(where: { (try? self.json($0)["name"]?.stringValue) == parent })
+            else {
                 throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "objects/\(parent).json"])
             }
             chain.insert(try self.json(path), at: 0)
@@ -333,7 +343,9 @@ private struct SchemaFiles {
         var files: [(path: String, json: JSONValue)] = []
         for case let relative as String in enumerator where relative.hasSuffix(".json") {
             let path = folder + "/" + relative
-            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) else { continue }
+            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) else {
+                continue
+            }
             files.append((path, try JSONParser().parse(Array(data))))
         }
         return files.sorted { $0.path < $1.path }

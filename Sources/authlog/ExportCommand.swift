@@ -45,7 +45,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "Only events of this provider.")
     var provider: String?
 
-    @Option(help: "The output format: jsonl (the export format) or ocsf (OCSF 1.8.0 events, as a push sink sends them).")
+    @Option(
+        help: "The output format: jsonl (the export format) or ocsf (OCSF 1.8.0 events, as a push sink sends them)."
+    )
     var format: Format = .jsonl
 
     @Option(help: "Export one whole month of the log (YYYY-MM) into --output, with a manifest for retention.")

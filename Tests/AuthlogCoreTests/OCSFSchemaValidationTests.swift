@@ -66,7 +66,11 @@ struct OCSFSchemaValidationTests {
         nil,
         OCSFRecordEvidence(
             origin: nil,
-            previous: OCSFRecordEvidence.Previous(eventID: "0199a0a0-0000-7000-8000-000000000041", typeUID: nil, digest: nil),
+            previous: OCSFRecordEvidence.Previous(
+                eventID: "0199a0a0-0000-7000-8000-000000000041",
+                typeUID: nil,
+                digest: nil
+            ),
             checkpoint: nil
         ),
         OCSFRecordEvidence(
@@ -76,7 +80,11 @@ struct OCSFSchemaValidationTests {
                 typeUID: 300_201,
                 digest: String(repeating: "0c", count: 32)
             ),
-            checkpoint: OCSFRecordEvidence.Checkpoint(size: 64, note: Self.note, proof: [[UInt8](repeating: 3, count: 32)])
+            checkpoint: OCSFRecordEvidence.Checkpoint(
+                size: 64,
+                note: Self.note,
+                proof: [[UInt8](repeating: 3, count: 32)]
+            )
         ),
     ]
 
@@ -132,7 +140,9 @@ struct OCSFSchemaValidationTests {
     }
 
     @Test func theAuthProtocolFollowsTheProviderAndTheMethod() throws {
-        func protocolID(_ provider: String, _ method: String?) -> Int { OCSFAuthProtocol.of(provider: provider, method: method).id }
+        func protocolID(_ provider: String, _ method: String?) -> Int {
+            OCSFAuthProtocol.of(provider: provider, method: method).id
+        }
         #expect(protocolID("apple", "id_token") == 4 && protocolID("google", "authorization_code") == 4)
         #expect(protocolID("github", "authorization_code") == 6 && protocolID("kakao", "access_token") == 6)
         #expect(protocolID("dev", "development") == 99 && OCSFAuthProtocol.of(provider: "dev").caption == "development")
@@ -159,11 +169,15 @@ struct OCSFSchemaValidationTests {
             }
         }
         #expect(try problems(set("user", nil)) == ["user: required"])
-        #expect(try problems(set("email", .string("a@b.example"))) == ["email: not an attribute of this class or object"])
+        #expect(
+            try problems(set("email", .string("a@b.example"))) == ["email: not an attribute of this class or object"]
+        )
         #expect(try problems(set("status_id", .number("7"))).contains("status_id: 7 is not a value of its enum"))
         #expect(try problems(set("time", .string("yesterday"))) == ["time: \"yesterday\" is not a timestamp_t"])
         #expect(try problems(set("type_uid", .number("300299"))) == ["type_uid: not class_uid × 100 + activity_id"])
-        #expect(try problems(set("severity", .string("High"))) == ["severity: \"High\" is not the caption \"Low\" of 2"])
+        #expect(
+            try problems(set("severity", .string("High"))) == ["severity: \"High\" is not the caption \"Low\" of 2"]
+        )
         #expect(try problems(set("src_endpoint", .object([("ip", .string("not an address"))]))).count == 1)
         #expect(try problems(set("time_dt", .string("27/11/2026"))).count == 1)
         var withoutProfile = try #require(try JSONParser().parse(valid).objectMembers)
@@ -176,7 +190,10 @@ struct OCSFSchemaValidationTests {
     }
 
     @Test func theAttestationCarriesTheLogsFacts() throws {
-        let line = OCSFEvent.line(Self.exportEvent(.signinSucceeded, .success, full: false), evidence: Self.evidences[2])
+        let line = OCSFEvent.line(
+            Self.exportEvent(.signinSucceeded, .success, full: false),
+            evidence: Self.evidences[2]
+        )
         let event = try JSONParser().parse(line)
         #expect(event["metadata"]?["profiles"] == .array([.string("datetime"), .string("record_integrity")]))
         let attestation = try #require(event["attestation_list"]?.arrayValue?.first)
@@ -198,7 +215,9 @@ struct OCSFSchemaValidationTests {
             OCSFEvent.line(Self.exportEvent(.signinSucceeded, .success, full: false), evidence: Self.evidences[1])
         )
         #expect(pending["unmapped"]?["proof"]?["status"]?.stringValue == "pending")
-        #expect(pending["unmapped"]?["proof"]?["inclusion_proof_path"]?.stringValue == "/v1/log/proof/inclusion?position=42")
+        #expect(
+            pending["unmapped"]?["proof"]?["inclusion_proof_path"]?.stringValue == "/v1/log/proof/inclusion?position=42"
+        )
         #expect(pending["attestation_list"]?.arrayValue?.first?["signatures"] == nil)
     }
 }

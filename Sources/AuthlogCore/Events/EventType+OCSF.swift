@@ -184,12 +184,22 @@ extension OCSFSeverity {
 extension OCSFMapping {
     /// Authentication (3002): logon and logoff attempts and the stages of authentication.
     fileprivate static func authentication(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: Self.authenticationClass, className: "Authentication", activityID: activity, activityCaption: caption)
+        Self(
+            classUID: Self.authenticationClass,
+            className: "Authentication",
+            activityID: activity,
+            activityCaption: caption
+        )
     }
 
     /// Account Change (3001): user account management tasks.
     fileprivate static func accountChange(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: Self.accountChangeClass, className: "Account Change", activityID: activity, activityCaption: caption)
+        Self(
+            classUID: Self.accountChangeClass,
+            className: "Account Change",
+            activityID: activity,
+            activityCaption: caption
+        )
     }
 
     /// API Activity (6003): create, read, update and delete API calls.
@@ -199,11 +209,21 @@ extension OCSFMapping {
 
     /// Web Resource Access Activity (6004): attempts to access a web resource over HTTP.
     fileprivate static func webResourceAccess(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: Self.webResourceAccessClass, className: "Web Resource Access Activity", activityID: activity, activityCaption: caption)
+        Self(
+            classUID: Self.webResourceAccessClass,
+            className: "Web Resource Access Activity",
+            activityID: activity,
+            activityCaption: caption
+        )
     }
 
     /// Event Log Activity (1008): actions on the event logging service and its data.
     fileprivate static func eventLogActivity(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: Self.eventLogActivityClass, className: "Event Log Activity", activityID: activity, activityCaption: caption)
+        Self(
+            classUID: Self.eventLogActivityClass,
+            className: "Event Log Activity",
+            activityID: activity,
+            activityCaption: caption
+        )
     }
 }

@@ -90,7 +90,12 @@ public actor SinkDeliverer {
     private func deliverBatch(to sink: SinkSettings.Sink) async throws -> Bool {
         guard let cursor = try await self.cursors.claim(sink.name, for: Self.lease(of: sink)) else { return false }
         let (page, body) = try await self.pool.withConnection { connection in
-            let page = try await EventReader().page(after: cursor, limit: sink.batchSize, filter: EventFilter(), on: connection)
+            let page = try await EventReader().page(
+                after: cursor,
+                limit: sink.batchSize,
+                filter: EventFilter(),
+                on: connection
+            )
             return (page, try await SinkPayload.body(of: page, format: sink.format, on: connection))
         }
         guard let first = page.events.first, let last = page.events.last else {

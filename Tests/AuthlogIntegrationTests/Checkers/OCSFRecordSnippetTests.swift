@@ -21,14 +21,20 @@ extension Checkers {
         }
 
         /// `line` with `change` applied to its parsed members, as canonical JSON.
-        static func edited(_ line: String, _ change: (inout [(name: String, value: JSONValue)]) -> Void) throws -> String {
+        static func edited(
+            _ line: String,
+            _ change: (inout [(name: String, value: JSONValue)]) -> Void
+        ) throws -> String {
             var members = try #require(try JSONParser().parse(line).objectMembers)
             change(&members)
             return JSONValue.object(members).canonicalText
         }
 
         /// `members`' `unmapped` object with `name` set to `value`.
-        static func settingUnmapped(_ name: String, _ value: JSONValue) -> (inout [(name: String, value: JSONValue)]) -> Void {
+        static func settingUnmapped(
+            _ name: String,
+            _ value: JSONValue
+        ) -> (inout [(name: String, value: JSONValue)]) -> Void {
             { members in
                 guard let index = members.firstIndex(where: { $0.name == "unmapped" }),
                     var unmapped = members[index].value.objectMembers
@@ -87,7 +93,11 @@ extension Checkers {
             let script = folder.appendingPathComponent("check.py")
             let input = folder.appendingPathComponent("lines.jsonl")
             try (try Self.snippet() + "\n\n" + driver).write(to: script, atomically: true, encoding: .utf8)
-            try ((checkpointed + cases).joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
+            try ((checkpointed + cases).joined(separator: "\n") + "\n").write(
+                to: input,
+                atomically: true,
+                encoding: .utf8
+            )
             let output = try await ChildProcess.run(
                 "/usr/bin/env",
                 ["python3", script.path, input.path, verifier.verifierKey, other.verifierKey]

@@ -125,7 +125,9 @@ private struct Facts {
             ]
             members.append(("account", .object(account)))
         }
-        if members.isEmpty { members = [("uid", .string("unknown")), ("type_id", .integer(0)), ("type", .string("Unknown"))] }
+        if members.isEmpty {
+            members = [("uid", .string("unknown")), ("type_id", .integer(0)), ("type", .string("Unknown"))]
+        }
         return .object(members)
     }
 

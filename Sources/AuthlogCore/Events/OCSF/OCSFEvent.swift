@@ -24,8 +24,10 @@ public enum OCSFEvent {
     public static func line(exportLine: String, evidence: OCSFRecordEvidence?) -> String {
         guard let event = try? JSONParser().parse(Array(exportLine.utf8)), let object = self.object(event, evidence)
         else {
-            return JSONValue.object([("class_uid", .number("0")), ("unmapped", .object([("line", .string(exportLine))]))])
-                .canonicalText
+            return JSONValue.object([
+                ("class_uid", .number("0")), ("unmapped", .object([("line", .string(exportLine))])),
+            ])
+            .canonicalText
         }
         return object.canonicalText
     }
