@@ -78,7 +78,7 @@ public struct OCSFSchema: Sendable {
             else { continue }
             var shape = try builder.shape(of: [base, parent, file])
             for profile in overlayProfiles {
-                try builder.include(profile, into: &shape)
+                builder.include(profile, into: &shape)
             }
             classes[categoryUID * 1000 + Int(uid)] = (shape, file["caption"]?.stringValue ?? "", categoryUID)
         }
@@ -248,7 +248,7 @@ private struct ShapeBuilder {
                     for path in (definition.arrayValue ?? []).compactMap(\.stringValue) {
                         // A profile missing from the copy is one no authlog line lists: its attributes stay unknown.
                         guard let profile = try? self.reader.json(path) else { continue }
-                        try self.include(profile, into: &shape)
+                        self.include(profile, into: &shape)
                     }
                     continue
                 }
@@ -267,7 +267,7 @@ private struct ShapeBuilder {
     }
 
     /// Adds the attributes of `profile` (a profile file), each counting only where the event lists it.
-    func include(_ profile: JSONValue, into shape: inout OCSFSchema.Shape) throws {
+    func include(_ profile: JSONValue, into shape: inout OCSFSchema.Shape) {
         let name = profile["name"]?.stringValue
         for (attribute, definition) in profile["attributes"]?.objectMembers ?? [] {
             shape.attributes[attribute] = self.attribute(attribute, definition, over: nil, profile: name)

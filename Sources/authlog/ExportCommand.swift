@@ -220,11 +220,11 @@ struct ExportCommand: AsyncParsableCommand {
             let page = try await reportingStoreErrors {
                 try await EventReader().page(after: cursor, limit: size, filter: filter, on: connection)
             }
-            let lines =
-                switch self.format {
-                case .jsonl: page.events.map(\.json)
-                case .ocsf: try await reportingStoreErrors { try await OCSFExport.lines(of: page, on: connection) }
-                }
+            let lines: [String]
+            switch self.format {
+            case .jsonl: lines = page.events.map(\.json)
+            case .ocsf: lines = try await reportingStoreErrors { try await OCSFExport.lines(of: page, on: connection) }
+            }
             var bytes: [UInt8] = []
             var passedHead = false
             for (event, line) in zip(page.events, lines) {

@@ -9,7 +9,6 @@ import Testing
 /// catalogue is built here from the catalogue itself (``EventType/allCases``, its required columns and fixed
 /// outcome), so a new type without a complete mapping fails here by name.
 struct OCSFSchemaValidationTests {
-    static let schema = Result { try OCSFSchema.checkedIn() }
 
     /// An export-format event of `type` with `outcome`: only the columns the type requires, or every column.
     static func exportEvent(_ type: EventType, _ outcome: Outcome, full: Bool, position: Int64 = 42) -> JSONValue {
@@ -89,7 +88,7 @@ struct OCSFSchemaValidationTests {
     ]
 
     @Test func everyLineOfEveryTypeValidatesAgainstTheSchema() throws {
-        let schema = try Self.schema.get()
+        let schema = try OCSFSchema.checkedIn()
         var lines = 0
         for type in EventType.allCases {
             for outcome in type.fixedOutcome.map({ [$0] }) ?? Outcome.allCases {
@@ -154,7 +153,7 @@ struct OCSFSchemaValidationTests {
     }
 
     @Test func theValidatorRefusesWhatTheSchemaDoesNotAllow() throws {
-        let schema = try Self.schema.get()
+        let schema = try OCSFSchema.checkedIn()
         let valid = OCSFEvent.line(Self.exportEvent(.signinFailed, .failure, full: true), evidence: Self.evidences[2])
         #expect(schema.problems(in: try JSONParser().parse(valid)).isEmpty)
         func problems(_ change: (inout [(name: String, value: JSONValue)]) -> Void) throws -> [String] {

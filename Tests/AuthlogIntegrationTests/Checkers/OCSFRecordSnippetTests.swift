@@ -46,7 +46,7 @@ extension Checkers {
         }
 
         @Test func theDocumentedCheckProvesRealLinesAndRefusesEdits() async throws {
-            let (server, verifier) = try await OCSFExportTests.signedLog()
+            let (server, verifier, _) = try await OCSFExportTests.signedLog()
             defer { Task { await server.stop() } }
             let connection = try await server.database.connect()
             let page = try await EventReader().page(after: 0, limit: 1000, filter: EventFilter(), on: connection)
