@@ -52,12 +52,23 @@ struct IdentityRegistry: Sendable {
         throw ServiceError(.conflict, "identity_exhausted", "This identity cannot be registered again.")
     }
 
-    /// The users who already hold the identity's verified email, when it has one.
+    /// The users who already hold the verified email of `identity`, which was unregistered when its standing
+    /// was read (none when it has no email); `nil` when the identity has been registered since.
+    ///
+    /// An identity's email is stored only after the sign-in that registered it has committed
+    /// (``remember(_:subjectHash:userID:)``). So a first sign-in that runs beside another first sign-in of the
+    /// same identity can find the identity free and, a moment later, its email held: by the user the other
+    /// sign-in has just registered for this very identity. When the email has owners, the standing is
+    /// therefore read again after them. An identity linked by then is its user's own, and the sign-in decides
+    /// again; one still free cannot be an owner's, since its email is stored only once it is linked.
     /// - Throws: ``ServiceError`` from the store.
-    func emailOwners(of identity: VerifiedIdentity) async throws(ServiceError) -> [EmailOwner] {
+    func emailOwners(ofUnregistered identity: VerifiedIdentity) async throws(ServiceError) -> [EmailOwner]? {
         guard let email = identity.verifiedEmail else { return [] }
         let hash = self.dependencies.hasher.emailHash(email)
-        return try await self.dependencies.storeCall { try await self.dependencies.emails.owners(of: hash) }
+        let owners = try await self.dependencies.storeCall { try await self.dependencies.emails.owners(of: hash) }
+        guard !owners.isEmpty else { return owners }
+        if case .linked = try await self.standing(of: identity) { return nil }
+        return owners
     }
 
     /// Keeps what the identity proved for later: its verified email (keyed hash) and, with a data key, the

@@ -228,12 +228,14 @@ public struct SigninService: Sendable {
             }
             // A conflict on the registration stream with the identity still free means the name-based id is
             // taken (an account registered under it was deleted): register under a fresh id instead.
-            let user = try await self.user(
-                of: identity,
-                standing: standing,
-                registry: registry,
-                freshID: lastConflict && attempt > 1
-            )
+            guard
+                let user = try await self.user(
+                    of: identity,
+                    standing: standing,
+                    registry: registry,
+                    freshID: lastConflict && attempt > 1
+                )
+            else { continue }
             let sealedProfile = try await self.sealedProfile(of: identity, user: user)
             var plan = try self.plan(
                 identity: identity,
@@ -266,19 +268,20 @@ public struct SigninService: Sendable {
     }
 
     /// The user a sign-in with `identity` is for: the linked one, the one holding its verified email when
-    /// the policy links by email, or a new one (under a fresh id when `freshID`).
+    /// the policy links by email, or a new one (under a fresh id when `freshID`); `nil` when a concurrent
+    /// sign-in of the same identity registered it since `standing` was read (decide again: it is linked now).
     /// - Throws: ``ServiceError`` 409 `account_exists` when another user holds the email and it is not linked.
     private func user(
         of identity: VerifiedIdentity,
         standing: IdentityStanding,
         registry: IdentityRegistry,
         freshID: Bool
-    ) async throws(ServiceError) -> SigninUser {
+    ) async throws(ServiceError) -> SigninUser? {
         switch standing {
         case .linked(let userID, _):
             return (userID, false, nil)
         case .unregistered(let subjectHash):
-            let owners = try await registry.emailOwners(of: identity)
+            guard let owners = try await registry.emailOwners(ofUnregistered: identity) else { return nil }
             let ownerIDs = Set(owners.map(\.userID))
             if let owner = ownerIDs.first {
                 guard self.dependencies.settings.linkByVerifiedEmail, identity.emailIsAuthoritative,

@@ -12,13 +12,14 @@ import Foundation
 /// revokes the family and ends the session (RFC 9700 §4.14).
 public struct TokenService: Sendable {
     let dependencies: ServiceDependencies
-    /// Takes one refresh of a family before anything is decided or written (the per-family rate limit).
+    /// Takes one refresh of a family, once per request, before anything is decided or written (the per-family
+    /// rate limit).
     private(set) var familyGate: (any RefreshFamilyGate)?
 
     /// Creates the service.
     public init(dependencies: ServiceDependencies) { self.dependencies = dependencies }
 
-    /// This service with each refresh first admitted by `gate`, once its token is found.
+    /// This service with each refresh request admitted by `gate` once, when its token is first found.
     public func gated(by gate: any RefreshFamilyGate) -> TokenService {
         var service = self
         service.familyGate = gate
@@ -49,9 +50,17 @@ public struct TokenService: Sendable {
         let presentedAt = Timestamp.now()
         var conflicts = 0
         var replayRounds = 0
+        var admitted = false
         while conflicts < self.dependencies.settings.maximumAttempts {
             let record = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.refreshToken(hash: hash)
+            }
+            // One request is one refresh of its family, however many rounds it takes: one that lost a race on
+            // the session stream and decides again takes nothing more (concurrent replays of one token take
+            // turns, and a gate taken per round would refuse the last of them).
+            if let record, !admitted {
+                try self.familyGate?.admitRefresh(family: record.familyID.lowercased, requestID: metadata.requestID)
+                admitted = true
             }
             switch try await self.attempt(refreshToken, record: record, metadata: metadata, presentedAt: presentedAt) {
             case .answered(let response):
@@ -78,7 +87,6 @@ public struct TokenService: Sendable {
             try await self.recordRefreshFailure(reason: .unknownToken, record: nil, metadata: metadata, at: now)
             throw Self.invalidGrant("The refresh token is not known.")
         }
-        try self.familyGate?.admitRefresh(family: record.familyID.lowercased, requestID: metadata.requestID)
         var metadata = metadata
         metadata.clientID = record.clientID
         if record.state == .revoked || !record.session.isUsable {

@@ -69,6 +69,7 @@ public func buildRouter(
         pool: components.store.pool,
         checkpointSeconds: components.checkpoints.everySeconds,
         witnessQuorum: components.witnesses.policy?.quorum ?? 0,
+        witnessSeconds: Int(components.witnesses.interval.components.seconds),
         requestMetadata: metadata
     )
     .register(on: &table)

@@ -115,6 +115,22 @@ struct RuleHarness {
         )
     }
 
+    /// The harness's dependencies (same settings, keys and state) with the event store or the email port
+    /// replaced, for a request whose calls a test interleaves with another's.
+    func dependencies(store: (any EventStore)? = nil, emails: (any EmailOwnership)? = nil) -> ServiceDependencies {
+        var state = self.stores.accountState
+        if let emails { state.emails = emails }
+        return ServiceDependencies(
+            store: store ?? self.stores.events,
+            state: state,
+            accessTokens: self.dependencies.accessTokens,
+            settings: self.dependencies.settings,
+            metrics: CountingMetrics(),
+            dataKey: Self.dataKey,
+            hasher: self.dependencies.hasher
+        )
+    }
+
     /// The same rules with other settings over the same stores, as another replica configured differently would be.
     func accounts(with settings: ServiceSettings) -> AccountService {
         let dependencies = Self.dependencies(

@@ -9,8 +9,9 @@ enum Checkers {}
 enum Faults {}
 
 /// The suites that start real `authlog serve` processes (with fake providers) for each test: AuthlogClient's
-/// suites, pipelining and `Content-Length` at the socket; and the eight-way refresh race, whose replays take
-/// turns on one session stream and must finish inside the grace window. Dozens of server processes at once would starve
+/// suites, pipelining and `Content-Length` at the socket; and the eight-way races under the default configuration
+/// (first sign-ins of one identity; refreshes of one token, whose replays take turns on one session stream and
+/// must finish inside the grace window). Dozens of server processes at once would starve
 /// the other suites' fake providers, so `.ci/run` gives them a phase of their own
 /// (`--filter 'AuthlogIntegrationTests\.Servers'`).
 enum Servers {}

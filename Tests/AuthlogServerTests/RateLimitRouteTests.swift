@@ -132,6 +132,22 @@ struct FamilyRateLimitTests {
             .map { try $0.payload(as: RateLimitExceeded.self) }
         #expect(recorded.count == 1 && recorded.first?.scope == .family && recorded.first?.route == "refresh")
     }
+
+    @Test func underTheDefaultPolicyARefreshLoopIsStoppedAtTheFamilysBurst() async throws {
+        // The buckets refill by a clock that stands still, so the loop runs at any speed the machine allows.
+        let routes = try AccountRouter(limits: .defaults, clock: LimiterClock())
+        try await routes.run { client in
+            var token = try #require(try await client.signIn("looping")["refresh_token"]?.stringValue)
+            for _ in 0..<RateLimitDefaults.perFamily.burst {
+                let answer = try await client.send(.post, "/v1/token/refresh", body: #"{"refresh_token": "\#(token)"}"#)
+                #expect(answer.status == 200)
+                token = try #require(answer.string("refresh_token"))
+            }
+            let refused = try await client.send(.post, "/v1/token/refresh", body: #"{"refresh_token": "\#(token)"}"#)
+            #expect(refused.status == 429 && refused.string("error") == "rate_limited")
+        }
+        #expect(routes.eventTypes.filter { $0 == "token.refreshed" }.count == RateLimitDefaults.perFamily.burst)
+    }
 }
 
 /// Each per-address route group trips at its own burst, whatever the route answers before it trips, and

@@ -75,7 +75,8 @@ extension EventType {
         case .providerRevocationAttempted: return .apiActivity(4, "Delete")
         case .auditAccessed: return .eventLogActivity(3, "Export")
         case .auditRetentionApplied: return .eventLogActivity(2, "Delete")
-        case .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused:
+        case .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
+            .auditWitnessAlarmCleared:
             return .eventLogActivity(OCSFMapping.otherActivity, "Other")
         case .rateLimitExceeded, .requestRefused: return .webResourceAccess(2, "Access Deny")
         }

@@ -87,7 +87,7 @@ extension EventType {
             ]
         case .identityLocked: return [.always("authn_login_lock")]
         case .tokenRefreshReplayed, .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused,
-            .identityUnlocked:
+            .auditWitnessAlarm, .auditWitnessAlarmCleared, .identityUnlocked:
             return []
         }
     }

@@ -28,6 +28,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case auditRetentionApplied = "audit.retention_applied"
     case auditCheckpointRefused = "audit.checkpoint_refused"
     case auditEventsRefused = "audit.events_refused"
+    case auditWitnessAlarm = "audit.witness_alarm"
+    case auditWitnessAlarmCleared = "audit.witness_alarm_cleared"
     case rateLimitExceeded = "ratelimit.exceeded"
     case requestRefused = "request.refused"
     case identityLocked = "identity.locked"
@@ -62,7 +64,7 @@ extension EventType {
             return ["user"]
         case .providerNotificationReceived: return ["provider"]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
-            .auditEventsRefused:
+            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared:
             return ["audit"]
         case .rateLimitExceeded, .requestRefused: return ["ratelimit"]
         case .identityLocked, .identityUnlocked: return ["identity"]
@@ -87,7 +89,8 @@ extension EventType {
         case .providerEmailChanged: return [.userID, .provider]
         case .accountDeleted: return [.userID]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied: return []
-        case .auditCheckpointRefused, .auditEventsRefused: return [.reason]
+        case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return [.reason]
+        case .auditWitnessAlarmCleared: return []
         case .rateLimitExceeded, .requestRefused: return [.reason]
         case .identityLocked: return [.provider, .reason]
         case .identityUnlocked: return [.provider]
@@ -98,10 +101,10 @@ extension EventType {
     public var fixedOutcome: Outcome? {
         switch self {
         case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected, .accountActionRefused, .auditCheckpointRefused,
-            .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked:
+            .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .auditWitnessAlarm:
             return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
-            .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked:
+            .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked, .auditWitnessAlarmCleared:
             return .success
         default: return nil
         }
@@ -136,6 +139,8 @@ extension EventType {
         case .auditRetentionApplied: return AuditRetentionApplied.self
         case .auditCheckpointRefused: return AuditCheckpointRefused.self
         case .auditEventsRefused: return AuditEventsRefused.self
+        case .auditWitnessAlarm: return AuditWitnessAlarm.self
+        case .auditWitnessAlarmCleared: return AuditWitnessAlarmCleared.self
         case .rateLimitExceeded: return RateLimitExceeded.self
         case .requestRefused: return RequestRefused.self
         case .identityLocked: return IdentityLocked.self
@@ -150,7 +155,8 @@ extension EventType {
     public var isWrittenByAuthlogOnly: Bool {
         switch self {
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
-            .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .identityUnlocked:
+            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .rateLimitExceeded, .requestRefused,
+            .identityLocked, .identityUnlocked:
             return true
         default: return false
         }

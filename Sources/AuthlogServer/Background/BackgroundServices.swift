@@ -15,7 +15,8 @@ extension ServerComponents {
     ///   at shutdown every open window, before the sealer's last pass;
     /// - rate-limit sync (1 s): the budgets shared with the other processes (``RateLimitSync``);
     /// - checkpoints (1 s check) when a checkpoint key is configured, and then the witness submissions (1 s
-    ///   check, each witness at most once per `log.witness_interval_seconds`) when witnesses are configured;
+    ///   check, each witness at most once per `log.witness_interval_seconds`; a witness's alarm recorded once as
+    ///   `audit.witness_alarm`, its evidence in `log.checkpoint_directory`) when witnesses are configured;
     /// - nonce purge (10 min), session sweeper (1 min), lock expiry (1 min: `identity.unlocked` for the identity
     ///   locks that ran out), provider revocation retries (15 s);
     /// - report counts (1 s): the writers' pending report counts folded into the roll-ups (``ReportRollups``);
@@ -114,9 +115,10 @@ extension ServerComponents {
                 ? nil
                 : WitnessSubmitter(
                     settings: self.witnesses,
-                    pool: pool,
+                    store: self.store,
                     metrics: self.metrics.witnesses,
-                    logger: logger
+                    logger: logger,
+                    evidenceDirectory: self.checkpoints.directory
                 )
             services.append(
                 PeriodicService(name: "checkpoints", every: .seconds(1)) {

@@ -18,23 +18,7 @@ extension Checkers {
         /// promtool's unit tests of the rules, on series named as /metrics names them. Annotations are dropped
         /// from a copy of the rules, so that the cases pin the alerts and their labels, not their wording.
         @Test(.enabled(if: Promtool.isAvailable)) func theRulesFireOnTheirSignalsAndNotOnQuietSeries() async throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "authlog-alerts-" + UUID().uuidString
-            )
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let rules = try String(contentsOf: Self.rulesFile, encoding: .utf8)
-            try Self.withoutAnnotations(rules).write(
-                to: directory.appendingPathComponent("alerts.yml"),
-                atomically: true,
-                encoding: .utf8
-            )
-            try Self.ruleCases.write(
-                to: directory.appendingPathComponent("cases.yml"),
-                atomically: true,
-                encoding: .utf8
-            )
-            let output = try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
+            let output = try await Self.test(cases: Self.ruleCases)
             #expect(output.status == 0, "promtool test rules: \(output.text)")
         }
 
@@ -74,6 +58,58 @@ extension Checkers {
                 try Self.metricNames(inExpressionsOf: "      expr: undocumented_function(authlog_a)")
             }
         }
+    }
+}
+
+// MARK: - An alert on a scraped series
+
+extension Checkers.AlertRulesTests {
+    /// promtool's verdict on whether `alert` of deploy/alerts.yml fires, with its labels, on one sample line as
+    /// `/metrics` printed it (`name{labels} value`), scraped as job `authlog`, instance `a` and held for 10 minutes.
+    static func firing(scrapedLine: String, alert: String) async throws -> Promtool.Output {
+        let parts = scrapedLine.split(separator: " ")
+        let series = String(parts.first ?? "")
+        let value = String(parts.last ?? "")
+        let name = String(series.prefix { $0 != "{" })
+        let labels = series.dropFirst(name.count).dropFirst().dropLast()
+        let labelPairs = labels.split(separator: ",").map { pair -> String in
+            let sides = pair.split(separator: "=", maxSplits: 1)
+            return "\(sides[0]): \(sides.count > 1 ? sides[1] : "\"\"")"
+        }
+        let expected = (["severity: critical", "job: authlog", "instance: a"] + labelPairs).joined(separator: ", ")
+        let cases = """
+            rule_files: [alerts.yml]
+            evaluation_interval: 1m
+            tests:
+              - interval: 1m
+                input_series:
+                  - series: '\(name){job="authlog",instance="a",\(labels)}'
+                    values: '\(value)x10'
+                alert_rule_test:
+                  - eval_time: 2m
+                    alertname: \(alert)
+                    exp_alerts:
+                      - exp_labels: {\(expected)}
+            """
+        return try await Self.test(cases: cases)
+    }
+
+    /// promtool's rule unit tests `cases` over a copy of deploy/alerts.yml without its annotations, so that the
+    /// cases pin the alerts and their labels, not their wording.
+    static func test(cases: String) async throws -> Promtool.Output {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authlog-alerts-" + UUID().uuidString
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rules = try String(contentsOf: Self.rulesFile, encoding: .utf8)
+        try Self.withoutAnnotations(rules).write(
+            to: directory.appendingPathComponent("alerts.yml"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try cases.write(to: directory.appendingPathComponent("cases.yml"), atomically: true, encoding: .utf8)
+        return try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
     }
 }
 

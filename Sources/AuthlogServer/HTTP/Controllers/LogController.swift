@@ -6,7 +6,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `/v1/log/checkpoint`, the proofs and the tlog-tiles resources (`/checkpoint`, `/tile/…`; see
+/// `/v1/log/checkpoint`, the proofs and the tlog-tiles resources (`/checkpoint`, `/tile/…`, `/minimum-index`; see
 /// LogController+Tiles.swift): what an outside witness or auditor needs to check the log without trusting it.
 /// Every answer is hashes and sizes; no event contents, so the routes are public. Anonymous reads do not append
 /// one event each (an anonymous reader must not be able to grow the log): proofs and tiles are counted in
@@ -25,6 +25,7 @@ struct LogController: Sendable {
         routes.add(.get, "/v1/log/proof/inclusion", use: self.inclusion)
         routes.add(.get, "/v1/log/proof/consistency", use: self.consistency)
         routes.add(.get, "/tile/**", documentedAs: "/tile/{tile_path}", use: self.tile)
+        routes.add(.get, "/minimum-index", use: self.minimumIndex)
     }
 
     /// The latest signed checkpoint note, as `text/plain`.
