@@ -12,7 +12,9 @@ public import Foundation
 /// `record_integrity`.
 ///
 /// ``problems(in:)`` names, by JSON path: a required attribute missing (by class, object and constraint), an
-/// attribute the class or object does not define, a value of the wrong type or not matching its type's regular
+/// attribute the class or object does not define (an attribute a profile brings counts only when the event lists
+/// the profile), a profile listed in `metadata.profiles` that the schema does not define (the OCSF server's
+/// `profile_unknown`), a value of the wrong type or not matching its type's regular
 /// expression, an enum id the attribute does not define, a caption sibling that is not the id's caption, and a
 /// `type_uid`, `category_uid`, `class_name` or `category_name` that does not follow from the class and activity.
 public struct OCSFSchema: Sendable {
@@ -38,6 +40,8 @@ public struct OCSFSchema: Sendable {
     private let objects: [String: Shape]
     private let types: [String: (base: String, regex: String?)]
     private let categoryCaptions: [Int: String]
+    /// The names of the profiles the schema defines (its `profiles/` files, and the overlay's).
+    private let profiles: Set<String>
 
     /// Reads the schema under `directory`, with the proposed profiles of `overlay` applied at `base_event`.
     /// - Throws: when a file is missing or is not the JSON the schema repository holds.
@@ -65,6 +69,10 @@ public struct OCSFSchema: Sendable {
         self.categoryCaptions = categoryCaptions
         let builder = ShapeBuilder(reader: reader, dictionary: entries)
         let overlayProfiles = try overlay.map { try SchemaFiles.files(under: $0, in: "profiles").map(\.json) } ?? []
+        self.profiles = Set(
+            try ([directory] + [overlay].compactMap { $0 }).flatMap { try SchemaFiles.files(under: $0, in: "profiles") }
+                .compactMap { $0.json["name"]?.stringValue }
+        )
         var classes: [Int: (shape: Shape, caption: String, categoryUID: Int)] = [:]
         let base = try reader.json("events/base_event.json")
         for path in try reader.classFiles() {
@@ -92,13 +100,29 @@ public struct OCSFSchema: Sendable {
         self.objects = objects
     }
 
-    /// The checked-in copy of OCSF 1.8.0 (`Tests/AuthlogCoreTests/Fixtures/ocsf`) with the `record_integrity`
-    /// profile of ocsf-schema PR #1661 (its `record_integrity` folder) applied: what every authlog OCSF line is
-    /// validated against.
+    /// The checked-in copy of OCSF 1.8.0 (`Tests/AuthlogCoreTests/Fixtures/ocsf`), strictly: what every authlog
+    /// OCSF line is validated against.
     /// - Throws: when a file of the copy is missing or unreadable.
     public static func checkedIn() throws -> OCSFSchema {
-        let directory = RepositoryFiles.url("Tests/AuthlogCoreTests/Fixtures/ocsf")
+        try OCSFSchema(directory: RepositoryFiles.url(Self.fixtures))
+    }
+
+    /// The checked-in copy with the `record_integrity` profile of ocsf-schema PR #1661 (its `record_integrity`
+    /// folder) applied: what a line's `unmapped.attestation_list` is validated against, as the profile's
+    /// `attestation` objects.
+    /// - Throws: when a file of the copy is missing or unreadable.
+    public static func checkedInWithRecordIntegrity() throws -> OCSFSchema {
+        let directory = RepositoryFiles.url(Self.fixtures)
         return try OCSFSchema(directory: directory, overlay: directory.appendingPathComponent("record_integrity"))
+    }
+
+    private static let fixtures = "Tests/AuthlogCoreTests/Fixtures/ocsf"
+
+    /// What is wrong with `value` as an object `name` of the schema (such as `attestation`), each problem with
+    /// its JSON path under `path`; a name the schema does not define is one problem.
+    public func problems(in value: JSONValue, asObject name: String, at path: String) -> [String] {
+        guard let shape = self.objects[name] else { return ["\(path): the schema has no object \(name)"] }
+        return ObjectCheck(schema: self, profiles: []).problems(in: value, shape: shape, at: path + ".")
     }
 
     /// What is wrong with `event` against its class (empty: it validates), each problem with its JSON path.
@@ -106,12 +130,16 @@ public struct OCSFSchema: Sendable {
         guard let classUID = event["class_uid"]?.integerValue, let schemaClass = self.classes[Int(classUID)] else {
             return ["class_uid: \(event["class_uid"].map(\.canonicalText) ?? "missing") is not a class of the schema"]
         }
-        let profiles = Set((event["metadata"]?["profiles"]?.arrayValue ?? []).compactMap(\.stringValue))
+        let listed = (event["metadata"]?["profiles"]?.arrayValue ?? []).compactMap(\.stringValue)
+        let profiles = Set(listed)
         var problems = ObjectCheck(schema: self, profiles: profiles).problems(
             in: event,
             shape: schemaClass.shape,
             at: ""
         )
+        for (index, profile) in listed.enumerated() where !self.profiles.contains(profile) {
+            problems.append("metadata.profiles[\(index)]: the schema has no profile \(profile)")
+        }
         let activity = event["activity_id"]?.integerValue ?? -1
         if event["type_uid"]?.integerValue != classUID * 100 + activity {
             problems.append("type_uid: not class_uid × 100 + activity_id")
@@ -155,11 +183,12 @@ private struct ObjectCheck {
         for (name, attribute) in inForce where attribute.requirement == "required" && !present.contains(name) {
             problems.append("\(path)\(name): required")
         }
+        let object = path.isEmpty ? "" : path.dropLast() + ": "
         for group in shape.atLeastOne where !group.contains(where: present.contains) {
-            problems.append("\(path): at least one of \(group.joined(separator: ", "))")
+            problems.append("\(object)at least one of \(group.joined(separator: ", "))")
         }
         for group in shape.justOne where group.filter(present.contains).count != 1 {
-            problems.append("\(path): just one of \(group.joined(separator: ", "))")
+            problems.append("\(object)just one of \(group.joined(separator: ", "))")
         }
         for (name, member) in members {
             let here = path + name

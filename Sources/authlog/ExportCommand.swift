@@ -23,7 +23,7 @@ struct ExportCommand: AsyncParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable {
         /// The export format of docs/events.md.
         case jsonl
-        /// OCSF 1.8.0 events with the record integrity profile: the lines a push sink of format `ocsf` sends.
+        /// OCSF 1.8.0 events with the log's evidence: the lines a push sink of format `ocsf` sends.
         case ocsf
     }
 

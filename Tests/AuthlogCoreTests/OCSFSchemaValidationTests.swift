@@ -3,8 +3,9 @@ import AuthlogTesting
 import Foundation
 import Testing
 
-/// Every OCSF line authlog can give validates against the schema's own files (``OCSFSchema``: OCSF 1.8.0 with
-/// the proposed `record_integrity` profile): every event type, with each outcome it may have, with only its
+/// Every OCSF line authlog can give validates strictly against the schema's own files (``OCSFSchema``: OCSF
+/// 1.8.0), and its `unmapped.attestation_list` against the proposed `record_integrity` profile's `attestation`
+/// object (ocsf-schema PR #1661): every event type, with each outcome it may have, with only its
 /// required columns and with every column set, without evidence, pending and checkpointed. A type added to the
 /// catalogue is built here from the catalogue itself (``EventType/allCases``, its required columns and fixed
 /// outcome), so a new type without a complete mapping fails here by name.
@@ -87,15 +88,30 @@ struct OCSFSchemaValidationTests {
         ),
     ]
 
+    /// The problems of one line: strictly against OCSF 1.8.0, and its attestation against the profile's object.
+    static func problems(of line: String, _ schema: OCSFSchema, _ profile: OCSFSchema) throws -> [String] {
+        let event = try JSONParser().parse(line)
+        var problems = schema.problems(in: event)
+        for (index, attestation) in (event["unmapped"]?["attestation_list"]?.arrayValue ?? []).enumerated() {
+            problems += profile.problems(
+                in: attestation,
+                asObject: "attestation",
+                at: "unmapped.attestation_list[\(index)]"
+            )
+        }
+        return problems
+    }
+
     @Test func everyLineOfEveryTypeValidatesAgainstTheSchema() throws {
         let schema = try OCSFSchema.checkedIn()
+        let profile = try OCSFSchema.checkedInWithRecordIntegrity()
         var lines = 0
         for type in EventType.allCases {
             for outcome in type.fixedOutcome.map({ [$0] }) ?? Outcome.allCases {
                 for full in [false, true] {
                     for evidence in Self.evidences {
                         let line = OCSFEvent.line(Self.exportEvent(type, outcome, full: full), evidence: evidence)
-                        let problems = schema.problems(in: try JSONParser().parse(line))
+                        let problems = try Self.problems(of: line, schema, profile)
                         #expect(problems.isEmpty, "\(type.rawValue) \(outcome) full=\(full): \(problems) in \(line)")
                         lines += 1
                     }
@@ -118,6 +134,7 @@ struct OCSFSchemaValidationTests {
             #expect(event["metadata"]?["sequence"]?.integerValue == 42, "\(name)")
             #expect(event["metadata"]?["product"]?["version"]?.stringValue == AuthlogVersion.current)
             #expect(event["time"]?.integerValue == 1_795_770_000_250 && event["time_dt"] != nil, "\(name)")
+            #expect(event["timezone_offset"]?.integerValue == 0, "\(name)")
             #expect(event["src_endpoint"]?["ip"]?.stringValue == "2001:db8::7", "\(name)")
             #expect(event["dst_endpoint"]?["svc_name"] != nil, "\(name) names its destination")
             #expect(event["count"]?.integerValue == 7, "\(name): the aggregated count")
@@ -183,9 +200,53 @@ struct OCSFSchemaValidationTests {
         let metadata = try #require(withoutProfile.first { $0.name == "metadata" }?.value.objectMembers)
         withoutProfile.removeAll { $0.name == "metadata" }
         withoutProfile.append(("metadata", .object(metadata.filter { $0.name != "profiles" })))
-        let unprofiled = schema.problems(in: .object(withoutProfile))
-        #expect(unprofiled.contains("attestation_list: not an attribute of this class or object"))
-        #expect(unprofiled.contains("time_dt: not an attribute of this class or object"))
+        #expect(
+            schema.problems(in: .object(withoutProfile)).contains("time_dt: not an attribute of this class or object")
+        )
+        let attestation = try #require(try JSONParser().parse(valid)["unmapped"]?["attestation_list"]?.arrayValue?[0])
+        #expect(
+            try OCSFSchema.checkedInWithRecordIntegrity().problems(
+                in: .object(
+                    (attestation.objectMembers ?? []).filter { $0.name != "fingerprint" && $0.name != "signatures" }
+                ),
+                asObject: "attestation",
+                at: "a"
+            ) == ["a: at least one of fingerprint, signatures"]
+        )
+    }
+
+    /// Why the attestation goes under `unmapped`: on the class, with the profile listed, a strict OCSF 1.8.0
+    /// validator refuses the line twice (the OCSF server's `attribute_unknown` and `profile_unknown`), while a
+    /// validator that knows the proposed profile accepts it.
+    @Test func theProfileOnTheClassIsRefusedByOCSF180() throws {
+        let valid = OCSFEvent.line(
+            Self.exportEvent(.signinSucceeded, .success, full: true),
+            evidence: Self.evidences[2]
+        )
+        var members = try #require(try JSONParser().parse(valid).objectMembers)
+        let unmapped = try #require(members.first { $0.name == "unmapped" }?.value.objectMembers)
+        let metadata = try #require(members.first { $0.name == "metadata" }?.value.objectMembers)
+        members.removeAll { $0.name == "unmapped" || $0.name == "metadata" }
+        members += [
+            ("attestation_list", try #require(unmapped.first { $0.name == "attestation_list" }?.value)),
+            ("unmapped", .object(unmapped.filter { $0.name != "attestation_list" })),
+            (
+                "metadata",
+                .object(
+                    metadata.filter { $0.name != "profiles" } + [
+                        ("profiles", .array([.string("datetime"), .string("record_integrity")]))
+                    ]
+                )
+            ),
+        ]
+        let profiled = JSONValue.object(members)
+        #expect(
+            try OCSFSchema.checkedIn().problems(in: profiled) == [
+                "attestation_list: not an attribute of this class or object",
+                "metadata.profiles[1]: the schema has no profile record_integrity",
+            ]
+        )
+        #expect(try OCSFSchema.checkedInWithRecordIntegrity().problems(in: profiled).isEmpty)
     }
 
     @Test func theAttestationCarriesTheLogsFacts() throws {
@@ -194,12 +255,14 @@ struct OCSFSchemaValidationTests {
             evidence: Self.evidences[2]
         )
         let event = try JSONParser().parse(line)
-        #expect(event["metadata"]?["profiles"] == .array([.string("datetime"), .string("record_integrity")]))
-        let attestation = try #require(event["attestation_list"]?.arrayValue?.first)
+        #expect(event["metadata"]?["profiles"] == .array([.string("datetime")]), "only what OCSF 1.8.0 defines")
+        #expect(event["attestation_list"] == nil, "OCSF 1.8.0 has no attestation_list")
+        let attestation = try #require(event["unmapped"]?["attestation_list"]?.arrayValue?.first)
         #expect(attestation["uid"]?.stringValue == String(repeating: "1e", count: 32), "the leaf hash")
         #expect(attestation["chain_uid"]?.stringValue == "audit.example/log")
         #expect(attestation["fingerprint"]?["value"]?.stringValue == String(repeating: "0d", count: 32))
         #expect(attestation["fingerprint"]?["serialization"]?.stringValue == "authlog.event.v2")
+        #expect(attestation["fingerprint"]?["encoding_id"]?.integerValue == 1, "hex")
         #expect(attestation["prev_event"]?["uid"]?.stringValue == "0199a0a0-0000-7000-8000-000000000041")
         #expect(attestation["prev_event"]?["fingerprint"]?["value"]?.stringValue == String(repeating: "0c", count: 32))
         #expect(attestation["authority_uid"]?.stringValue == "audit.example/log+01020304")
@@ -217,6 +280,7 @@ struct OCSFSchemaValidationTests {
         #expect(
             pending["unmapped"]?["proof"]?["inclusion_proof_path"]?.stringValue == "/v1/log/proof/inclusion?position=42"
         )
-        #expect(pending["attestation_list"]?.arrayValue?.first?["signatures"] == nil)
+        let pendingAttestation = try #require(pending["unmapped"]?["attestation_list"]?.arrayValue?.first)
+        #expect(pendingAttestation["signatures"] == nil && pendingAttestation["fingerprint"] != nil)
     }
 }

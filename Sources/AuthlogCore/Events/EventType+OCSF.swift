@@ -140,7 +140,8 @@ public enum OCSFSeverity: Int, Sendable, CaseIterable {
     case low = 2
     /// 3: a control acted: an identity locked, a rotated refresh token presented again (a stolen token).
     case medium = 3
-    /// 4: the log refused to sign a head or to seal events: evidence of tampering with the log itself.
+    /// 4: the log refused to sign a head or to seal events, or a witness holds a checkpoint the log
+    /// contradicts: evidence of tampering with the log itself.
     case high = 4
 
     /// The caption in the schema's dictionary.
@@ -158,7 +159,7 @@ extension EventType {
     /// The severity of an event of this type with `outcome` and `reason` (docs/events.md, "OCSF").
     public func ocsfSeverity(outcome: Outcome, reason: String?) -> OCSFSeverity {
         switch self {
-        case .auditCheckpointRefused, .auditEventsRefused: return .high
+        case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return .high
         case .tokenReuseDetected, .identityLocked: return .medium
         case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed:
             guard outcome == .failure, let reason else { return .informational }
@@ -167,7 +168,7 @@ extension EventType {
             .tokenRefreshReplayed, .tokenRevoked, .sessionLoggedOut, .sessionRevoked, .sessionExpired,
             .sessionReauthenticated, .providerConsentRevoked, .providerEmailChanged, .providerRevocationAttempted,
             .accountDeleted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied,
-            .rateLimitExceeded, .requestRefused, .identityUnlocked:
+            .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared:
             return .informational
         }
     }

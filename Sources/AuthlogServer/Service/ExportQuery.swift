@@ -4,8 +4,8 @@ public import AuthlogStore
 import Foundation
 
 /// The parameters of `GET /v1/events`, checked: `after` (a position, default 0), `limit` (1–1000, default
-/// 100), the filters `type`, `user_id` and `provider`, and `format` (`export`, the default, or `ocsf`). Anything else, a repeated parameter or a bad value
-/// is refused, so a misspelt filter never silently exports everything.
+/// 100), the filters `type`, `user_id` and `provider`, and `format` (`export`, the default, or `ocsf`). Anything
+/// else, a repeated parameter or a bad value is refused, so a misspelt filter never silently exports everything.
 public struct ExportQuery: Sendable, Equatable {
     /// The cursor: events after this position.
     public var after: Int64 = 0

@@ -13,11 +13,8 @@ extension Checkers {
     struct OCSFRecordSnippetTests {
         /// The ```python block of docs/auditing.md that defines `check_record(`.
         static func snippet() throws -> String {
-            let text = try String(contentsOf: RepositoryFiles.url("docs/auditing.md"), encoding: .utf8)
-            let blocks = text.components(separatedBy: "```python\n").dropFirst().map {
-                $0.components(separatedBy: "\n```").first ?? ""
-            }
-            return try #require(blocks.first { $0.contains("def check_record(") }, "the snippet is in the docs")
+            let block = try RepositoryFiles.codeBlock("python", in: "docs/auditing.md", containing: "def check_record(")
+            return try #require(block, "the snippet is in the docs")
         }
 
         /// `line` with `change` applied to its parsed members, as canonical JSON.
@@ -48,9 +45,7 @@ extension Checkers {
         @Test func theDocumentedCheckProvesRealLinesAndRefusesEdits() async throws {
             let (server, verifier, _) = try await OCSFExportTests.signedLog()
             defer { Task { await server.stop() } }
-            let connection = try await server.database.connect()
-            let page = try await EventReader().page(after: 0, limit: 1000, filter: EventFilter(), on: connection)
-            let lines = try await OCSFExport.lines(of: page, on: connection)
+            let lines = try await OCSFExportTests.lines(of: server)
             let checkpointed = lines.filter { $0.contains("\"status\":\"checkpointed\"") }
             let pending = try #require(lines.last)
             let sample = try #require(checkpointed.first { $0.contains("\"event_code\":\"signin.succeeded\"") })

@@ -5,25 +5,19 @@ import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
 import Foundation
+import Logging
 import Testing
 
-/// The OCSF lines of real stored events: a push sink's body, `GET /v1/events?format=ocsf` and `authlog export
-/// --format ocsf` give the same bytes for the same events, every line validates against the schema's files,
+/// The OCSF lines of real stored events: what a push sink receives over HTTP, `GET /v1/events?format=ocsf` and
+/// `authlog export --format ocsf` are the same bytes for the same events, every line validates strictly against
+/// OCSF 1.8.0's files and its attestation against the proposed profile's,
 /// and each carries the log's evidence: a proof in the chosen checkpoint, or `pending` after it.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct OCSFExportTests {
     /// A server whose log is signed with a key of its own, its verifier, and a log of real traffic: sign-ins
     /// over HTTP, generated events of many types, one checkpoint, and events after it.
     static func signedLog() async throws -> (ServerHarness, NoteVerifier, checkpointSize: Int64) {
-        let key = try PrivateKey.generate(for: .edDSA)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-ocsf-\(UUID()).pem").path
-        try key.pemRepresentation().write(toFile: file, atomically: true, encoding: .utf8)
-        let server = try await ServerHarness.start { configuration in
-            var log = ServerConfiguration.LogSettings()
-            log.origin = "ocsf.test/log"
-            log.checkpointKeyFile = file
-            configuration.log = log
-        }
+        let (server, verifier) = try await ServerHarness.startSigningCheckpoints(origin: "ocsf.test/log")
         for subject in ["alice", "bob"] {
             let answer = try await server.post("/v1/signin/dev", .members(["subject": .string(subject)]))
             #expect(answer.status == 200)
@@ -35,7 +29,42 @@ struct OCSFExportTests {
         let signed = try await checkpointer.signNow()
         try await server.components.store.append(AppendCommand(events: traffic.events(count: 20)))
         try await server.components.store.sealPending()
-        return (server, try NoteSigner(name: "ocsf.test/log", key: key).verifier, signed.size)
+        return (server, verifier, signed.size)
+    }
+
+    /// The OCSF lines of every event of `server`'s log, as ``OCSFExport`` makes them.
+    static func lines(of server: ServerHarness) async throws -> [String] {
+        let connection = try await server.database.connect()
+        let page = try await EventReader().page(after: 0, limit: 1000, filter: EventFilter(), on: connection)
+        return try await OCSFExport.lines(of: page, on: connection)
+    }
+
+    /// Runs a sink of format `ocsf` (the server's own ``SinkDeliverer``, POSTing to a ``SinkReceiver`` on
+    /// 127.0.0.1) until it has delivered the whole sealed log; returns the bodies it received, in order.
+    static func deliver(_ server: ServerHarness) async throws -> [UInt8] {
+        let secret = "an-ocsf-test-sink-secret-of-forty-chars!"
+        let receiver = try await SinkReceiver.start(secret: secret)
+        defer { Task { await receiver.stop() } }
+        let entry: JSONValue = .members([
+            "name": .string("siem"), "type": .string("http"), "url": .string(receiver.url),
+            "secret": .string(secret), "format": .string("ocsf"),
+        ])
+        var configuration = ServerConfiguration()
+        configuration.sinks = [
+            try JSONDecoder().decode(ServerConfiguration.SinkEntry.self, from: Data(entry.canonicalText.utf8))
+        ]
+        let deliverer = SinkDeliverer(
+            settings: try SinkSettings(configuration: configuration),
+            pool: server.components.store.pool,
+            metrics: SinkMetrics(),
+            logger: Logger(label: "ocsf-export-tests")
+        )
+        let head = try await server.components.store.pool.withConnection { try await EventReader().head(on: $0).size }
+        for _ in 0..<100 where (receiver.positions.max() ?? 0) < head {
+            await deliverer.pass()
+        }
+        #expect(receiver.positions == Array(1...head), "every event once, in order")
+        return receiver.batches.flatMap(\.body)
     }
 
     @Test func aPushSinkAPullExportAndTheCommandGiveTheSameBytesAndEveryLineValidates() async throws {
@@ -48,6 +77,8 @@ struct OCSFExportTests {
         let pushed = try await SinkPayload.body(of: page, format: .ocsf, on: connection)
         let lines = String(decoding: pushed, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(lines.count == Int(head))
+        let delivered = try await Self.deliver(server)
+        #expect(delivered.prefix(pushed.count) == pushed[...], "a sink of format ocsf received these bytes over HTTP")
 
         let exported = try await CLIProcess.run(
             ["export", "--format", "ocsf", "--limit", String(head)],
@@ -67,11 +98,14 @@ struct OCSFExportTests {
         #expect(String(decoding: answer.body, as: UTF8.self).hasPrefix(expected), "GET wraps the sink's lines")
 
         let schema = try OCSFSchema.checkedIn()
+        let profile = try OCSFSchema.checkedInWithRecordIntegrity()
         var types = Set<String>()
         var statuses: [String: Int] = [:]
         for line in lines {
             let event = try JSONParser().parse(line)
-            let problems = schema.problems(in: event)
+            var problems = schema.problems(in: event)
+            let attestation = try #require(event["unmapped"]?["attestation_list"]?.arrayValue?.first)
+            problems += profile.problems(in: attestation, asObject: "attestation", at: "unmapped.attestation_list[0]")
             #expect(problems.isEmpty, "\(problems) in \(line)")
             types.insert(event["metadata"]?["event_code"]?.stringValue ?? "")
             statuses[event["unmapped"]?["proof"]?["status"]?.stringValue ?? "none", default: 0] += 1
@@ -86,14 +120,12 @@ struct OCSFExportTests {
     @Test func eachCheckpointedLineProvesItsEventInTheSignedTree() async throws {
         let (server, verifier, _) = try await Self.signedLog()
         defer { Task { await server.stop() } }
-        let connection = try await server.database.connect()
-        let page = try await EventReader().page(after: 0, limit: 1000, filter: EventFilter(), on: connection)
-        let lines = try await OCSFExport.lines(of: page, on: connection)
+        let lines = try await Self.lines(of: server)
         var previousDigest: String?
         for line in lines {
             let event = try JSONParser().parse(line)
             let position = try #require(event["metadata"]?["sequence"]?.integerValue)
-            let attestation = try #require(event["attestation_list"]?.arrayValue?.first)
+            let attestation = try #require(event["unmapped"]?["attestation_list"]?.arrayValue?.first)
             let digest = try #require(event["unmapped"]?["digest"]?.stringValue)
             #expect(attestation["fingerprint"]?["value"]?.stringValue == digest)
             #expect(attestation["prev_event"]?["fingerprint"]?["value"]?.stringValue == previousDigest)

@@ -5,10 +5,11 @@ extension OCSFEvent {
     /// "Canonical bytes and the digest"), rebuilt from the export-format event under `unmapped`.
     public static let serialization = "authlog.event.v2"
 
-    /// The record integrity profile's attestation (ocsf-schema PR #1661; not in OCSF 1.8.0): the event's digest
-    /// as `fingerprint`, its leaf hash as `uid`, the log's origin as `chain_uid`, the event before it as
-    /// `prev_event`, and, once a checkpoint covers it, the log's key as `authority_uid` and one signature per
-    /// signature line of that checkpoint's note (the log's, then each witness's cosignature).
+    /// The record integrity profile's attestation (ocsf-schema PR #1661; not in OCSF 1.8.0, so the line carries it
+    /// as `unmapped.attestation_list`): the event's digest as `fingerprint`, its leaf hash as `uid`, the log's
+    /// origin as `chain_uid`, the event before it as `prev_event`, and, once a checkpoint covers it, the log's key
+    /// as `authority_uid` and one signature per signature line of that checkpoint's note (the log's, then each
+    /// witness's cosignature).
     static func attestation(of event: JSONValue, evidence: OCSFRecordEvidence) -> JSONValue {
         var members: [(name: String, value: JSONValue)] = []
         if let leaf = event["leaf_hash"]?.stringValue { members.append(("uid", .string(leaf))) }
@@ -56,10 +57,11 @@ extension OCSFEvent {
     }
 
     /// A SHA-256 `fingerprint` (`algorithm_id` 3) of authlog's canonical event bytes (`serialization_id` 99,
-    /// Other: ``serialization``).
+    /// Other: ``serialization``), in lowercase hex (`encoding_id` 1).
     private static func fingerprint(_ hex: String) -> JSONValue {
         .object([
             ("algorithm_id", .integer(3)), ("algorithm", .string("SHA-256")), ("value", .string(hex)),
+            ("encoding_id", .integer(1)), ("encoding", .string("Hex")),
             ("serialization_id", .integer(99)), ("serialization", .string(Self.serialization)),
         ])
     }

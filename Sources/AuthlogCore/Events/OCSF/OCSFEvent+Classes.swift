@@ -38,12 +38,16 @@ extension OCSFEvent {
                 ("web_resources", .array([.object([("name", .string(route)), ("type", .string("route"))])])),
             ] + facts.source
         default:
-            // Event Log Activity: the log is authlog's own.
+            // Event Log Activity: the log is authlog's own. Its category (System Activity) requires `actor` (the
+            // log itself when no one else acted: a checkpoint signed, events refused, a witness's alarm) and
+            // `device` (the server that keeps the log).
+            let actor = facts.actor(withSession: true)
             return [
                 ("log_name", .string(Self.productName)),
                 ("log_provider", .string(Self.productName)),
                 ("dst_endpoint", Facts.authlogEndpoint),
-            ] + facts.actor(withSession: true) + facts.source
+                ("device", Facts.authlogDevice),
+            ] + (actor.isEmpty ? [("actor", .object([("app_name", .string(Self.productName))]))] : actor) + facts.source
         }
     }
 
@@ -102,6 +106,12 @@ private struct Facts {
 
     /// authlog as an endpoint: the service that recorded the event.
     static let authlogEndpoint = JSONValue.object([("svc_name", .string(OCSFEvent.productName))])
+
+    /// authlog as a device: a server (`type_id` 1), named `authlog` (no host name: every process of a
+    /// deployment, and `authlog export` anywhere, must give the same line).
+    static let authlogDevice = JSONValue.object([
+        ("type_id", .integer(1)), ("type", .string("Server")), ("name", .string(OCSFEvent.productName)),
+    ])
 
     func string(_ name: String) -> String? { self.event[name]?.stringValue }
 
