@@ -162,6 +162,20 @@ public struct OCSFSchema: Sendable {
         return problems
     }
 
+    /// What is wrong with one authlog OCSF line: ``problems(in:)`` against this schema (strict 1.8.0), and each
+    /// of its `unmapped.attestation_list` against `profile`'s `attestation` object (the proposed profile).
+    public func problems(inLine event: JSONValue, attestationsAgainst profile: OCSFSchema) -> [String] {
+        var problems = self.problems(in: event)
+        for (index, attestation) in (event["unmapped"]?["attestation_list"]?.arrayValue ?? []).enumerated() {
+            problems += profile.problems(
+                in: attestation,
+                asObject: "attestation",
+                at: "unmapped.attestation_list[\(index)]"
+            )
+        }
+        return problems
+    }
+
     fileprivate func object(_ name: String) -> Shape? { self.objects[name] }
 
     fileprivate func type(_ name: String) -> (base: String, regex: String?)? { self.types[name] }

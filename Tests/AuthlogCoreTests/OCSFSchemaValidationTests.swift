@@ -7,125 +7,27 @@ import Testing
 /// 1.8.0), and its `unmapped.attestation_list` against the proposed `record_integrity` profile's `attestation`
 /// object (ocsf-schema PR #1661): every event type, with each outcome it may have, with only its
 /// required columns and with every column set, without evidence, pending and checkpointed. A type added to the
-/// catalogue is built here from the catalogue itself (``EventType/allCases``, its required columns and fixed
-/// outcome), so a new type without a complete mapping fails here by name.
+/// catalogue is built by ``OCSFSamples`` from the catalogue itself (``EventType/allCases``, its required columns
+/// and fixed outcome), so a new type without a complete mapping fails here by name. `Checkers.OCSFJSONSchemaTests`
+/// validates the same lines with an independent validator.
 struct OCSFSchemaValidationTests {
-
-    /// An export-format event of `type` with `outcome`: only the columns the type requires, or every column.
-    static func exportEvent(_ type: EventType, _ outcome: Outcome, full: Bool, position: Int64 = 42) -> JSONValue {
-        let required = type.requiredFields
-        func wanted(_ field: EnvelopeField) -> Bool { full || required.contains(field) }
-        var members: [(name: String, value: JSONValue)] = [
-            ("position", .number(String(position))),
-            ("event_id", .string("0199a0a0-0000-7000-8000-0000000000\(position)")),
-            ("stream", .string("\(type.streamCategories.sorted()[0])-1")),
-            ("stream_version", .number("3")),
-            ("type", .string(type.rawValue)),
-        ]
-        let reason = outcome == .failure || wanted(.reason) ? "invalid_signature" : nil
-        if let owasp = type.owaspName(outcome: outcome, reason: reason) { members.append(("owasp", .string(owasp))) }
-        members += [("occurred_at", .string("2026-11-27T09:00:00.250000Z")), ("outcome", .string(outcome.rawValue))]
-        if let reason { members.append(("reason", .string(reason))) }
-        if wanted(.provider) { members.append(("provider", .string(full ? "github" : "apple"))) }
-        if wanted(.userID) { members.append(("user_id", .string("0199a0a0-0000-7000-8000-00000000aaaa"))) }
-        if wanted(.sessionID) { members.append(("session_id", .string("0199a0a0-0000-7000-8000-00000000bbbb"))) }
-        if full {
-            members += [
-                ("client_id", .string("com.example.app")), ("ip", .string("2001:db8::7")),
-                ("user_agent", .string("App/1 \"quoted\"")), ("request_id", .string("req-1")),
-            ]
-        }
-        var data: [(name: String, value: JSONValue)] = []
-        if full {
-            data = [
-                ("method", .string("access_token")), ("subject_hash", .string(String(repeating: "ab", count: 32))),
-                ("actor", .string("key:siem")), ("route", .string("signin")), ("notice", .string("consent-revoked")),
-                ("first_at", .string("2026-11-27T08:59:00.000000Z")), ("last_at", .string("2026-11-27T09:00:00Z")),
-                type == .requestRefused
-                    ? ("counts", .object([("per_address_cap", .number("4")), ("malformed", .number("3"))]))
-                    : ("count", .number("7")),
-            ]
-        }
-        members += [
-            ("data", .object(data)), ("schema_version", .number("1")),
-            ("recorded_at", .string("2026-11-27T09:00:00.300000Z")),
-            ("digest", .string(String(repeating: "0d", count: 32))),
-            ("leaf_hash", .string(String(repeating: "1e", count: 32))),
-        ]
-        return .object(members)
-    }
-
-    /// A note of size 64 signed by the log and cosigned by one witness (the bytes need not verify here).
-    static let note =
-        "audit.example/log\n64\n\(Data(repeating: 7, count: 32).base64EncodedString())\n\n"
-        + "\u{2014} audit.example/log \(Data([1, 2, 3, 4] + [UInt8](repeating: 9, count: 64)).base64EncodedString())\n"
-        + "\u{2014} witness.example \(Data([5, 6, 7, 8] + [0, 0, 0, 0, 0x69, 0x2a, 0, 0] + [UInt8](repeating: 9, count: 64)).base64EncodedString())\n"
-
-    /// No evidence, a pending event after another, and a checkpointed one.
-    static let evidences: [OCSFRecordEvidence?] = [
-        nil,
-        OCSFRecordEvidence(
-            origin: nil,
-            previous: OCSFRecordEvidence.Previous(
-                eventID: "0199a0a0-0000-7000-8000-000000000041",
-                typeUID: nil,
-                digest: nil
-            ),
-            checkpoint: nil
-        ),
-        OCSFRecordEvidence(
-            origin: "audit.example/log",
-            previous: OCSFRecordEvidence.Previous(
-                eventID: "0199a0a0-0000-7000-8000-000000000041",
-                typeUID: 300_201,
-                digest: String(repeating: "0c", count: 32)
-            ),
-            checkpoint: OCSFRecordEvidence.Checkpoint(
-                size: 64,
-                note: Self.note,
-                proof: [[UInt8](repeating: 3, count: 32)]
-            )
-        ),
-    ]
-
-    /// The problems of one line: strictly against OCSF 1.8.0, and its attestation against the profile's object.
-    static func problems(of line: String, _ schema: OCSFSchema, _ profile: OCSFSchema) throws -> [String] {
-        let event = try JSONParser().parse(line)
-        var problems = schema.problems(in: event)
-        for (index, attestation) in (event["unmapped"]?["attestation_list"]?.arrayValue ?? []).enumerated() {
-            problems += profile.problems(
-                in: attestation,
-                asObject: "attestation",
-                at: "unmapped.attestation_list[\(index)]"
-            )
-        }
-        return problems
-    }
-
     @Test func everyLineOfEveryTypeValidatesAgainstTheSchema() throws {
         let schema = try OCSFSchema.checkedIn()
         let profile = try OCSFSchema.checkedInWithRecordIntegrity()
-        var lines = 0
-        for type in EventType.allCases {
-            for outcome in type.fixedOutcome.map({ [$0] }) ?? Outcome.allCases {
-                for full in [false, true] {
-                    for evidence in Self.evidences {
-                        let line = OCSFEvent.line(Self.exportEvent(type, outcome, full: full), evidence: evidence)
-                        let problems = try Self.problems(of: line, schema, profile)
-                        #expect(problems.isEmpty, "\(type.rawValue) \(outcome) full=\(full): \(problems) in \(line)")
-                        lines += 1
-                    }
-                }
-            }
+        let lines = OCSFSamples.lines()
+        for (label, line) in lines {
+            let problems = schema.problems(inLine: try JSONParser().parse(line), attestationsAgainst: profile)
+            #expect(problems.isEmpty, "\(label): \(problems) in \(line)")
         }
-        #expect(lines >= EventType.allCases.count * 6)
+        #expect(lines.count >= EventType.allCases.count * 6)
+        #expect(Set(lines.map { $0.label.prefix { $0 != " " } }).count == EventType.allCases.count)
     }
 
     @Test func everyLineCarriesWhatASIEMCorrelatesOn() throws {
         for type in EventType.allCases {
             let outcome = type.fixedOutcome ?? .failure
             let event = try JSONParser().parse(
-                OCSFEvent.line(Self.exportEvent(type, outcome, full: true), evidence: Self.evidences[2])
+                OCSFEvent.line(OCSFSamples.exportEvent(type, outcome, full: true), evidence: OCSFSamples.evidences[2])
             )
             let name = type.rawValue
             #expect(event["metadata"]?["event_code"]?.stringValue == name)
@@ -150,7 +52,7 @@ struct OCSFSchemaValidationTests {
             }
         }
         let refused = try JSONParser().parse(
-            OCSFEvent.line(Self.exportEvent(.requestRefused, .failure, full: true), evidence: nil)
+            OCSFEvent.line(OCSFSamples.exportEvent(.requestRefused, .failure, full: true), evidence: nil)
         )
         #expect(refused["count"]?.integerValue == 7, "the sum of data.counts")
     }
@@ -163,7 +65,7 @@ struct OCSFSchemaValidationTests {
         #expect(protocolID("github", "authorization_code") == 6 && protocolID("kakao", "access_token") == 6)
         #expect(protocolID("dev", "development") == 99 && OCSFAuthProtocol.of(provider: "dev").caption == "development")
         let refresh = try JSONParser().parse(
-            OCSFEvent.line(Self.exportEvent(.tokenRefreshed, .success, full: false), evidence: nil)
+            OCSFEvent.line(OCSFSamples.exportEvent(.tokenRefreshed, .success, full: false), evidence: nil)
         )
         #expect(refresh["auth_protocol_id"]?.integerValue == 99)
         #expect(refresh["auth_protocol"]?.stringValue == "authlog session token")
@@ -171,7 +73,10 @@ struct OCSFSchemaValidationTests {
 
     @Test func theValidatorRefusesWhatTheSchemaDoesNotAllow() throws {
         let schema = try OCSFSchema.checkedIn()
-        let valid = OCSFEvent.line(Self.exportEvent(.signinFailed, .failure, full: true), evidence: Self.evidences[2])
+        let valid = OCSFEvent.line(
+            OCSFSamples.exportEvent(.signinFailed, .failure, full: true),
+            evidence: OCSFSamples.evidences[2]
+        )
         #expect(schema.problems(in: try JSONParser().parse(valid)).isEmpty)
         func problems(_ change: (inout [(name: String, value: JSONValue)]) -> Void) throws -> [String] {
             var members = try #require(try JSONParser().parse(valid).objectMembers)
@@ -220,8 +125,8 @@ struct OCSFSchemaValidationTests {
     /// validator that knows the proposed profile accepts it.
     @Test func theProfileOnTheClassIsRefusedByOCSF180() throws {
         let valid = OCSFEvent.line(
-            Self.exportEvent(.signinSucceeded, .success, full: true),
-            evidence: Self.evidences[2]
+            OCSFSamples.exportEvent(.signinSucceeded, .success, full: true),
+            evidence: OCSFSamples.evidences[2]
         )
         var members = try #require(try JSONParser().parse(valid).objectMembers)
         let unmapped = try #require(members.first { $0.name == "unmapped" }?.value.objectMembers)
@@ -251,8 +156,8 @@ struct OCSFSchemaValidationTests {
 
     @Test func theAttestationCarriesTheLogsFacts() throws {
         let line = OCSFEvent.line(
-            Self.exportEvent(.signinSucceeded, .success, full: false),
-            evidence: Self.evidences[2]
+            OCSFSamples.exportEvent(.signinSucceeded, .success, full: false),
+            evidence: OCSFSamples.evidences[2]
         )
         let event = try JSONParser().parse(line)
         #expect(event["metadata"]?["profiles"] == .array([.string("datetime")]), "only what OCSF 1.8.0 defines")
@@ -272,9 +177,12 @@ struct OCSFSchemaValidationTests {
         #expect(signatures[1]["created_time"]?.integerValue == 1_764_360_192_000, "the cosignature's own time")
         let proof = try #require(event["unmapped"]?["proof"])
         #expect(proof["tree_size"]?.integerValue == 64 && proof["leaf_index"]?.integerValue == 41)
-        #expect(proof["checkpoint"]?.stringValue == Self.note)
+        #expect(proof["checkpoint"]?.stringValue == OCSFSamples.note)
         let pending = try JSONParser().parse(
-            OCSFEvent.line(Self.exportEvent(.signinSucceeded, .success, full: false), evidence: Self.evidences[1])
+            OCSFEvent.line(
+                OCSFSamples.exportEvent(.signinSucceeded, .success, full: false),
+                evidence: OCSFSamples.evidences[1]
+            )
         )
         #expect(pending["unmapped"]?["proof"]?["status"]?.stringValue == "pending")
         #expect(

@@ -17,16 +17,6 @@ extension Checkers {
             return try #require(block, "the snippet is in the docs")
         }
 
-        /// `line` with `change` applied to its parsed members, as canonical JSON.
-        static func edited(
-            _ line: String,
-            _ change: (inout [(name: String, value: JSONValue)]) -> Void
-        ) throws -> String {
-            var members = try #require(try JSONParser().parse(line).objectMembers)
-            change(&members)
-            return JSONValue.object(members).canonicalText
-        }
-
         /// `members`' `unmapped` object with `name` set to `value`.
         static func settingUnmapped(
             _ name: String,
@@ -56,8 +46,8 @@ extension Checkers {
                 $0.name == "inclusion_proof" ? ($0.name, JSONValue.array(path)) : $0
             }
             let cases = [
-                try Self.edited(sample, Self.settingUnmapped("outcome", .string("failure"))),
-                try Self.edited(sample, Self.settingUnmapped("proof", .object(editedProof))),
+                try OCSFSamples.edited(sample, Self.settingUnmapped("outcome", .string("failure"))),
+                try OCSFSamples.edited(sample, Self.settingUnmapped("proof", .object(editedProof))),
                 pending,
             ]
             let other = try NoteSigner(name: "ocsf.test/log", key: try PrivateKey.generate(for: .edDSA)).verifier
