@@ -50,7 +50,12 @@ extension Checkers {
                 try OCSFSamples.edited(sample, Self.settingUnmapped("proof", .object(editedProof))),
                 pending,
             ]
-            let other = try NoteSigner(name: "ocsf.test/log", key: try PrivateKey.generate(for: .edDSA)).verifier
+            // Another key whose base64 holds a "+", the separator of a verifier key's fields (half of all keys).
+            var other = try NoteSigner(name: "ocsf.test/log", key: try PrivateKey.generate(for: .edDSA)).verifier
+            for _ in 0..<64 where other.verifierKey.split(separator: "+").count == 3 {
+                other = try NoteSigner(name: "ocsf.test/log", key: try PrivateKey.generate(for: .edDSA)).verifier
+            }
+            #expect(other.verifierKey.split(separator: "+").count > 3)
             let driver = """
                 import sys
                 lines = open(sys.argv[1]).read().splitlines()
