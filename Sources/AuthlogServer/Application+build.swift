@@ -46,7 +46,7 @@ public func buildRouter(
     components: ServerComponents
 ) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
+    router.add(middleware: RequestIDMiddleware(metrics: components.metrics, writes: components.writes))
     var table = RouteTable(
         router: router,
         limiter: components.limiter,
@@ -94,6 +94,7 @@ public func buildRouter(
         replicaLagLimit: components.replicaLagLimit,
         metrics: components.metrics,
         integrity: components.store.integrity,
+        writes: components.writes,
         providers: components.account.registry.providers,
         refusals: components.limiter.recorder,
         limitSync: components.limitSync

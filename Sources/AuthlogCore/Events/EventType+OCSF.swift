@@ -76,7 +76,8 @@ extension EventType {
         case .auditAccessed: return .eventLogActivity(3, "Export")
         case .auditRetentionApplied: return .eventLogActivity(2, "Delete")
         case .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
-            .auditWitnessAlarmCleared:
+            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditSinkRecovered,
+            .auditRefusalsDropped:
             return .eventLogActivity(OCSFMapping.otherActivity, "Other")
         case .rateLimitExceeded, .requestRefused: return .webResourceAccess(2, "Access Deny")
         }

@@ -82,7 +82,8 @@ public enum ProjectionReducer {
         case .tokenRefreshFailed, .tokenRefreshReplayed, .providerEmailChanged, .providerNotificationReceived,
             .providerRevocationAttempted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed,
             .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
-            .auditWitnessAlarmCleared, .rateLimitExceeded, .requestRefused:
+            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditSinkRecovered,
+            .auditRefusalsDropped, .rateLimitExceeded, .requestRefused:
             return []
         case .identityLocked:
             return try Self.lockoutChanges(for: envelope) { try event.payload(as: IdentityLocked.self) }

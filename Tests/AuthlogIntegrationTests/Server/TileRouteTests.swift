@@ -164,6 +164,31 @@ struct TileRouteTests {
         }
     }
 
+    /// events.md promises that anonymous checkpoint reads are counted like proofs and tiles: in /metrics, and per
+    /// address and window in one aggregated `audit.accessed` (a first at once, the rest in a summary), never one
+    /// event per read.
+    @Test func anonymousCheckpointReadsAreCountedAndAggregated() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            try await harness.database.seedSealedEvents(10)
+            let before = try await harness.count("SELECT count(*) FROM authlog.events")
+            let reader = [("X-Forwarded-For", "203.0.113.44")]
+            for index in 0..<30 {
+                let path = index.isMultiple(of: 2) ? "/v1/log/checkpoint" : "/checkpoint"
+                _ = try await harness.client.send("GET", path, headers: reader)
+            }
+            let metrics = String(decoding: try await harness.client.send("GET", "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("authlog_log_reads_total{route=\"checkpoint\"} 30"), "\(metrics)")
+            try await harness.flushRefusals()
+            let reads = try await harness.events(ofType: "audit.accessed").filter { $0.ip == "203.0.113.44" }
+            #expect(reads.count == 2, "a window's first read and one summary")
+            #expect(reads.map { $0.data["count"]?.integerValue ?? 1 }.reduce(0, +) == 30)
+            #expect(reads.allSatisfy { $0.outcome == "success" && $0.data["actor"] == .string("anonymous") })
+            #expect(reads.first?.data["query"] == .string("checkpoint"))
+            #expect(reads.last?.data["reasons"]?["anonymous_read"]?.integerValue == 29)
+            #expect(try await harness.count("SELECT count(*) FROM authlog.events") == before + 2)
+        }
+    }
+
     @Test func proofAndTileReadsAreLimitedPerClientAddress() async throws {
         let limited: (inout ServerConfiguration) -> Void = {
             var limits = ServerConfiguration.RateLimitSettings()
