@@ -35,7 +35,9 @@ public enum OCSFSamples {
             data = [
                 ("method", .string("access_token")), ("subject_hash", .string(String(repeating: "ab", count: 32))),
                 ("actor", .string("key:siem")), ("route", .string("signin")), ("notice", .string("consent-revoked")),
-                ("first_at", .string("2026-11-27T08:59:00.000000Z")), ("last_at", .string("2026-11-27T09:00:00Z")),
+            ]
+            data += Self.failureData(type) ?? [
+                ("first_at", .string(Self.windowStart)), ("last_at", .string("2026-11-27T09:00:00Z")),
                 type == .requestRefused
                     ? ("counts", .object([("per_address_cap", .number("4")), ("malformed", .number("3"))]))
                     : ("count", .number("7")),
@@ -48,6 +50,47 @@ public enum OCSFSamples {
             ("leaf_hash", .string(String(repeating: "1e", count: 32))),
         ]
         return .object(members)
+    }
+
+    /// When the window of a sample that stands for many occurrences begins: 60 s before `occurred_at`.
+    public static let windowStart = "2026-11-27T08:59:00.000000Z"
+
+    /// The `data` of the audit trail's own failures, encoded from their payload types (so with their real member
+    /// names), each standing for 7 occurrences from ``windowStart``; nil for the other types.
+    static func failureData(_ type: EventType) -> [(name: String, value: JSONValue)]? {
+        let end = "2026-11-27T09:00:00Z"
+        let payload: (any EventPayload)?
+        switch type {
+        case .auditWriteOutage:
+            payload = AuditWriteOutage(
+                startedAt: Self.windowStart,
+                endedAt: end,
+                refusedRoutes: ["/v1/signin/{provider}": 4, "/v1/token/refresh": 3],
+                error: "server_error 53100"
+            )
+        case .auditRefusalsDropped:
+            payload = AuditRefusalsDropped(events: 2, requests: 7, firstDroppedAt: Self.windowStart, lastDroppedAt: end)
+        case .auditSinkFailing:
+            payload = AuditSinkFailing(
+                sink: "siem",
+                failingSince: Self.windowStart,
+                failures: 7,
+                lastError: "answered HTTP 503",
+                deliveredThrough: 40,
+                lagEvents: 2
+            )
+        case .auditSinkRecovered:
+            payload = AuditSinkRecovered(
+                sink: "siem",
+                failingSince: Self.windowStart,
+                recoveredAt: end,
+                failures: 7,
+                deliveredThrough: 41
+            )
+        default: payload = nil
+        }
+        guard let payload else { return nil }
+        return (try? JSONValue(encoding: payload))?.objectMembers ?? []
     }
 
     /// A note of size 64 signed by the log and cosigned by one witness (the bytes need not verify here).

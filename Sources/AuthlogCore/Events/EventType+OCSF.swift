@@ -139,7 +139,9 @@ public enum OCSFSeverity: Int, Sendable, CaseIterable {
     /// 2: a refusal that is more likely an attack than a mistake: a forged, replayed or misdirected proof, or
     /// a revoked refresh token presented again.
     case low = 2
-    /// 3: a control acted: an identity locked, a rotated refresh token presented again (a stolen token).
+    /// 3: a control acted: an identity locked, a rotated refresh token presented again (a stolen token); or the
+    /// audit trail itself failed for a while (the log could not be written, refusal events were dropped, a sink
+    /// stopped taking the log).
     case medium = 3
     /// 4: the log refused to sign a head or to seal events, or a witness holds a checkpoint the log
     /// contradicts: evidence of tampering with the log itself.
@@ -161,7 +163,8 @@ extension EventType {
     public func ocsfSeverity(outcome: Outcome, reason: String?) -> OCSFSeverity {
         switch self {
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return .high
-        case .tokenReuseDetected, .identityLocked: return .medium
+        case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing:
+            return .medium
         case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed:
             guard outcome == .failure, let reason else { return .informational }
             return OCSFSeverity.forgeryReasons.contains(reason) ? .low : .informational
@@ -169,7 +172,7 @@ extension EventType {
             .tokenRefreshReplayed, .tokenRevoked, .sessionLoggedOut, .sessionRevoked, .sessionExpired,
             .sessionReauthenticated, .providerConsentRevoked, .providerEmailChanged, .providerRevocationAttempted,
             .accountDeleted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied,
-            .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared:
+            .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared, .auditSinkRecovered:
             return .informational
         }
     }

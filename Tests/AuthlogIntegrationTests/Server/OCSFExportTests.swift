@@ -53,9 +53,12 @@ struct OCSFExportTests {
         configuration.sinks = [
             try JSONDecoder().decode(ServerConfiguration.SinkEntry.self, from: Data(entry.canonicalText.utf8))
         ]
+        let sink = try #require(try SinkSettings(configuration: configuration).sinks.first)
         let deliverer = SinkDeliverer(
-            settings: try SinkSettings(configuration: configuration),
+            sink: sink,
+            cursors: SinkCursors(pool: server.components.store.pool),
             pool: server.components.store.pool,
+            store: server.components.store,
             metrics: SinkMetrics(),
             logger: Logger(label: "ocsf-export-tests")
         )

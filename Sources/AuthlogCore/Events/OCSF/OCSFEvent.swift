@@ -80,7 +80,7 @@ public enum OCSFEvent {
             members.append(("status_code", .string(reason)))
             members.append(("status_detail", .string(reason)))
         }
-        members += self.aggregate(of: event)
+        members += self.aggregate(of: event, type: type)
         members += self.classMembers(of: event, type: type)
         var unmapped = event.objectMembers ?? []
         if let evidence {
@@ -121,18 +121,19 @@ public enum OCSFEvent {
         return .object(members)
     }
 
-    /// `count`, `start_time` and `end_time` of an event that stands for many requests (an aggregated refusal):
-    /// `data.count`, or the sum of `data.counts`, over the window from `data.first_at` to `data.last_at`.
-    private static func aggregate(of event: JSONValue) -> [(name: String, value: JSONValue)] {
-        guard let data = event["data"] else { return [] }
+    /// `count`, `start_time` and `end_time` of an event that stands for many occurrences (an aggregated refusal,
+    /// an outage's refused requests, a sink's failures in a row), from the members ``EventType/ocsfAggregate``
+    /// names: an integer, or the sum of an object of integers.
+    private static func aggregate(of event: JSONValue, type: EventType) -> [(name: String, value: JSONValue)] {
+        guard let fields = type.ocsfAggregate, let data = event["data"] else { return [] }
         var members: [(name: String, value: JSONValue)] = []
-        if let count = data["count"]?.integerValue {
+        if let count = data[fields.count]?.integerValue {
             members.append(("count", .number(String(count))))
-        } else if let counts = data["counts"]?.objectMembers {
+        } else if let counts = data[fields.count]?.objectMembers {
             members.append(("count", .number(String(counts.reduce(Int64(0)) { $0 + ($1.value.integerValue ?? 0) }))))
         }
-        for (source, target) in [("first_at", "start_time"), ("last_at", "end_time")] {
-            guard let text = data[source]?.stringValue, let time = Timestamp(iso8601: text) else { continue }
+        for (source, target) in [(fields.start, "start_time"), (fields.end, "end_time")] {
+            guard let source, let text = data[source]?.stringValue, let time = Timestamp(iso8601: text) else { continue }
             members.append((target, .milliseconds(time)))
             members.append((target + "_dt", .string(text)))
         }
