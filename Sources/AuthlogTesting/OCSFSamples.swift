@@ -36,12 +36,13 @@ public enum OCSFSamples {
                 ("method", .string("access_token")), ("subject_hash", .string(String(repeating: "ab", count: 32))),
                 ("actor", .string("key:siem")), ("route", .string("signin")), ("notice", .string("consent-revoked")),
             ]
-            data += Self.failureData(type) ?? [
-                ("first_at", .string(Self.windowStart)), ("last_at", .string("2026-11-27T09:00:00Z")),
-                type == .requestRefused
-                    ? ("counts", .object([("per_address_cap", .number("4")), ("malformed", .number("3"))]))
-                    : ("count", .number("7")),
-            ]
+            data +=
+                Self.failureData(type) ?? [
+                    ("first_at", .string(Self.windowStart)), ("last_at", .string("2026-11-27T09:00:00Z")),
+                    type == .requestRefused
+                        ? ("counts", .object([("per_address_cap", .number("4")), ("malformed", .number("3"))]))
+                        : ("count", .number("7")),
+                ]
         }
         members += [
             ("data", .object(data)), ("schema_version", .number("1")),

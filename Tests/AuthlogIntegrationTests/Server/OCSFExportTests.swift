@@ -117,6 +117,24 @@ struct OCSFExportTests {
         #expect(statuses["checkpointed"] == Int(checkpointSize), "the events the checkpoint covers")
         #expect(statuses["pending"] == Int(head - checkpointSize), "the events after it: \(statuses)")
         #expect(head - checkpointSize >= 20)
+
+        // What a SIEM correlates a real sign-in over HTTP on (issue 36 §4 found all of it missing).
+        let signins = try lines.map { try JSONParser().parse($0) }.filter {
+            $0["metadata"]?["event_code"]?.stringValue == "signin.succeeded"
+                && $0["unmapped"]?["provider"]?.stringValue == "dev"
+        }
+        #expect(signins.count == 2, "alice's and bob's sign-ins over HTTP")
+        for signin in signins {
+            let unmapped = signin["unmapped"]
+            #expect(signin["metadata"]?["correlation_uid"] == unmapped?["request_id"])
+            #expect(signin["metadata"]?["correlation_uid"]?.stringValue?.isEmpty == false)
+            #expect(signin["session"]?["uid"] == unmapped?["session_id"] && unmapped?["session_id"] != nil)
+            #expect(signin["user"]?["uid"] == unmapped?["user_id"] && unmapped?["user_id"] != nil)
+            #expect(signin["auth_protocol_id"]?.integerValue == 99 && signin["auth_protocol"] == .string("development"))
+            #expect(signin["service"]?["name"] == .string("authlog"))
+            #expect(signin["dst_endpoint"]?["svc_name"] == .string("authlog"))
+            #expect(signin["src_endpoint"]?["ip"] == unmapped?["ip"] && unmapped?["ip"] != nil)
+        }
     }
 
     @Test func eachCheckpointedLineProvesItsEventInTheSignedTree() async throws {

@@ -22,7 +22,8 @@ extension EventType {
     /// for one. An exhaustive switch: a type added to the catalogue must say whether it aggregates.
     public var ocsfAggregate: OCSFAggregateFields? {
         switch self {
-        case .rateLimitExceeded, .auditAccessed: return OCSFAggregateFields(count: "count", start: "first_at", end: "last_at")
+        case .rateLimitExceeded, .auditAccessed:
+            return OCSFAggregateFields(count: "count", start: "first_at", end: "last_at")
         case .requestRefused: return OCSFAggregateFields(count: "counts", start: "first_at", end: "last_at")
         case .auditEventsRefused: return OCSFAggregateFields(count: "count", start: nil, end: nil)
         case .auditWriteOutage:

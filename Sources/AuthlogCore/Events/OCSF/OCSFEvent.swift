@@ -133,7 +133,9 @@ public enum OCSFEvent {
             members.append(("count", .number(String(counts.reduce(Int64(0)) { $0 + ($1.value.integerValue ?? 0) }))))
         }
         for (source, target) in [(fields.start, "start_time"), (fields.end, "end_time")] {
-            guard let source, let text = data[source]?.stringValue, let time = Timestamp(iso8601: text) else { continue }
+            guard let source, let text = data[source]?.stringValue, let time = Timestamp(iso8601: text) else {
+                continue
+            }
             members.append((target, .milliseconds(time)))
             members.append((target + "_dt", .string(text)))
         }
