@@ -11,17 +11,7 @@ public enum CosignatureCrossCheck {
 
     /// Whether python3 with `cryptography` is here; under `CI=true` the check runs regardless (and fails
     /// when it is missing).
-    public static let isAvailable: Bool = {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import cryptography"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }()
+    public static let isAvailable = PythonModules.areAvailable(["cryptography"])
 
     /// Checks `note` with the log's verifier key and the witnesses' cosignature keys.
     /// - Returns: the script's exit status (0: every signature verifies) and what it printed.

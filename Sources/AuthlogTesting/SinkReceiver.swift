@@ -16,6 +16,8 @@ public final class SinkReceiver: Sendable {
         public var positions: String
         /// The body's lines, each a JSON document.
         public var lines: [JSONValue]
+        /// The body as it arrived, byte for byte.
+        public var body: [UInt8]
     }
 
     private struct State {
@@ -102,7 +104,7 @@ public final class SinkReceiver: Sendable {
             try JSONParser().parse(Array($0.utf8))
         }
         let positions = Self.header("authlog-positions", of: request) ?? ""
-        self.state.withLock { $0.batches.append(Batch(positions: positions, lines: lines)) }
+        self.state.withLock { $0.batches.append(Batch(positions: positions, lines: lines, body: body)) }
         return Response(status: .noContent)
     }
 

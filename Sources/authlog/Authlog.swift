@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthlogCore
 import AuthlogCrypto
 import Foundation
 
@@ -13,7 +14,7 @@ struct Authlog: AsyncParsableCommand {
             private PostgreSQL cluster under .authlog/ in the current folder, started on demand).
             Exit codes: 0 ok, 1 the check failed, 2 usage, 3 cannot reach the database.
             """,
-        version: "0.1.0",
+        version: AuthlogVersion.current,
         subcommands: [
             MigrateCommand.self, AppendEventsCommand.self, VerifyCommand.self, CheckpointCommand.self,
             ProveCommand.self, ExportCommand.self, KeysCommand.self, RebuildCommand.self, ReportCommand.self,

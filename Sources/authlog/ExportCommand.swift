@@ -11,7 +11,9 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Print sealed events after a position as JSON lines (one event per line).",
         discussion: """
             Each line is an event in the export format of docs/events.md: the envelope plus position, \
-            its OWASP Logging Vocabulary name (owasp, when it has one), recorded_at, digest and leaf_hash. Without --limit it exports everything sealed when it starts. The \
+            its OWASP Logging Vocabulary name (owasp, when it has one), recorded_at, digest and leaf_hash; with \
+            --format ocsf, the OCSF event a push sink of format ocsf sends for it. Without --limit it exports \
+            everything sealed when it starts. The \
             cursor to resume from is printed last on standard error as `next: N`: run again with --after N and \
             nothing is missed or repeated. The read is recorded as audit.accessed (your OS user and host) \
             before anything is printed.
@@ -19,7 +21,10 @@ struct ExportCommand: AsyncParsableCommand {
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
+        /// The export format of docs/events.md.
         case jsonl
+        /// OCSF 1.8.0 events with the log's evidence: the lines a push sink of format `ocsf` sends.
+        case ocsf
     }
 
     @OptionGroup var database: DatabaseOptions
@@ -40,7 +45,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "Only events of this provider.")
     var provider: String?
 
-    @Option(help: "The output format.")
+    @Option(
+        help: "The output format: jsonl (the export format) or ocsf (OCSF 1.8.0 events, as a push sink sends them)."
+    )
     var format: Format = .jsonl
 
     @Option(help: "Export one whole month of the log (YYYY-MM) into --output, with a manifest for retention.")
@@ -79,7 +86,7 @@ struct ExportCommand: AsyncParsableCommand {
         let summary = filter.summary
         try await AccessRecord.record(
             "export after=\(self.after) through=\(head)" + (self.limit.map { " limit=\($0)" } ?? "")
-                + (summary.isEmpty ? "" : " " + summary),
+                + (summary.isEmpty ? "" : " " + summary) + (self.format == .ocsf ? " format=ocsf" : ""),
             lag: lag,
             conninfo: target.primary
         )
@@ -152,9 +159,9 @@ struct ExportCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         guard self.after == 0, self.limit == nil, self.type == nil, self.userID == nil, self.provider == nil,
-            month.utf8.count == 7, Timestamp(iso8601: month + "-01") != nil
+            self.format == .jsonl, month.utf8.count == 7, Timestamp(iso8601: month + "-01") != nil
         else {
-            printError("--month takes YYYY-MM and no --after, --limit or filters")
+            printError("--month takes YYYY-MM and no --after, --limit, --format or filters")
             throw ExitCode(2)
         }
         return (month, directory)
@@ -213,14 +220,19 @@ struct ExportCommand: AsyncParsableCommand {
             let page = try await reportingStoreErrors {
                 try await EventReader().page(after: cursor, limit: size, filter: filter, on: connection)
             }
+            let lines: [String]
+            switch self.format {
+            case .jsonl: lines = page.events.map(\.json)
+            case .ocsf: lines = try await reportingStoreErrors { try await OCSFExport.lines(of: page, on: connection) }
+            }
             var bytes: [UInt8] = []
             var passedHead = false
-            for event in page.events {
+            for (event, line) in zip(page.events, lines) {
                 guard event.position <= head else {
                     passedHead = true
                     break
                 }
-                bytes += Array(event.json.utf8)
+                bytes += Array(line.utf8)
                 bytes.append(0x0A)
                 cursor = event.position
                 remaining -= 1

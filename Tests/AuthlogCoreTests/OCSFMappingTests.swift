@@ -139,6 +139,22 @@ struct OCSFMappingTests {
         }
     }
 
+    /// The Medium and High rows of docs/events.md's severity table name exactly the types the code gives that
+    /// severity (a forged proof's reason leaves Low for the types whose severity depends on it).
+    @Test func theSeverityTableSaysWhatTheCodeSays() throws {
+        let rows = MarkdownTables.firstTable(after: "### Severity", in: try RepositoryFiles.document("events.md"))
+        for severity in [OCSFSeverity.medium, .high] {
+            let row = try #require(rows.first { $0.first == "\(severity.rawValue) \(severity.caption)" }, "\(rows)")
+            let named = Set(MarkdownTables.codeSpans(in: row[1]).compactMap(EventType.init(rawValue:)))
+            let coded = Set(
+                EventType.allCases.filter {
+                    $0.ocsfSeverity(outcome: $0.fixedOutcome ?? .failure, reason: "invalid_signature") == severity
+                }
+            )
+            #expect(named == coded, "docs/events.md's \(severity.caption) row")
+        }
+    }
+
     @Test func whatTheDocumentQuotesFromTheSchemaIsInIt() throws {
         let classes = try Self.schemaClasses()
         let rows = MarkdownTables.firstTable(after: "## OCSF", in: try RepositoryFiles.document("events.md"))

@@ -96,8 +96,8 @@ struct SinkSettingsAndPayloadTests {
     @Test func anOCSFLineCarriesTheMappingAndTheWholeEvent() throws {
         let line =
             #"{"position":7,"event_id":"0199a0a0-0000-7000-8000-000000000007","stream":"session-1","stream_version":1,"type":"signin.failed","occurred_at":"2026-11-27T09:00:00.250000Z","outcome":"failure","reason":"expired","provider":"apple","ip":"203.0.113.9","user_agent":"App/1","data":{},"schema_version":1,"recorded_at":"2026-11-27T09:00:00.300000Z","digest":"00","leaf_hash":"00"}"#
-        let body = SinkPayload.body([line], format: .ocsf)
-        #expect(body.last == 0x0A)
+        let body = SinkPayload.body([OCSFEvent.line(exportLine: line, evidence: nil)])
+        #expect(body.last == 0x0A && body.filter { $0 == 0x0A }.count == 1)
         let event = try JSONParser().parse(Array(body.dropLast()))
         #expect(event["class_uid"]?.integerValue == 3002)
         #expect(event["activity_id"]?.integerValue == 1)
@@ -108,6 +108,8 @@ struct SinkSettingsAndPayloadTests {
         #expect(event["metadata"]?["version"]?.stringValue == "1.8.0")
         #expect(event["src_endpoint"]?["ip"]?.stringValue == "203.0.113.9")
         #expect(event["unmapped"]?["event_id"]?.stringValue == "0199a0a0-0000-7000-8000-000000000007")
-        #expect(SinkPayload.body([line], format: .export) == Array((line + "\n").utf8))
+        #expect(event["metadata"]?["event_code"]?.stringValue == "signin.failed")
+        #expect(event["auth_protocol_id"]?.integerValue == 4 && event["user"]?["uid"]?.stringValue == "unknown")
+        #expect(SinkPayload.body([line]) == Array((line + "\n").utf8))
     }
 }

@@ -32,6 +32,27 @@ public struct OCSFMapping: Sendable, Hashable {
     /// The activity id that says the activity is not one the class defines; `activity_name` then carries the
     /// source's own name.
     public static let otherActivity = 99
+
+    /// Authentication's `class_uid`.
+    public static let authenticationClass = 3002
+    /// Account Change's `class_uid`.
+    public static let accountChangeClass = 3001
+    /// API Activity's `class_uid`.
+    public static let apiActivityClass = 6003
+    /// Web Resource Access Activity's `class_uid`.
+    public static let webResourceAccessClass = 6004
+    /// Event Log Activity's `class_uid`.
+    public static let eventLogActivityClass = 1008
+
+    /// OCSF's `category_name`: the caption of ``categoryUID`` in the schema's `categories.json`.
+    public var categoryName: String {
+        switch self.categoryUID {
+        case 1: return "System Activity"
+        case 3: return "Identity & Access Management"
+        case 6: return "Application Activity"
+        default: return "Other"
+        }
+    }
 }
 
 extension EventType {
@@ -88,41 +109,127 @@ extension Outcome {
     }
 }
 
-/// OCSF's `auth_protocol_id` for a sign-in provider: 6 (`OAUTH 2.0`) for GitHub, whose sign-in is an OAuth 2.0
-/// authorization code with no ID token; 4 (`OpenID`) for the providers that prove a user with an ID token
-/// (Apple, Google, GitLab, Kakao, Firebase, and configured OIDC providers).
+/// OCSF's `auth_protocol_id` and `auth_protocol` of an authentication.
+///
+/// From the sign-in's provider and `data.method`: 6 (`OAUTH 2.0`) for GitHub, whose sign-in is an OAuth 2.0
+/// authorization code with no ID token, and for any provider's `access_token` proof; 4 (`OpenID`) for the
+/// providers that prove a user with an ID token (Apple, Google, GitLab, Kakao, Firebase, and configured OIDC
+/// providers); 99 (`Other`) for the `dev` provider's development sign-in (`auth_protocol` `development`) and for
+/// authlog's own session tokens, which no standard protocol carries (`auth_protocol` `authlog session token`).
 public enum OCSFAuthProtocol {
     /// The `auth_protocol_id` of `provider`, with its caption.
-    /// - Parameter provider: The envelope's `provider`.
-    /// - Returns: The id and its caption in the schema's dictionary.
-    public static func of(provider: String) -> (id: Int, caption: String) {
-        provider == "github" ? (6, "OAUTH 2.0") : (4, "OpenID")
+    /// - Parameters:
+    ///   - provider: The envelope's `provider`.
+    ///   - method: The sign-in's `data.method` (`id_token`, `authorization_code`, `access_token`, `development`).
+    /// - Returns: The id and its caption in the schema's dictionary (for 99, the source's own name).
+    public static func of(provider: String, method: String? = nil) -> (id: Int, caption: String) {
+        if provider == "dev" || method == "development" { return (OCSFMapping.otherActivity, "development") }
+        if provider == "github" || method == "access_token" { return (6, "OAUTH 2.0") }
+        return (4, "OpenID")
     }
+
+    /// The protocol of an event about authlog's own access and refresh tokens (no provider named).
+    public static let sessionToken = (id: OCSFMapping.otherActivity, caption: "authlog session token")
+}
+
+/// OCSF's `severity_id`, chosen from what an event means for a security team.
+public enum OCSFSeverity: Int, Sendable, CaseIterable {
+    /// 1: a normal activity, or a refusal of one (a failed sign-in, a rate limit).
+    case informational = 1
+    /// 2: a refusal that is more likely an attack than a mistake: a forged, replayed or misdirected proof, or
+    /// a revoked refresh token presented again.
+    case low = 2
+    /// 3: a control acted: an identity locked, a rotated refresh token presented again (a stolen token); or the
+    /// audit trail itself failed for a while (the log could not be written, refusal events were dropped, a sink
+    /// stopped taking the log).
+    case medium = 3
+    /// 4: the log refused to sign a head or to seal events, or a witness holds a checkpoint the log
+    /// contradicts: evidence of tampering with the log itself.
+    case high = 4
+
+    /// The caption in the schema's dictionary.
+    public var caption: String {
+        switch self {
+        case .informational: return "Informational"
+        case .low: return "Low"
+        case .medium: return "Medium"
+        case .high: return "High"
+        }
+    }
+}
+
+extension EventType {
+    /// The severity of an event of this type with `outcome` and `reason` (docs/events.md, "OCSF").
+    public func ocsfSeverity(outcome: Outcome, reason: String?) -> OCSFSeverity {
+        switch self {
+        case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return .high
+        case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing:
+            return .medium
+        case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed:
+            guard outcome == .failure, let reason else { return .informational }
+            return OCSFSeverity.forgeryReasons.contains(reason) ? .low : .informational
+        case .signinSucceeded, .userRegistered, .identityLinked, .identityUnlinked, .tokenIssued, .tokenRefreshed,
+            .tokenRefreshReplayed, .tokenRevoked, .sessionLoggedOut, .sessionRevoked, .sessionExpired,
+            .sessionReauthenticated, .providerConsentRevoked, .providerEmailChanged, .providerRevocationAttempted,
+            .accountDeleted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied,
+            .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared, .auditSinkRecovered:
+            return .informational
+        }
+    }
+}
+
+extension OCSFSeverity {
+    /// The refusal reasons that say a proof or token was forged, replayed or meant for someone else.
+    static let forgeryReasons: Set<String> = [
+        "invalid_signature", "unsupported_alg", "unknown_kid", "forbidden_header", "issuer_mismatch",
+        "audience_mismatch", "azp_mismatch", "nonce_mismatch", "nonce_replayed", "app_id_mismatch",
+        "subject_mismatch", "revoked",
+    ]
 }
 
 extension OCSFMapping {
     /// Authentication (3002): logon and logoff attempts and the stages of authentication.
     fileprivate static func authentication(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: 3002, className: "Authentication", activityID: activity, activityCaption: caption)
+        Self(
+            classUID: Self.authenticationClass,
+            className: "Authentication",
+            activityID: activity,
+            activityCaption: caption
+        )
     }
 
     /// Account Change (3001): user account management tasks.
     fileprivate static func accountChange(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: 3001, className: "Account Change", activityID: activity, activityCaption: caption)
+        Self(
+            classUID: Self.accountChangeClass,
+            className: "Account Change",
+            activityID: activity,
+            activityCaption: caption
+        )
     }
 
     /// API Activity (6003): create, read, update and delete API calls.
     fileprivate static func apiActivity(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: 6003, className: "API Activity", activityID: activity, activityCaption: caption)
+        Self(classUID: Self.apiActivityClass, className: "API Activity", activityID: activity, activityCaption: caption)
     }
 
     /// Web Resource Access Activity (6004): attempts to access a web resource over HTTP.
     fileprivate static func webResourceAccess(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: 6004, className: "Web Resource Access Activity", activityID: activity, activityCaption: caption)
+        Self(
+            classUID: Self.webResourceAccessClass,
+            className: "Web Resource Access Activity",
+            activityID: activity,
+            activityCaption: caption
+        )
     }
 
     /// Event Log Activity (1008): actions on the event logging service and its data.
     fileprivate static func eventLogActivity(_ activity: Int, _ caption: String) -> Self {
-        Self(classUID: 1008, className: "Event Log Activity", activityID: activity, activityCaption: caption)
+        Self(
+            classUID: Self.eventLogActivityClass,
+            className: "Event Log Activity",
+            activityID: activity,
+            activityCaption: caption
+        )
     }
 }

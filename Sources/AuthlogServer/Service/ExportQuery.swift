@@ -4,8 +4,8 @@ public import AuthlogStore
 import Foundation
 
 /// The parameters of `GET /v1/events`, checked: `after` (a position, default 0), `limit` (1–1000, default
-/// 100), and the filters `type`, `user_id` and `provider`. Anything else, a repeated parameter or a bad value
-/// is refused, so a misspelt filter never silently exports everything.
+/// 100), the filters `type`, `user_id` and `provider`, and `format` (`export`, the default, or `ocsf`). Anything
+/// else, a repeated parameter or a bad value is refused, so a misspelt filter never silently exports everything.
 public struct ExportQuery: Sendable, Equatable {
     /// The cursor: events after this position.
     public var after: Int64 = 0
@@ -13,9 +13,11 @@ public struct ExportQuery: Sendable, Equatable {
     public var limit = 100
     /// Which events.
     public var filter = EventFilter()
+    /// What each element of `events` is: the export format, or an OCSF event (``OCSFExport``).
+    public var format = SinkSettings.Format.export
 
     /// The parameter names it accepts.
-    static let names: Set<String> = ["after", "limit", "type", "user_id", "provider"]
+    static let names: Set<String> = ["after", "limit", "type", "user_id", "provider", "format"]
 
     /// Parses `parameters` (name, value), in request order.
     /// - Throws: ``ServiceError`` 400 `invalid_request` naming the parameter.
@@ -25,7 +27,7 @@ public struct ExportQuery: Sendable, Equatable {
             guard Self.names.contains(name) else {
                 let shown = EnvelopeText.normalized(name, limit: 32) ?? "\"\(name)\""
                 throw ServiceError.badRequest(
-                    "Unknown query parameter \(shown); use after, limit, type, user_id or provider."
+                    "Unknown query parameter \(shown); use after, limit, type, user_id, provider or format."
                 )
             }
             guard seen.insert(name).inserted else {
@@ -46,6 +48,11 @@ public struct ExportQuery: Sendable, Equatable {
                     throw ServiceError.badRequest("The query parameter user_id must be a UUID.")
                 }
                 self.filter.userID = id
+            case "format":
+                guard let format = SinkSettings.Format(rawValue: value) else {
+                    throw ServiceError.badRequest("The query parameter format must be export or ocsf.")
+                }
+                self.format = format
             default:
                 guard (1...64).contains(value.utf8.count), value == EnvelopeText.normalized(value, limit: 64) else {
                     throw ServiceError.badRequest("The query parameter provider must be 1 to 64 printable characters.")
@@ -77,5 +84,6 @@ public struct ExportQuery: Sendable, Equatable {
     func summary(next: Int64) -> String {
         let filters = self.filter.summary
         return "export after=\(self.after) next=\(next) limit=\(self.limit)" + (filters.isEmpty ? "" : " " + filters)
+            + (self.format == .export ? "" : " format=\(self.format.rawValue)")
     }
 }

@@ -86,14 +86,19 @@ public actor SinkDeliverer {
     private func deliverBatch() async throws -> Bool {
         let sink = self.sink
         guard let cursor = try await self.cursors.claim(sink.name, for: Self.lease(of: sink)) else { return false }
-        let page = try await self.pool.withConnection {
-            try await EventReader().page(after: cursor, limit: sink.batchSize, filter: EventFilter(), on: $0)
+        let (page, body) = try await self.pool.withConnection { connection in
+            let page = try await EventReader().page(
+                after: cursor,
+                limit: sink.batchSize,
+                filter: EventFilter(),
+                on: connection
+            )
+            return (page, try await SinkPayload.body(of: page, format: sink.format, on: connection))
         }
         guard let first = page.events.first, let last = page.events.last else {
             self.metrics.recordPosition(sink.name, through: cursor, head: page.head)
             return false
         }
-        let body = SinkPayload.body(page.events.map(\.json), format: sink.format)
         let timestamp = Int64(Date().timeIntervalSince1970)
         let request = OutboundRequest(
             method: "POST",

@@ -132,7 +132,7 @@ public enum LogProofs {
         return sealed
     }
 
-    private static func hash(of range: MerkleProof.Range, _ nodes: [MerkleNodeID: [UInt8]]) throws -> [UInt8] {
+    static func hash(of range: MerkleProof.Range, _ nodes: [MerkleNodeID: [UInt8]]) throws -> [UInt8] {
         guard let hash = MerkleProof.hash(of: range, nodes: nodes) else {
             throw StoreError(
                 .schema,
@@ -144,7 +144,7 @@ public enum LogProofs {
 
     /// Reads the nodes the ranges are made of, in one query; those wholly in positions retention dropped come
     /// from its anchor.
-    private static func nodes(
+    static func nodes(
         for ranges: [MerkleProof.Range],
         anchor: LogAnchor?,
         on connection: Connection

@@ -11,11 +11,12 @@ extension Checkers {
     struct SinkSignatureSnippetTests {
         /// The ```python block of docs/operations.md that defines `verify(secret`.
         static func snippet() throws -> String {
-            let text = try String(contentsOf: RepositoryFiles.url("docs/operations.md"), encoding: .utf8)
-            let blocks = text.components(separatedBy: "```python\n").dropFirst().map {
-                $0.components(separatedBy: "\n```").first ?? ""
-            }
-            return try #require(blocks.first { $0.contains("def verify(secret") }, "the snippet is in the docs")
+            let block = try RepositoryFiles.codeBlock(
+                "python",
+                in: "docs/operations.md",
+                containing: "def verify(secret"
+            )
+            return try #require(block, "the snippet is in the docs")
         }
 
         @Test func theDocumentedSnippetChecksWhatAuthlogSigns() async throws {

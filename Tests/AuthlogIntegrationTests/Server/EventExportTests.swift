@@ -92,6 +92,7 @@ struct EventExportTests {
             ("/v1/events?type=nope", "invalid_request"),
             ("/v1/events?user_id=not-a-uuid", "invalid_request"),
             ("/v1/events?limit=1&limit=2", "invalid_request"),
+            ("/v1/events?format=cef", "invalid_request"),
             ("/v1/events?after=1000", "out_of_range"),
         ]
         for (path, code) in refused {

@@ -16,16 +16,7 @@ import Testing
 struct ReceiptTests {
     /// A server whose log is signed with a key of its own.
     private func server() async throws -> (ServerHarness, NoteVerifier) {
-        let key = try PrivateKey.generate(for: .edDSA)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-receipt-\(UUID()).pem").path
-        try key.pemRepresentation().write(toFile: file, atomically: true, encoding: .utf8)
-        let server = try await ServerHarness.start { configuration in
-            var log = ServerConfiguration.LogSettings()
-            log.origin = "receipts.test/log"
-            log.checkpointKeyFile = file
-            configuration.log = log
-        }
-        return (server, try NoteSigner(name: "receipts.test/log", key: key).verifier)
+        try await ServerHarness.startSigningCheckpoints(origin: "receipts.test/log")
     }
 
     private func ids(_ answer: HTTPTestClient.Answer) -> [String] {

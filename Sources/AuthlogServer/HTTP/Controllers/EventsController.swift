@@ -97,7 +97,8 @@ struct EventsController: Sendable {
         return answer
     }
 
-    /// `?after=&limit=&type=&user_id=&provider=` → `{"events": […], "next": N, "head": H}`.
+    /// `?after=&limit=&type=&user_id=&provider=&format=` → `{"events": […], "next": N, "head": H}`; with
+    /// `format=ocsf` each element is the OCSF event a push sink of format `ocsf` sends for it.
     @Sendable func export(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (actor, metadata) = try await self.access.caller(
             of: request,
@@ -137,16 +138,24 @@ struct EventsController: Sendable {
         async let built = rows.lines()
         try await self.access.record(actor: actor, what: query.summary(next: rows.next), lag: lag, metadata: metadata)
         let page: ExportPage
+        let lines: [String]
         do {
             page = try await built
+            switch query.format {
+            case .export: lines = page.events.map(\.json)
+            case .ocsf:
+                lines = try await self.access.read(measuringLag: false) { try await OCSFExport.lines(of: page, on: $0) }
+                    .value
+            }
         } catch {
             throw ServiceError.failure(error)
         }
-        // The events are lines of JSON in the export format (``ExportLine``); the page wraps them.
+        // The events are lines of JSON in the export format (``ExportLine``), or the push sinks' OCSF lines
+        // (``OCSFExport``); the page wraps them.
         var body = ByteBuffer(string: "{\"events\":[")
-        for (index, event) in page.events.enumerated() {
+        for (index, line) in lines.enumerated() {
             if index > 0 { body.writeStaticString(",") }
-            body.writeString(event.json)
+            body.writeString(line)
         }
         body.writeString("],\"next\":\(page.next),\"head\":\(page.head)}")
         return Response(
