@@ -19,9 +19,12 @@ let package = Package(
         .library(name: "AuthlogProviders", targets: ["AuthlogProviders"]),
         .library(name: "AuthlogAccounts", targets: ["AuthlogAccounts"]),
         .library(name: "AuthlogServer", targets: ["AuthlogServer"]),
-        .library(name: "AuthlogClient", targets: ["AuthlogClient"]),
+        .library(name: "AuthlogWitness", targets: ["AuthlogWitness"]),
     ],
     dependencies: [
+        // The client package (AuthlogClient and the verification core, AuthlogTransparency): its own Package.swift,
+        // so that an app resolves swift-crypto alone. Its identity is the folder's name, "swift".
+        .package(path: "clients/swift"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -46,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "AuthlogCrypto",
-            dependencies: ["COpenSSL", "AuthlogCore"],
+            dependencies: ["COpenSSL", "AuthlogCore", .product(name: "AuthlogTransparency", package: "swift")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -70,6 +73,7 @@ let package = Package(
                 "AuthlogPostgres",
                 "AuthlogCore",
                 "AuthlogCrypto",
+                .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings,
@@ -97,6 +101,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "AuthlogWitness",
+            dependencies: [
+                "AuthlogCore",
+                "AuthlogCrypto",
+                .product(name: "AuthlogTransparency", package: "swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "AuthlogServer",
             dependencies: [
                 "AuthlogAccounts",
@@ -105,18 +120,11 @@ let package = Package(
                 "AuthlogStore",
                 "AuthlogPostgres",
                 "AuthlogProviders",
+                "AuthlogWitness",
+                .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .target(
-            name: "AuthlogClient",
-            dependencies: [
-                // OpenSSL on Linux only: an iOS or macOS app cannot link the system libcrypto, so there
-                // the client uses CryptoKit (see ClientCrypto.swift).
-                .target(name: "AuthlogCrypto", condition: .when(platforms: [.linux]))
             ],
             swiftSettings: strictSettings
         ),
@@ -130,6 +138,7 @@ let package = Package(
                 "AuthlogPostgres",
                 "AuthlogProviders",
                 "AuthlogServer",
+                .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -145,6 +154,8 @@ let package = Package(
                 "AuthlogCrypto",
                 "AuthlogProviders",
                 "AuthlogServer",
+                "AuthlogWitness",
+                .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -162,7 +173,9 @@ let package = Package(
                 "AuthlogServer",
                 "AuthlogProviders",
                 "AuthlogCrypto",
-                "AuthlogClient",
+                "AuthlogWitness",
+                .product(name: "AuthlogClient", package: "swift"),
+                .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -177,7 +190,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthlogCryptoTests",
-            dependencies: ["AuthlogCrypto", "AuthlogCore", "AuthlogTesting"],
+            dependencies: [
+                "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
+                .product(name: "AuthlogTransparency", package: "swift"),
+            ],
             exclude: ["Python"],
             swiftSettings: strictSettings
         ),
@@ -201,6 +217,7 @@ let package = Package(
             dependencies: [
                 "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogCrypto", "AuthlogCore",
                 "AuthlogPostgres", "AuthlogTesting",
+                .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -210,8 +227,10 @@ let package = Package(
         .testTarget(
             name: "AuthlogIntegrationTests",
             dependencies: [
-                "authlog", "AuthlogAccounts", "AuthlogClient", "AuthlogServer", "AuthlogProviders", "AuthlogStore",
+                "authlog", "AuthlogAccounts", "AuthlogServer", "AuthlogWitness", "AuthlogProviders", "AuthlogStore",
                 "AuthlogPostgres", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
+                .product(name: "AuthlogClient", package: "swift"),
+                .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings

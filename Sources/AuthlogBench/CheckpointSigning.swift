@@ -1,6 +1,7 @@
 import AuthlogCrypto
 import AuthlogPostgres
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 import Synchronization
 

@@ -1,5 +1,6 @@
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 
 /// An auditor's client that computes inclusion proofs from tlog-tiles fetched over HTTP and checks each

@@ -3,6 +3,7 @@ import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 import Hummingbird
 

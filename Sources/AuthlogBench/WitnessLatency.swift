@@ -3,6 +3,7 @@ import AuthlogCrypto
 import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 
 /// Time from an event's commit to a witnessed checkpoint covering it: `authlog serve` (checkpoints every

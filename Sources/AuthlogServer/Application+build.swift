@@ -68,7 +68,7 @@ public func buildRouter(
         access: components.operatorAccess,
         pool: components.store.pool,
         checkpointSeconds: components.checkpoints.everySeconds,
-        witnessQuorum: components.witnesses.policy?.quorum ?? 0,
+        witnessPolicy: components.witnesses.policy,
         witnessSeconds: Int(components.witnesses.interval.components.seconds),
         requestMetadata: metadata
     )

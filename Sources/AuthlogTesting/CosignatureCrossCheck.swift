@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogTransparency
 import Foundation
 
 /// `Tests/AuthlogCryptoTests/Python/cosigcheck.py`: a signed note's log signature and witness cosignatures

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthlogServer
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 
 /// Where the log's checkpoint settings and key come from: `--config` (its `log` section) and

@@ -2,6 +2,7 @@ import AuthlogCore
 import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 
 /// Gathers what `authlog report --format html` shows besides the requested report: the three charted

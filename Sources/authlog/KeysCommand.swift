@@ -3,6 +3,7 @@ import AuthlogCrypto
 import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 
 /// `authlog keys …`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 
 /// `authlog prove`: an inclusion proof an auditor can check against a signed checkpoint.

@@ -2,6 +2,7 @@ import ArgumentParser
 import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 
 /// `authlog verify`.
@@ -39,7 +40,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A witness policy (`witness <vkey>` and `quorum <k>` lines): also name the newest witnessed checkpoint.",
+            "A witness policy (C2SP tlog-policy, or the old `witness <vkey>` and `quorum <k>` lines): also name "
+                + "the newest witnessed checkpoint.",
             valueName: "file"
         )
     )
@@ -149,7 +151,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// Prints what the policy says of the stored checkpoints; returns 5 when no checkpoint is witnessed, else 0.
     /// - Throws: `ExitCode(1)` for a stored cosignature that does not verify.
-    private static func report(_ witnessed: WitnessedCheckpoints, quorum: Int) throws -> Int32 {
+    private static func report(_ witnessed: WitnessedCheckpoints, quorum: WitnessPolicy.Quorum) throws -> Int32 {
         if let bad = witnessed.invalid.first {
             print(
                 "log broken: the stored cosignature of \(bad.witness) on the checkpoint of \(bad.size) events does "
@@ -158,7 +160,7 @@ struct VerifyCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         guard let newest = witnessed.newest else {
-            print("not witnessed: no stored checkpoint is cosigned by \(quorum) of the policy's witnesses")
+            print("not witnessed: no stored checkpoint meets the policy's quorum (\(quorum))")
             return 5
         }
         let age = max(0, Int64(Date().timeIntervalSince1970) - newest.signedAt)

@@ -2,6 +2,8 @@ import ArgumentParser
 import AuthlogCrypto
 import AuthlogServer
 import AuthlogStore
+import AuthlogTransparency
+import AuthlogWitness
 import Foundation
 import Hummingbird
 import Logging

@@ -44,11 +44,14 @@ public struct SHA256: ~Copyable {
 
     /// The SHA-256 digest of `bytes`.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBytes { self.hash($0) }
+    }
+
+    /// The SHA-256 digest of the bytes in `raw`, without copying them.
+    public static func hash(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Self.byteCount)
-        bytes.withUnsafeBytes { raw in
-            var length: UInt32 = 0
-            _ = EVP_Digest(raw.baseAddress, raw.count, &output, &length, Self.algorithm, nil)
-        }
+        var length: UInt32 = 0
+        _ = EVP_Digest(raw.baseAddress, raw.count, &output, &length, Self.algorithm, nil)
         return output
     }
 

@@ -1,6 +1,6 @@
 import AuthlogAccounts
 import AuthlogCrypto
-public import AuthlogStore
+public import AuthlogTransparency
 import Foundation
 
 /// The checkpoint settings with their defaults applied, and the signing key loaded: the one place where the

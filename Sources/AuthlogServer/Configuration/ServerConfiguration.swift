@@ -87,6 +87,9 @@ public struct ServerConfiguration: Codable, Sendable {
         public var witnesses: [WitnessEntry]?
         /// How many witnesses must cosign a checkpoint for it to count as witnessed (default: all of them).
         public var witnessQuorum: Int?
+        /// A C2SP tlog-policy file naming the witnesses (each with its URL) and the quorum, instead of
+        /// `witnesses` and `witness_quorum`.
+        public var witnessPolicy: String?
         /// The least time between two submissions to one witness, in seconds (default 10).
         public var witnessIntervalSeconds: Int?
 

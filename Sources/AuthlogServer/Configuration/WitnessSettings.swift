@@ -1,9 +1,10 @@
 import AuthlogAccounts
-public import AuthlogStore
+public import AuthlogTransparency
 import Foundation
 
 /// The log's witnesses with their defaults applied and keys parsed: the `log.witnesses`,
-/// `log.witness_quorum` and `log.witness_interval_seconds` settings.
+/// `log.witness_quorum` and `log.witness_interval_seconds` settings, or instead of the first two a C2SP
+/// tlog-policy file, `log.witness_policy`.
 public struct WitnessSettings: Sendable {
     /// One witness.
     public struct Witness: Sendable {
@@ -33,6 +34,16 @@ public struct WitnessSettings: Sendable {
             in: 1...86_400
         )
         self.interval = .seconds(seconds)
+        if let file = log?.witnessPolicy {
+            guard log?.witnesses == nil, log?.witnessQuorum == nil else {
+                throw ServerConfiguration.Invalid(
+                    description:
+                        "log.witness_policy replaces log.witnesses and log.witness_quorum: give one or the other"
+                )
+            }
+            (self.witnesses, self.policy) = try Self.policy(file: file)
+            return
+        }
         var witnesses: [Witness] = []
         for (index, entry) in (log?.witnesses ?? []).enumerated() {
             let at = "log.witnesses[\(index)]"
@@ -47,14 +58,12 @@ public struct WitnessSettings: Sendable {
                     description: "\(at): the verifier key names \(verifier.name), not \(entry.name)"
                 )
             }
-            guard let url = URL(string: entry.url), url.scheme == "http" || url.scheme == "https", url.host != nil,
-                url.query == nil
-            else {
-                throw ServerConfiguration.Invalid(description: "\(at).url must be an http(s) URL without a query")
-            }
-            let prefix = entry.url.hasSuffix("/") ? String(entry.url.dropLast()) : entry.url
             witnesses.append(
-                Witness(name: entry.name, addCheckpointURL: prefix + "/add-checkpoint", verifier: verifier)
+                Witness(
+                    name: entry.name,
+                    addCheckpointURL: try Self.addCheckpointURL(entry.url, at: "\(at).url"),
+                    verifier: verifier
+                )
             )
         }
         self.witnesses = witnesses

@@ -1,4 +1,5 @@
 public import AuthlogCore
+import AuthlogTransparency
 import Foundation
 import Synchronization
 

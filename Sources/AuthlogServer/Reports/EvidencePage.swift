@@ -1,5 +1,6 @@
 public import AuthlogCore
 public import AuthlogStore
+import AuthlogTransparency
 import Foundation
 
 /// The page `authlog report --format html` writes for auditors: one self-contained HTML file with the period,

@@ -2,6 +2,8 @@ import AuthlogCore
 public import AuthlogPostgres
 public import AuthlogProviders
 public import AuthlogStore
+import AuthlogTransparency
+import AuthlogWitness
 import Foundation
 public import Logging
 

@@ -1,5 +1,6 @@
 public import AuthlogCore
 public import AuthlogPostgres
+import AuthlogTransparency
 import Foundation
 
 /// Reads sealed events in position order, a page at a time. Unsealed events are never returned, so a reader

@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+public import AuthlogTransparency
 
 /// The witnesses' cosignature lines of the log's checkpoints (`authlog.checkpoint_cosignatures`, migration
 /// 0013): one line per (tree size, witness), each verified with the witness's key before it is stored.
@@ -50,7 +51,7 @@ public enum CheckpointCosignatures {
     }
 
     /// The newest checkpoint (of the 100 newest that carry cosignatures) whose stored cosignatures meet
-    /// `policy`'s quorum, and when it reached it: when the k-th of its valid cosignatures was stored
+    /// `policy`'s quorum, and when it reached it: when the valid cosignature that completed the quorum was stored
     /// (`received_at`, POSIX seconds). What a restarted process reports as witnessed before any witness answers it.
     /// - Throws: ``StoreError`` from the database.
     public static func newestWitnessed(
@@ -84,15 +85,24 @@ public enum CheckpointCosignatures {
                 )
             )
         }
+        let names = Dictionary(
+            policy.witnesses.map { ($0.verifier.name, $0.name) },
+            uniquingKeysWith: { first, _ in first }
+        )
         for (size, note) in notes {
             let stored = lines[size] ?? []
             guard let result = policy.check(note: CosignedCheckpoint.appending(stored.map(\.line), to: note)),
                 result.quorumMet
             else { continue }
             let valid = Set(result.cosigned.map(\.name))
-            let times = stored.filter { valid.contains($0.witness) }.map(\.receivedAt).sorted()
-            guard times.count >= policy.quorum else { continue }
-            return (size, times[policy.quorum - 1])
+            // The quorum was reached when the cosignature that completed it was stored. Rows name a witness by its
+            // key's name; the quorum by its name in the policy.
+            var cosigners: Set<String> = []
+            for entry in stored.sorted(by: { $0.receivedAt < $1.receivedAt }) {
+                guard let name = names[entry.witness], valid.contains(name) else { continue }
+                cosigners.insert(name)
+                if policy.quorum.isMet(by: cosigners) { return (size, entry.receivedAt) }
+            }
         }
         return nil
     }

@@ -1,4 +1,5 @@
 public import AuthlogCore
+public import AuthlogTransparency
 
 /// Why a checkpoint signer refused to sign the head: signing it would contradict a checkpoint it already
 /// signed. Thrown by ``Checkpointer/signNow(requestID:)`` after the refusal is recorded as

@@ -1,6 +1,7 @@
 import AuthlogCore
 import AuthlogCrypto
 public import AuthlogPostgres
+public import AuthlogTransparency
 import Foundation
 
 /// Signs checkpoints of the sealed log, and never signs one that contradicts a checkpoint it signed before.

@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+public import AuthlogTransparency
 
 /// Where the retained log begins after retention dropped its oldest months: the last dropped position S, the
 /// frontier of the tree of S leaves (the hashes of its maximal complete subtrees) and the tile edge (the dropped

@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+import AuthlogTransparency
 
 extension LogProofs {
     /// The audit paths of the events at `positions` in the tree of `treeSize` leaves, by position, from one read

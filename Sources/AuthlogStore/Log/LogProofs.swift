@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+import AuthlogTransparency
 
 /// Inclusion and consistency proofs read from the sealed log: each proof plans the complete-subtree nodes it
 /// needs (``MerkleProof``) and reads them in one query by position, O(log n) rows.

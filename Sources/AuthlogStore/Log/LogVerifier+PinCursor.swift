@@ -1,3 +1,5 @@
+import AuthlogTransparency
+
 extension LogVerifier {
     /// The pins ahead of the walk, in order of size, each checked when the recomputed tree reaches its size.
     struct PinCursor {

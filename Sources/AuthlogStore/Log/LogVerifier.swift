@@ -1,6 +1,7 @@
 import AuthlogCore
 import AuthlogCrypto
 public import AuthlogPostgres
+public import AuthlogTransparency
 import Foundation
 
 /// Recomputes the log from the events and checks everything stored against it: each event's digest from its

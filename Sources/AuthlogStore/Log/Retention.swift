@@ -1,6 +1,7 @@
 public import AuthlogCore
 import AuthlogCrypto
 public import AuthlogPostgres
+import AuthlogTransparency
 import Foundation
 
 /// What `authlog retention apply --keep N` would drop: the months old enough to go, oldest first, each with

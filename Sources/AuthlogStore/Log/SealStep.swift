@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogPostgres
+import AuthlogTransparency
 import Foundation
 
 /// One sealing transaction, the only serial step of the write path: under the locked log head it takes up to

@@ -1,4 +1,5 @@
 public import AuthlogPostgres
+public import AuthlogTransparency
 import Foundation
 
 /// What a witness policy says of the stored checkpoints (`authlog verify --witness-policy`): the newest one

@@ -2,6 +2,7 @@ import AuthlogCore
 import AuthlogCrypto
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import AuthlogCrypto
 import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 import Testing
 

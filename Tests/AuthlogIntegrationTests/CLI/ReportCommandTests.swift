@@ -3,6 +3,7 @@ import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogTransparency
 import Foundation
 import Testing
 

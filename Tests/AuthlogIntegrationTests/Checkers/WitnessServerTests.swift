@@ -3,6 +3,8 @@ import AuthlogCrypto
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
+import AuthlogWitness
 import Foundation
 import Testing
 
@@ -241,13 +243,19 @@ extension Checkers {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let server = try await self.start([log], directory: directory)
             #expect(try await server.add(try log.request(old: 0, size: 5)).status == 200)
-            // The temporary file cannot be made (a directory is in its place): 500, no cosignature, and the witness
-            // still holds 5, in memory and on disk.
+            // The state cannot be written (a plain file stands where its directory was, so no temporary file can
+            // be made beside it): 500, no cosignature, and the witness still holds 5, in memory and on disk.
             let file = "\(directory)/\(Hex.encode(SHA256.hash(Array(log.signer.name.utf8)))).note"
-            try FileManager.default.createDirectory(atPath: file + ".tmp", withIntermediateDirectories: false)
+            try FileManager.default.moveItem(atPath: directory, toPath: directory + ".away")
+            #expect(FileManager.default.createFile(atPath: directory, contents: Data("not a directory\n".utf8)))
             let refused = try await server.add(try log.request(old: 5, size: 8))
             #expect(refused.status == 500 && !refused.text.contains("\u{2014}"))
-            try FileManager.default.removeItem(atPath: file + ".tmp")
+            try FileManager.default.removeItem(atPath: directory)
+            try FileManager.default.moveItem(atPath: directory + ".away", toPath: directory)
+            let kept = try #require(
+                NoteText(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self))
+            )
+            #expect(Checkpoint(body: kept.body)?.size == 5)
             let held = try await server.add(try log.request(old: 0, size: 8))
             #expect(held.status == 409 && held.text == "5\n")
             #expect(try await server.add(try log.request(old: 5, size: 8)).status == 200)

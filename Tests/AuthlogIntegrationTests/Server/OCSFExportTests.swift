@@ -4,6 +4,7 @@ import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 import Logging
 import Testing

@@ -4,6 +4,7 @@ import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 import Testing
 
@@ -205,59 +206,27 @@ struct ReceiptTests {
         #expect(try await self.accessed(server) == before + 2, "and so is its refused one")
     }
 
-    @Test func everyTamperedPartOfAReceiptFails() async throws {
+    /// A receipt the server serves proves its event with the log's key alone, through a proof of several levels,
+    /// and not with another key. Each edited part's failure is tested on the verification core without a server
+    /// (clients/swift, LogReceiptTests).
+    @Test func aServedReceiptVerifiesWithTheLogsKeyOnly() async throws {
         let (server, logKey) = try await self.server()
         defer { Task { await server.stop() } }
-        var last = try await server.signInDev("alice")
-        for index in 0..<20 { last = try await server.signInDev("user-\(index)") }
+        for index in 0..<20 { _ = try await server.signInDev("user-\(index)") }
         let answer = try await server.post("/v1/signin/dev", .members(["subject": .string("zed")]))
         let zed = try SignedIn(answer)
-        _ = last
         try await #require(server.components.checkpointer).signNow()
         let event = try #require(self.ids(answer).first)
         let text = String(
             decoding: try await server.send("GET", "/v1/log/receipt/\(event)", as: zed).body,
             as: UTF8.self
         )
-        let (receipt, _) = try LogReceipt.verify(text, logKey: logKey)
-        #expect(receipt.proof.count >= 5)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        func fails(_ edited: [String]) -> LogReceipt.Failure? {
-            do {
-                _ = try LogReceipt.verify(edited.joined(separator: "\n"), logKey: logKey)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        // The event's bytes, its index, each proof hash: the proof no longer leads to the signed root.
-        var edited = lines
-        edited[1] = "extra " + Data(receipt.eventBytes.dropLast() + [0x20]).base64EncodedString()
-        #expect(fails(edited) == .notIncluded)
-        edited = lines
-        edited[2] = "index \(receipt.position)"
-        #expect(fails(edited) == .notIncluded)
-        for offset in receipt.proof.indices {
-            edited = lines
-            var hash = receipt.proof[offset]
-            hash[offset % 32] ^= 1
-            edited[3 + offset] = Data(hash).base64EncodedString()
-            #expect(fails(edited) == .notIncluded, "proof line \(offset)")
-        }
-        edited = lines
-        edited.remove(at: 3)
-        #expect(fails(edited) == .notIncluded, "a dropped proof line")
-        // The checkpoint's root: its signature no longer verifies.
-        let rootLine = 3 + receipt.proof.count + 3
-        edited = lines
-        edited[rootLine] = Data(SHA256.hash([1])).base64EncodedString()
-        #expect(fails(edited) == .checkpoint(.badSignature("receipts.test/log")))
+        let (receipt, checkpoint) = try LogReceipt.verify(text, logKey: logKey)
+        #expect(receipt.proof.count >= 5 && receipt.position <= checkpoint.size)
         let stranger = try NoteSigner(name: "receipts.test/log", key: try PrivateKey.generate(for: .edDSA))
         #expect(throws: LogReceipt.Failure.checkpoint(.notSignedByKey("receipts.test/log"))) {
             try LogReceipt.verify(text, logKey: stranger.verifier)
         }
-        lines[0] = "c2sp.org/tlog-proof@v2"
-        #expect(fails(lines) == .malformed("the first line is not c2sp.org/tlog-proof@v1"))
     }
 
     private func accessed(_ server: ServerHarness) async throws -> Int64 {

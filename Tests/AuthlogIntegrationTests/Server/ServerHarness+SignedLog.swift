@@ -1,6 +1,7 @@
 import AuthlogCrypto
 import AuthlogServer
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 
 extension ServerHarness {

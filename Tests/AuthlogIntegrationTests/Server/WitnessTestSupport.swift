@@ -3,6 +3,8 @@ import AuthlogCrypto
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
+import AuthlogWitness
 import Foundation
 import Logging
 import ServiceLifecycle

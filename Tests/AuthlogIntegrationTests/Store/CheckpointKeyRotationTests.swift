@@ -3,6 +3,7 @@ import AuthlogCrypto
 import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
+import AuthlogTransparency
 import Foundation
 import Testing
 
@@ -132,19 +133,5 @@ struct CheckpointKeyRotationTests {
                 )
         )
         #expect(report.exitStatus == 1)
-    }
-
-    @Test func aKeyringKeepsEachKeyOnceAndSaysWhoSignedANoteItCannotOpen() throws {
-        let first = try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA))
-        let second = try NoteSigner(name: Self.origin, key: try PrivateKey.generate(for: .edDSA))
-        let keyring = NoteKeyring([first.verifier, second.verifier, first.verifier])
-        #expect(keyring.keys.map(\.verifierKey) == [first.verifier.verifierKey, second.verifier.verifierKey])
-        let note = try second.sign("\(Self.origin)\n1\n\(Data(count: 32).base64EncodedString())\n")
-        let opened = try keyring.open(note)
-        #expect(opened.keyID == NoteKeyring.keyID(of: second.verifier))
-        #expect(opened.verifierKey == second.verifier.verifierKey)
-        #expect(throws: NoteVerifier.Failure.unknownKey(NoteKeyring.keyID(of: second.verifier))) {
-            try NoteKeyring([first.verifier]).open(note)
-        }
     }
 }

@@ -1,6 +1,7 @@
 import AuthlogCore
 import AuthlogCrypto
 import AuthlogStore
+import AuthlogTransparency
 import Testing
 
 /// The tile edge retention keeps (no database): for each size, the values its shape asks for, stored and read back

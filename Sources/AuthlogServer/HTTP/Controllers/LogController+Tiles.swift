@@ -1,6 +1,7 @@
 import AuthlogAccounts
 import AuthlogPostgres
 import AuthlogStore
+import AuthlogTransparency
 import Hummingbird
 import NIOCore
 

@@ -2,6 +2,7 @@ import AuthlogAccounts
 import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
+import AuthlogTransparency
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -21,8 +22,8 @@ struct ReceiptController: Sendable {
     let access: OperatorAccess
     let pool: ConnectionPool
     let checkpointSeconds: Int
-    /// How many witnesses' cosignatures make a checkpoint witnessed (0: none are configured).
-    let witnessQuorum: Int
+    /// Which witnesses' cosignatures make a checkpoint witnessed (nil: none are configured).
+    let witnessPolicy: WitnessPolicy?
     /// The least time between two submissions to one witness (`log.witness_interval_seconds`).
     let witnessSeconds: Int
     let requestMetadata: RequestMetadataReader
@@ -52,7 +53,7 @@ struct ReceiptController: Sendable {
                 .contentDisposition: "attachment; filename=\"\(text.lowercased()).tlog-proof\"",
             ]
             var status = HTTPResponse.Status.ok
-            if self.witnessQuorum == 0 {
+            if (self.witnessPolicy?.minimumCosigners ?? 0) == 0 {
                 headers[.receiptWitnessed] = "none"
             } else if made.isWitnessed {
                 headers[.receiptWitnessed] = "yes"
@@ -88,7 +89,7 @@ struct ReceiptController: Sendable {
             return try await self.pool.withConnection { connection in
                 let owner = try await ReceiptMaker.owner(of: eventID, on: connection)
                 if case .user(let userID) = caller, owner != userID { throw notFound }
-                return try await ReceiptMaker.make(of: eventID, witnessQuorum: self.witnessQuorum, on: connection)
+                return try await ReceiptMaker.make(of: eventID, witnessPolicy: self.witnessPolicy, on: connection)
             }
         } catch let error as ServiceError {
             throw error

@@ -1,6 +1,7 @@
 import AuthlogCore
 import AuthlogCrypto
 public import AuthlogPostgres
+public import AuthlogTransparency
 public import Foundation
 
 /// Makes the receipt of one event from the database: its canonical bytes, its inclusion proof in the latest
@@ -21,8 +22,8 @@ public enum ReceiptMaker {
     public struct Made: Sendable, Equatable {
         /// The receipt.
         public var receipt: LogReceipt
-        /// Whether at least the quorum's cosignatures of the receipt's checkpoint are stored (always false without
-        /// witnesses): a receipt that is not verifies with the log's key, but not under a witness policy.
+        /// Whether the stored cosignatures of the receipt's checkpoint meet the witness policy's quorum (always
+        /// false without witnesses): a receipt that is not verifies with the log's key, but not under the policy.
         public var isWitnessed: Bool
     }
 
@@ -40,27 +41,27 @@ public enum ReceiptMaker {
         }
     }
 
-    /// The receipt of `eventID` (``make(of:witnessQuorum:on:)``).
-    /// - Throws: as ``make(of:witnessQuorum:on:)``.
+    /// The receipt of `eventID` (``make(of:witnessPolicy:on:)``).
+    /// - Throws: as ``make(of:witnessPolicy:on:)``.
     public static func receipt(
         of eventID: UUID,
-        witnessQuorum: Int = 0,
+        witnessPolicy: WitnessPolicy? = nil,
         on connection: Connection
     ) async throws
         -> LogReceipt
     {
-        try await self.make(of: eventID, witnessQuorum: witnessQuorum, on: connection).receipt
+        try await self.make(of: eventID, witnessPolicy: witnessPolicy, on: connection).receipt
     }
 
-    /// The receipt of `eventID` against the newest checkpoint covering it that at least `witnessQuorum`
-    /// witnesses cosigned (among the 100 newest checkpoints), else the latest checkpoint; its note carries the
-    /// stored cosignatures. The event's canonical bytes are checked against its digest and leaf first.
+    /// The receipt of `eventID` against the newest checkpoint covering it whose stored cosignatures meet
+    /// `witnessPolicy`'s quorum (among the 100 newest checkpoints), else the latest checkpoint; its note carries
+    /// the stored cosignatures. The event's canonical bytes are checked against its digest and leaf first.
     /// - Throws: ``StoreError`` `.outOfRange` when the event is unknown, `.conflict` when it is not sealed or no
     ///   signed checkpoint covers it yet, `.dropped` when retention dropped it; ``AlteredEvent`` when the stored
     ///   event no longer matches its leaf.
     public static func make(
         of eventID: UUID,
-        witnessQuorum: Int = 0,
+        witnessPolicy: WitnessPolicy? = nil,
         on connection: Connection
     ) async throws
         -> Made
@@ -75,23 +76,11 @@ public enum ReceiptMaker {
         }
         var checkpoint = latest
         var isWitnessed = false
-        if witnessQuorum > 0 {
-            let witnessed = try await connection.query(
-                """
-                SELECT c.tree_size
-                FROM (SELECT tree_size FROM authlog.checkpoints WHERE tree_size >= \(position)
-                      ORDER BY tree_size DESC LIMIT 100) c
-                WHERE (SELECT count(*) FROM authlog.checkpoint_cosignatures s WHERE s.tree_size = c.tree_size)
-                      >= \(witnessQuorum)
-                ORDER BY c.tree_size DESC LIMIT 1
-                """
-            )
-            if let size = try witnessed.first?.decode(Int64.self, at: 0),
-                let stored = try await Checkpointer.stored(size: size, on: connection)
-            {
-                checkpoint = stored
-                isWitnessed = true
-            }
+        if let witnessPolicy, witnessPolicy.minimumCosigners > 0,
+            let witnessed = try await self.newestWitnessed(from: position, under: witnessPolicy, on: connection)
+        {
+            checkpoint = witnessed
+            isWitnessed = true
         }
         let proof = try await LogProofs.inclusion(position: position, treeSize: checkpoint.size, on: connection)
         guard let event = try await EventReader().events(after: position - 1, limit: 1, on: connection).first,
@@ -116,5 +105,33 @@ public enum ReceiptMaker {
             )
         )
         return Made(receipt: receipt, isWitnessed: isWitnessed)
+    }
+
+    /// The newest of the 100 newest checkpoints covering `position` whose stored cosignatures meet `policy`'s
+    /// quorum. Only those with at least ``WitnessPolicy/minimumCosigners`` stored lines are read and checked.
+    private static func newestWitnessed(
+        from position: Int64,
+        under policy: WitnessPolicy,
+        on connection: Connection
+    ) async throws -> Checkpointer.Signed? {
+        let candidates = try await connection.query(
+            """
+            SELECT c.tree_size
+            FROM (SELECT tree_size FROM authlog.checkpoints WHERE tree_size >= \(position)
+                  ORDER BY tree_size DESC LIMIT 100) c
+            WHERE (SELECT count(*) FROM authlog.checkpoint_cosignatures s WHERE s.tree_size = c.tree_size)
+                  >= \(policy.minimumCosigners)
+            ORDER BY c.tree_size DESC
+            """
+        )
+        for row in candidates.rows {
+            let size = try row.decode(Int64.self, at: 0)
+            guard let stored = try await Checkpointer.stored(size: size, on: connection) else { continue }
+            let lines = try await CheckpointCosignatures.lines(treeSize: size, on: connection)
+            if policy.check(note: CosignedCheckpoint.appending(lines, to: stored.note))?.quorumMet == true {
+                return stored
+            }
+        }
+        return nil
     }
 }

@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+import AuthlogTransparency
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import AuthlogCrypto
+public import AuthlogTransparency
 
 /// What retention keeps of the dropped positions 1…S besides their frontier, so that every tile and entry bundle
 /// reaching past the minimum index S can still be served (C2SP tlog-tiles' Pruning section lets a log refuse only

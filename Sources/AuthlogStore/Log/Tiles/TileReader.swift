@@ -1,5 +1,6 @@
 import AuthlogCore
 public import AuthlogPostgres
+public import AuthlogTransparency
 
 /// Reads tlog-tiles resources (``TilePath``) from the sealed log, as far as the latest signed checkpoint covers
 /// it: a full tile is served as immutable and cached for good, so nothing the checkpoint does not commit to (and a

@@ -1,4 +1,4 @@
-import AuthlogClient
+@_spi(Testing) import AuthlogClient
 import AuthlogTesting
 import Foundation
 import Testing

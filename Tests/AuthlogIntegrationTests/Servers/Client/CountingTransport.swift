@@ -1,4 +1,4 @@
-import AuthlogClient
+@_spi(Testing) import AuthlogClient
 import Foundation
 import Synchronization
 

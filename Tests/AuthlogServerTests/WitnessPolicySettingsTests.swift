@@ -1,0 +1,94 @@
+import AuthlogCore
+import AuthlogCrypto
+import AuthlogServer
+import AuthlogTransparency
+import Foundation
+import Testing
+
+/// `log.witness_policy`: the server reads its witnesses and quorum from a C2SP tlog-policy file, the same an
+/// auditor gives `authlog verify --witness-policy`, and refuses what it cannot submit to.
+struct WitnessPolicySettingsTests {
+    let witnesses: [CosignatureSigner]
+
+    init() throws {
+        self.witnesses = try (1...3).map {
+            try CosignatureSigner(name: "witness.test/w\($0)", key: try PrivateKey.generate(for: .edDSA))
+        }
+    }
+
+    /// The settings of a configuration whose `log` holds `members` and, when given, a policy file of `policy`.
+    func settings(policy: String?, _ members: [(String, JSONValue)] = []) throws -> WitnessSettings {
+        var log = members
+        let file = NSTemporaryDirectory() + "authlog-policy-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        if let policy {
+            try policy.write(toFile: file, atomically: true, encoding: .utf8)
+            log.append(("witness_policy", .string(file)))
+        }
+        return try WitnessSettings(
+            configuration: try JSONValue.object([("log", .object(log))]).decode(ServerConfiguration.self)
+        )
+    }
+
+    func refusal(policy: String?, _ members: [(String, JSONValue)] = []) -> String? {
+        do {
+            _ = try self.settings(policy: policy, members)
+            return nil
+        } catch {
+            return "\(error)".replacingOccurrences(
+                of: #"/[^ ]*authlog-policy-[0-9A-F-]*\.txt"#,
+                with: "FILE",
+                options: .regularExpression
+            )
+        }
+    }
+
+    func key(_ number: Int) -> String { self.witnesses[number - 1].verifier.verifierKey }
+
+    @Test func aPolicyFileGivesTheWitnessesTheirURLsAndTheQuorum() throws {
+        let settings = try self.settings(
+            policy: """
+                witness A \(self.key(1)) https://w1.test/
+                witness B \(self.key(2)) http://127.0.0.1:7380
+                witness C \(self.key(3)) https://w3.test/prefix
+                group AB any A B
+                group quorum all AB C
+                quorum quorum
+
+                """
+        )
+        #expect(settings.witnesses.map(\.name) == ["witness.test/w1", "witness.test/w2", "witness.test/w3"])
+        #expect(
+            settings.witnesses.map(\.addCheckpointURL) == [
+                "https://w1.test/add-checkpoint", "http://127.0.0.1:7380/add-checkpoint",
+                "https://w3.test/prefix/add-checkpoint",
+            ]
+        )
+        let policy = try #require(settings.policy)
+        #expect(policy.minimumCosigners == 2 && policy.quorum.description == "quorum")
+    }
+
+    @Test func whatTheServerCannotUseIsRefusedWithTheLine() {
+        let w1 = "witness A \(self.key(1)) https://w1.test"
+        #expect(
+            self.refusal(policy: "\(w1)\nquorum A\n", [("witness_quorum", .number("1"))])
+                == "log.witness_policy replaces log.witnesses and log.witness_quorum: give one or the other"
+        )
+        #expect(
+            self.refusal(policy: "witness A \(self.key(1))\nquorum A\n")
+                == "log.witness_policy: FILE: the witness A has no URL to submit checkpoints to"
+        )
+        #expect(
+            self.refusal(policy: "witness A \(self.key(1)) ftp://w1.test\nquorum A\n")
+                == "log.witness_policy: FILE: the witness A: its URL must be an http(s) URL without a query"
+        )
+        #expect(
+            self.refusal(policy: "\(w1)\ngroup G any A B\nquorum G\n")
+                == "log.witness_policy: FILE: line 2: B is not defined on an earlier line"
+        )
+        #expect(
+            self.refusal(policy: nil, [("witness_policy", .string("/nonexistent/policy.txt"))])
+                == "log.witness_policy: cannot read /nonexistent/policy.txt (or it is larger than 64 KiB)"
+        )
+    }
+}
