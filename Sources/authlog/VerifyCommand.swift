@@ -50,8 +50,8 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         var outsideNotes: [LogVerifier.OutsideNote] = []
         if let path = self.checkpoint {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                printError("cannot read the checkpoint \(path)")
+            guard let data = BoundedFile.contents(atPath: path, limit: OutsideNotes.noteLimit) else {
+                printError("cannot read the checkpoint \(path) (or it is larger than 64 KiB)")
                 throw ExitCode(2)
             }
             outsideNotes.append(
@@ -137,7 +137,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     private static func policy(at path: String) throws -> WitnessPolicy {
-        guard let data = FileManager.default.contents(atPath: path), data.count <= 64 * 1024 else {
+        guard let data = BoundedFile.contents(atPath: path, limit: WitnessPolicy.maximumBytes) else {
             printError("cannot read the witness policy \(path) (or it is larger than 64 KiB)")
             throw ExitCode(2)
         }
@@ -180,6 +180,8 @@ struct VerifyCommand: AsyncParsableCommand {
 enum OutsideNotes {
     /// The most notes one directory may hold.
     static let limit = 100_000
+    /// The largest note file read.
+    static let noteLimit = 64 * 1024
 
     static func read(directory: String) throws -> [LogVerifier.OutsideNote] {
         let names: [String]
@@ -195,7 +197,7 @@ enum OutsideNotes {
         }
         return try names.sorted().map { name in
             let path = "\(directory)/\(name)"
-            guard let data = FileManager.default.contents(atPath: path), data.count <= 64 * 1024 else {
+            guard let data = BoundedFile.contents(atPath: path, limit: Self.noteLimit) else {
                 printError("cannot read the checkpoint \(path) (or it is larger than 64 KiB)")
                 throw ExitCode(2)
             }

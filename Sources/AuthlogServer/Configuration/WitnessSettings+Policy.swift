@@ -2,16 +2,13 @@ import AuthlogTransparency
 import Foundation
 
 extension WitnessSettings {
-    /// The largest policy file read.
-    static let policyFileLimit = 64 * 1024
-
     /// The witnesses and the policy of the C2SP tlog-policy `file` (`log.witness_policy`): each `witness` line
     /// names its URL (the submission prefix) and its quorum says when a checkpoint is witnessed. Its `log` lines
     /// are for readers; the server does not need them. Witnesses are named by their keys' names, as the
     /// cosignatures are, so two of the same key name are refused.
     /// - Throws: ``ServerConfiguration/Invalid`` naming the file, and the line when the policy is wrong.
     static func policy(file: String) throws -> (witnesses: [Witness], policy: WitnessPolicy) {
-        guard let data = FileManager.default.contents(atPath: file), data.count <= Self.policyFileLimit else {
+        guard let data = BoundedFile.contents(atPath: file, limit: WitnessPolicy.maximumBytes) else {
             throw ServerConfiguration.Invalid(
                 description: "log.witness_policy: cannot read \(file) (or it is larger than 64 KiB)"
             )

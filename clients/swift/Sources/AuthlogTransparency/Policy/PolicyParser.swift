@@ -4,9 +4,10 @@ struct PolicyParser {
     private let crypto: any TransparencyCrypto
     private var logs: [(log: WitnessPolicy.Log, line: Int)] = []
     private var witnesses: [(witness: WitnessPolicy.Witness, line: Int)] = []
-    /// Every defined name (witnesses and groups share one namespace) with its quorum and its line.
-    private var names: [String: (quorum: WitnessPolicy.Quorum, line: Int)] = [:]
-    private var groups = 0
+    /// Every defined name (witnesses and groups share one namespace) as a group member, with its line.
+    private var names: [String: (member: WitnessPolicy.Quorum.Member, line: Int)] = [:]
+    /// The groups, in line order; members refer to earlier groups by index, so shared groups are not copied.
+    private var groups: [WitnessPolicy.Quorum.Group] = []
     private var quorum: (quorum: WitnessPolicy.Quorum, line: Int)?
     private var lastLine = 0
 
@@ -100,11 +101,11 @@ struct PolicyParser {
         guard arguments.count >= 3 else {
             throw Self.error(number, "expected `group <name> all|any|<k> <name>...`")
         }
-        guard self.groups < WitnessPolicy.maximumGroups else {
+        guard self.groups.count < WitnessPolicy.maximumGroups else {
             throw Self.error(number, "more than \(WitnessPolicy.maximumGroups) groups")
         }
         let name = try self.newName(arguments[0], number: number)
-        var members: [WitnessPolicy.Quorum] = []
+        var members: [WitnessPolicy.Quorum.Member] = []
         var listed: Set<Substring> = []
         for member in arguments.dropFirst(2) {
             guard member != "none" else { throw Self.error(number, "none cannot be a member of a group") }
@@ -114,7 +115,7 @@ struct PolicyParser {
             guard listed.insert(member).inserted else {
                 throw Self.error(number, "\(member) is listed twice in the group \(name)")
             }
-            members.append(defined.quorum)
+            members.append(defined.member)
         }
         let threshold: Int
         switch arguments[1] {
@@ -131,8 +132,8 @@ struct PolicyParser {
             }
             threshold = value
         }
-        self.groups += 1
-        self.names[name] = (.group(name: name, threshold: threshold, members: members), number)
+        self.names[name] = (.group(self.groups.count), number)
+        self.groups.append(WitnessPolicy.Quorum.Group(name: name, threshold: threshold, members: members))
     }
 
     private mutating func readQuorum(_ arguments: [Substring], number: Int) throws(TransparencyError) {
@@ -147,7 +148,11 @@ struct PolicyParser {
         guard let defined = self.names[String(arguments[0])] else {
             throw Self.error(number, "the quorum names \(arguments[0]), which is not defined on an earlier line")
         }
-        self.quorum = (defined.quorum, number)
+        switch defined.member {
+        case .witness(let witness): self.quorum = (.witness(witness), number)
+        case .group(let index):
+            self.quorum = (WitnessPolicy.Quorum(groups: Array(self.groups[...index]), root: .group(index)), number)
+        }
     }
 
     /// `text` as the name of a new witness or group: not `none`, not defined before.

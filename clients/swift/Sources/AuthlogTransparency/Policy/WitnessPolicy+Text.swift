@@ -23,7 +23,14 @@ extension WitnessPolicy {
         guard text.utf8.count <= Self.maximumBytes else {
             throw TransparencyError(.invalidPolicy, "the policy is larger than \(Self.maximumBytes / 1024) KiB")
         }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // Split on the byte LF: "\r\n" is one Character, so splitting on Characters would keep a CRLF file whole.
+        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
+        if let index = lines.firstIndex(where: { $0.utf8.contains(0x0D) }) {
+            throw TransparencyError(
+                .invalidPolicy,
+                "line \(index + 1): a carriage return (CRLF line endings are not allowed)"
+            )
+        }
         if OldPolicyForm.isOldForm(lines) {
             self = try OldPolicyForm.parse(lines, crypto: crypto)
         } else {
@@ -50,7 +57,7 @@ enum OldPolicyForm {
     /// The policy of `lines`, its keys checked with `crypto`.
     /// - Throws: ``TransparencyError`` `.invalidPolicy` naming the line that is wrong.
     static func parse(_ lines: [Substring], crypto: any TransparencyCrypto) throws(TransparencyError) -> WitnessPolicy {
-        var witnesses: [CosignatureVerifier] = []
+        var witnesses: [(verifier: CosignatureVerifier, line: Int)] = []
         var quorum: (k: Int, line: Int)?
         for (index, raw) in lines.enumerated() {
             let number = index + 1
@@ -65,13 +72,20 @@ enum OldPolicyForm {
                 } catch {
                     throw TransparencyError(.invalidPolicy, "line \(number): \(error.message)")
                 }
-                guard !witnesses.contains(where: { $0.name == witness.name }) else {
+                guard !witnesses.contains(where: { $0.verifier.name == witness.name }) else {
                     throw TransparencyError(
                         .invalidPolicy,
                         "line \(number): two witnesses of a policy have the same name"
                     )
                 }
-                witnesses.append(witness)
+                if let earlier = witnesses.first(where: { $0.verifier.publicKey == witness.publicKey }) {
+                    throw TransparencyError(
+                        .invalidPolicy,
+                        "line \(number): the key of \(witness.name) is the key of \(earlier.verifier.name) "
+                            + "(line \(earlier.line))"
+                    )
+                }
+                witnesses.append((witness, number))
             case ("quorum", 2):
                 guard quorum == nil, let k = Int(fields[1]) else {
                     throw TransparencyError(.invalidPolicy, "line \(number): one `quorum <k>` with a number")
@@ -85,9 +99,9 @@ enum OldPolicyForm {
             }
         }
         do {
-            return try WitnessPolicy(witnesses: witnesses, quorum: quorum?.k ?? witnesses.count)
+            return try WitnessPolicy(witnesses: witnesses.map(\.verifier), quorum: quorum?.k ?? witnesses.count)
         } catch {
-            // Names are unique by now and there is a witness line: only the quorum line can be wrong.
+            // Names and keys are unique by now and there is a witness line: only the quorum line can be wrong.
             throw TransparencyError(.invalidPolicy, "line \(quorum?.line ?? lines.count): \(error.message)")
         }
     }

@@ -49,7 +49,8 @@ public struct WitnessPolicy: Sendable {
 
     /// The policy "at least `quorum` of `witnesses`" (each named by its key's name), accepting any log.
     /// - Throws: ``TransparencyError`` `.invalidPolicy` when the quorum is not between 1 and the number of
-    ///   witnesses, or two witnesses share a name.
+    ///   witnesses, or two witnesses share a name or a key (a cosignature does not cover its key's name, so one
+    ///   key under two names would count twice).
     public init(witnesses: [CosignatureVerifier], quorum: Int) throws(TransparencyError) {
         guard quorum >= 1, quorum <= witnesses.count else {
             throw TransparencyError(
@@ -60,10 +61,21 @@ public struct WitnessPolicy: Sendable {
         guard Set(witnesses.map(\.name)).count == witnesses.count else {
             throw TransparencyError(.invalidPolicy, "two witnesses of a policy have the same name")
         }
+        for (index, witness) in witnesses.enumerated() {
+            if let earlier = witnesses[..<index].first(where: { $0.publicKey == witness.publicKey }) {
+                throw TransparencyError(
+                    .invalidPolicy,
+                    "the witnesses \(earlier.name) and \(witness.name) have the same key"
+                )
+            }
+        }
         self.init(
             logs: [],
             witnesses: witnesses.map { Witness(name: $0.name, verifier: $0) },
-            quorum: .group(name: nil, threshold: quorum, members: witnesses.map { .witness($0.name) })
+            quorum: Quorum(
+                groups: [Quorum.Group(name: nil, threshold: quorum, members: witnesses.map { .witness($0.name) })],
+                root: .group(0)
+            )
         )
     }
 
@@ -97,7 +109,9 @@ public struct WitnessPolicy: Sendable {
         guard let parsed = NoteText(note) else { return nil }
         var cosigned: [(name: String, time: UInt64)] = []
         var invalid: [String] = []
-        for witness in self.witnesses {
+        // Every way of building a policy refuses one key twice; counting each key once keeps that true here.
+        var counted: Set<[UInt8]> = []
+        for witness in self.witnesses where counted.insert(witness.verifier.publicKey).inserted {
             let lines = parsed.signatures.filter(witness.verifier.matches)
             guard !lines.isEmpty else { continue }
             if let time = lines.lazy.compactMap({ witness.verifier.timestamp(of: $0, body: parsed.body) }).first {

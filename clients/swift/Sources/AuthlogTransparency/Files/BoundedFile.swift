@@ -1,0 +1,15 @@
+import Foundation
+
+/// Reads small files whose size is not trusted (a policy, a note) without reading more than a bound: a device
+/// such as /dev/zero or a huge file is refused after `limit + 1` bytes instead of filling memory.
+public enum BoundedFile {
+    /// The contents of the file at `path`; nil when it cannot be opened or read, or holds more than `limit` bytes.
+    public static func contents(atPath path: String, limit: Int) -> Data? {
+        guard limit >= 0, limit < Int.max, let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: limit + 1) else { return nil }
+        // `read(upToCount:)` returns nil at once for an empty file.
+        let contents = data ?? Data()
+        return contents.count <= limit ? contents : nil
+    }
+}
