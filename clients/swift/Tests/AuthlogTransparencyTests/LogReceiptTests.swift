@@ -108,7 +108,8 @@ struct LogReceiptTests {
         let signatureLine = try #require(stagingReceipt.text.split(separator: "\n").last)
         // Rename the signature line to production's key name and key hash: the Ed25519 signature still verifies.
         let blob = try #require(Data(base64Encoded: String(signatureLine.split(separator: " ")[2])))
-        let renamed = "\u{2014} \(self.origin) " + Data(production.verifier.keyHash + blob.dropFirst(4)).base64EncodedString()
+        let renamed =
+            "\u{2014} \(self.origin) " + Data(production.verifier.keyHash + blob.dropFirst(4)).base64EncodedString()
         let forged = stagingReceipt.text.replacingOccurrences(of: String(signatureLine), with: renamed)
         #expect(throws: LogReceipt.Failure.wrongOrigin(checkpoint: "staging.test/log", key: self.origin)) {
             try LogReceipt.verify(forged, logKey: production.verifier)

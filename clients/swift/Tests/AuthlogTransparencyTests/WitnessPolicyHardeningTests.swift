@@ -1,7 +1,8 @@
-@testable import AuthlogTransparency
 import AuthlogClient
 import Foundation
 import Testing
+
+@testable import AuthlogTransparency
 
 /// Policies that used to hang or over-count: groups shared by many groups are evaluated once, one key under two
 /// names is refused on every path (and never counted twice), and CRLF line endings are named on their line.
@@ -13,9 +14,17 @@ struct WitnessPolicyHardeningTests {
 
     init() throws {
         self.witnesses = try (1...2).map {
-            try CosignatureSigner(name: "witness.test/w\($0)", key: TestSigningKey(), crypto: SwiftCryptoTransparencyCrypto())
+            try CosignatureSigner(
+                name: "witness.test/w\($0)",
+                key: TestSigningKey(),
+                crypto: SwiftCryptoTransparencyCrypto()
+            )
         }
-        self.log = try NoteSigner(name: "policy.test/log", key: TestSigningKey(), crypto: SwiftCryptoTransparencyCrypto())
+        self.log = try NoteSigner(
+            name: "policy.test/log",
+            key: TestSigningKey(),
+            crypto: SwiftCryptoTransparencyCrypto()
+        )
     }
 
     /// The refusal of `text`, or nil when it parses.
@@ -41,12 +50,15 @@ struct WitnessPolicyHardeningTests {
     /// `group G(i) all G(i-1) G(i-2)` up to G90 (a Fibonacci-shaped DAG of about 3 KB, fib(90) nodes as a tree),
     /// and `group G(i) all G1 … G(i-1)` up to G100 (2^100 as a tree): each evaluates in one pass.
     @Test func groupsSharedByManyGroupsAreEvaluatedOnce() throws {
-        let header = "witness A \(self.witnesses[0].verifier.verifierKey)\nwitness B \(self.witnesses[1].verifier.verifierKey)\n"
+        let header =
+            "witness A \(self.witnesses[0].verifier.verifierKey)\nwitness B \(self.witnesses[1].verifier.verifierKey)\n"
         var fibonacci = header + "group G1 all A B\ngroup G2 all G1 A\n"
         for index in 3...90 { fibonacci += "group G\(index) all G\(index - 1) G\(index - 2)\n" }
         fibonacci += "quorum G90\n"
         var doubling = header + "group G1 all A B\n"
-        for index in 2...100 { doubling += "group G\(index) all " + (1..<index).map { "G\($0)" }.joined(separator: " ") + "\n" }
+        for index in 2...100 {
+            doubling += "group G\(index) all " + (1..<index).map { "G\($0)" }.joined(separator: " ") + "\n"
+        }
         doubling += "quorum G100\n"
         #expect(fibonacci.utf8.count < 4096)
         let clock = ContinuousClock()
@@ -88,14 +100,20 @@ struct WitnessPolicyHardeningTests {
         let copy = try self.renamedFirstKey()
         let line = try self.witnesses[0].cosign(body: self.body, time: 7)
         let original = try #require(NoteText(try self.log.sign(self.body) + line)?.signatures.last)
-        let renamed = "\u{2014} \(copy.name) "
+        let renamed =
+            "\u{2014} \(copy.name) "
             + Data(copy.keyID + original.blob.dropFirst(4)).base64EncodedString() + "\n"
         let note = try self.log.sign(self.body) + line + renamed
-        let both = [WitnessPolicy.Witness(name: "X", verifier: self.witnesses[0].verifier), .init(name: "Y", verifier: copy)]
+        let both = [
+            WitnessPolicy.Witness(name: "X", verifier: self.witnesses[0].verifier), .init(name: "Y", verifier: copy),
+        ]
         let policy = WitnessPolicy(
             logs: [],
             witnesses: both,
-            quorum: .init(groups: [.init(name: "G", threshold: 2, members: [.witness("X"), .witness("Y")])], root: .group(0))
+            quorum: .init(
+                groups: [.init(name: "G", threshold: 2, members: [.witness("X"), .witness("Y")])],
+                root: .group(0)
+            )
         )
         #expect(copy.timestamp(of: try #require(NoteText(note)?.signatures.last), body: self.body) == 7)
         let result = try #require(policy.check(note: note))
