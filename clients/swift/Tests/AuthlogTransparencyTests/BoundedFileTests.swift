@@ -9,10 +9,10 @@ struct BoundedFileTests {
         let path = NSTemporaryDirectory() + "authlog-bounded-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(FileManager.default.createFile(atPath: path, contents: Data("12345".utf8)))
-        #expect(BoundedFile.contents(atPath: path, limit: 5) == Data("12345".utf8))
+        #expect(BoundedFile.contents(atPath: path, limit: 5) == Array("12345".utf8))
         #expect(BoundedFile.contents(atPath: path, limit: 4) == nil)
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
-        #expect(BoundedFile.contents(atPath: path, limit: 5) == Data())
+        #expect(BoundedFile.contents(atPath: path, limit: 5) == [])
         #expect(BoundedFile.contents(atPath: path + ".missing", limit: 5) == nil)
         // An endless device: FileManager.contents(atPath:) would never return.
         #expect(BoundedFile.contents(atPath: "/dev/zero", limit: WitnessPolicy.maximumBytes) == nil)

@@ -152,7 +152,8 @@ struct WitnessPolicyTests {
                 "line 2: unknown keyword `witnesses` (expected log, witness, group or quorum)"
             ),
             ("\(w1)\nquorum W1 # trailing\n", "line 2: expected `quorum <name>`"),
-            ("\(w1)\r\nquorum W1\n", "line 1: a control character other than tab"),
+            ("\(w1)\r\nquorum W1\n", "line 1: a carriage return (CRLF line endings are not allowed)"),
+            ("\(w1)\nquorum W1\u{1}\n", "line 2: a control character other than tab"),
             (
                 "log \(self.key(1))\nquorum none\n",
                 "line 1: a verifier key is <name>+<hash>+<base64 key> with an Ed25519 key"
