@@ -3,7 +3,8 @@ import Testing
 
 /// The module graph of docs/architecture.md, held by the code's own `import` lines under `Sources/` and
 /// `clients/swift/Sources/`: no module imports one of its "never" column, the verification core imports
-/// Foundation alone, and only one module each owns libpq and libcrypto.
+/// Foundation alone, only one module each owns libpq and the server's libcrypto, and only AuthlogClient's
+/// platform adapters import the client's crypto (its own libcrypto module on Linux, CryptoKit on Apple platforms).
 struct ModuleGraphTests {
     /// The server's modules, the C libraries and the server's packages: none of them may reach an app.
     static let server: Set<String> = [
@@ -49,6 +50,15 @@ struct ModuleGraphTests {
     /// The module that alone may import each system library.
     static let owners = ["CLibPQ": "AuthlogPostgres", "COpenSSL": "AuthlogCrypto"]
 
+    /// The one file (module folder and path) that alone may import each of the client's crypto modules: the
+    /// client's libcrypto module in its Linux adapter; CryptoKit, and swift-crypto's Crypto (only when the
+    /// test-only target CryptoKitAPIOnSwiftCrypto compiles that file), in its Apple adapter.
+    static let fileOwners = [
+        "CLibcrypto": "AuthlogClient/Crypto/LibcryptoClientCrypto.swift",
+        "CryptoKit": "AuthlogClient/Crypto/CryptoKitClientCrypto.swift",
+        "Crypto": "AuthlogClient/Crypto/CryptoKitClientCrypto.swift",
+    ]
+
     /// The repository, found from this file's path.
     static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -63,7 +73,8 @@ struct ModuleGraphTests {
         ]
     }
 
-    /// Every module's imported module names, from each Swift file's `import` lines.
+    /// Every Swift file's imported module names, from its `import` lines, keyed by module folder and path
+    /// (`AuthlogClient/Crypto/ClientCrypto.swift`).
     static func imports() throws -> [String: Set<String>] {
         var found: [String: Set<String>] = [:]
         for sources in self.sourceFolders {
@@ -73,12 +84,24 @@ struct ModuleGraphTests {
                 for case let file as String in files where file.hasSuffix(".swift") {
                     let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
                     for line in text.split(separator: "\n") {
-                        if let imported = self.importedModule(line) { found[module, default: []].insert(imported) }
+                        if let imported = self.importedModule(line) {
+                            found["\(module)/\(file)", default: []].insert(imported)
+                        }
                     }
                 }
             }
         }
         return found
+    }
+
+    /// Each module's imported module names, from its files' (`files` as ``imports()`` gives them).
+    static func modules(_ files: [String: Set<String>]) -> [String: Set<String>] {
+        var modules: [String: Set<String>] = [:]
+        for (file, imported) in files {
+            let module = String(file.prefix { $0 != "/" })
+            modules[module, default: []].formUnion(imported)
+        }
+        return modules
     }
 
     /// The module an `import` line imports (any access level, attributes such as `@testable`, a submodule),
@@ -91,8 +114,9 @@ struct ModuleGraphTests {
         return words[index + 1].split(separator: ".").first.map(String.init)
     }
 
-    /// What `imports` breaks of the rules, one sentence each.
-    static func violations(_ imports: [String: Set<String>]) -> [String] {
+    /// What `files` (as ``imports()`` gives them) breaks of the rules, one sentence each.
+    static func violations(_ files: [String: Set<String>]) -> [String] {
+        let imports = self.modules(files)
         var found: [String] = []
         for (module, never) in self.forbidden {
             let wrong = (imports[module] ?? []).intersection(never)
@@ -112,16 +136,24 @@ struct ModuleGraphTests {
                 found.append("\(library) is imported by \(importers.sorted()), not only by \(owner)")
             }
         }
+        for (library, owner) in self.fileOwners {
+            let importers = files.filter { $0.value.contains(library) }.map(\.key)
+            if importers != [owner] {
+                found.append("\(library) is imported by \(importers.sorted()), not only by \(owner)")
+            }
+        }
         return found.sorted()
     }
 
     @Test func noModuleImportsWhatTheGraphForbids() throws {
-        let imports = try Self.imports()
+        let files = try Self.imports()
+        let imports = Self.modules(files)
         #expect(imports["AuthlogAccounts"]?.contains("AuthlogCore") == true, "the reader found no imports")
         #expect(imports["AuthlogClient"]?.contains("AuthlogTransparency") == true, "the reader missed clients/swift")
         #expect(imports["AuthlogStore"]?.contains("AuthlogTransparency") == true)
         #expect(imports["AuthlogTransparency"]?.contains("Foundation") == true)
-        #expect(Self.violations(imports) == [])
+        #expect(files["AuthlogClient/Crypto/LibcryptoClientCrypto.swift"]?.contains("CLibcrypto") == true)
+        #expect(Self.violations(files) == [])
     }
 
     /// Each rule catches the import it exists for.
@@ -129,6 +161,13 @@ struct ModuleGraphTests {
         let allowed = try Self.imports()
         let cases: [(module: String, imports: String, rule: String)] = [
             ("AuthlogTransparency", "Crypto", "it may import"),
+            ("AuthlogTransparency", "CLibcrypto", "it may import"),
+            ("AuthlogTransparency", "CryptoKit", "it may import"),
+            ("AuthlogClient", "CLibcrypto", "CLibcrypto is imported by"),
+            ("AuthlogClient", "Crypto", "Crypto is imported by"),
+            ("AuthlogClient", "CryptoKit", "CryptoKit is imported by"),
+            ("AuthlogClient", "COpenSSL", "which docs/architecture.md forbids"),
+            ("AuthlogCrypto", "CLibcrypto", "CLibcrypto is imported by"),
             ("AuthlogTransparency", "AuthlogCore", "it may import"),
             ("AuthlogTransparency", "NIOCore", "it may import"),
             ("AuthlogTransparency", "COpenSSL", "COpenSSL is imported by"),
@@ -143,7 +182,8 @@ struct ModuleGraphTests {
         ]
         for (module, imported, rule) in cases {
             var imports = allowed
-            imports[module, default: []].insert(imported)
+            // A file of its own: the rules on modules and on files both see it.
+            imports["\(module)/Injected.swift", default: []].insert(imported)
             let found = Self.violations(imports)
             #expect(found.contains { $0.contains(module) && $0.contains(rule) }, "\(module) → \(imported): \(found)")
         }

@@ -3,9 +3,9 @@ import AuthlogCrypto
 import AuthlogTransparency
 import Testing
 
-/// The verification core's crypto on OpenSSL gives the standard answers, the same vectors as swift-crypto's
-/// implementation in the client package (SwiftCryptoTransparencyCryptoTests): SHA-256 (FIPS 180-4) and Ed25519
-/// (RFC 8032 §7.1); and the server's spellings of the core's calls are the core's calls with OpenSSL.
+/// The verification core's crypto on OpenSSL gives the standard answers, the vectors the client package holds its
+/// own adapters to (ClientCryptoAdapterTests): SHA-256 (FIPS 180-4) and Ed25519 (RFC 8032 §7.1); and the server's
+/// spellings of the core's calls are the core's calls with OpenSSL.
 struct OpenSSLTransparencyCryptoTests {
     let crypto: any TransparencyCrypto = .openSSL
 

@@ -1,8 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The client's own package, so that an app that adds it resolves swift-crypto alone and none of the server's
-// packages (docs/ios.md). The server's package depends on it by path for the verification core.
+// The client's own package. An app that adds it resolves no package at all and builds no crypto library:
+// AuthlogClient hashes, checks Ed25519 signatures and draws random bytes with CryptoKit on Apple platforms (a
+// system framework) and with the system's OpenSSL 3 libcrypto on Linux (the system-library target CLibcrypto).
+// swift-crypto is this package's test dependency only: SwiftPM resolves a dependency package's dependencies for
+// the products an app uses, so an app never fetches it (clients/swift/scripts/check-dependencies holds this).
+// The server's package depends on this one by path for the verification core.
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -16,6 +20,7 @@ let package = Package(
         .library(name: "AuthlogTransparency", targets: ["AuthlogTransparency"]),
     ],
     dependencies: [
+        // Tests only: CryptoKit's API on Linux, for the Apple adapter's code and for signing keys in tests.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0")
     ],
     targets: [
@@ -26,23 +31,38 @@ let package = Package(
             name: "AuthlogTransparency",
             swiftSettings: strictSettings
         ),
+        // OpenSSL 3's libcrypto on Linux, imported by AuthlogClient's Linux adapter alone (LibcryptoClientCrypto).
+        // Its name differs from the server's COpenSSL: module names are one namespace across the server's graph.
+        .systemLibrary(
+            name: "CLibcrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "AuthlogClient",
             dependencies: [
                 "AuthlogTransparency",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .target(name: "CLibcrypto", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strictSettings
         ),
+        // Test-only: AuthlogClient's CryptoKit adapter (a symbolic link to its file) compiled against swift-crypto,
+        // so that the device's code path runs the same vectors as the Linux adapter here.
+        .target(
+            name: "CryptoKitAPIOnSwiftCrypto",
+            dependencies: ["AuthlogTransparency", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/CryptoKitAPIOnSwiftCrypto",
+            swiftSettings: strictSettings + [.define("CRYPTOKIT_API_ON_SWIFT_CRYPTO")]
+        ),
         .testTarget(
             name: "AuthlogTransparencyTests",
-            // AuthlogClient for swift-crypto's TransparencyCrypto; Crypto for a signing key (apps never sign).
+            // AuthlogClient for the platform's TransparencyCrypto; Crypto for a signing key (apps never sign).
             dependencies: ["AuthlogTransparency", "AuthlogClient", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "AuthlogClientTests",
-            dependencies: ["AuthlogClient", "AuthlogTransparency"],
+            dependencies: ["AuthlogClient", "AuthlogTransparency", "CryptoKitAPIOnSwiftCrypto"],
             swiftSettings: strictSettings
         ),
     ],

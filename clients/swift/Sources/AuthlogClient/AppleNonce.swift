@@ -13,10 +13,10 @@ public struct AppleNonce: Sendable, CustomStringConvertible {
     public let hashed: String
 
     /// Makes a nonce from 32 random bytes (43 base64url characters).
-    /// - Throws: never since the generator is swift-crypto's, which stops the program rather than give weak
-    ///   bytes; the signature keeps ``AuthlogClientError`` `.randomUnavailable` for apps written against it.
+    /// - Throws: ``AuthlogClientError`` `.randomUnavailable` when the system's random generator fails (OpenSSL's
+    ///   on Linux can; CryptoKit's stops the program instead).
     public static func make() throws(AuthlogClientError) -> AppleNonce {
-        AppleNonce(rawValue: ClientEncoding.base64URL(ClientCrypto.randomBytes(count: 32)))
+        AppleNonce(rawValue: ClientEncoding.base64URL(try ClientCrypto.randomBytes(count: 32)))
     }
 
     /// A nonce for a raw value obtained elsewhere, such as `POST /v1/nonces` (``AuthlogClient/requestNonce()``).

@@ -28,8 +28,8 @@ public struct AuthlogClientError: Error, Sendable, Hashable, CustomStringConvert
         public static let transport = Code(rawValue: "transport")
         /// An answer the client could not read (client code).
         public static let invalidResponse = Code(rawValue: "invalid_response")
-        /// The system's random generator failed (client code; not raised since swift-crypto gives the random
-        /// bytes, kept so that apps matching it still compile).
+        /// The system's random generator failed (client code; OpenSSL's on Linux can fail, CryptoKit's stops
+        /// the program instead).
         public static let randomUnavailable = Code(rawValue: "random_unavailable")
         /// The token store could not be read or written (client code).
         public static let tokenStore = Code(rawValue: "token_store")

@@ -11,10 +11,10 @@ public struct PKCE: Sendable, CustomStringConvertible {
     public var method: String { "S256" }
 
     /// Makes a fresh pair.
-    /// - Throws: never since the generator is swift-crypto's, which stops the program rather than give weak
-    ///   bytes; the signature keeps ``AuthlogClientError`` `.randomUnavailable` for apps written against it.
+    /// - Throws: ``AuthlogClientError`` `.randomUnavailable` when the system's random generator fails (OpenSSL's
+    ///   on Linux can; CryptoKit's stops the program instead).
     public static func make() throws(AuthlogClientError) -> PKCE {
-        PKCE(verifier: ClientEncoding.base64URL(ClientCrypto.randomBytes(count: 32)))
+        PKCE(verifier: ClientEncoding.base64URL(try ClientCrypto.randomBytes(count: 32)))
     }
 
     /// The pair for a verifier made elsewhere (43 to 128 unreserved characters).

@@ -8,7 +8,7 @@ import Testing
 /// shape, and only the roots tell them apart.) The store's proofs, read from its rows, are checked against it in
 /// the server's integration tests.
 struct ConsistencyVerifierTests {
-    let crypto = SwiftCryptoTransparencyCrypto()
+    let crypto = PlatformTransparencyCrypto()
 
     @Test func proofsOfEveryPairOfSizesVerifyAndEveryTamperingFails() throws {
         let tree = MemoryTree(count: 70)

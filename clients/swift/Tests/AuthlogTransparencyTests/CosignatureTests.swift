@@ -6,7 +6,7 @@ import Testing
 /// `cosignature/v1` lines (C2SP tlog-cosignature): written, read back with their time, and refused when they
 /// are another witness's, another note's or altered.
 struct CosignatureTests {
-    let crypto = SwiftCryptoTransparencyCrypto()
+    let crypto = PlatformTransparencyCrypto()
 
     @Test func aCosignatureVerifiesForItsNoteAndTimeOnly() throws {
         let witness = try CosignatureSigner(name: "witness.test/w1", key: TestSigningKey(), crypto: self.crypto)

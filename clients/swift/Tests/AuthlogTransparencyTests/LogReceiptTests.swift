@@ -6,7 +6,7 @@ import Testing
 /// A receipt (`c2sp.org/tlog-proof@v1`) proves one event offline with the log's key, and the witnesses' quorum
 /// when a policy is given; every edited part fails with its reason.
 struct LogReceiptTests {
-    let crypto = SwiftCryptoTransparencyCrypto()
+    let crypto = PlatformTransparencyCrypto()
     let origin = "receipts.test/log"
 
     /// A tree whose seventh leaf is `event`, a signed checkpoint of it, and the receipt of the event.

@@ -5,7 +5,7 @@ import Testing
 
 /// The tree's hashes are RFC 9162's, computed through the ``TransparencyCrypto`` given.
 struct MerkleTreeTests {
-    let crypto = SwiftCryptoTransparencyCrypto()
+    let crypto = PlatformTransparencyCrypto()
 
     @Test func leafAndNodeHashesAreRFC9162s() {
         let digest = [UInt8](repeating: 0xAB, count: 32)

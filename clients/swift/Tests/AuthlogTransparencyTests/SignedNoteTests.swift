@@ -6,7 +6,7 @@ import Testing
 /// Signed notes (C2SP signed-note) and checkpoints (tlog-checkpoint): signed and opened, verifier keys written and
 /// read, and each malformed or foreign note refused with its reason.
 struct SignedNoteTests {
-    let crypto = SwiftCryptoTransparencyCrypto()
+    let crypto = PlatformTransparencyCrypto()
     let origin = "notes.test/log"
 
     @Test func aSignedCheckpointOpensWithItsVerifierKeyOnly() throws {

@@ -7,7 +7,7 @@ import Testing
 /// Policies that used to hang or over-count: groups shared by many groups are evaluated once, one key under two
 /// names is refused on every path (and never counted twice), and CRLF line endings are named on their line.
 struct WitnessPolicyHardeningTests {
-    let crypto = SwiftCryptoTransparencyCrypto()
+    let crypto = PlatformTransparencyCrypto()
     let witnesses: [CosignatureSigner]
     let log: NoteSigner
     let body = Checkpoint(origin: "policy.test/log", size: 9, root: [UInt8](repeating: 9, count: 32)).body
@@ -17,13 +17,13 @@ struct WitnessPolicyHardeningTests {
             try CosignatureSigner(
                 name: "witness.test/w\($0)",
                 key: TestSigningKey(),
-                crypto: SwiftCryptoTransparencyCrypto()
+                crypto: PlatformTransparencyCrypto()
             )
         }
         self.log = try NoteSigner(
             name: "policy.test/log",
             key: TestSigningKey(),
-            crypto: SwiftCryptoTransparencyCrypto()
+            crypto: PlatformTransparencyCrypto()
         )
     }
 

@@ -5,7 +5,7 @@ import Testing
 /// Witness policies in C2SP tlog-policy's text form (c2sp.org/tlog-policy) and in the old form, each refusal
 /// with the line and the reason, and quorums evaluated through nested groups.
 struct WitnessPolicyTests {
-    let crypto = SwiftCryptoTransparencyCrypto()
+    let crypto = PlatformTransparencyCrypto()
     let witnesses: [CosignatureSigner]
     let log: NoteSigner
     let body = Checkpoint(origin: "policy.test/log", size: 9, root: [UInt8](repeating: 9, count: 32)).body
@@ -15,13 +15,13 @@ struct WitnessPolicyTests {
             try CosignatureSigner(
                 name: "witness.test/w\($0)",
                 key: TestSigningKey(),
-                crypto: SwiftCryptoTransparencyCrypto()
+                crypto: PlatformTransparencyCrypto()
             )
         }
         self.log = try NoteSigner(
             name: "policy.test/log",
             key: TestSigningKey(),
-            crypto: SwiftCryptoTransparencyCrypto()
+            crypto: PlatformTransparencyCrypto()
         )
     }
 

@@ -1,5 +1,5 @@
 /// The hashing and signature checks the transparency code needs, given by whoever uses it: the server with
-/// OpenSSL (AuthlogCrypto), an app with swift-crypto (CryptoKit on Apple platforms; AuthlogClient). This module
+/// OpenSSL (AuthlogCrypto), an app with CryptoKit or, on Linux, the system's libcrypto (AuthlogClient). This module
 /// holds no implementation of its own, so the same code runs against either.
 ///
 /// The sealer and `authlog verify` hash millions of leaves through ``sha256(_:)-(UnsafeRawBufferPointer)``:

@@ -4,7 +4,7 @@ import AuthlogTransparency
 /// A Merkle tree held in memory, leaf by leaf, with every complete-subtree node: the proofs the log's store
 /// reads from its rows, computed here from the same plan (``MerkleProof``) without a database.
 struct MemoryTree {
-    let crypto = SwiftCryptoTransparencyCrypto()
+    let crypto = PlatformTransparencyCrypto()
     private(set) var frontier = MerkleFrontier()
     private(set) var nodes: [MerkleNodeID: [UInt8]] = [:]
     private(set) var leaves: [[UInt8]] = []

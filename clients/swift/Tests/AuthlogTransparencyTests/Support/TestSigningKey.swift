@@ -1,8 +1,8 @@
 import AuthlogTransparency
 import Crypto
 
-/// An Ed25519 key on swift-crypto that signs notes and cosignatures in these tests (the server signs with
-/// OpenSSL; an app never signs).
+/// An Ed25519 key on swift-crypto (a test dependency of this package only) that signs notes and cosignatures in
+/// these tests (the server signs with OpenSSL; an app never signs).
 struct TestSigningKey: Ed25519SigningKey {
     private let key = Curve25519.Signing.PrivateKey()
 
