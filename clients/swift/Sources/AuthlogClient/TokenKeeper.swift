@@ -50,7 +50,8 @@ actor TokenKeeper {
         self.retries = configuration.refreshRetries
         self.retryDelay = configuration.retryDelay
         self.leeway = configuration.refreshLeeway
-        self.minimumInterval = .milliseconds(Int64(max(0, configuration.minimumRefreshInterval) * 1_000))
+        // Bounded to a day, so that no configured value (infinite, negative, NaN) can trap in the conversion.
+        self.minimumInterval = .milliseconds(Int64(min(max(0, configuration.minimumRefreshInterval), 86_400) * 1_000))
         self.schedule = configuration.refreshBeforeExpiry.map {
             RefreshSchedule(lead: $0, minimumInterval: configuration.minimumRefreshInterval)
         }

@@ -8,7 +8,9 @@ import FoundationNetworking
 #endif
 
 /// The client's refresh logic against ``RotatingTokenServer``: the first event of a listener, the refresh
-/// before expiry and its bounds, the sign-out guard, and two clients sharing one file store.
+/// before expiry and its bounds, the sign-out guard, and two clients sharing one file store. Each test waits for
+/// events that a broken client never sends, hence the time limit.
+@Suite(.timeLimit(.minutes(1)))
 struct RefreshLogicTests {
     static let me = URLRequest(url: RotatingTokenServer.baseURL.appendingPathComponent("v1/me"))
 
