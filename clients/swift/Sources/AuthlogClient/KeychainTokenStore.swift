@@ -1,5 +1,5 @@
 #if canImport(Security)
-public import Foundation
+import Foundation
 import Security
 
 /// Tokens in the Keychain, as one generic-password item holding their JSON: on Apple platforms only (compiled
