@@ -162,6 +162,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Used only by the tests: the second process of AuthlogClient's two-process refresh test.
+        .executableTarget(
+            name: "AuthlogClientProbe",
+            dependencies: [.product(name: "AuthlogClient", package: "swift")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "AuthlogBench",
             dependencies: [
@@ -227,7 +233,8 @@ let package = Package(
         .testTarget(
             name: "AuthlogIntegrationTests",
             dependencies: [
-                "authlog", "AuthlogAccounts", "AuthlogServer", "AuthlogWitness", "AuthlogProviders", "AuthlogStore",
+                "authlog", "AuthlogClientProbe", "AuthlogAccounts", "AuthlogServer", "AuthlogWitness",
+                "AuthlogProviders", "AuthlogStore",
                 "AuthlogPostgres", "AuthlogCrypto", "AuthlogCore", "AuthlogTesting",
                 .product(name: "AuthlogClient", package: "swift"),
                 .product(name: "AuthlogTransparency", package: "swift"),

@@ -38,6 +38,8 @@ struct ModuleGraphTests {
             "CLibPQ", "COpenSSL",
         ],
         "AuthlogClient": Self.server,
+        // The tests' second client process stands for an app: none of the server reaches it either.
+        "AuthlogClientProbe": Self.server,
     ]
 
     /// The modules that may import only what is listed: the verification core is Foundation and the C library's

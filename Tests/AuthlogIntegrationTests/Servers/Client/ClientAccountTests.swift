@@ -14,6 +14,7 @@ extension Servers {
                 let client = AuthlogClient(baseURL: server.baseURL, tokenStore: store)
                 let signedIn = try await client.signIn(with: .dev(subject: "bob"))
                 var events = client.sessionEvents().makeAsyncIterator()
+                #expect(await events.next() == .initialSession(signedIn.tokens.identity))
                 try await client.logout()
                 #expect(await store.load() == nil)
                 #expect(await events.next() == .signedOut(.loggedOut))
@@ -34,6 +35,7 @@ extension Servers {
                 let signedIn = try await phone.signIn(with: .dev(subject: "carol"))
                 try await tablet.signIn(with: .dev(subject: "carol"))
                 var events = phone.sessionEvents().makeAsyncIterator()
+                #expect(await events.next() == .initialSession(signedIn.tokens.identity))
                 try await tablet.logout(.allSessions)
                 do {
                     _ = try await phone.send(ClientRequests.receipt(server, eventID: signedIn.eventIDs[0]))
@@ -94,6 +96,7 @@ extension Servers {
                 try await client.reportCredentialState(.authorized)
                 #expect(await store.load() != nil, "authorized changes nothing")
                 var events = client.sessionEvents().makeAsyncIterator()
+                #expect(await events.next() == .initialSession(signedIn.tokens.identity))
                 try await client.reportCredentialState(.revoked)
                 #expect(await store.load() == nil)
                 #expect(await events.next() == .signedOut(.credentialRevoked))
@@ -108,7 +111,7 @@ extension Servers {
                 let (token, code) = try ProofFactory(server: server).apple(nonce: nonce)
                 let store = InMemoryTokenStore()
                 let client = AuthlogClient(baseURL: server.baseURL, tokenStore: store)
-                try await client.signIn(
+                let signedIn = try await client.signIn(
                     with: .apple(
                         identityToken: token,
                         nonce: nonce,
@@ -117,6 +120,7 @@ extension Servers {
                     )
                 )
                 var events = client.sessionEvents().makeAsyncIterator()
+                #expect(await events.next() == .initialSession(signedIn.tokens.identity))
                 let deletion = try await client.deleteAccount()
                 #expect(deletion.providerRevocations == ["apple": "revoked"])
                 #expect(server.fake.calls(to: "/auth/revoke").count == 1)

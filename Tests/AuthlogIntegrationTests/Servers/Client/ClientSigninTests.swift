@@ -14,6 +14,7 @@ extension Servers {
                 let store = InMemoryTokenStore()
                 let client = AuthlogClient(baseURL: server.baseURL, tokenStore: store)
                 var events = client.sessionEvents().makeAsyncIterator()
+                #expect(await events.next() == .initialSession(nil), "a new listener first gets the state: signed out")
                 let result = try await client.signIn(with: .dev(subject: "alice"))
                 #expect(result.isNewUser)
                 #expect(!result.eventIDs.isEmpty)

@@ -39,6 +39,9 @@ public struct AuthTokens: Codable, Sendable, Hashable, CustomStringConvertible, 
         self.provider = provider
     }
 
+    /// The user and the session, without the tokens.
+    public var identity: SessionIdentity { SessionIdentity(userID: self.userID, sessionID: self.sessionID) }
+
     /// The user, the session and the expiry times; the tokens are redacted.
     public var description: String {
         "AuthTokens(user: \(self.userID), session: \(self.sessionID), access token: <redacted> until "

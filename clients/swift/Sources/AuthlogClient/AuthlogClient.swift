@@ -21,18 +21,29 @@ public final class AuthlogClient: Sendable {
         public var retryDelay: Duration
         /// The `User-Agent` header, shown to the user in their session list; `nil` leaves URLSession's.
         public var userAgent: String?
+        /// While the client holds a session, it refreshes this many seconds before the access token expires,
+        /// without waiting for a request; `nil` refreshes only when a request needs it.
+        public var refreshBeforeExpiry: TimeInterval?
+        /// The least time between two refreshes asked for by the access token's expiry (before expiry, or at a
+        /// request within ``refreshLeeway``), so that an odd server clock or expiry cannot make a refresh loop.
+        /// A request refused with 401 still refreshes.
+        public var minimumRefreshInterval: TimeInterval
 
         /// Creates a configuration; the defaults suit an app.
         public init(
             refreshLeeway: TimeInterval = 30,
             refreshRetries: Int = 3,
             retryDelay: Duration = .milliseconds(250),
-            userAgent: String? = nil
+            userAgent: String? = nil,
+            refreshBeforeExpiry: TimeInterval? = 60,
+            minimumRefreshInterval: TimeInterval = 10
         ) {
             self.refreshLeeway = refreshLeeway
             self.refreshRetries = refreshRetries
             self.retryDelay = retryDelay
             self.userAgent = userAgent
+            self.refreshBeforeExpiry = refreshBeforeExpiry
+            self.minimumRefreshInterval = minimumRefreshInterval
         }
     }
 
@@ -75,19 +86,27 @@ public final class AuthlogClient: Sendable {
         self.connection = connection
         self.events = events
         self.configuration = configuration
-        self.keeper = TokenKeeper(
+        let keeper = TokenKeeper(
             store: tokenStore,
             connection: connection,
             events: events,
-            retries: configuration.refreshRetries,
-            retryDelay: configuration.retryDelay
+            configuration: configuration
         )
+        self.keeper = keeper
+        // Reading the store starts the refresh before expiry of a session kept from an earlier launch.
+        if configuration.refreshBeforeExpiry != nil { Task { _ = try? await keeper.current() } }
     }
 
-    /// The events of the session from now on: sign-ins, refreshes, and sign-outs with their reason. Each call
-    /// opens a new stream.
+    /// The session's events: first ``SessionEvent/initialSession(_:)`` with the state now (signed in with
+    /// which session, or signed out; the token store is read for it if it was not yet), then sign-ins,
+    /// refreshes, and sign-outs with their reason. Each call opens a new stream.
     public func sessionEvents() -> AsyncStream<SessionEvent> {
-        self.events.stream()
+        let (stream, needsState) = self.events.stream()
+        if needsState {
+            let keeper = self.keeper
+            Task { _ = try? await keeper.current() }
+        }
+        return stream
     }
 
     /// The session's tokens, or `nil` when signed out (read from the token store the first time).

@@ -9,15 +9,21 @@ import Darwin
 
 /// Tokens in a JSON file readable by its owner only (mode 0600), replaced atomically: each save writes a new
 /// file beside it, flushes it to disk and renames it over the old one (``DurableFile``), so a crash leaves the
-/// old pair or the new one, never half of either. For command-line tools and Linux apps; on Apple platforms prefer the
-/// Keychain (docs/ios.md).
+/// old pair or the new one, never half of either. For command-line tools and Linux apps; on Apple platforms prefer
+/// ``KeychainTokenStore``.
+///
+/// Processes sharing the file share its refresh lock too: a ``FileRefreshLock`` on `<file>.lock` beside it.
 public actor FileTokenStore: TokenStore {
     /// The file.
     public let url: URL
 
+    /// A ``FileRefreshLock`` on the file `url` with `.lock` appended, which every process using this file takes.
+    public nonisolated let refreshLock: (any RefreshLock)?
+
     /// A store in the file at `url`; its folder must exist.
     public init(url: URL) {
         self.url = url
+        self.refreshLock = FileRefreshLock(url: URL(fileURLWithPath: url.path + ".lock"))
     }
 
     /// The tokens in the file, or `nil` when there is no file.

@@ -1,5 +1,10 @@
 /// What happened to the session on this device, for the app to follow with ``AuthlogClient/sessionEvents()``.
+///
+/// Each new stream starts with ``initialSession(_:)``, the state at the time it was opened.
 public enum SessionEvent: Sendable, Hashable {
+    /// The first event of every stream: the session the client holds (`nil` when signed out), read from the
+    /// token store if it was not read yet.
+    case initialSession(SessionIdentity?)
     /// A sign-in stored a new session.
     case signedIn(userID: String, sessionID: String)
     /// The tokens were refreshed.
@@ -13,10 +18,24 @@ public enum SignOutReason: String, Sendable, Hashable {
     /// The app called ``AuthlogClient/logout(_:)``.
     case loggedOut = "logged_out"
     /// authlog refused the refresh token (`invalid_grant`): the session was revoked (logout elsewhere, an
-    /// administrator, token reuse) or expired.
+    /// administrator, token reuse) or expired; or another process sharing the token store signed out.
     case sessionEnded = "session_ended"
     /// The app reported a revoked or missing Apple credential.
     case credentialRevoked = "credential_revoked"
     /// The account was deleted.
     case accountDeleted = "account_deleted"
+}
+
+/// Which session the client holds, without its tokens.
+public struct SessionIdentity: Sendable, Hashable {
+    /// authlog's user id.
+    public var userID: String
+    /// The session id.
+    public var sessionID: String
+
+    /// Creates the identity.
+    public init(userID: String, sessionID: String) {
+        self.userID = userID
+        self.sessionID = sessionID
+    }
 }
