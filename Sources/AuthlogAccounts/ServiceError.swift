@@ -1,4 +1,5 @@
 public import AuthlogCore
+import Foundation
 public import HTTPTypes
 
 /// An answer that is not a success: `{"error": code, "error_description": sentence}` with its status
@@ -48,10 +49,14 @@ public struct ServiceError: Error, Sendable {
 
     /// The answer for a failure below the service (the store, a connection): 503 `database_unavailable`
     /// only when PostgreSQL cannot be reached or is shutting down, since a 503 means exactly that; any
-    /// other failure is our own and a 500 `internal_error`, with its kind kept for the log.
+    /// other failure is our own and a 500 `internal_error`; either keeps the kind of failure for the log.
     public static func failure(_ error: any Error) -> ServiceError {
         if let error = error as? ServiceError { return error }
-        if let error = error as? any StoreFailure, error.meansStoreUnreachable { return .databaseUnavailable }
+        if let error = error as? any StoreFailure, error.meansStoreUnreachable {
+            var answer = ServiceError.databaseUnavailable
+            answer.logDetail = error.logDetail.trimmingCharacters(in: .whitespaces)
+            return answer
+        }
         var answer = ServiceError(
             .internalServerError,
             "internal_error",

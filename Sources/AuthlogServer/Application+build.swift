@@ -46,7 +46,7 @@ public func buildRouter(
     components: ServerComponents
 ) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
+    router.add(middleware: RequestIDMiddleware(metrics: components.metrics, writes: components.writes))
     var table = RouteTable(
         router: router,
         limiter: components.limiter,
@@ -69,6 +69,7 @@ public func buildRouter(
         pool: components.store.pool,
         checkpointSeconds: components.checkpoints.everySeconds,
         witnessQuorum: components.witnesses.policy?.quorum ?? 0,
+        witnessSeconds: Int(components.witnesses.interval.components.seconds),
         requestMetadata: metadata
     )
     .register(on: &table)
@@ -93,6 +94,7 @@ public func buildRouter(
         replicaLagLimit: components.replicaLagLimit,
         metrics: components.metrics,
         integrity: components.store.integrity,
+        writes: components.writes,
         providers: components.account.registry.providers,
         refusals: components.limiter.recorder,
         limitSync: components.limitSync

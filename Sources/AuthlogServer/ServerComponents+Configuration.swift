@@ -4,16 +4,19 @@ import AuthlogStore
 
 /// The parts of ``ServerComponents`` that are made from the configuration, one job each.
 extension ServerComponents {
-    /// The event store on `pool`, reporting its batches and appended types to `metrics`.
+    /// The event store on `pool`, reporting its batches and appended types to `metrics` and how its writes went
+    /// to `writes`.
     static func eventStore(
         on pool: ConnectionPool,
         configuration: ServerConfiguration,
-        metrics: ServerMetrics
+        metrics: ServerMetrics,
+        writes: WriteAvailability
     ) throws -> PostgresEventStore {
         PostgresEventStore(
             pool: pool,
             batchObserver: { metrics.recordBatch(events: $0) },
             appendObserver: { metrics.recordEvents(types: $0.map(\.rawValue)) },
+            writeObserver: { writes.observe($0) },
             authenticator: try configuration.eventAuthenticator()
         )
     }

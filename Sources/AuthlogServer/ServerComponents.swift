@@ -36,6 +36,8 @@ public struct ServerComponents: Sendable {
     public let limiter: RateLimiter
     /// Shares the limits' budgets with the other processes on the database.
     public let limitSync: RateLimitSync
+    /// Whether this process can write the log (`/readyz`), and its outages to record.
+    public let writes: WriteAvailability
 
     /// What `/metrics` reports.
     public var metrics: ServerMetrics { self.account.metrics }
@@ -53,7 +55,9 @@ public struct ServerComponents: Sendable {
         rateLimitUptime: (@Sendable () -> Double)? = nil
     ) throws {
         let metrics = ServerMetrics()
-        let store = try Self.eventStore(on: pool, configuration: configuration, metrics: metrics)
+        let writes = WriteAvailability()
+        let store = try Self.eventStore(on: pool, configuration: configuration, metrics: metrics, writes: writes)
+        self.writes = writes
         self.account = try AccountComponents(
             configuration: configuration,
             store: store,

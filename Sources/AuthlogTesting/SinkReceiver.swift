@@ -8,7 +8,7 @@ import Synchronization
 /// A push-delivery receiver for tests and the bench: a real HTTP server on 127.0.0.1 that accepts batches
 /// POSTed to `/events`, checks each one's `Signature` (`t=<unix>,v1=<hex HMAC-SHA-256(secret, "<t>." ‖ body)>`)
 /// the way docs/operations.md tells a receiver to, and keeps what it accepted. ``failNext(_:)`` makes the next
-/// requests fail with 503 before they are read.
+/// requests fail with 503 before they are read; ``answerAfter(_:)`` makes every answer slow.
 public final class SinkReceiver: Sendable {
     /// One accepted batch.
     public struct Batch: Sendable {
@@ -23,6 +23,7 @@ public final class SinkReceiver: Sendable {
         var failuresLeft = 0
         var refused = 0
         var badSignatures = 0
+        var delay: Duration = .zero
     }
 
     private let secret: [UInt8]
@@ -58,6 +59,11 @@ public final class SinkReceiver: Sendable {
         self.state.withLock { $0.failuresLeft = count }
     }
 
+    /// Every request is answered `delay` after it arrived (a slow receiver).
+    public func answerAfter(_ delay: Duration) {
+        self.state.withLock { $0.delay = delay }
+    }
+
     /// The batches accepted, in the order they arrived.
     public var batches: [Batch] { self.state.withLock { $0.batches } }
 
@@ -78,6 +84,8 @@ public final class SinkReceiver: Sendable {
     }
 
     private func accept(_ request: Request) async throws -> Response {
+        let delay = self.state.withLock { $0.delay }
+        if delay > .zero { try await Task.sleep(for: delay) }
         let failing = self.state.withLock { state in
             guard state.failuresLeft > 0 else { return false }
             state.failuresLeft -= 1

@@ -24,8 +24,14 @@ enum AccessRecord {
 
     /// Appends `audit.accessed` for `what` (such as `export after=0 through=120`) on the primary at
     /// `conninfo`; with `refusal`, a refused attempt (outcome `failure`, that reason); with `lag`, a read the
-    /// replica served, and how far behind it was.
+    /// replica served, and how far behind it was. A failure is reported in one sentence with its exit code.
     static func record(_ what: String, refusal: String? = nil, lag: ReplicaLag? = nil, conninfo: String) async throws {
+        try await reportingStoreErrors { try await self.append(what, refusal: refusal, lag: lag, conninfo: conninfo) }
+    }
+
+    /// ``record(_:refusal:lag:conninfo:)``, throwing the ``StoreError`` as it is (a process without the event key
+    /// on a log that authenticates its events gets `.eventKey`).
+    static func append(_ what: String, refusal: String? = nil, lag: ReplicaLag? = nil, conninfo: String) async throws {
         let event = try EventEnvelope(
             AuditAccessed(actor: self.actor, query: what, lag: lag),
             stream: StreamName(category: "audit", id: "access"),
@@ -36,6 +42,6 @@ enum AccessRecord {
             pool: ConnectionPool(conninfo: conninfo, maximumConnections: 1),
             authenticator: try eventAuthenticator()
         )
-        try await reportingStoreErrors { _ = try await store.appendSealed([AppendCommand(event)]).first?.get() }
+        _ = try await store.appendSealed([AppendCommand(event)]).first?.get()
     }
 }

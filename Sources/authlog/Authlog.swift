@@ -19,6 +19,7 @@ struct Authlog: AsyncParsableCommand {
             ProveCommand.self, ExportCommand.self, KeysCommand.self, RebuildCommand.self, ReportCommand.self,
             RetentionCommand.self, SessionsCommand.self,
             UsersCommand.self, DatabaseCommand.self, ServeCommand.self, ConfigCommand.self, WitnessCommand.self,
+            WitnessAlarmCommand.self,
         ]
     )
 

@@ -15,7 +15,8 @@ struct ProveCommand: AsyncParsableCommand {
             the whole sealed log. Hashes are standard base64; leaf_index is position − 1 (RFC 9162). With \
             --receipt it prints the event's receipt instead: a c2sp.org/tlog-proof@v1 file (the event's canonical \
             bytes, its index and inclusion proof, and the latest signed checkpoint), checkable offline with the \
-            log's verifier key. The read is recorded as audit.accessed (your OS user and host).
+            log's verifier key; an event whose stored row no longer hashes to its leaf gets no receipt (exit 1). \
+            The read is recorded as audit.accessed (your OS user and host).
             """
     )
 
@@ -87,11 +88,26 @@ struct ProveCommand: AsyncParsableCommand {
         return .object(members)
     }
 
-    /// Prints the receipt of `eventID`; an event not covered by a checkpoint yet exits 1 with one sentence.
+    /// Prints the receipt of `eventID`; an event not covered by a checkpoint yet, or one whose stored row no longer
+    /// hashes to its leaf (the receipt would fail offline), exits 1 with one sentence.
     private func printReceipt(of eventID: UUID) async throws {
         let target = try await self.database.readTarget(self.replica)
-        let (_, lag, receipt) = try await target.open { connection, _ in
-            try await ReceiptMaker.receipt(of: eventID, on: connection)
+        let receipt: LogReceipt
+        let lag: ReplicaLag?
+        do {
+            let opened = try await target.open { connection, _ in
+                try await ReceiptMaker.receipt(of: eventID, on: connection)
+            }
+            lag = opened.lag
+            receipt = opened.value
+        } catch let altered as ReceiptMaker.AlteredEvent {
+            try await AccessRecord.record(
+                "receipt event_id=\(eventID.lowercased)",
+                refusal: "event_altered",
+                conninfo: target.primary
+            )
+            printError("no receipt: \(altered)")
+            throw ExitCode(1)
         }
         try await AccessRecord.record("receipt event_id=\(eventID.lowercased)", lag: lag, conninfo: target.primary)
         print(receipt.text, terminator: "")

@@ -17,7 +17,10 @@ struct VerifyCommand: AsyncParsableCommand {
             rollback, forks, rewriting and re-signing without the key are caught. Notes may be signed by the \
             current key or one in log.previous_checkpoint_verifier_keys (or any --verifier-key); the verdict names \
             the key that signed each. Exit 1 names the first bad position (or the forked size); exit 4 says that \
-            notes are signed by an unknown key while the log is intact.
+            notes are signed by an unknown key while the log is intact; exit 5 (with --witness-policy) that no \
+            stored checkpoint is witnessed; exit 6 that everything else checked out but the events' MACs were not \
+            checked, because this process has no event key (AUTHLOG_EVENT_KEY). When no note kept outside covers \
+            the last events, a second line says that a truncation of them would not be seen.
             """
     )
 
@@ -73,7 +76,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let outsideSize =
             outsideNotes.compactMap { $0.note.split(separator: "\n").dropFirst().first.flatMap { Int64($0) } }.max()
             ?? 0
-        let (connection, lag, _) = try await target.open { connection, lag in
+        let (connection, lag, head) = try await target.open { connection, lag in
             let head = try await EventReader().head(on: connection).size
             guard lag == nil || outsideSize <= head else {
                 throw StoreError(.outOfRange, "the log has \(head) events, the checkpoint \(outsideSize)")
@@ -89,21 +92,46 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         progress.finish()
         // Verifying reads every event: it is recorded like any other read of the log, before the verdict.
-        try await AccessRecord.record(
+        let what =
             "verify" + (self.checkpoint == nil ? "" : " checkpoint=outside")
-                + (self.checkpointDir == nil
-                    ? "" : " checkpoint_dir=\(outsideNotes.count - (self.checkpoint == nil ? 0 : 1))"),
-            lag: lag,
-            conninfo: target.primary
-        )
+            + (self.checkpointDir == nil
+                ? "" : " checkpoint_dir=\(outsideNotes.count - (self.checkpoint == nil ? 0 : 1))")
+        do {
+            try await AccessRecord.append(what, lag: lag, conninfo: target.primary)
+        } catch let error as StoreError where error.code == .eventKey && eventKey == nil {
+            // Without the key nothing can be appended to an authenticated log; the verdict still counts.
+            printError(
+                "this verification is not recorded: the log authenticates its events, and only a process with the "
+                    + "event key (AUTHLOG_EVENT_KEY) may append to it"
+            )
+        } catch let error as StoreError {
+            try await reportingStoreErrors { () async throws -> Void in throw error }
+        }
         print(report.summary(keyName: keyring?.keys.first?.name))
-        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        guard case .intact(_, _, _, _, _, let macsUnchecked, _) = report else { throw ExitCode(report.exitStatus) }
+        let covered = outsideNotes.isEmpty ? 0 : min(outsideSize, head)
+        if covered < head {
+            print(
+                "not covered: no note kept outside covers positions \(covered + 1)…\(head), so a truncation of them "
+                    + "would not be seen (keep notes with --checkpoint-dir, or give a witness's cosigned checkpoint "
+                    + "with --checkpoint)"
+            )
+        }
+        if macsUnchecked {
+            print(
+                "MACs not checked: this process has no event key (AUTHLOG_EVENT_KEY), so an event forged with a "
+                    + "recomputed digest would pass; every other check ran"
+            )
+        }
+        var status: Int32 = 0
         if let policy {
             let witnessed = try await reportingStoreErrors {
                 try await WitnessedCheckpoints.check(policy, on: connection)
             }
-            try Self.report(witnessed, quorum: policy.quorum)
+            status = try Self.report(witnessed, quorum: policy.quorum)
         }
+        if status == 0, macsUnchecked { status = 6 }
+        if status != 0 { throw ExitCode(status) }
     }
 
     private static func policy(at path: String) throws -> WitnessPolicy {
@@ -119,9 +147,9 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    /// Prints what the policy says of the stored checkpoints: exit 1 for a stored cosignature that does not
-    /// verify, 5 when no checkpoint is witnessed.
-    private static func report(_ witnessed: WitnessedCheckpoints, quorum: Int) throws {
+    /// Prints what the policy says of the stored checkpoints; returns 5 when no checkpoint is witnessed, else 0.
+    /// - Throws: `ExitCode(1)` for a stored cosignature that does not verify.
+    private static func report(_ witnessed: WitnessedCheckpoints, quorum: Int) throws -> Int32 {
         if let bad = witnessed.invalid.first {
             print(
                 "log broken: the stored cosignature of \(bad.witness) on the checkpoint of \(bad.size) events does "
@@ -131,7 +159,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         guard let newest = witnessed.newest else {
             print("not witnessed: no stored checkpoint is cosigned by \(quorum) of the policy's witnesses")
-            throw ExitCode(5)
+            return 5
         }
         let age = max(0, Int64(Date().timeIntervalSince1970) - newest.signedAt)
         let behind =
@@ -142,6 +170,7 @@ struct VerifyCommand: AsyncParsableCommand {
             "witnessed: the checkpoint of \(newest.size) events, signed \(age) s ago, is cosigned by "
                 + "\(newest.witnesses.joined(separator: ", ")) (quorum \(quorum)); \(behind)"
         )
+        return 0
     }
 }
 

@@ -50,9 +50,15 @@ import Testing
             return try self.fake.sign(claims, key: key)
         }
 
-        /// An expired token of `subject` that is otherwise the provider's own: it counts.
+        /// A token of `subject` that is otherwise the provider's own and expired 100 s ago, within its lifetime
+        /// (600 s): it could still be an attempt at the identity, so it counts.
         func expiredToken(_ subject: String) throws -> String {
-            try self.token(subject, issuedAt: Int64(Date().timeIntervalSince1970) - 1_000, lifetime: 100)
+            try self.token(subject, issuedAt: Int64(Date().timeIntervalSince1970) - 700, lifetime: 600)
+        }
+
+        /// A genuine token of `subject` (ten minutes long) that expired a day ago: a replay, which never counts.
+        func dayOldToken(_ subject: String) throws -> String {
+            try self.token(subject, issuedAt: Int64(Date().timeIntervalSince1970) - 87_000, lifetime: 600)
         }
 
         /// A token naming `subject` whose signature does not verify (same `kid`, another key): it never counts.
@@ -153,9 +159,9 @@ import Testing
             (try harness.token("victim", issuer: "https://evil.example"), "issuer_mismatch"),
             (try harness.token("victim", audience: "someone-else"), "audience_mismatch"),
             // Expired too, but for another audience: the provider did not vouch for it to us.
-            (try harness.token("victim", audience: "someone-else", issuedAt: now - 1_000, lifetime: 100), "expired"),
+            (try harness.token("victim", audience: "someone-else", issuedAt: now - 700, lifetime: 600), "expired"),
             (
-                try harness.token("victim", issuer: "https://evil.example", issuedAt: now - 1_000, lifetime: 100),
+                try harness.token("victim", issuer: "https://evil.example", issuedAt: now - 700, lifetime: 600),
                 "expired"
             ),
         ]
@@ -166,6 +172,28 @@ import Testing
         #expect(harness.failures.allSatisfy { $0.data["subject_hash"] == nil })
         #expect(harness.locks.isEmpty)
         #expect(await harness.attempt(try harness.token("victim")) == nil)
+    }
+
+    /// A genuine ID token that expired a day ago, replayed from anywhere, must not lock its user: only a proof
+    /// that expired within its lifetime plus the leeway could still be an attempt at the identity. Under the
+    /// default policy (ten failures in fifteen minutes), ten stale replays lock nothing and are recorded
+    /// without a subject hash; ten that expired within the window lock.
+    @Test func tenReplaysOfADayOldTokenDoNotLockTheUserButTenRecentOnesDo() async throws {
+        let harness = try await Harness(LockoutPolicy())
+        defer { Task { await harness.fake.stop() } }
+        let stale = try harness.dayOldToken("victim")
+        for _ in 0..<10 { #expect(await harness.attempt(stale)?.code == "expired") }
+        #expect(harness.failures.count == 10)
+        #expect(harness.failures.allSatisfy { $0.reason == "expired" && $0.data["subject_hash"] == nil })
+        #expect(harness.locks.isEmpty)
+        #expect(await harness.attempt(try harness.token("victim")) == nil, "the user signs in")
+
+        let recent = try harness.expiredToken("victim")
+        for _ in 0..<10 { #expect(await harness.attempt(recent)?.code == "expired") }
+        let counted = harness.failures.dropFirst(10)
+        #expect(counted.count == 10 && counted.allSatisfy { $0.data["subject_hash"] != nil })
+        #expect(harness.locks.count == 1)
+        #expect(harness.locks.first?.data["failures"] == .number("10"))
     }
 
     @Test func aReusedNonceCountsAgainstTheIdentity() async throws {

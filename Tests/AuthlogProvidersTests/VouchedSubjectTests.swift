@@ -45,11 +45,17 @@ import Testing
         }
     }
 
+    /// A ten-minute token that expired 61 s ago: past the leeway, well within its lifetime.
+    static func expiredRecently(_ claims: inout [(name: String, value: JSONValue)]) {
+        Self.set("iat", .number(String(Self.now - 661)))(&claims)
+        Self.set("exp", .number(String(Self.now - 61)))(&claims)
+    }
+
     @Test func timeFailuresOfTheProvidersOwnTokensNameTheSubject() async throws {
         let provider = try await FakeIdentityProvider.start()
         defer { Task { await provider.stop() } }
         let n = Self.now
-        let expired = try await Self.refusal(provider, Self.set("exp", .number(String(n - 61))))
+        let expired = try await Self.refusal(provider, Self.expiredRecently)
         #expect(expired.reason == .expired && expired.vouchedSubject == "victim")
         let early = try await Self.refusal(provider, Self.set("nbf", .number(String(n + 61))))
         #expect(early.reason == .notYetValid && early.vouchedSubject == "victim")
@@ -57,27 +63,60 @@ import Testing
         #expect(old.reason == .tooOld && old.vouchedSubject == "victim")
     }
 
-    @Test func refusalsBeforeTheProviderVouchedNameNoSubject() async throws {
+    /// A genuine token that expired longer ago than its own lifetime (plus the leeway) is a replay, not an
+    /// attempt at the identity: refused as expired, but vouching for nobody, so it never counts toward a lock.
+    @Test func aStaleTokenOfTheProviderNamesNoSubject() async throws {
         let provider = try await FakeIdentityProvider.start()
         defer { Task { await provider.stop() } }
         let n = Self.now
+        func expired(issuedAt: Int64, lifetime: Int64) async throws -> ProviderError {
+            try await Self.refusal(provider) {
+                Self.set("iat", .number(String(issuedAt)))(&$0)
+                Self.set("exp", .number(String(issuedAt + lifetime)))(&$0)
+            }
+        }
+        // A day-old token of ten minutes: expired 86,400 s ago.
+        let dayOld = try await expired(issuedAt: n - 86_400 - 600, lifetime: 600)
+        #expect(dayOld.reason == .expired && dayOld.vouchedSubject == nil)
+        // The edge: expired exactly its lifetime (600 s) plus the leeway (60 s) ago is stale; a second less is not.
+        let atTheEdge = try await expired(issuedAt: n - 1_260, lifetime: 600)
+        #expect(atTheEdge.reason == .expired && atTheEdge.vouchedSubject == nil)
+        let justInside = try await expired(issuedAt: n - 1_259, lifetime: 600)
+        #expect(justInside.reason == .expired && justInside.vouchedSubject == "victim")
+        // A token that lived a day counts for a day after it expired, and no longer than that however long it lived.
+        let longLived = try await expired(issuedAt: n - 86_400 - 3_600, lifetime: 86_400)
+        #expect(longLived.vouchedSubject == "victim")
+        let yearLong = try await expired(issuedAt: n - 2 * 86_400 - 31_536_000, lifetime: 31_536_000)
+        #expect(yearLong.reason == .expired && yearLong.vouchedSubject == nil)
+        // A stale token's other claims do not matter: nobody is vouched for.
+        let staleEarly = try await Self.refusal(provider) {
+            Self.set("iat", .number(String(n - 90_000)))(&$0)
+            Self.set("exp", .number(String(n - 89_400)))(&$0)
+            Self.set("nbf", .number(String(n + 600)))(&$0)
+        }
+        #expect(staleEarly.vouchedSubject == nil)
+    }
+
+    @Test func refusalsBeforeTheProviderVouchedNameNoSubject() async throws {
+        let provider = try await FakeIdentityProvider.start()
+        defer { Task { await provider.stop() } }
         let forged = try await Self.refusal(provider, key: try PrivateKey.generate(for: .rs256)) { _ in }
         #expect(forged.reason == .invalidSignature)
         #expect(forged.message == "the signature does not verify")
         #expect(forged.vouchedSubject == nil)
         // Expired and forged: the signature is checked first.
         let forgedExpired = try await Self.refusal(provider, key: try PrivateKey.generate(for: .rs256)) {
-            Self.set("exp", .number(String(n - 61)))(&$0)
+            Self.expiredRecently(&$0)
         }
         #expect(forgedExpired.reason == .invalidSignature && forgedExpired.vouchedSubject == nil)
         // Expired, with another issuer or audience: the reason stays `expired`, but nobody vouched for the subject.
         let otherIssuer = try await Self.refusal(provider) {
-            Self.set("exp", .number(String(n - 61)))(&$0)
+            Self.expiredRecently(&$0)
             Self.set("iss", .string("https://evil.example"))(&$0)
         }
         #expect(otherIssuer.reason == .expired && otherIssuer.vouchedSubject == nil)
         let otherAudience = try await Self.refusal(provider) {
-            Self.set("exp", .number(String(n - 61)))(&$0)
+            Self.expiredRecently(&$0)
             Self.set("aud", .string("someone-else"))(&$0)
         }
         #expect(otherAudience.reason == .expired && otherAudience.vouchedSubject == nil)

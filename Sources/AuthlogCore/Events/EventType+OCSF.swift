@@ -54,7 +54,9 @@ extension EventType {
         case .providerRevocationAttempted: return .apiActivity(4, "Delete")
         case .auditAccessed: return .eventLogActivity(3, "Export")
         case .auditRetentionApplied: return .eventLogActivity(2, "Delete")
-        case .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused:
+        case .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
+            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditSinkRecovered,
+            .auditRefusalsDropped:
             return .eventLogActivity(OCSFMapping.otherActivity, "Other")
         case .rateLimitExceeded, .requestRefused: return .webResourceAccess(2, "Access Deny")
         }

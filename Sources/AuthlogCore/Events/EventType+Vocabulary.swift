@@ -87,7 +87,8 @@ extension EventType {
             ]
         case .identityLocked: return [.always("authn_login_lock")]
         case .tokenRefreshReplayed, .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused,
-            .identityUnlocked:
+            .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
+            .auditSinkRecovered, .auditRefusalsDropped, .identityUnlocked:
             return []
         }
     }

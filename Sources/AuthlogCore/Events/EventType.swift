@@ -28,6 +28,12 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case auditRetentionApplied = "audit.retention_applied"
     case auditCheckpointRefused = "audit.checkpoint_refused"
     case auditEventsRefused = "audit.events_refused"
+    case auditWitnessAlarm = "audit.witness_alarm"
+    case auditWitnessAlarmCleared = "audit.witness_alarm_cleared"
+    case auditWriteOutage = "audit.write_outage"
+    case auditSinkFailing = "audit.sink_failing"
+    case auditSinkRecovered = "audit.sink_recovered"
+    case auditRefusalsDropped = "audit.refusals_dropped"
     case rateLimitExceeded = "ratelimit.exceeded"
     case requestRefused = "request.refused"
     case identityLocked = "identity.locked"
@@ -62,7 +68,8 @@ extension EventType {
             return ["user"]
         case .providerNotificationReceived: return ["provider"]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
-            .auditEventsRefused:
+            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
+            .auditSinkRecovered, .auditRefusalsDropped:
             return ["audit"]
         case .rateLimitExceeded, .requestRefused: return ["ratelimit"]
         case .identityLocked, .identityUnlocked: return ["identity"]
@@ -86,8 +93,11 @@ extension EventType {
         case .providerConsentRevoked: return [.userID, .provider]
         case .providerEmailChanged: return [.userID, .provider]
         case .accountDeleted: return [.userID]
-        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied: return []
-        case .auditCheckpointRefused, .auditEventsRefused: return [.reason]
+        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditSinkRecovered: return []
+        case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm, .auditWriteOutage, .auditSinkFailing,
+            .auditRefusalsDropped:
+            return [.reason]
+        case .auditWitnessAlarmCleared: return []
         case .rateLimitExceeded, .requestRefused: return [.reason]
         case .identityLocked: return [.provider, .reason]
         case .identityUnlocked: return [.provider]
@@ -98,10 +108,12 @@ extension EventType {
     public var fixedOutcome: Outcome? {
         switch self {
         case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected, .accountActionRefused, .auditCheckpointRefused,
-            .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked:
+            .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .auditWitnessAlarm,
+            .auditWriteOutage, .auditSinkFailing, .auditRefusalsDropped:
             return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
-            .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked:
+            .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked, .auditWitnessAlarmCleared,
+            .auditSinkRecovered:
             return .success
         default: return nil
         }
@@ -136,6 +148,12 @@ extension EventType {
         case .auditRetentionApplied: return AuditRetentionApplied.self
         case .auditCheckpointRefused: return AuditCheckpointRefused.self
         case .auditEventsRefused: return AuditEventsRefused.self
+        case .auditWitnessAlarm: return AuditWitnessAlarm.self
+        case .auditWitnessAlarmCleared: return AuditWitnessAlarmCleared.self
+        case .auditWriteOutage: return AuditWriteOutage.self
+        case .auditSinkFailing: return AuditSinkFailing.self
+        case .auditSinkRecovered: return AuditSinkRecovered.self
+        case .auditRefusalsDropped: return AuditRefusalsDropped.self
         case .rateLimitExceeded: return RateLimitExceeded.self
         case .requestRefused: return RequestRefused.self
         case .identityLocked: return IdentityLocked.self
@@ -150,7 +168,9 @@ extension EventType {
     public var isWrittenByAuthlogOnly: Bool {
         switch self {
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
-            .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .identityUnlocked:
+            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
+            .auditSinkRecovered, .auditRefusalsDropped, .rateLimitExceeded, .requestRefused, .identityLocked,
+            .identityUnlocked:
             return true
         default: return false
         }

@@ -71,3 +71,93 @@ public struct AuditEventsRefused: EventPayload {
         self.digests = digests
     }
 }
+
+/// A witness refused the log's checkpoint as contradicting one it holds (`audit.witness_alarm`): a C2SP
+/// tlog-witness `409` naming the very size just sent or a larger one than the log's, or a `422`. The witness holds
+/// a checkpoint signed with this log's key that this log contradicts: a split view, a rollback of this log, or a
+/// stolen key. Recorded once per alarm (one event while it stands, across restarts and processes: appended on
+/// the stream `audit-witness.<name>` expecting its version), until an operator clears it
+/// (`audit.witness_alarm_cleared`). The envelope's `reason` is one of ``Reason``'s raw values.
+public struct AuditWitnessAlarm: EventPayload {
+    public static let eventType = EventType.auditWitnessAlarm
+
+    /// What the witness's answer shows.
+    public enum Reason: String, Sendable, Codable, CaseIterable {
+        /// 409 naming the size that was sent (tlog-witness v1.0.0's answer to another root at its own size).
+        case fork
+        /// 409 naming a size larger than the log's checkpoint: the log went back, or forked, behind the witness.
+        case rollback
+        /// 422: the witness found the checkpoint inconsistent with what it cosigned (later tlog-witness).
+        case inconsistent
+    }
+
+    /// The witness's name (its cosignature key name).
+    public var witness: String
+    /// The size of the checkpoint that was sent.
+    public var treeSize: Int64
+    /// Base64 of that checkpoint's root.
+    public var rootHash: String
+    /// The `old` size the request claimed the witness holds.
+    public var oldSize: Int64
+    /// The HTTP status the witness answered.
+    public var status: Int
+    /// The witness's answer body, at most 512 bytes, as text.
+    public var answer: String
+    /// What the answer means, in one sentence.
+    public var detail: String
+    /// Where the evidence was kept outside the database (the request sent and the answer), when it was.
+    public var evidence: String?
+
+    /// Creates the payload.
+    public init(
+        witness: String,
+        treeSize: Int64,
+        rootHash: String,
+        oldSize: Int64,
+        status: Int,
+        answer: String,
+        detail: String,
+        evidence: String?
+    ) {
+        self.witness = witness
+        self.treeSize = treeSize
+        self.rootHash = rootHash
+        self.oldSize = oldSize
+        self.status = status
+        self.answer = answer
+        self.detail = detail
+        self.evidence = evidence
+    }
+}
+
+/// An operator cleared a witness's alarm (`audit.witness_alarm_cleared`, `authlog witness-alarm clear`): the log
+/// submits to that witness again, and a new refusal is a new alarm. Appended on the alarm's stream, expecting its
+/// version, so it clears exactly the alarm the operator saw.
+public struct AuditWitnessAlarmCleared: EventPayload {
+    public static let eventType = EventType.auditWitnessAlarmCleared
+
+    /// The witness's name.
+    public var witness: String
+    /// Who cleared it (`os:USER@HOST`).
+    public var actor: String
+    /// The `audit.witness_alarm` event it clears.
+    public var alarmEventID: String
+    /// Why, in the operator's words.
+    public var note: String
+
+    /// Stored as `witness`, `actor`, `alarm_event_id` and `note`.
+    enum CodingKeys: String, CodingKey {
+        case witness
+        case actor
+        case alarmEventID = "alarmEventId"
+        case note
+    }
+
+    /// Creates the payload.
+    public init(witness: String, actor: String, alarmEventID: String, note: String) {
+        self.witness = witness
+        self.actor = actor
+        self.alarmEventID = alarmEventID
+        self.note = note
+    }
+}

@@ -81,7 +81,9 @@ public enum ProjectionReducer {
             return [.reauthenticateSession(sessionID: sessionID, at: at)]
         case .tokenRefreshFailed, .tokenRefreshReplayed, .providerEmailChanged, .providerNotificationReceived,
             .providerRevocationAttempted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed,
-            .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .rateLimitExceeded, .requestRefused:
+            .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
+            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditSinkRecovered,
+            .auditRefusalsDropped, .rateLimitExceeded, .requestRefused:
             return []
         case .identityLocked:
             return try Self.lockoutChanges(for: envelope) { try event.payload(as: IdentityLocked.self) }

@@ -113,12 +113,16 @@ public struct IDTokenVerifier: Sendable {
         let now = min(max(unclampedNow, Self.numericDateRange.lowerBound), Self.numericDateRange.upperBound)
         // The time claims are checked first, as always; a token that fails them while its issuer and audience
         // are the provider's was vouched for by the provider (its signature verified already), so the failure
-        // names the subject and counts toward that identity's lockout.
+        // names the subject and counts toward that identity's lockout — unless it is stale (``isRecent``): a
+        // proof that expired long ago is a replay, not an attempt at the identity, and counts only against the
+        // address, like a forged one.
         let authTime: Timestamp?
         do {
             authTime = try self.checkTimes(claims, now: now)
         } catch {
-            if let vouched = try? self.checkIdentity(claims) { throw error.vouched(for: vouched.subject) }
+            if self.isRecent(claims, now: now), let vouched = try? self.checkIdentity(claims) {
+                throw error.vouched(for: vouched.subject)
+            }
             throw error
         }
         let (clientID, subject) = try self.checkIdentity(claims)
@@ -130,6 +134,20 @@ public struct IDTokenVerifier: Sendable {
             nonce = text
         }
         return VerifiedIDToken(claims: claims, subject: subject, clientID: clientID, authTime: authTime, nonce: nonce)
+    }
+
+    /// The longest token lifetime ``isRecent(_:now:)`` takes from a token: a day.
+    static let maximumLifetime: Int64 = 86_400
+
+    /// Whether a token that failed its time checks could still be an attempt at its subject's identity: it
+    /// expired within its own lifetime (`exp − iat` as the provider signed it, at most ``maximumLifetime``) plus
+    /// the leeway, or has not expired. A token whose `exp` cannot be read cannot show that.
+    func isRecent(_ claims: JSONValue, now: Int64) -> Bool {
+        guard let exp = try? Self.numericDate(claims, "exp") else { return false }
+        let iat = try? Self.numericDate(claims, "iat")
+        let lifetime = min(max(iat.map { exp - $0 } ?? 0, 0), Self.maximumLifetime)
+        let leeway = min(max(self.rules.leeway, 0), 86_400)
+        return now < exp + lifetime + leeway
     }
 
     /// `exp`, `nbf`, `iat`, the maximum age and `auth_time`; returns `auth_time`.

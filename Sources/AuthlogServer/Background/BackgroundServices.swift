@@ -13,21 +13,24 @@ extension ServerComponents {
     ///   queued rows it refused for their MAC as `audit.events_refused`;
     /// - refusals (1 s): what the rate limits and the edge refused, as the ``RefusalRecorder``'s few events;
     ///   at shutdown every open window, before the sealer's last pass;
+    /// - write outages (1 s): each outage of this process's writes as one `audit.write_outage` once writing
+    ///   works again (``WriteAvailability``), at shutdown too;
     /// - rate-limit sync (1 s): the budgets shared with the other processes (``RateLimitSync``);
     /// - checkpoints (1 s check) when a checkpoint key is configured, and then the witness submissions (1 s
-    ///   check, each witness at most once per `log.witness_interval_seconds`) when witnesses are configured;
+    ///   check, each witness at most once per `log.witness_interval_seconds`; a witness's alarm recorded once as
+    ///   `audit.witness_alarm`, its evidence in `log.checkpoint_directory`) when witnesses are configured;
     /// - nonce purge (10 min), session sweeper (1 min), lock expiry (1 min: `identity.unlocked` for the identity
     ///   locks that ran out), provider revocation retries (15 s);
     /// - report counts (1 s): the writers' pending report counts folded into the roll-ups (``ReportRollups``);
     /// - log months (1 min): partitions created ahead and the log moved to a new month (``LogMonths``);
     /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
     ///   static files (``TileDirectory``), read from the read database, never on the write path;
-    /// - sinks (1 s) when `sinks` are configured: sealed events pushed to each (``SinkDeliverer``), and the
-    ///   sinks' leases given up at shutdown.
+    /// - sinks (1 s each) when `sinks` are configured: sealed events pushed to each sink by its own service
+    ///   (``SinkDeliverer``), its lease given up at shutdown; and every sink's cursor read into `/metrics`.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let sealer: [any Service] = [
             self.sealerService(logger: logger), self.refusalService(logger: logger),
-            self.limitSyncService(pool: pool, logger: logger),
+            self.writeOutageService(logger: logger), self.limitSyncService(pool: pool, logger: logger),
         ]
         return sealer + self.logServices(pool: pool, logger: logger) + self.upkeepServices(pool: pool, logger: logger)
     }
@@ -87,6 +90,21 @@ extension ServerComponents {
         )
     }
 
+    /// The write outages' recorder: every second what ended (or, after a quiet spell, the probe), and once more
+    /// at shutdown.
+    private func writeOutageService(logger: Logger) -> PeriodicService {
+        let writes = self.writes
+        let store = self.store
+        let record: @Sendable () async -> Void = {
+            do {
+                try await writes.record(into: store)
+            } catch {
+                logger.debug("the write outage is not recorded yet", metadata: ["error": "\(error)"])
+            }
+        }
+        return PeriodicService(name: "write-outages", every: .seconds(1), body: record, onShutdown: record)
+    }
+
     /// The rate limits' shared budgets: every second, what this process admitted out and the others' in.
     private func limitSyncService(pool: ConnectionPool, logger: Logger) -> PeriodicService {
         let sync = self.limitSync
@@ -114,9 +132,10 @@ extension ServerComponents {
                 ? nil
                 : WitnessSubmitter(
                     settings: self.witnesses,
-                    pool: pool,
+                    store: self.store,
                     metrics: self.metrics.witnesses,
-                    logger: logger
+                    logger: logger,
+                    evidenceDirectory: self.checkpoints.directory
                 )
             services.append(
                 PeriodicService(name: "checkpoints", every: .seconds(1)) {
@@ -128,17 +147,7 @@ extension ServerComponents {
                 services.append(PeriodicService(name: "witnesses", every: .seconds(1)) { await submitter.pass() })
             }
         }
-        if !self.sinks.sinks.isEmpty {
-            let deliverer = SinkDeliverer(settings: self.sinks, pool: pool, metrics: self.metrics.sinks, logger: logger)
-            services.append(
-                PeriodicService(
-                    name: "sinks",
-                    every: .seconds(1),
-                    body: { await deliverer.pass(while: { !Task.isShuttingDownGracefully }) },
-                    onShutdown: { await deliverer.releaseLeases() }
-                )
-            )
-        }
+        services += self.sinkServices(pool: pool, logger: logger)
         if let path = self.checkpoints.tileDirectory {
             let directory = TileDirectory(path: path)
             let reads = self.reads
@@ -150,6 +159,44 @@ extension ServerComponents {
                         logger.warning("could not write the tile directory", metadata: ["error": "\(error)"])
                     }
                 }
+            )
+        }
+        return services
+    }
+
+    /// One delivery service per sink, each on its own schedule (a slow sink holds no other back), and one that
+    /// reads every sink's cursor and the log's head into `/metrics` each second, whether this process delivers
+    /// or waits for another's lease.
+    private func sinkServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
+        guard !self.sinks.sinks.isEmpty else { return [] }
+        let cursors = SinkCursors(pool: pool)
+        let metrics = self.metrics.sinks
+        var services: [any Service] = [
+            PeriodicService(name: "sink-status", every: .seconds(1)) {
+                do {
+                    let (head, states) = try await cursors.states()
+                    metrics.record(states: states, head: head)
+                } catch {
+                    logger.debug("could not read the sinks' cursors", metadata: ["error": "\(error)"])
+                }
+            }
+        ]
+        for sink in self.sinks.sinks {
+            let deliverer = SinkDeliverer(
+                sink: sink,
+                cursors: cursors,
+                pool: pool,
+                store: self.store,
+                metrics: metrics,
+                logger: logger
+            )
+            services.append(
+                PeriodicService(
+                    name: "sink-\(sink.name)",
+                    every: .seconds(1),
+                    body: { await deliverer.pass(while: { !Task.isShuttingDownGracefully }) },
+                    onShutdown: { await deliverer.releaseLease() }
+                )
             )
         }
         return services

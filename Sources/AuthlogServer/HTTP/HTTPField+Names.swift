@@ -5,6 +5,8 @@ extension HTTPField.Name {
     static let requestID = HTTPField.Name(knownValid: "X-Request-Id")
     /// `Authlog-Event-Ids`: the events the request appended, comma-separated.
     static let eventIDs = HTTPField.Name(knownValid: "Authlog-Event-Ids")
+    /// `Authlog-Receipt-Witnessed`: whether a receipt's checkpoint is witnessed (`yes`, `pending`, `none`).
+    static let receiptWitnessed = HTTPField.Name(knownValid: "Authlog-Receipt-Witnessed")
     /// `X-Forwarded-For`: believed only from trusted proxies.
     static let forwardedFor = HTTPField.Name(knownValid: "X-Forwarded-For")
 

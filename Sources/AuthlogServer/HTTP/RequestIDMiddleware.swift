@@ -8,12 +8,15 @@ import Logging
 /// Gives every request an id (in the `X-Request-Id` answer header and as `request_id` on every log line),
 /// returns the ids of the events it appended in `Authlog-Event-Ids` (comma-separated, at most
 /// ``AppendedEvents/limit``: receipts the app can fetch from `/v1/log/receipt/{event_id}`), turns any error
-/// into the JSON error answer, counts the request in the metrics and logs one line for it:
-/// method, route pattern, status and duration — never a query string, a header value or a body.
+/// into the JSON error answer, counts the request in the metrics (and, when it was refused with 503
+/// `database_unavailable`, in ``WriteAvailability``) and logs one line for it: method, route pattern, status
+/// and duration — never a query string, a header value or a body.
 public struct RequestIDMiddleware: RouterMiddleware {
     public typealias Context = AppRequestContext
 
     let metrics: ServerMetrics
+    /// Where requests refused because nothing could be recorded are counted (nil: nowhere).
+    var writes: WriteAvailability?
 
     public func handle(
         _ request: Request,
@@ -26,12 +29,14 @@ public struct RequestIDMiddleware: RouterMiddleware {
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
         var response: Response
         var errorDetail: String?
+        var refusedUnwritable = false
         let appended = AppendedEvents()
         do {
             response = try await AppendedEvents.$current.withValue(appended) { try await next(request, context) }
         } catch let error as ServiceError {
             response = error.response()
             errorDetail = error.logDetail
+            refusedUnwritable = error.code == ServiceError.databaseUnavailable.code
         } catch let error as any HTTPResponseError {
             response = Self.answer(for: error.status)
         } catch {
@@ -46,6 +51,8 @@ public struct RequestIDMiddleware: RouterMiddleware {
         }
         let seconds = (ContinuousClock.now - started).inSeconds
         let route = context.endpointPath ?? "unmatched"
+        // `/readyz` answers 503 for the outage itself; it refuses nothing.
+        if refusedUnwritable, route != "/readyz" { self.writes?.noteRefused(route: route, detail: errorDetail) }
         self.metrics.recordRequest(
             method: request.method.rawValue,
             route: route,

@@ -67,8 +67,8 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// Counts one public log read (a proof, a tile, an entry bundle) by route; those the rate limit refused
-    /// are in `authlog_rate_limited_total{route="log_read"}`.
+    /// Counts one public log read (the checkpoint, a proof, a tile, an entry bundle) by route; those the rate
+    /// limit refused are in `authlog_rate_limited_total{route="log_read"}`.
     public func recordLogRead(route: String) {
         self.state.withLock { $0.logReads[route, default: 0] += 1 }
     }
@@ -123,7 +123,8 @@ public final class ServerMetrics: Sendable {
             )
             + Self.counter(
                 "authlog_log_reads_total",
-                help: "Public log reads served or refused for a bad request (proofs, tiles, entry bundles), by route.",
+                help:
+                    "Public log reads served or refused for a bad request (the checkpoint, proofs, tiles, entry bundles), by route.",
                 samples: logReads.map { ([("route", $0.key)], $0.value) }
             )
             + Self.counter(

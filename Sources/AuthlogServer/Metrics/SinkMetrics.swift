@@ -1,8 +1,11 @@
+public import AuthlogStore
 import Foundation
 import Synchronization
 
-/// The push-delivery side of `/metrics`: per sink, the events and batches delivered, failed attempts, the
-/// failures in a row, the last position acknowledged, and how far behind the log's head it is.
+/// The push-delivery side of `/metrics`: per sink, the events and batches this process delivered and its failed
+/// attempts; and, as the database has them whichever process delivers (``record(states:head:)``, every second),
+/// the failures in a row, the last position acknowledged, how far behind the log's head it is, and whether this
+/// process holds the lease.
 public final class SinkMetrics: Sendable {
     private struct Sink {
         var events = 0
@@ -11,6 +14,7 @@ public final class SinkMetrics: Sendable {
         var consecutiveFailures = 0
         var deliveredThrough: Int64 = 0
         var head: Int64 = 0
+        var isLeasedHere = false
     }
 
     private let state = Mutex([String: Sink]())
@@ -40,6 +44,21 @@ public final class SinkMetrics: Sendable {
             sink.deliveredThrough = max(sink.deliveredThrough, position)
             sink.head = max(sink.head, head)
             state[name] = sink
+        }
+    }
+
+    /// The sinks' rows as the database has them, and the log's head: the truth about every declared sink, also
+    /// while another process delivers to it or its receiver is down. A sink with no row yet has acknowledged
+    /// nothing.
+    public func record(states: [String: SinkState], head: Int64) {
+        self.state.withLock { state in
+            for name in state.keys {
+                let row = states[name] ?? SinkState(deliveredThrough: 0, consecutiveFailures: 0, isLeasedHere: false)
+                state[name]?.deliveredThrough = row.deliveredThrough
+                state[name]?.consecutiveFailures = row.consecutiveFailures
+                state[name]?.isLeasedHere = row.isLeasedHere
+                state[name]?.head = head
+            }
         }
     }
 
@@ -75,13 +94,16 @@ public final class SinkMetrics: Sendable {
             )
             + gauge(
                 "authlog_sink_consecutive_failures",
-                "Failed deliveries to a sink since its last success (this process)."
+                "Failed deliveries to a sink since its last success, by whichever process delivers to it."
             ) { Int64($0.consecutiveFailures) }
             + gauge("authlog_sink_delivered_position", "The last log position a sink acknowledged.") {
                 $0.deliveredThrough
             }
             + gauge("authlog_sink_lag_events", "Sealed events not yet acknowledged by a sink.") {
                 max(0, $0.head - $0.deliveredThrough)
+            }
+            + gauge("authlog_sink_lease_held", "1 when this process holds the sink's lease (it delivers).") {
+                $0.isLeasedHere ? 1 : 0
             }
     }
 }

@@ -51,9 +51,14 @@ public final class WitnessMetrics: Sendable {
         self.state.withLock { $0.witnesses[name, default: Witness()].failures += 1 }
     }
 
-    /// `name`'s answers showed a fork or rollback: submissions to it stopped.
+    /// `name`'s answers showed a fork or rollback, or such an alarm stands in the log: submissions to it stopped.
     public func recordAlarm(_ name: String) {
         self.state.withLock { $0.witnesses[name, default: Witness()].alarm = true }
+    }
+
+    /// An operator cleared `name`'s alarm: submissions to it resume.
+    public func clearAlarm(_ name: String) {
+        self.state.withLock { $0.witnesses[name, default: Witness()].alarm = false }
     }
 
     /// The latest checkpoint the submitter read has `size` leaves.
@@ -61,7 +66,8 @@ public final class WitnessMetrics: Sendable {
         self.state.withLock { $0.checkpointSize = max($0.checkpointSize ?? 0, size) }
     }
 
-    /// The checkpoint of `size` is witnessed (the quorum cosigned it); `time` is when the quorum was reached.
+    /// The checkpoint of `size` is witnessed (the quorum cosigned it); `time` is when the quorum was reached (at
+    /// start, read from the stored cosignatures).
     public func recordWitnessed(size: Int64, at time: Int64) {
         self.state.withLock { state in
             guard size > (state.witnessedSize ?? 0) else { return }
@@ -117,7 +123,7 @@ public final class WitnessMetrics: Sendable {
         lines += family(
             "authlog_witness_alarm",
             "gauge",
-            "1 when a witness's answers showed a fork or a rollback; submissions to it stopped."
+            "1 while a witness's alarm stands (its answer showed a fork or a rollback): submissions to it stopped until an operator clears it."
         )
         lines += witnesses.map { "authlog_witness_alarm\(label($0.key)) \($0.value.alarm ? 1 : 0)" }
         lines += family(

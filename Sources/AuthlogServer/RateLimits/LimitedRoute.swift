@@ -12,7 +12,7 @@ public enum LimitedRoute: String, Sendable, CaseIterable, Hashable {
     case revoke
     /// `POST /oauth/introspect`.
     case introspect
-    /// The public log reads: the checkpoint, proofs, receipts and tiles.
+    /// The public log reads: the checkpoint, proofs, receipts, tiles and the minimum index.
     case logRead = "log_read"
     /// The operator and auditor routes: `/v1/events`, `/v1/users/…`, `/v1/sessions/…`, `/v1/admin/…`,
     /// `/v1/reports/…`.
@@ -30,7 +30,7 @@ public enum LimitedRoute: String, Sendable, CaseIterable, Hashable {
         case ("POST", "/v1/nonces"): return .nonce
         case ("POST", "/oauth/revoke"), ("POST", "/v1/logout"): return .revoke
         case ("POST", "/oauth/introspect"): return .introspect
-        case (_, "/checkpoint"), (_, "/tile/{tile_path}"): return .logRead
+        case (_, "/checkpoint"), (_, "/tile/{tile_path}"), (_, "/minimum-index"): return .logRead
         case (_, let path) where path.hasPrefix("/v1/log/"): return .logRead
         case (_, let path)
         where ["/v1/events", "/v1/users/", "/v1/sessions/", "/v1/admin/", "/v1/reports/"].contains(where: {

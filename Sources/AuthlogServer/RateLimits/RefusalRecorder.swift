@@ -28,18 +28,41 @@ public final class RefusalRecorder: Sendable {
         var written = 0
         var refused = 0
         /// Events taken out of the tallies whose append failed, retried at the next flush (at most
-        /// `maximumUnwritten`; older ones are dropped and counted in `lost`).
-        var unwritten: [EventEnvelope] = []
+        /// `maximumUnwritten`; older ones are dropped and counted in `lost` and `dropped`).
+        var unwritten: [Pending] = []
         var lost = 0
+        /// The refusal events dropped since the last `audit.refusals_dropped` recorded them.
+        var dropped: Dropped?
+    }
+
+    /// An event to append, with the refused requests it accounts for.
+    struct Pending: Sendable {
+        let event: EventEnvelope
+        let requests: Int
+    }
+
+    /// Refusal events dropped in one episode of an unwritable database.
+    struct Dropped: Sendable, Equatable {
+        var events = 0
+        var requests = 0
+        var firstAt: Timestamp
+        var lastAt: Timestamp
     }
 
     /// The policy whose limits the events name.
     let policy: RateLimitPolicy
     private let state: Mutex<State>
+    /// This recorder, in the ids of its `audit.refusals_dropped` events.
+    private let process = UUID()
 
-    /// A recorder summing refusals over `policy`'s window.
-    public init(policy: RateLimitPolicy) {
+    /// The most events kept for a retry while the database cannot be written.
+    let maximumUnwritten: Int
+
+    /// A recorder summing refusals over `policy`'s window, keeping up to `maximumUnwritten` events while the
+    /// database cannot be written.
+    public init(policy: RateLimitPolicy, maximumUnwritten: Int = 10_000) {
         self.policy = policy
+        self.maximumUnwritten = maximumUnwritten
         let window = policy.windowSeconds
         self.state = Mutex(
             State(
@@ -87,9 +110,6 @@ public final class RefusalRecorder: Sendable {
         }
     }
 
-    /// The most events kept for a retry while the database cannot be written.
-    static let maximumUnwritten = 10_000
-
     /// How many refusals were counted, how many events recorded them so far, and how many events were dropped
     /// because the database stayed unwritable past ``maximumUnwritten``.
     public var totals: (refused: Int, events: Int, lost: Int) {
@@ -97,8 +117,9 @@ public final class RefusalRecorder: Sendable {
     }
 
     /// The events that record what is ready: first refusals and ended windows (every open window when
-    /// `everything`, at shutdown). Taken out of the tallies: the caller must append them.
-    func takeEvents(everything: Bool = false) throws -> [EventEnvelope] {
+    /// `everything`, at shutdown), each with the refused requests it accounts for. Taken out of the tallies: the
+    /// caller must append them.
+    func takeEvents(everything: Bool = false) throws -> [Pending] {
         let now = Timestamp.now()
         let (limits, requests, access) = self.state.withLock { state in
             (
@@ -108,48 +129,46 @@ public final class RefusalRecorder: Sendable {
             )
         }
         let window = self.policy.windowSeconds
-        var events: [EventEnvelope] = []
+        var events: [Pending] = []
         for summary in limits {
             let limit = self.limit(of: summary.key)
             let metadata = RequestMetadata(
                 ip: summary.key.scope == .address ? IPAddress(summary.key.key) : nil,
                 requestID: summary.isFirst ? summary.detail : ""
             )
-            events.append(
-                try metadata.envelope(
-                    stream: StreamName(category: "ratelimit", id: summary.key.route),
-                    outcome: .failure,
-                    reason: "rate_limited",
-                    at: summary.lastAt,
-                    data: RateLimitExceeded(
-                        scope: summary.key.scope,
-                        key: summary.key.key,
-                        route: summary.key.route,
-                        perSecond: limit.perSecond,
-                        burst: limit.burst,
-                        count: summary.count,
-                        firstAt: summary.firstAt.description,
-                        lastAt: summary.lastAt.description,
-                        windowSeconds: window
-                    )
+            let event = try metadata.envelope(
+                stream: StreamName(category: "ratelimit", id: summary.key.route),
+                outcome: .failure,
+                reason: "rate_limited",
+                at: summary.lastAt,
+                data: RateLimitExceeded(
+                    scope: summary.key.scope,
+                    key: summary.key.key,
+                    route: summary.key.route,
+                    perSecond: limit.perSecond,
+                    burst: limit.burst,
+                    count: summary.count,
+                    firstAt: summary.firstAt.description,
+                    lastAt: summary.lastAt.description,
+                    windowSeconds: window
                 )
             )
+            events.append(Pending(event: event, requests: summary.count))
         }
         for summary in requests {
-            events.append(
-                try RequestMetadata(ip: IPAddress(summary.key), requestID: "").envelope(
-                    stream: StreamName(category: "ratelimit", id: "edge"),
-                    outcome: .failure,
-                    reason: summary.mainKind,
-                    at: summary.lastAt,
-                    data: RequestRefused(
-                        counts: summary.counts,
-                        firstAt: summary.firstAt.description,
-                        lastAt: summary.lastAt.description,
-                        windowSeconds: window
-                    )
+            let event = try RequestMetadata(ip: IPAddress(summary.key), requestID: "").envelope(
+                stream: StreamName(category: "ratelimit", id: "edge"),
+                outcome: .failure,
+                reason: summary.mainKind,
+                at: summary.lastAt,
+                data: RequestRefused(
+                    counts: summary.counts,
+                    firstAt: summary.firstAt.description,
+                    lastAt: summary.lastAt.description,
+                    windowSeconds: window
                 )
             )
+            events.append(Pending(event: event, requests: summary.count))
         }
         for summary in access {
             var payload = AuditAccessed(actor: summary.key.actor, query: summary.detail)
@@ -159,49 +178,97 @@ public final class RefusalRecorder: Sendable {
             payload.windowSeconds = window
             payload.reasons = summary.counts
             let anonymousReadsOnly = summary.counts.keys.allSatisfy { $0 == "anonymous_read" }
-            events.append(
-                try RequestMetadata(ip: IPAddress(summary.key.address), requestID: "").envelope(
-                    stream: StreamName(category: "audit", id: "access"),
-                    outcome: anonymousReadsOnly ? .success : .failure,
-                    reason: anonymousReadsOnly ? nil : summary.mainKind,
-                    at: summary.lastAt,
-                    data: payload
-                )
+            let event = try RequestMetadata(ip: IPAddress(summary.key.address), requestID: "").envelope(
+                stream: StreamName(category: "audit", id: "access"),
+                outcome: anonymousReadsOnly ? .success : .failure,
+                reason: anonymousReadsOnly ? nil : summary.mainKind,
+                at: summary.lastAt,
+                data: payload
             )
+            events.append(Pending(event: event, requests: summary.count))
         }
         return events
     }
 
     /// Appends what is ready to `store`, with the events an earlier flush could not append. Events whose
     /// append fails are kept for the next flush, so a database outage delays the record instead of losing
-    /// it; the counts in `/metrics` never wait.
+    /// it; the counts in `/metrics` never wait. Past `maximumUnwritten` waiting, the oldest are dropped, and
+    /// once appends succeed again one `audit.refusals_dropped` records how many and what they accounted for.
     /// - Throws: the first error the store gave, after keeping what it refused.
     public func flush(into store: any EventStore, everything: Bool = false) async throws {
         let taken = try self.takeEvents(everything: everything)
-        let events = self.state.withLock { state in
+        let pending = self.state.withLock { state in
             defer { state.unwritten = [] }
             return state.unwritten + taken
         }
-        guard !events.isEmpty else { return }
-        let results = await store.appendEach(events.map { AppendCommand($0, expecting: .any) })
-        var failed: [EventEnvelope] = []
+        var failed: [Pending] = []
         var firstError: (any Error)?
-        for (event, result) in zip(events, results) {
-            if case .failure(let error) = result {
-                failed.append(event)
-                firstError = firstError ?? error
+        if !pending.isEmpty {
+            let results = await store.appendEach(pending.map { AppendCommand($0.event, expecting: .any) })
+            for (item, result) in zip(pending, results) {
+                if case .failure(let error) = result {
+                    failed.append(item)
+                    firstError = firstError ?? error
+                }
             }
         }
-        self.state.withLock { state in
-            state.written += events.count - failed.count
+        let now = Timestamp.now()
+        let dropped = self.state.withLock { state -> Dropped? in
+            state.written += pending.count - failed.count
             state.unwritten = failed + state.unwritten
-            let excess = state.unwritten.count - Self.maximumUnwritten
+            let excess = state.unwritten.count - self.maximumUnwritten
             if excess > 0 {
+                let requests = state.unwritten.prefix(excess).reduce(0) { $0 + $1.requests }
                 state.unwritten.removeFirst(excess)
                 state.lost += excess
+                var episode = state.dropped ?? Dropped(firstAt: now, lastAt: now)
+                episode.events += excess
+                episode.requests += requests
+                episode.lastAt = now
+                state.dropped = episode
             }
+            // Recorded once appends work again: nothing failed in this flush.
+            return failed.isEmpty ? state.dropped : nil
         }
         if let firstError { throw firstError }
+        if let dropped { try await self.record(dropped, into: store) }
+    }
+
+    /// Records `dropped` as `audit.refusals_dropped`; its id is a hash of this recorder and the episode's
+    /// start, so an append whose answer was lost and is made again stores it once.
+    /// - Throws: the store's error; the episode is then kept for the next flush.
+    private func record(_ dropped: Dropped, into store: any EventStore) async throws {
+        let event = try EventEnvelope(
+            AuditRefusalsDropped(
+                events: dropped.events,
+                requests: dropped.requests,
+                firstDroppedAt: dropped.firstAt.description,
+                lastDroppedAt: dropped.lastAt.description
+            ),
+            eventID: OnceEventID.make(
+                "refusals_dropped",
+                self.process.uuidString,
+                "\(dropped.firstAt.microsecondsSinceEpoch)"
+            ),
+            stream: StreamName(category: "audit", id: "refusals"),
+            occurredAt: dropped.lastAt,
+            outcome: .failure,
+            reason: "too_many_waiting"
+        )
+        try await store.append(AppendCommand(event, expecting: .any))
+        self.state.withLock { state in
+            guard let episode = state.dropped, episode.events > dropped.events else {
+                state.dropped = nil
+                return
+            }
+            // Drops counted after `dropped` was taken wait for the next record.
+            state.dropped = Dropped(
+                events: episode.events - dropped.events,
+                requests: episode.requests - dropped.requests,
+                firstAt: dropped.lastAt,
+                lastAt: episode.lastAt
+            )
+        }
     }
 
     /// The recorder's counters in Prometheus text: refusals counted, events written, events dropped.

@@ -14,24 +14,28 @@ public final class PostgresEventStore: EventStore {
     public let integrity: LogIntegrityStatus
     private let writer: GroupCommitWriter
     private let appendObserver: (@Sendable ([EventType]) -> Void)?
+    private let writeObserver: (@Sendable ([Result<AppendResult, StoreError>]) -> Void)?
 
     /// The event key this process authenticates its events with, and checks queued rows against.
     public let authenticator: EventAuthenticator?
 
     /// Creates a store over `pool`. Batches hold at most `maximumBatchEvents` events; `batchObserver`, when
     /// given, hears the number of events of every batch before it is written, and `appendObserver` the types
-    /// of the events each command stored (not those found stored already), after the commit (for metrics).
-    /// With an `authenticator` (the event key) every event carries its MAC and the sealer refuses queued rows
-    /// without a valid one.
+    /// of the events each command stored (not those found stored already), after the commit (for metrics);
+    /// `writeObserver` hears the writer's result of every command it was given, success or failure (whether
+    /// the log can be written: `/readyz`). With an `authenticator` (the event key) every event carries its MAC
+    /// and the sealer refuses queued rows without a valid one.
     public init(
         pool: ConnectionPool,
         maximumBatchEvents: Int = 4000,
         batchObserver: (@Sendable (Int) -> Void)? = nil,
         appendObserver: (@Sendable ([EventType]) -> Void)? = nil,
+        writeObserver: (@Sendable ([Result<AppendResult, StoreError>]) -> Void)? = nil,
         authenticator: EventAuthenticator? = nil
     ) {
         self.pool = pool
         self.appendObserver = appendObserver
+        self.writeObserver = writeObserver
         self.authenticator = authenticator
         let integrity = LogIntegrityStatus()
         self.integrity = integrity
@@ -52,7 +56,7 @@ public final class PostgresEventStore: EventStore {
     public func append(_ command: AppendCommand) async throws -> AppendResult {
         do {
             let prepared = try Self.prepare(command)
-            guard let result = await self.writer.submit([prepared]).first else {
+            guard let result = await self.submit([prepared]).first else {
                 throw StoreError(.server, "the writer returned no result")
             }
             let appended = try result.get()
@@ -66,6 +70,14 @@ public final class PostgresEventStore: EventStore {
     /// ``appendTogether(_:)`` with the errors of ``append(_:)``.
     public func appendEach(_ commands: [AppendCommand]) async -> [Result<AppendResult, any Error>] {
         await self.appendTogether(commands).map { $0.mapError(\.asAppendFailure) }
+    }
+
+    /// Hands `commands` to the writer and tells the write observer how each went.
+    private func submit(_ commands: [PreparedCommand]) async -> [Result<AppendResult, StoreError>] {
+        guard !commands.isEmpty else { return [] }
+        let results = await self.writer.submit(commands)
+        self.writeObserver?(results)
+        return results
     }
 
     /// Tells the append observer which of `command`'s events were stored, and the request's collector
@@ -87,7 +99,7 @@ public final class PostgresEventStore: EventStore {
                 failures[index] = (error as? StoreError) ?? StoreError(.invalidEvent, "\(error)")
             }
         }
-        var written = await self.writer.submit(valid)[...]
+        var written = await self.submit(valid)[...]
         var submitted = valid[...]
         return commands.indices.map { index in
             if let failure = failures[index] { return .failure(failure) }

@@ -49,6 +49,54 @@ public enum CheckpointCosignatures {
         return try rows.rows.map { try $0.decode(String.self, at: 0) }
     }
 
+    /// The newest checkpoint (of the 100 newest that carry cosignatures) whose stored cosignatures meet
+    /// `policy`'s quorum, and when it reached it: when the k-th of its valid cosignatures was stored
+    /// (`received_at`, POSIX seconds). What a restarted process reports as witnessed before any witness answers it.
+    /// - Throws: ``StoreError`` from the database.
+    public static func newestWitnessed(
+        under policy: WitnessPolicy,
+        on connection: Connection
+    ) async throws -> (size: Int64, reachedAt: Int64)? {
+        let checkpoints = try await connection.query(
+            """
+            SELECT c.tree_size, c.note FROM authlog.checkpoints c
+            WHERE EXISTS (SELECT FROM authlog.checkpoint_cosignatures s WHERE s.tree_size = c.tree_size)
+            ORDER BY c.tree_size DESC LIMIT 100
+            """
+        )
+        var notes: [(size: Int64, note: String)] = []
+        for row in checkpoints.rows {
+            notes.append((try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1)))
+        }
+        guard !notes.isEmpty else { return nil }
+        let rows = try await connection.query(
+            """
+            SELECT tree_size, witness, line, floor(extract(epoch FROM received_at))::bigint
+            FROM authlog.checkpoint_cosignatures WHERE tree_size = ANY(\(ArrayLiteral(notes.map(\.size)))::bigint[])
+            """
+        )
+        var lines: [Int64: [(witness: String, line: String, receivedAt: Int64)]] = [:]
+        for row in rows.rows {
+            lines[try row.decode(Int64.self, at: 0), default: []].append(
+                (
+                    try row.decode(String.self, at: 1), try row.decode(String.self, at: 2),
+                    try row.decode(Int64.self, at: 3)
+                )
+            )
+        }
+        for (size, note) in notes {
+            let stored = lines[size] ?? []
+            guard let result = policy.check(note: CosignedCheckpoint.appending(stored.map(\.line), to: note)),
+                result.quorumMet
+            else { continue }
+            let valid = Set(result.cosigned.map(\.name))
+            let times = stored.filter { valid.contains($0.witness) }.map(\.receivedAt).sorted()
+            guard times.count >= policy.quorum else { continue }
+            return (size, times[policy.quorum - 1])
+        }
+        return nil
+    }
+
     /// Each witness's latest stored cosignature.
     /// - Throws: ``StoreError`` from the database.
     public static func latest(on connection: Connection) async throws -> [Latest] {

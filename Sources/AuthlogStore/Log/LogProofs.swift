@@ -148,7 +148,17 @@ public enum LogProofs {
         anchor: LogAnchor?,
         on connection: Connection
     ) async throws -> [MerkleNodeID: [UInt8]] {
-        var wanted = Set(ranges.flatMap(MerkleProof.nodes(of:)))
+        try await self.nodes(Set(ranges.flatMap(MerkleProof.nodes(of:))), anchor: anchor, on: connection)
+    }
+
+    /// Reads the `wanted` nodes that are stored, in one query; those wholly in positions retention dropped come
+    /// from its anchor. A node found in neither is left out.
+    static func nodes(
+        _ wanted: Set<MerkleNodeID>,
+        anchor: LogAnchor?,
+        on connection: Connection
+    ) async throws -> [MerkleNodeID: [UInt8]] {
+        var wanted = wanted
         var nodes: [MerkleNodeID: [UInt8]] = [:]
         if let anchor {
             for (node, hash) in anchor.nodes where wanted.contains(node) {

@@ -13,7 +13,10 @@ import Foundation
 /// gap), an inserted one (beyond the head), a committed event that was neither sealed nor queued, a rollback
 /// (a checkpoint beyond the end), a fork (two checkpoints or recorded roots of one size with different roots)
 /// and a rewrite with recomputed hashes (the root at a pinned size differs: the smallest range of positions
-/// between the last pin that matched and the first that did not). Notes are checked with a keyring (the
+/// between the last pin that matched and the first that did not; when the pin that differs is a note kept outside,
+/// only outside notes bound the range from below, since a database owner who holds the key may have signed the
+/// rewritten stored checkpoints again; with the event key, the rewritten event whose MAC fails is named too).
+/// Notes are checked with a keyring (the
 /// current checkpoint key and the ones it replaced), and each key is named with the notes it signed; a note
 /// that none of them signed is not tampering: it is reported as ``Report/otherKey(_:)`` ("unknown key") when
 /// nothing else is wrong.
@@ -139,6 +142,10 @@ public struct LogVerifier: Sendable {
         var isStored = false
         /// The key that signed the note (nil: recorded, or no keyring given).
         var keyID: String?
+
+        /// Whether it is a note kept outside the database: what a database owner cannot rewrite, so the evidence
+        /// a rewrite is measured against (stored checkpoints and recorded roots are the database's own word).
+        var isOutside: Bool { !self.isStored && !self.isRecorded }
     }
 
     /// The pins to hold the walk to, sorted by size, and the notes signed by another key; or the report of a
@@ -185,6 +192,13 @@ public struct LogVerifier: Sendable {
         // and the first one after it proves the anchor (a forged frontier gives another root).
         let anchor = try await LogAnchor.latest(on: connection)
         var frontier = anchor?.frontier ?? MerkleFrontier()
+        if let anchor, let edge = anchor.edge, !edge.proves(anchor.frontier) {
+            // The tiles that straddle the minimum index are served from the edge: it must be the frontier's.
+            return .broken(
+                position: anchor.size,
+                reason: "the retention anchor's kept tile hashes do not hash to its frontier (authlog.log_retention)"
+            )
+        }
         if let anchor, let outside = pins.first(where: \.isRequired), outside.size < anchor.size {
             // Failing closed: nothing retained can show that the log still extends it.
             return .broken(
@@ -258,6 +272,7 @@ public struct LogVerifier: Sendable {
         progress: @Sendable (Int64) -> Void
     ) async throws -> Report? {
         var month = ""
+        var macProblem: Report?
         var cursor = PinCursor(pins: pins, startingAt: frontier.size)
         if let broken = cursor.check(frontier) { return broken }
         while true {
@@ -265,25 +280,43 @@ public struct LogVerifier: Sendable {
             do {
                 rows = try await self.page(after: frontier.size, on: connection)
             } catch let error as StoreError where error.code == .decoding {
-                return .broken(position: frontier.size + 1, reason: error.message)
+                return macProblem ?? .broken(position: frontier.size + 1, reason: error.message)
             }
             for row in rows {
                 // Months follow positions (LogMonths); retention relies on it to drop exactly a prefix.
                 if row.month < month {
-                    return .broken(
-                        position: row.event.position,
-                        reason: "out of order: the event's month \(row.month) is before \(month), an earlier position's"
-                    )
+                    return macProblem
+                        ?? .broken(
+                            position: row.event.position,
+                            reason:
+                                "out of order: the event's month \(row.month) is before \(month), an earlier position's"
+                        )
                 }
                 month = row.month
                 if let problem = self.check(row.event, subtrees: row.subtrees, frontier: &frontier, head: headSize) {
-                    return problem
+                    return macProblem ?? problem
                 }
-                if let problem = macs.check(row.event, mac: row.mac, key: self.eventKey) { return problem }
-                if let broken = cursor.check(frontier) { return broken }
+                if macProblem == nil, let problem = macs.check(row.event, mac: row.mac, key: self.eventKey) {
+                    // Walked on to the next pin that differs: with it, the report names both the event and the
+                    // range the roots allow.
+                    macProblem = problem
+                }
+                if let broken = cursor.check(frontier) { return Self.combining(macProblem, with: broken) }
             }
             progress(frontier.size)
-            if rows.count < self.pageSize { return nil }
+            if rows.count < self.pageSize { return macProblem }
+        }
+    }
+
+    /// `macProblem` (the first event whose MAC fails, found before `broken`) and a pin's `broken` report in one:
+    /// the event's position, both reasons.
+    static func combining(_ macProblem: Report?, with broken: Report) -> Report {
+        guard case .broken(let position, let reason)? = macProblem else { return broken }
+        switch broken {
+        case .broken(_, let pinReason), .fork(_, let pinReason):
+            return .broken(position: position, reason: "\(reason); and \(pinReason)")
+        case .intact, .otherKey:
+            return .broken(position: position, reason: reason)
         }
     }
 
@@ -347,10 +380,13 @@ public struct LogVerifier: Sendable {
         return try stranded.first?.decode(Int64.self, at: 0) ?? 0
     }
 
-    /// Two pins of one size with different roots.
+    /// Two pins of one size and of one kind (both outside the database, or both in it) with different roots. A
+    /// note kept outside that differs from the database's own pin is left to the walk, which says which one the
+    /// events give and, when it is the database's, which positions were rewritten.
     static func fork(in pins: [Pin]) -> Report? {
-        for (earlier, later) in zip(pins, pins.dropFirst()) where earlier.size == later.size {
-            if earlier.root != later.root {
+        for (index, earlier) in pins.enumerated() {
+            for later in pins[(index + 1)...].prefix(while: { $0.size == earlier.size })
+            where later.isOutside == earlier.isOutside && later.root != earlier.root {
                 return .fork(
                     size: earlier.size,
                     reason: "forked: \(earlier.source) and \(later.source) give the tree of \(earlier.size) events "

@@ -38,7 +38,8 @@ public struct RetentionPlan: Sendable {
 
 /// Drops the oldest months of the log as whole partitions (PCI DSS 10.5.1: at least 12 months are kept), after
 /// checking that a signed checkpoint covers every dropped event and that each month was exported; keeps the
-/// frontier of the dropped positions in `authlog.log_retention` so that verification and proofs continue.
+/// frontier of the dropped positions and their tile edge (``TileEdge``) in `authlog.log_retention` so that
+/// verification, proofs and every tile reaching past the minimum index continue.
 /// Runs as the database owner (the server's role cannot drop tables).
 public enum Retention {
     /// The fewest months retention keeps.
@@ -196,13 +197,14 @@ public enum Retention {
         let lastDropped = months.map(\.lastPosition).max().map { max($0, plan.previouslyDropped) } ?? 0
         let dropped = months.reduce(Int64(0)) { $0 + $1.events }
         try await connection.withTransaction { connection in
-            let frontier = try await LogProofs.frontier(size: lastDropped, on: connection)
+            let anchor = try await LogAnchor.make(size: lastDropped, on: connection)
             var statements: [SQLQuery] = [
                 """
                 INSERT INTO authlog.log_retention (through_month, months, keep_months, last_dropped_position,
-                    dropped_events, frontier, covering_checkpoint, export_hashes, applied_at, applied_by)
+                    dropped_events, frontier, tile_edge, covering_checkpoint, export_hashes, applied_at, applied_by)
                 VALUES (\(through.firstDay)::date, \(ArrayLiteral(months.map(\.month)))::text[], \(plan.keepMonths),
-                        \(lastDropped), \(dropped), \(ByteaValue(frontier.bytes)), \(plan.latestCheckpoint),
+                        \(lastDropped), \(dropped), \(ByteaValue(anchor.frontier.bytes)),
+                        \(anchor.edge.map { ByteaValue($0.bytes) }), \(plan.latestCheckpoint),
                         \(ArrayLiteral(months.map { $0.manifest?.sha256 ?? "" }))::text[], now(), \(actor))
                 """
             ]

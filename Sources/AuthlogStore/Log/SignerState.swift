@@ -74,7 +74,7 @@ public struct SignerState: Sendable {
 enum NoteFiles {
     /// Writes `text` at `path` through a temporary file, fsync and rename; then fsyncs the directory.
     static func replace(_ path: String, with text: String) throws {
-        let temporary = try self.temporaryCopy(of: text, beside: path)
+        let temporary = try self.temporaryCopy(of: Array(text.utf8), beside: path)
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
@@ -85,7 +85,12 @@ enum NoteFiles {
 
     /// Creates `path` with `text` unless it exists; returns the existing contents when it does (nil: created).
     static func createOnce(_ path: String, with text: String) throws -> String? {
-        let temporary = try self.temporaryCopy(of: text, beside: path)
+        try self.createOnce(path, bytes: Array(text.utf8))
+    }
+
+    /// Creates `path` with `bytes` unless it exists; returns the existing contents when it does (nil: created).
+    static func createOnce(_ path: String, bytes: [UInt8]) throws -> String? {
+        let temporary = try self.temporaryCopy(of: bytes, beside: path)
         defer { unlink(temporary) }
         // link(2) fails with EEXIST instead of replacing: an existing note is never overwritten.
         if link(temporary, path) == 0 {
@@ -99,7 +104,7 @@ enum NoteFiles {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private static func temporaryCopy(of text: String, beside path: String) throws -> String {
+    private static func temporaryCopy(of bytes: [UInt8], beside path: String) throws -> String {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -111,7 +116,6 @@ enum NoteFiles {
         guard descriptor >= 0 else {
             throw StoreError(.server, "cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
-        let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
         let synced = fsync(descriptor) == 0
         close(descriptor)

@@ -57,8 +57,8 @@ struct TileDirectoryServeTests {
         }
         #expect(
             files.sorted() == [
-                "checkpoint", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2", "tile/entries/000",
-                "tile/entries/001", "tile/entries/002.p/88",
+                "checkpoint", "minimum-index", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2",
+                "tile/entries/000", "tile/entries/001", "tile/entries/002.p/88",
             ]
         )
         for file in files where file != "checkpoint" {

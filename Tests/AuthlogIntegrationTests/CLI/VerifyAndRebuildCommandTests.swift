@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogCrypto
 import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
@@ -36,6 +37,63 @@ struct VerifyAndRebuildCommandTests {
                     + "digest (the page is written and says so)"
             ),
             "\(page.stderr)"
+        )
+    }
+
+    /// Without the event key, `verify` checks everything else, names an event without a MAC after one with (the
+    /// `unauthenticated: …` verdict needs no key), and otherwise says plainly that the MACs were not checked, with
+    /// exit 6; its read cannot be recorded (only a process with the key may append) and it says so. Whenever no
+    /// note kept outside covers the last events, a second line says a truncation of them would not be seen.
+    @Test func verifyWithoutTheEventKeyChecksEverythingElseAndSaysSo() async throws {
+        let database = try await TestDatabase.make()
+        let bytes = try SecureRandom.bytes(count: 32)
+        let store = PostgresEventStore(
+            pool: ConnectionPool(conninfo: database.conninfo),
+            authenticator: try EventAuthenticator(key: bytes)
+        )
+        var traffic = TrafficGenerator(seed: 66)
+        try await store.append(AppendCommand(events: traffic.events(count: 40)))
+        try await store.sealPending()
+        let head = try await EventReader().head(on: database.connect()).size
+        let keyed = ["AUTHLOG_EVENT_KEY": Base64URL.encode(bytes)]
+
+        let keyless = try await CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        #expect(keyless.status == 6, "\(keyless.stdout)\(keyless.stderr)")
+        let lines = keyless.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(keyless.stdout)")
+        #expect(lines.first?.hasPrefix("log intact: \(head) events, root ") == true)
+        #expect(lines.first?.hasSuffix("event MACs not checked: no event key)") == true, "\(keyless.stdout)")
+        #expect(
+            lines.dropFirst().first
+                == "not covered: no note kept outside covers positions 1…\(head), so a truncation of them would not be "
+                + "seen (keep notes with --checkpoint-dir, or give a witness's cosigned checkpoint with --checkpoint)"
+        )
+        #expect(lines.last?.hasPrefix("MACs not checked: this process has no event key (AUTHLOG_EVENT_KEY)") == true)
+        #expect(keyless.stderr.contains("this verification is not recorded"), "\(keyless.stderr)")
+
+        let accessed = "SELECT count(*) FROM authlog.event_records WHERE type = 'audit.accessed'"
+        let before = try await database.scalar(SQLQuery(unsafeSQL: accessed))
+        #expect(try await EventReader().head(on: database.connect()).size == head, "the keyless one appended nothing")
+        let withKey = try await CLIProcess.run(["verify"], databaseURL: database.conninfo, environment: keyed)
+        #expect(withKey.status == 0, "\(withKey.stdout)\(withKey.stderr)")
+        #expect(!withKey.stdout.contains("MACs not checked") && withKey.stdout.contains("\nnot covered: "))
+        #expect(try await database.scalar(SQLQuery(unsafeSQL: accessed)) == before + 1, "the keyed one is recorded")
+
+        // An event stripped of its MAC after events that carry one: named without the key.
+        try await database.connect().execute(
+            """
+            BEGIN; ALTER TABLE authlog.event_records DISABLE TRIGGER USER;
+            UPDATE authlog.event_records SET mac = NULL
+            WHERE event_id = (SELECT event_id FROM authlog.log_leaves WHERE position = 30);
+            ALTER TABLE authlog.event_records ENABLE TRIGGER USER; COMMIT
+            """
+        )
+        let stripped = try await CLIProcess.run(["verify"], databaseURL: database.conninfo)
+        #expect(stripped.status == 1)
+        #expect(
+            stripped.stdout
+                == "log broken at position 30: unauthenticated: the event has no MAC though events before it carry "
+                + "one (forged, or written without the event key)\n"
         )
     }
 

@@ -18,23 +18,7 @@ extension Checkers {
         /// promtool's unit tests of the rules, on series named as /metrics names them. Annotations are dropped
         /// from a copy of the rules, so that the cases pin the alerts and their labels, not their wording.
         @Test(.enabled(if: Promtool.isAvailable)) func theRulesFireOnTheirSignalsAndNotOnQuietSeries() async throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "authlog-alerts-" + UUID().uuidString
-            )
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let rules = try String(contentsOf: Self.rulesFile, encoding: .utf8)
-            try Self.withoutAnnotations(rules).write(
-                to: directory.appendingPathComponent("alerts.yml"),
-                atomically: true,
-                encoding: .utf8
-            )
-            try Self.ruleCases.write(
-                to: directory.appendingPathComponent("cases.yml"),
-                atomically: true,
-                encoding: .utf8
-            )
-            let output = try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
+            let output = try await Self.test(cases: Self.ruleCases)
             #expect(output.status == 0, "promtool test rules: \(output.text)")
         }
 
@@ -74,6 +58,58 @@ extension Checkers {
                 try Self.metricNames(inExpressionsOf: "      expr: undocumented_function(authlog_a)")
             }
         }
+    }
+}
+
+// MARK: - An alert on a scraped series
+
+extension Checkers.AlertRulesTests {
+    /// promtool's verdict on whether `alert` of deploy/alerts.yml fires, with its labels, on one sample line as
+    /// `/metrics` printed it (`name{labels} value`), scraped as job `authlog`, instance `a` and held for 10 minutes.
+    static func firing(scrapedLine: String, alert: String) async throws -> Promtool.Output {
+        let parts = scrapedLine.split(separator: " ")
+        let series = String(parts.first ?? "")
+        let value = String(parts.last ?? "")
+        let name = String(series.prefix { $0 != "{" })
+        let labels = series.dropFirst(name.count).dropFirst().dropLast()
+        let labelPairs = labels.split(separator: ",").map { pair -> String in
+            let sides = pair.split(separator: "=", maxSplits: 1)
+            return "\(sides[0]): \(sides.count > 1 ? sides[1] : "\"\"")"
+        }
+        let expected = (["severity: critical", "job: authlog", "instance: a"] + labelPairs).joined(separator: ", ")
+        let cases = """
+            rule_files: [alerts.yml]
+            evaluation_interval: 1m
+            tests:
+              - interval: 1m
+                input_series:
+                  - series: '\(name){job="authlog",instance="a",\(labels)}'
+                    values: '\(value)x10'
+                alert_rule_test:
+                  - eval_time: 2m
+                    alertname: \(alert)
+                    exp_alerts:
+                      - exp_labels: {\(expected)}
+            """
+        return try await Self.test(cases: cases)
+    }
+
+    /// promtool's rule unit tests `cases` over a copy of deploy/alerts.yml without its annotations, so that the
+    /// cases pin the alerts and their labels, not their wording.
+    static func test(cases: String) async throws -> Promtool.Output {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authlog-alerts-" + UUID().uuidString
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rules = try String(contentsOf: Self.rulesFile, encoding: .utf8)
+        try Self.withoutAnnotations(rules).write(
+            to: directory.appendingPathComponent("alerts.yml"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try cases.write(to: directory.appendingPathComponent("cases.yml"), atomically: true, encoding: .utf8)
+        return try await Promtool.run(["test", "rules", directory.appendingPathComponent("cases.yml").path])
     }
 }
 
@@ -358,13 +394,19 @@ extension Checkers.AlertRulesTests {
                   - exp_labels: {severity: critical, job: authlog, instance: a, witness: w1}
           # A sink failing from minute 5 (its failures climbing) fires after 10 more minutes at five or more; one
           # that recovers resets to 0 and does not. A sink 20,000 events behind for 15 minutes fires the lag alert.
+          # Both processes (a holds the lease, b waits for it) show the sink's row as the database has it: one
+          # alert per sink, not one per process.
           - interval: 1m
             input_series:
               - series: 'authlog_sink_consecutive_failures{job="authlog",instance="a",sink="siem"}'
                 values: '0x5 1+1x30'
+              - series: 'authlog_sink_consecutive_failures{job="authlog",instance="b",sink="siem"}'
+                values: '0x5 1+1x30'
               - series: 'authlog_sink_consecutive_failures{job="authlog",instance="a",sink="archive"}'
                 values: '0x5 1+1x6 0x20'
               - series: 'authlog_sink_lag_events{job="authlog",instance="a",sink="siem"}'
+                values: '0x5 20000x30'
+              - series: 'authlog_sink_lag_events{job="authlog",instance="b",sink="siem"}'
                 values: '0x5 20000x30'
             alert_rule_test:
               - eval_time: 12m
@@ -373,14 +415,58 @@ extension Checkers.AlertRulesTests {
               - eval_time: 20m
                 alertname: AuthlogSinkFailing
                 exp_alerts:
-                  - exp_labels: {severity: warning, job: authlog, instance: a, sink: siem}
+                  - exp_labels: {severity: warning, job: authlog, sink: siem}
               - eval_time: 15m
                 alertname: AuthlogSinkLagging
                 exp_alerts: []
               - eval_time: 25m
                 alertname: AuthlogSinkLagging
                 exp_alerts:
-                  - exp_labels: {severity: warning, job: authlog, instance: a, sink: siem}
+                  - exp_labels: {severity: warning, job: authlog, sink: siem}
+          # A receiver down while events keep coming: its lag is the head against its cursor (the cursor stands
+          # still, the head grows by 100 a minute past 10,000), so the lag alert fires too, while the sink that
+          # keeps delivering (lag 0) fires nothing.
+          - interval: 1m
+            input_series:
+              - series: 'authlog_sink_lag_events{job="authlog",instance="a",sink="siem"}'
+                values: '0x5 9000+100x40'
+              - series: 'authlog_sink_consecutive_failures{job="authlog",instance="a",sink="siem"}'
+                values: '0x5 1+1x40'
+              - series: 'authlog_sink_lag_events{job="authlog",instance="a",sink="archive"}'
+                values: '0x45'
+              - series: 'authlog_sink_consecutive_failures{job="authlog",instance="a",sink="archive"}'
+                values: '0x45'
+            alert_rule_test:
+              - eval_time: 25m
+                alertname: AuthlogSinkLagging
+                exp_alerts: []
+              - eval_time: 35m
+                alertname: AuthlogSinkLagging
+                exp_alerts:
+                  - exp_labels: {severity: warning, job: authlog, sink: siem}
+              - eval_time: 35m
+                alertname: AuthlogSinkFailing
+                exp_alerts:
+                  - exp_labels: {severity: warning, job: authlog, sink: siem}
+          # PostgreSQL refuses the writes from minute 5 to 15 (a full disk): the gauge fires after a minute and
+          # clears with the writes. A blip shorter than a minute does not page.
+          - interval: 1m
+            input_series:
+              - series: 'authlog_writes_failing{job="authlog",instance="a"}'
+                values: '0x5 1x10 0x10'
+              - series: 'authlog_writes_failing{job="authlog",instance="b"}'
+                values: '0x5 1 0x20'
+            alert_rule_test:
+              - eval_time: 5m
+                alertname: AuthlogWritesFailing
+                exp_alerts: []
+              - eval_time: 8m
+                alertname: AuthlogWritesFailing
+                exp_alerts:
+                  - exp_labels: {severity: critical, compliance: AU-5, job: authlog, instance: a}
+              - eval_time: 20m
+                alertname: AuthlogWritesFailing
+                exp_alerts: []
         """
 }
 

@@ -9,7 +9,10 @@ import Testing
 extension Checkers {
     /// After retention drops the oldest months, the retained log still proves: roots at every retained size are
     /// the ones computed before the drop, Go's tlog checks inclusion and consistency proofs, verify passes from
-    /// the anchor, and what was dropped is refused as dropped.
+    /// the anchor, and what was dropped is refused as dropped. Its tiles are tlog-tiles' pruned log: the minimum
+    /// index is the last dropped position, every tile and bundle reaching past it is written (the straddling ones
+    /// from the anchor's tile edge), and Go's tile checker, which hashes every full tile against its parent and
+    /// rebuilds the root, proves every entry from the minimum index on from the tiles alone.
     @Suite(.enabled(if: TestDatabase.isAvailable))
     struct RetentionProofTests {
         /// Appends `count` failed sign-ins in the log's current month and waits until they are sealed.
@@ -35,10 +38,12 @@ extension Checkers {
             try await self.write(997, database)
             let head = try await EventReader().head(on: owner)
             #expect(head.size == 6000)
-            try await owner.execute(
+            let signer = try NoteSigner(name: "retention.test/log", key: try PrivateKey.generate(for: .edDSA))
+            let note = try signer.sign(Checkpoint(origin: signer.name, size: head.size, root: head.root).body)
+            try await owner.query(
                 """
                 INSERT INTO authlog.checkpoints (tree_size, root, key_name, note, signed_at)
-                SELECT size, root, 'test', 'test', now() FROM authlog.log_head
+                SELECT size, root, 'retention.test/log', \(note), now() FROM authlog.log_head
                 """
             )
             var random = SeededRandom(seed: 5003)
@@ -55,7 +60,10 @@ extension Checkers {
             let plan = try await Retention.plan(keepMonths: 12, exportDirectory: directory, on: owner)
             #expect(plan.droppable.prefix(2).map(\.month) == ["2024-01", "2024-02"])
             #expect(try await Retention.apply(plan, actor: "test", on: owner))
-            #expect(try await LogAnchor.latest(on: owner)?.size == 5003)
+            let anchor = try #require(try await LogAnchor.latest(on: owner))
+            #expect(anchor.size == 5003 && anchor.minimumIndex == 5003)
+            #expect(anchor.edge?.digests.count == 5003 % 256, "the dropped entries of the bundle holding 5003")
+            #expect(anchor.edge?.hashes.map(\.count) == [5003 / 256], "the dropped hashes of tile 1/000")
             #expect(try await database.scalar("SELECT count(*) FROM authlog.log_leaves") == 997)
 
             for (size, root) in rootsBefore {
@@ -77,6 +85,36 @@ extension Checkers {
 
             let rebuild = await #expect(throws: StoreError.self) { try await ProjectionRebuilder().check(on: owner) }
             #expect(rebuild?.code == .dropped, "projections are not rebuilt from the retained events alone")
+
+            // The tiles of the pruned log as static files: a full tile that ends at or below 5003 is left out;
+            // the ones that straddle it, and everything after, are there.
+            let tiles = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-rt-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: tiles) }
+            #expect(try await TileDirectory(path: tiles).update(on: owner) > 0)
+            let written = Set(try FileManager.default.subpathsOfDirectory(atPath: tiles))
+            #expect(
+                written.isSuperset(of: ["tile/0/019", "tile/entries/019", "tile/0/023.p/112", "tile/1/000.p/23"]),
+                "the straddling tiles and the right edge"
+            )
+            #expect(!written.contains("tile/0/018") && !written.contains("tile/entries/018"), "ends at 4864 ≤ 5003")
+            #expect(
+                try String(contentsOfFile: tiles + "/minimum-index", encoding: .utf8) == "5003\n",
+                "the minimum index is published beside the tiles"
+            )
+            if TileChecker.isWanted {
+                let checked = try await TileChecker.build().run(["-dir", tiles, "-vkey", signer.verifier.verifierKey])
+                print("tilecheck after retention: \(checked.stdout)")
+                #expect(checked.status == 0, "\(checked.stderr)")
+                #expect(checked.stdout.hasPrefix("size 6000 from minimum index 5003: "), "\(checked.stdout)")
+                #expect(checked.stdout.contains(" 1136 entries rehashed"), "from the bundle holding 5003: 4864…5999")
+                // A byte of a dropped entry kept in the edge, flipped on disk, is refused.
+                let straddling = tiles + "/tile/entries/019"
+                var bytes = try Data(contentsOf: URL(fileURLWithPath: straddling))
+                bytes[50] ^= 0x01
+                try bytes.write(to: URL(fileURLWithPath: straddling))
+                let refused = try await TileChecker.build().run(["-dir", tiles, "-vkey", signer.verifier.verifierKey])
+                #expect(refused.status == 1, "\(refused.stdout)")
+            }
 
             guard GoChecker.isWanted else { return }
             let checker = try await GoChecker.build()

@@ -55,7 +55,10 @@ extension Checkers {
                 // a full tile changed on disk is refused.
                 let tiles = folder.appendingPathComponent("tiles")
                 let written = try await TileDirectory(path: tiles.path).update(on: try await harness.database.connect())
-                #expect(written == 274 + 274 + 2 + 1 + 1, "every tile, bundle and the checkpoint at once")
+                #expect(
+                    written == 274 + 274 + 2 + 1 + 1 + 1,
+                    "every tile, bundle, the minimum index and the checkpoint at once"
+                )
                 let fromFiles = ["-dir", tiles.path, "-vkey", signer.verifier.verifierKey, "-old", oldNote.path]
                 let statically = try await checker.run(fromFiles)
                 #expect(statically.status == 0, "\(statically.stderr)")

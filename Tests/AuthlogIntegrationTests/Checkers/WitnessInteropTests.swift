@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogCrypto
+import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
 import Foundation
@@ -81,6 +82,146 @@ extension Checkers {
                 databaseURL: "postgresql:///unused"
             )
             #expect(badListen.status == 2, "\(badListen.stderr)")
+        }
+
+        /// `authlog witness` fed a forked checkpoint signed with the log's key (what a stolen key or a split view
+        /// shows it): when `serve` submits, the witness answers 409 with its size, then 422 to the resend from there.
+        /// One `audit.witness_alarm` is recorded with the witness's answer and the checkpoint sent, the request and
+        /// the answer are kept in the checkpoint directory, `/readyz` and `/metrics` show the alarm, and promtool
+        /// fires AuthlogWitnessAlarm on the series scraped; after a restart the alarm still stands (no second event,
+        /// nothing sent to the witness) until `authlog witness-alarm clear` records who cleared it.
+        @Test(.timeLimit(.minutes(4)))
+        func aWitnessHoldingAForkRaisesOneAlarmThatSurvivesARestartAndPages() async throws {
+            let database = try await TestDatabase.make()
+            let (keys, _) = try await checkpointKeyConfiguration(named: "authlog-alarm")
+            let logKey = try String(contentsOfFile: "\(keys)/checkpoint.vkey", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-alarm-\(UUID())").path
+            let name = "witness.test/forked"
+            let generated = try await CLIProcess.run(
+                ["witness", "keys", "generate", "--out", folder, "--name", name],
+                databaseURL: "postgresql:///unused"
+            )
+            #expect(generated.status == 0, "\(generated.stderr)")
+            let witnessKey = try String(contentsOfFile: "\(folder)/witness.vkey", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let witness = try await WitnessProcess.start(name: name, folder: folder, logKey: logKey, port: 0, run: 0)
+            defer { witness.stop() }
+            // The fork: a checkpoint of 3 events with a root this log never had, signed with its key.
+            let signer = try NoteSigner(
+                name: "auth.test/log",
+                key: try PrivateKey(pem: String(contentsOfFile: "\(keys)/checkpoint-ed25519.pem", encoding: .utf8))
+            )
+            let forked = try signer.sign(Checkpoint(origin: "auth.test/log", size: 3, root: SHA256.hash([3])).body)
+            let fed = try await HTTPTestClient(baseURL: "http://127.0.0.1:\(witness.port)")
+                .send("POST", "/add-checkpoint", body: Array("old 0\n\n\(forked)".utf8))
+            #expect(fed.status == 200, "the witness cosigned the fork")
+
+            let notes = folder + "/notes"
+            let configuration = JSONValue.object([
+                (
+                    "log",
+                    .object([
+                        ("origin", .string("auth.test/log")),
+                        ("checkpoint_key_file", .string("\(keys)/checkpoint-ed25519.pem")),
+                        ("checkpoint_directory", .string(notes)),
+                        ("checkpoint_every_events", .number("5")), ("checkpoint_every_seconds", .number("1")),
+                        ("witness_interval_seconds", .number("1")),
+                        (
+                            "witnesses",
+                            .array([
+                                .object([
+                                    ("name", .string(name)), ("url", .string("http://127.0.0.1:\(witness.port)")),
+                                    ("verifier_key", .string(witnessKey)),
+                                ])
+                            ])
+                        ),
+                    ])
+                )
+            ])
+            let alarms = "SELECT count(*) FROM authlog.event_records WHERE type = 'audit.witness_alarm'"
+            var server = try await ServeProcess.start(
+                conninfo: database.conninfo,
+                logFile: "\(folder)/serve-0.log",
+                configuration: configuration
+            )
+            var client = HTTPTestClient(baseURL: server.baseURL)
+            for index in 0..<3 {
+                #expect(
+                    try await client.post("/v1/signin/dev", .object([("subject", .string("u\(index)"))])).status == 200
+                )
+            }
+            let deadline = ContinuousClock.now + .seconds(45)
+            while try await database.scalar(SQLQuery(unsafeSQL: alarms)) == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            try await Task.sleep(for: .seconds(3))
+            #expect(try await database.scalar(SQLQuery(unsafeSQL: alarms)) == 1, "one alarm, not one per pass")
+            let event = try #require(
+                try await database.connect().query(
+                    "SELECT reason, data FROM authlog.event_records WHERE type = 'audit.witness_alarm'"
+                ).first
+            )
+            #expect(try event.decode(String.self, at: 0) == "inconsistent")
+            let data = try event.decode(JSONValue.self, at: 1)
+            #expect(
+                data["witness"] == .string(name) && data["status"] == .number("422") && data["old_size"] == .number("3")
+            )
+            let request = try #require(data["evidence"]?.stringValue)
+            #expect(request.hasPrefix(notes + "/witness-alarms/"))
+            #expect(try String(contentsOfFile: request, encoding: .utf8).hasPrefix("old 3\n"))
+            #expect(
+                try String(contentsOfFile: String(request.dropLast(8)) + ".answer", encoding: .utf8).hasPrefix(
+                    "HTTP 422\n"
+                )
+            )
+            #expect(try await client.send("GET", "/readyz").json["witnesses"]?["alarms"] == .array([.string(name)]))
+            let metrics = String(decoding: try await client.send("GET", "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("\nauthlog_witness_alarm{witness=\"\(name)\"} 1\n"))
+            let requestsBefore = readText(atPath: witness.logFile).components(separatedBy: "status=").count
+
+            // A restart: the alarm stands, nothing is sent, no second event.
+            server.stop()
+            server = try await ServeProcess.start(
+                conninfo: database.conninfo,
+                logFile: "\(folder)/serve-1.log",
+                configuration: configuration
+            )
+            defer { server.stop() }
+            client = HTTPTestClient(baseURL: server.baseURL)
+            #expect(try await client.post("/v1/signin/dev", .object([("subject", .string("after"))])).status == 200)
+            try await Task.sleep(for: .seconds(4))
+            #expect(try await database.scalar(SQLQuery(unsafeSQL: alarms)) == 1, "no second event after the restart")
+            #expect(try await client.send("GET", "/readyz").json["witnesses"]?["alarms"] == .array([.string(name)]))
+            let scraped = String(decoding: try await client.send("GET", "/metrics").body, as: UTF8.self)
+            let alarmLine = try #require(
+                scraped.split(separator: "\n").first { $0.hasPrefix("authlog_witness_alarm{") }
+            )
+            #expect(alarmLine == "authlog_witness_alarm{witness=\"\(name)\"} 1", "still alarmed after the restart")
+            #expect(
+                readText(atPath: witness.logFile).components(separatedBy: "status=").count == requestsBefore,
+                "nothing sent to the witness after the restart"
+            )
+            if Promtool.isAvailable {
+                let fired = try await AlertRulesTests.firing(
+                    scrapedLine: String(alarmLine),
+                    alert: "AuthlogWitnessAlarm"
+                )
+                #expect(fired.status == 0, "promtool: AuthlogWitnessAlarm on the scraped series: \(fired.text)")
+            }
+
+            // Cleared with a recorded command.
+            let cleared = try await CLIProcess.run(
+                ["witness-alarm", "clear", "--witness", name, "--note", "the fork was a test"],
+                databaseURL: database.conninfo
+            )
+            #expect(cleared.status == 0, "\(cleared.stderr)")
+            #expect(cleared.stdout.hasPrefix("cleared the alarm of \(name) (event "))
+            #expect(
+                try await database.scalar(
+                    "SELECT count(*) FROM authlog.events WHERE type = 'audit.witness_alarm_cleared' AND data->>'note' = 'the fork was a test'"
+                ) == 1
+            )
         }
 
         @Test(.timeLimit(.minutes(4)))

@@ -261,6 +261,21 @@ extension Faults {
                 conninfo: cluster.conninfo,
                 label: "PostgreSQL stopped under load"
             )
+            // The outage is on the record once writing works again: one event, accounting for every 503.
+            let refused = answers.filter { $0.status == 503 && $0.route != "readyz" }.count
+            let database = try await Connection.connect(cluster.conninfo)
+            let outages = { () async throws -> [JSONValue] in
+                try await database.query(
+                    "SELECT data FROM authlog.events WHERE type = 'audit.write_outage' ORDER BY position"
+                ).rows.map { try $0.decode(JSONValue.self, at: 0) }
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await outages().isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            let recorded = try await outages()
+            #expect(recorded.count == 1, "\(recorded.map(\.canonicalText))")
+            #expect(recorded.first?["requests_refused"]?.integerValue == Int64(refused), "\(refused) answered 503")
             try? FileManager.default.removeItem(atPath: folder)
         }
     }

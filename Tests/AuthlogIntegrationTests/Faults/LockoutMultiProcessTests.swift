@@ -44,8 +44,8 @@ extension Faults {
                         issuer: fake.baseURL,
                         audience: .string("app"),
                         subject: subject,
-                        issuedAt: now - 1_000,
-                        lifetime: 100
+                        issuedAt: now - 700,
+                        lifetime: 600
                     )
                     attempts.append((clients[index % 2], try fake.sign(claims)))
                 }

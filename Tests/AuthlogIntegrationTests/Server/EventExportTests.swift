@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogCrypto
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
@@ -104,8 +105,9 @@ struct EventExportTests {
     }
 
     /// After retention, a proof of a dropped position is 410 `dropped` and recorded as refused; a retained
-    /// position still proves.
-    @Test func aProofIntoDroppedMonthsIs410AndTheirTilesAre404() async throws {
+    /// position still proves, and so do the tiles that straddle the minimum index (tlog-tiles refuses only full
+    /// tiles that end at or below it).
+    @Test func aProofIntoDroppedMonthsIs410AndTheStraddlingTilesStillServe() async throws {
         let server = try await ServerHarness.start()
         defer { Task { await server.stop() } }
         let store = server.components.store
@@ -149,11 +151,22 @@ struct EventExportTests {
         #expect(kept.status == 200)
         let proofReads = try await Self.accessEvents(server).filter { $0.3.hasPrefix("proof") }
         #expect(proofReads.isEmpty, "proofs are public hashes: neither the refused one nor the served one is recorded")
-        // Tiles below the minimum index (positions 1…5 dropped) are 404: the level-0 tile and the entry bundle
-        // hold dropped leaves; none of them is served in part.
-        for path in ["/tile/0/000.p/6", "/tile/0/000.p/1", "/tile/entries/000.p/6", "/tile/entries/000.p/5"] {
-            let tile = try await server.client.send("GET", path)
-            #expect(tile.status == 404 && tile.string("error") == "tile_not_found", "\(path)")
+        // Positions 1…5 dropped: the minimum index is 5, and the level-0 tile and the entry bundle that hold both
+        // dropped and kept leaves are still served (the dropped values from the retention anchor), each entry
+        // hashing to its leaf.
+        let minimum = try await server.client.send("GET", "/minimum-index")
+        #expect(minimum.status == 200 && minimum.body == Array("5\n".utf8))
+        let leaves = try await server.client.send("GET", "/tile/0/000.p/6")
+        let bundle = try await server.client.send("GET", "/tile/entries/000.p/6")
+        #expect(leaves.status == 200 && leaves.body.count == 6 * 32)
+        #expect(bundle.status == 200 && bundle.body.count == 6 * 42)
+        for index in 0..<6 {
+            let entry = Array(bundle.body[index * 42 + 2..<index * 42 + 42])
+            #expect(entry.prefix(8) == [0, 0, 0, 0, 0, 0, 0, UInt8(index + 1)], "entry \(index) names its position")
+            #expect(SHA256.hash([0], entry) == Array(leaves.body[index * 32..<index * 32 + 32]), "entry \(index)")
+        }
+        for path in ["/tile/0/000.p/1", "/tile/entries/000.p/5"] {
+            #expect(try await server.client.send("GET", path).status == 200, "\(path)")
         }
     }
 

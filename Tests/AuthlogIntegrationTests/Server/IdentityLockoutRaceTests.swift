@@ -72,8 +72,8 @@ struct IdentityLockoutRaceTests {
                     issuer: fake.baseURL,
                     audience: .string("app"),
                     subject: subject,
-                    issuedAt: now - 1_000,
-                    lifetime: 100
+                    issuedAt: now - 700,
+                    lifetime: 600
                 )
                 attempts.append((processes[index % 2], try fake.sign(claims)))
             }

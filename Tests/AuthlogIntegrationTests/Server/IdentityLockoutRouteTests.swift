@@ -10,15 +10,22 @@ import Testing
 /// answer is byte for byte the forged-proof answer, and `POST /v1/admin/identities/unlock` lifts it.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct IdentityLockoutRouteTests {
+    /// The limits and the lockout as a configuration without `rate_limits` has them (the harness turns them off).
+    static func defaultLimits(_ configuration: inout ServerConfiguration) {
+        configuration.rateLimits = nil
+    }
+
     static func lockAfterThree(_ configuration: inout ServerConfiguration) {
         configuration.rateLimits = try? JSONValue.members([
             "lockout": .members(["failures": .number("3"), "window_seconds": .number("600")])
         ]).decode(ServerConfiguration.RateLimitSettings.self)
     }
 
+    /// A Google ID token of `victim-1` (ten minutes long), signed with `key` (else Google's): valid now, or
+    /// expired `expiredFor` seconds ago.
     static func googleToken(
         _ harness: ServerHarness,
-        expired: Bool = false,
+        expiredFor: Int64? = nil,
         key: PrivateKey? = nil
     ) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
@@ -26,8 +33,8 @@ struct IdentityLockoutRouteTests {
             issuer: "https://accounts.google.com",
             audience: .string(Fixture.googleClient),
             subject: "victim-1",
-            issuedAt: expired ? now - 1_000 : now,
-            lifetime: expired ? 100 : 600
+            issuedAt: now - 600 - (expiredFor ?? -600),
+            lifetime: 600
         )
         return try harness.providers.google.sign(claims, key: key)
     }
@@ -47,13 +54,43 @@ struct IdentityLockoutRouteTests {
         return try await harness.client.send("POST", "/v1/admin/identities/unlock", body: body, headers: headers)
     }
 
+    /// Under the default configuration (ten failures in fifteen minutes), a genuine Google ID token that expired
+    /// a day ago, replayed ten times, locks nobody: it is recorded as `expired` without a subject hash, like a
+    /// forged proof. Ten replays of one that expired within its lifetime lock the identity.
+    @Test func tenReplaysOfADayOldGoogleTokenDoNotLockTheUserButTenRecentOnesDo() async throws {
+        try await ServerHarness.run(adjust: Self.defaultLimits) { harness in
+            let stale = try Self.googleToken(harness, expiredFor: 86_400)
+            for _ in 0..<10 {
+                let answer = try await Self.signIn(harness, stale)
+                #expect(answer.status == 401 && answer.string("error") == "expired")
+            }
+            #expect(try await harness.events(ofType: "identity.locked").isEmpty)
+            let replays = try await harness.events(ofType: "signin.failed")
+            #expect(replays.count == 10)
+            #expect(replays.allSatisfy { $0.reason == "expired" && $0.data["subject_hash"] == nil })
+            #expect(try await Self.signIn(harness, try Self.googleToken(harness)).status == 200, "not locked")
+
+            let recent = try Self.googleToken(harness, expiredFor: 100)
+            for _ in 0..<10 {
+                let answer = try await Self.signIn(harness, recent)
+                #expect(answer.status == 401 && answer.string("error") == "expired")
+            }
+            let counted = try await harness.events(ofType: "signin.failed").dropFirst(10)
+            #expect(counted.count == 10 && counted.allSatisfy { $0.data["subject_hash"] != nil })
+            let locks = try await harness.events(ofType: "identity.locked")
+            #expect(locks.count == 1 && locks.first?.data["failures"] == .number("10"))
+            let locked = try await Self.signIn(harness, try Self.googleToken(harness))
+            #expect(locked.status == 401 && locked.string("error") == "invalid_signature")
+        }
+    }
+
     @Test func aLockedGoogleIdentityIsAnsweredAsAForgedProofUntilAnAdminUnlocksIt() async throws {
         try await ServerHarness.run(adjust: Self.lockAfterThree) { harness in
             let keys = APIKeyStore(pool: harness.components.store.pool)
             let admin = try await keys.create(name: "ops-admin", scope: .admin)
             let audit = try await keys.create(name: "ops-audit", scope: .audit)
             for _ in 0..<3 {
-                let expired = try await Self.signIn(harness, try Self.googleToken(harness, expired: true))
+                let expired = try await Self.signIn(harness, try Self.googleToken(harness, expiredFor: 100))
                 #expect(expired.status == 401 && expired.string("error") == "expired")
             }
             let locks = try await harness.events(ofType: "identity.locked")

@@ -84,6 +84,89 @@ struct ReceiptTests {
         #expect(self.ids(logout).count == 1)
     }
 
+    /// With witnesses configured, a receipt whose checkpoint the quorum has not cosigned yet is 202 with
+    /// `Retry-After` and `Authlog-Receipt-Witnessed: pending` (it verifies with the log's key, not under the
+    /// witness policy); once the cosignature is stored it is 200 and `yes`, and proves under the policy offline.
+    @Test func aReceiptSaysWhetherItsCheckpointIsWitnessed() async throws {
+        let key = try PrivateKey.generate(for: .edDSA)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-receipt-\(UUID()).pem").path
+        try key.pemRepresentation().write(toFile: file, atomically: true, encoding: .utf8)
+        let witness = try CosignatureSigner(name: "witness.test/receipts", key: try PrivateKey.generate(for: .edDSA))
+        let entries = try JSONValue.array([
+            .members([
+                "name": .string(witness.name), "url": .string("http://127.0.0.1:9"),
+                "verifier_key": .string(witness.verifier.verifierKey),
+            ])
+        ]).decode([ServerConfiguration.WitnessEntry].self)
+        let server = try await ServerHarness.start { configuration in
+            var log = ServerConfiguration.LogSettings()
+            log.origin = "receipts.test/log"
+            log.checkpointKeyFile = file
+            log.witnesses = entries
+            log.witnessIntervalSeconds = 7
+            configuration.log = log
+        }
+        defer { Task { await server.stop() } }
+        let logKey = try NoteSigner(name: "receipts.test/log", key: key).verifier
+        let answer = try await server.post("/v1/signin/dev", .members(["subject": .string("alice")]))
+        let alice = try SignedIn(answer)
+        let event = try #require(self.ids(answer).first)
+        let signed = try await #require(server.components.checkpointer).signNow()
+        let pending = try await server.send("GET", "/v1/log/receipt/\(event)", as: alice)
+        #expect(pending.status == 202)
+        #expect(pending.header("Authlog-Receipt-Witnessed") == "pending")
+        #expect(pending.header("Retry-After") == "7")
+        let policy = try WitnessPolicy(witnesses: [witness.verifier], quorum: 1)
+        let text = String(decoding: pending.body, as: UTF8.self)
+        _ = try LogReceipt.verify(text, logKey: logKey)
+        #expect(throws: LogReceipt.Failure.self) { try LogReceipt.verify(text, logKey: logKey, witnesses: policy) }
+
+        let line = try witness.cosign(body: try #require(NoteText(signed.note)).body, time: 1_795_600_000)
+        try await CheckpointCosignatures.store(
+            treeSize: signed.size,
+            witness: witness.name,
+            line: String(line.dropLast()),
+            cosignedAt: 1_795_600_000,
+            on: try await server.database.connect()
+        )
+        let witnessed = try await server.send("GET", "/v1/log/receipt/\(event)", as: alice)
+        #expect(witnessed.status == 200)
+        #expect(witnessed.header("Authlog-Receipt-Witnessed") == "yes")
+        #expect(witnessed.header("Retry-After") == nil)
+        _ = try LogReceipt.verify(String(decoding: witnessed.body, as: UTF8.self), logKey: logKey, witnesses: policy)
+    }
+
+    /// A receipt is refused for an event whose row was edited after it was sealed (its bytes no longer hash to its
+    /// digest): it would fail offline. The route answers 409 `event_altered`; `prove --receipt` exits 1.
+    @Test func anAlteredEventGetsNoReceipt() async throws {
+        let (server, _) = try await self.server()
+        defer { Task { await server.stop() } }
+        let answer = try await server.post("/v1/signin/dev", .members(["subject": .string("alice")]))
+        let alice = try SignedIn(answer)
+        let event = try #require(self.ids(answer).first)
+        try await #require(server.components.checkpointer).signNow()
+        #expect(try await server.send("GET", "/v1/log/receipt/\(event)", as: alice).status == 200)
+        try await server.database.connect().execute(
+            SQLQuery(
+                unsafeSQL: """
+                    BEGIN;
+                    ALTER TABLE authlog.event_records DISABLE TRIGGER USER;
+                    UPDATE authlog.event_records SET user_agent = 'edited/1' WHERE event_id = '\(event)';
+                    ALTER TABLE authlog.event_records ENABLE TRIGGER USER;
+                    COMMIT
+                    """
+            )
+        )
+        let refused = try await server.send("GET", "/v1/log/receipt/\(event)", as: alice)
+        #expect(refused.status == 409)
+        #expect(refused.json["error"] == .string("event_altered"))
+        #expect(refused.json["error_description"]?.stringValue?.contains("no longer matches its digest") == true)
+        let proved = try await CLIProcess.run(["prove", "--receipt", event], databaseURL: server.database.conninfo)
+        #expect(proved.status == 1, "\(proved.stdout)")
+        #expect(proved.stdout.isEmpty)
+        #expect(proved.stderr.contains("no receipt: the event at position "), "\(proved.stderr)")
+    }
+
     @Test func nobodyElseLearnsWhetherTheEventExists() async throws {
         let (server, logKey) = try await self.server()
         defer { Task { await server.stop() } }

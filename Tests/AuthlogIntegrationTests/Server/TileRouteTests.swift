@@ -79,6 +79,71 @@ struct TileRouteTests {
         }
     }
 
+    /// A full tile is immutable and cached for good, so only what the latest signed checkpoint commits to is
+    /// served: a tree of 5,632 sealed events whose checkpoint says 5,523 serves tile 21 only as the checkpoint's
+    /// partial tile, until a checkpoint covers it.
+    @Test func noTilePastTheSignedCheckpoint() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            #expect(try await harness.client.send("GET", "/tile/0/000.p/1").status == 404, "no checkpoint: no tile")
+            try await harness.database.seedSealedEvents(5523)
+            let (signed, _) = try await Self.sign(harness)
+            #expect(signed.size == 5523)
+            try await harness.database.seedSealedEvents(5632 - 5524)
+            #expect(try await harness.count("SELECT size FROM authlog.log_head") == 5632)
+            let statuses: [(String, Int)] = [
+                ("/tile/0/020", 200), ("/tile/0/021.p/147", 200), ("/tile/0/021", 404), ("/tile/0/021.p/148", 404),
+                ("/tile/entries/021", 404), ("/tile/entries/021.p/147", 200), ("/tile/1/000.p/21", 200),
+                ("/tile/1/000.p/22", 404),
+            ]
+            for (path, status) in statuses {
+                let answer = try await harness.client.send("GET", path)
+                #expect(answer.status == status, "\(path)")
+                if status == 404 { #expect(answer.string("error") == "tile_not_found", "\(path)") }
+            }
+            let (again, _) = try await Self.sign(harness)
+            #expect(again.size >= 5632)
+            let full = try await harness.client.send("GET", "/tile/0/021")
+            #expect(full.status == 200 && full.header("Cache-Control") == Self.immutable)
+            let minimum = try await harness.client.send("GET", "/minimum-index")
+            #expect(minimum.status == 200 && minimum.body == Array("0\n".utf8), "nothing dropped")
+            #expect(minimum.header("Content-Type") == "text/plain; charset=utf-8")
+        }
+    }
+
+    /// The `Cache-Control` of a full tile.
+    static let immutable = "public, max-age=31536000, immutable"
+
+    /// `log.tile_directory`'s `checkpoint` is the route's: with the witnesses' cosignatures, written again when one
+    /// more arrives.
+    @Test func theTileDirectorysCheckpointCarriesTheCosignatures() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tiles-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try await harness.database.seedSealedEvents(300)
+            let (signed, _) = try await Self.sign(harness)
+            let directory = TileDirectory(path: folder.path)
+            let connection = try await harness.database.connect()
+            #expect(try await directory.update(on: connection) > 0)
+            let witness = try CosignatureSigner(name: "witness.test/tiles", key: try PrivateKey.generate(for: .edDSA))
+            let body = try #require(NoteText(signed.note)).body
+            let line = try witness.cosign(body: body, time: 1_795_600_000)
+            try await CheckpointCosignatures.store(
+                treeSize: signed.size,
+                witness: witness.name,
+                line: String(line.dropLast()),
+                cosignedAt: 1_795_600_000,
+                on: connection
+            )
+            #expect(try await directory.update(on: connection) == 1, "the checkpoint again, with the cosignature")
+            let written = try Data(contentsOf: folder.appendingPathComponent("checkpoint"))
+            #expect(String(decoding: written, as: UTF8.self) == signed.note + line)
+            let served = try await harness.client.send("GET", "/checkpoint")
+            #expect(served.body == Array(written), "the same bytes as the route")
+            let policy = try WitnessPolicy(witnesses: [witness.verifier], quorum: 1)
+            #expect(policy.check(note: String(decoding: written, as: UTF8.self))?.quorumMet == true)
+        }
+    }
+
     @Test func proofsAndTilesAppendNoEventAndAreCountedInTheMetrics() async throws {
         try await ServerHarness.run(adjust: Self.unlimited) { harness in
             try await harness.database.seedSealedEvents(300)
@@ -99,6 +164,31 @@ struct TileRouteTests {
         }
     }
 
+    /// events.md promises that anonymous checkpoint reads are counted like proofs and tiles: in /metrics, and per
+    /// address and window in one aggregated `audit.accessed` (a first at once, the rest in a summary), never one
+    /// event per read.
+    @Test func anonymousCheckpointReadsAreCountedAndAggregated() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            try await harness.database.seedSealedEvents(10)
+            let before = try await harness.count("SELECT count(*) FROM authlog.events")
+            let reader = [("X-Forwarded-For", "203.0.113.44")]
+            for index in 0..<30 {
+                let path = index.isMultiple(of: 2) ? "/v1/log/checkpoint" : "/checkpoint"
+                _ = try await harness.client.send("GET", path, headers: reader)
+            }
+            let metrics = String(decoding: try await harness.client.send("GET", "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("authlog_log_reads_total{route=\"checkpoint\"} 30"), "\(metrics)")
+            try await harness.flushRefusals()
+            let reads = try await harness.events(ofType: "audit.accessed").filter { $0.ip == "203.0.113.44" }
+            #expect(reads.count == 2, "a window's first read and one summary")
+            #expect(reads.map { $0.data["count"]?.integerValue ?? 1 }.reduce(0, +) == 30)
+            #expect(reads.allSatisfy { $0.outcome == "success" && $0.data["actor"] == .string("anonymous") })
+            #expect(reads.first?.data["query"] == .string("checkpoint"))
+            #expect(reads.last?.data["reasons"]?["anonymous_read"]?.integerValue == 29)
+            #expect(try await harness.count("SELECT count(*) FROM authlog.events") == before + 2)
+        }
+    }
+
     @Test func proofAndTileReadsAreLimitedPerClientAddress() async throws {
         let limited: (inout ServerConfiguration) -> Void = {
             var limits = ServerConfiguration.RateLimitSettings()
@@ -116,6 +206,7 @@ struct TileRouteTests {
         let uptime: @Sendable () -> Double = { clock.now }
         try await ServerHarness.run(adjust: limited, rateLimitUptime: uptime) { harness in
             try await harness.database.seedSealedEvents(10)
+            _ = try await Self.sign(harness)
             let one = [("X-Forwarded-For", "203.0.113.9")]
             let paths = [
                 "/v1/log/proof/inclusion?position=1", "/tile/0/000.p/10", "/v1/log/proof/consistency?from=1&to=5",
@@ -153,6 +244,7 @@ struct TileRouteTests {
             #expect(try await directory.update(on: connection) == 0, "the same checkpoint again: nothing")
             #expect(try Self.files(in: folder).contains("tile/0/001.p/44"))
             try await harness.database.seedSealedEvents(300)
+            #expect(try await directory.update(on: connection) == 0, "sealed past the signed checkpoint: nothing")
             let (signed, _) = try await Self.sign(harness)
             #expect(signed.size == 601)
             #expect(try await directory.update(on: connection) > 0)
@@ -161,8 +253,8 @@ struct TileRouteTests {
             // checkpoint stays: its tile is not full yet); the partial tiles of 300 whose full tile exists are gone.
             #expect(
                 files == [
-                    "checkpoint", "tile/0/000", "tile/0/001", "tile/0/002.p/89", "tile/1/000.p/1", "tile/1/000.p/2",
-                    "tile/entries/000", "tile/entries/001", "tile/entries/002.p/89",
+                    "checkpoint", "minimum-index", "tile/0/000", "tile/0/001", "tile/0/002.p/89", "tile/1/000.p/1",
+                    "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/89",
                 ]
             )
             for file in files {
@@ -187,10 +279,13 @@ struct TileRouteTests {
                 try Self.files(in: folder) == ["tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"],
                 "no checkpoint yet"
             )
-            #expect(try await directory.update(on: connection) == 5, "the hash tiles, then the checkpoint")
+            #expect(
+                try await directory.update(on: connection) == 6,
+                "the hash tiles, then the minimum index and the checkpoint"
+            )
             #expect(try await directory.update(on: connection) == 0)
             let files = try Self.files(in: folder)
-            #expect(files.count == 8 && files.contains("checkpoint") && files.contains("tile/1/000.p/2"))
+            #expect(files.count == 9 && files.contains("checkpoint") && files.contains("tile/1/000.p/2"))
         }
     }
 

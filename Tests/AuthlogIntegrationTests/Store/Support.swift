@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogCrypto
 import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
@@ -106,4 +107,56 @@ func storedFrontier(_ database: TestDatabase, size: Int64) async throws -> Merkl
     var frontier = MerkleFrontier()
     for row in rows.rows { frontier.append(leaf: try row.decode(ByteaValue.self, at: 0).bytes) }
     return frontier
+}
+
+/// Rewrites the event at `position` (its user agent) as a database owner holding the checkpoint key `signer` would,
+/// leaving nothing inside the database to contradict it: every digest, leaf and node after it, the head, the roots
+/// recorded in the `audit.checkpoint_signed` events of sizes from `position` on (their digests recomputed too), and
+/// the stored checkpoints of those sizes signed again. The MACs stay as they were: the event key is not the
+/// owner's.
+func rewriteConsistently(_ database: TestDatabase, position: Int64, signer: NoteSigner) async throws {
+    let connection = try await database.connect()
+    var events = try await EventReader().events(after: 0, limit: 100_000, on: connection)
+    events[Int(position) - 1].envelope.userAgent = "curl/8"
+    var frontier = MerkleFrontier()
+    var roots: [Int64: [UInt8]] = [:]
+    var statements: [String] = []
+    for var event in events {
+        if event.envelope.type == .auditCheckpointSigned, case .object(var members) = event.envelope.data,
+            let size = event.envelope.data["tree_size"].flatMap({ $0.canonicalText }).flatMap({ Int64($0) }),
+            size >= position, let root = roots[size]
+        {
+            members = members.map { $0.0 == "root_hash" ? ($0.0, .string(Data(root).base64EncodedString())) : $0 }
+            event.envelope.data = .object(members)
+        }
+        let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
+        let leaf = MerkleTree.leafHash(position: event.position, digest: digest)
+        let nodes = frontier.append(leaf: leaf).flatMap { $0 }
+        roots[frontier.size] = frontier.root
+        guard event.position >= position else { continue }
+        let data = event.envelope.data.canonicalText.replacingOccurrences(of: "'", with: "''")
+        statements.append(
+            """
+            UPDATE authlog.event_records SET user_agent = \(event.envelope.userAgent.map { "'\($0)'" } ?? "NULL"),
+                data = '\(data)'::jsonb, digest = '\\x\(Hex.encode(digest))'
+            WHERE event_id = '\(event.envelope.eventID.lowercased)';
+            UPDATE authlog.log_leaves SET leaf_hash = '\\x\(Hex.encode(leaf))', subtree_hashes = '\\x\(Hex.encode(nodes))'
+            WHERE position = \(event.position)
+            """
+        )
+    }
+    statements.append(
+        "UPDATE authlog.log_head SET root = '\\x\(Hex.encode(frontier.root))', frontier = '\\x\(Hex.encode(frontier.bytes))'"
+    )
+    for row in try await connection.query("SELECT tree_size FROM authlog.checkpoints WHERE tree_size >= \(position)")
+        .rows
+    {
+        let size = try row.decode(Int64.self, at: 0)
+        guard let root = roots[size] else { continue }
+        let note = try signer.sign(Checkpoint(origin: signer.name, size: size, root: root).body)
+        statements.append(
+            "UPDATE authlog.checkpoints SET root = '\\x\(Hex.encode(root))', note = '\(note)' WHERE tree_size = \(size)"
+        )
+    }
+    try await tamper(database, statements.joined(separator: ";\n"))
 }

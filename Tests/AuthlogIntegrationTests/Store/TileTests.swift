@@ -74,56 +74,88 @@ struct TileTests {
         #expect(!state.covers(try #require(TilePath(kind: .hashes(level: 63), index: Int64.max, width: 256))))
         // Beyond the sealed tree: out of range.
         let beyond = try #require(TilePath(kind: .entries, index: 300, width: 1))
-        #expect(await Self.failure { _ = try await TileReader.read(beyond, on: connection) } == .outOfRange)
+        #expect(
+            await Self.failure { _ = try await TileReader.read(beyond, on: connection) } == .outOfRange,
+            "no checkpoint is signed: nothing is served"
+        )
     }
 
-    /// After retention dropped positions 1…S (the minimum index S), a tile holding a dropped leaf or entry is
-    /// refused as dropped, and a tile above them whose dropped nodes are the anchor's frontier is still served,
-    /// the same bytes as before the drop.
-    @Test func tilesBelowTheMinimumIndexAreDroppedAndTheAnchorsNodesStillServe() async throws {
+    /// After retention dropped positions 1…S, tlog-tiles' minimum index is S: every tile and bundle whose end index
+    /// lies past S is served with the bytes it had before the drop (one that straddles S from the anchor's tile
+    /// edge), and only a full one that ends at or below S is refused as dropped. An anchor without an edge (stored
+    /// before migration 25) publishes its minimum index rounded up past what it cannot serve.
+    @Test func everyTileReachingPastTheMinimumIndexIsServedAfterRetention() async throws {
         let database = try await TestDatabase.make()
         try await database.seedSealedEvents(70_000)
         let connection = try await database.connect()
         let size: Int64 = 70_000
         let whole = TileReader.State(size: size, anchor: nil)
-        // S, and whether the level-1 tile 0 is still whole: its level-8 nodes stored at positions ≤ S must be
-        // the anchor's (256 and 300 keep node 0 as the frontier's first hash; 600's frontier starts at level 9).
-        for (dropped, levelOneKept) in [(256, true), (300, true), (600, false), (65_536, false)] as [(Int64, Bool)] {
-            let frontier = try #require(
-                MerkleFrontier(size: dropped, bytes: try await Self.frontier(of: dropped, on: connection))
-            )
-            let pruned = TileReader.State(size: size, anchor: LogAnchor(frontier: frontier))
+        for dropped in [1, 255, 256, 300, 601, 5003, 65_536, 65_800] as [Int64] {
+            let anchor = try await LogAnchor.make(size: dropped, on: connection)
+            #expect(anchor.edge?.proves(anchor.frontier) == true, "S = \(dropped)")
+            let pruned = TileReader.State(size: size, anchor: anchor)
             #expect(pruned.minimumIndex == dropped)
-            for (kind, index) in [(TilePath.Kind.hashes(level: 0), Int64(0)), (.entries, 0)] {
-                let tile = try #require(TilePath(kind: kind, index: index, width: 256))
+            for tile in Self.tiles(around: dropped, size: size) {
+                if !tile.isPartial, Self.endIndex(of: tile) <= dropped {
+                    #expect(
+                        await Self.failure { _ = try await TileReader.read(tile, state: pruned, on: connection) }
+                            == .dropped,
+                        "\(tile) ends at or below \(dropped)"
+                    )
+                } else {
+                    let served = try await TileReader.read(tile, state: pruned, on: connection)
+                    #expect(
+                        served == (try await TileReader.read(tile, state: whole, on: connection)),
+                        "\(tile), S = \(dropped)"
+                    )
+                }
+            }
+            // Without the edge only the frontier is kept: the minimum index moves past every tile it cannot serve.
+            let legacy = TileReader.State(size: size, anchor: LogAnchor(frontier: anchor.frontier))
+            let minimum = legacy.minimumIndex
+            #expect(minimum >= dropped)
+            for tile in Self.tiles(around: minimum, size: size) where Self.endIndex(of: tile) > minimum {
+                let served = try await TileReader.read(tile, state: legacy, on: connection)
                 #expect(
-                    await Self.failure { _ = try await TileReader.read(tile, state: pruned, on: connection) }
-                        == .dropped,
-                    "\(tile) below \(dropped)"
+                    served == (try await TileReader.read(tile, state: whole, on: connection)),
+                    "\(tile), m = \(minimum)"
                 )
             }
-            let firstKept = (dropped + 255) / 256
-            for kind in [TilePath.Kind.hashes(level: 0), .entries] {
-                let tile = try #require(TilePath(kind: kind, index: firstKept + 1, width: 256))
-                let after = try await TileReader.read(tile, state: pruned, on: connection)
-                #expect(after == (try await TileReader.read(tile, state: whole, on: connection)), "\(tile)")
-            }
-            let level1 = try #require(TilePath(kind: .hashes(level: 1), index: 0, width: 256))
-            if levelOneKept {
-                let kept = try await TileReader.read(level1, state: pruned, on: connection)
-                #expect(kept == (try await TileReader.read(level1, state: whole, on: connection)), "S = \(dropped)")
-            } else {
-                #expect(
-                    await Self.failure { _ = try await TileReader.read(level1, state: pruned, on: connection) }
-                        == .dropped,
-                    "S = \(dropped): level-8 nodes went with their partition"
-                )
-            }
-            // The top tile (the level-16 node of the first 65,536 leaves) is whole in every case.
-            let top = try #require(TilePath(kind: .hashes(level: 2), index: 0, width: 1))
-            let served = try await TileReader.read(top, state: pruned, on: connection)
-            #expect(served == (try await TileReader.read(top, state: whole, on: connection)), "S = \(dropped)")
         }
+        #expect(
+            TileReader.State(
+                size: size,
+                anchor: LogAnchor(frontier: try await LogAnchor.make(size: 601, on: connection).frontier)
+            )
+            .minimumIndex == 65_536,
+            "601 without its edge: the level-8 hashes 0 and 1 went with their partition"
+        )
+    }
+
+    /// The tiles and bundles of the tree of `size` around `index` at each level: the one holding it, its
+    /// neighbours, the first, and the right edge's partial ones.
+    static func tiles(around index: Int64, size: Int64) -> [TilePath] {
+        var tiles: [TilePath] = []
+        var kinds: [TilePath.Kind] = [.entries]
+        var level = 0
+        while size >> Int64(8 * level) > 0 {
+            kinds.append(.hashes(level: level))
+            level += 1
+        }
+        for kind in kinds {
+            let nodes = size >> Int64(kind.treeLevel)
+            let holding = index >> Int64(kind.treeLevel + 8)
+            for candidate in Set([0, holding - 1, holding, holding + 1, nodes / 256]) where candidate >= 0 {
+                let width = Int(min(256, nodes - candidate * 256))
+                if width > 0, let tile = TilePath(kind: kind, index: candidate, width: width) { tiles.append(tile) }
+            }
+        }
+        return tiles
+    }
+
+    /// tlog-tiles' end index of `tile`: the first leaf index after the leaves its full tile spans.
+    static func endIndex(of tile: TilePath) -> Int64 {
+        (tile.index + 1) << Int64(tile.treeLevel + 8)
     }
 
     /// The code of the ``StoreError`` `body` throws (nil when it throws none).
@@ -134,18 +166,6 @@ struct TileTests {
         } catch {
             return (error as? StoreError)?.code
         }
-    }
-
-    /// The hashes of the maximal complete subtrees of the first `size` leaves, largest first, from the tree.
-    static func frontier(of size: Int64, on connection: Connection) async throws -> [UInt8] {
-        let view = TreeView(size: size, connection: connection)
-        var bytes: [UInt8] = []
-        var start: Int64 = 0
-        for level in stride(from: 62, through: 0, by: -1) where size & (Int64(1) << Int64(level)) != 0 {
-            bytes += try await view.node(level: level, index: start >> Int64(level))
-            start += Int64(1) << Int64(level)
-        }
-        return bytes
     }
 }
 

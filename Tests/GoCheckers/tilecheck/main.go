@@ -11,6 +11,12 @@
 //   - every entry bundle rehashes (RFC 6962 leaf hash) to the level-0 tile, each entry being
 //     be64(position) || digest.
 //
+// After retention (C2SP tlog-tiles' Pruning), the log's minimum index m (GET minimum-index; 0 when the log does
+// not serve one) bounds what must be served: every full tile and entry bundle whose end index lies past m, a tile
+// that straddles m included, is fetched and checked as above (only full ones ending at or below m are left out),
+// the entries from the bundle holding m on are rehashed, inclusion proofs are checked for entries from m on and
+// consistency proofs between sizes from m on. A refused tile that reaches past m fails the check.
+//
 // -old FILE proves the current checkpoint consistent with a kept older one (a fork, or a rewritten history,
 // fails); -save FILE then writes the verified current checkpoint there, only when every check passed.
 // -dir DIR serves DIR (authlog's log.tile_directory) with Go's plain static file server on loopback and checks
@@ -72,7 +78,7 @@ func (f *fetcher) get(path string) ([]byte, error) {
 	if response.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %d %s", path, response.StatusCode, bytes.TrimSpace(data))
 	}
-	if path != "checkpoint" && response.Header.Get("Content-Type") != "application/octet-stream" {
+	if strings.HasPrefix(path, "tile/") && response.Header.Get("Content-Type") != "application/octet-stream" {
 		return nil, fmt.Errorf("GET %s: Content-Type %q", path, response.Header.Get("Content-Type"))
 	}
 	if path == f.flip && len(data) > 0 {
@@ -151,12 +157,25 @@ func merkle(hashes []tlog.Hash) tlog.Hash {
 	return hashes[0]
 }
 
-// checkFullTiles hashes every full tile and compares it with its entry one level up; returns the count.
-func checkFullTiles(f *fetcher, size int64) (int, error) {
+// endIndex is tlog-tiles' end index of tile n at level: the first leaf index after the leaves it spans.
+func endIndex(level int, n int64) int64 {
+	shift := uint(height * (level + 1))
+	if shift >= 63 || n+1 > (int64(1)<<62)>>shift {
+		return 1<<63 - 1
+	}
+	return (n + 1) << shift
+}
+
+// checkFullTiles hashes every full tile whose end index lies past min and compares it with its entry one level
+// up; returns the count.
+func checkFullTiles(f *fetcher, size, min int64) (int, error) {
 	count := 0
 	for level := 0; size>>uint(height*(level+1)) > 0; level++ {
 		full := (size >> uint(height*level)) / 256
 		for n := int64(0); n < full; n++ {
+			if endIndex(level, n) <= min {
+				continue
+			}
 			hashes, err := tileHashes(f, size, level, n)
 			if err != nil {
 				return count, err
@@ -199,11 +218,11 @@ func rootFromTiles(f *fetcher, size int64) (tlog.Hash, error) {
 	return root, nil
 }
 
-// checkBundles parses every entry bundle and compares its leaf hashes with the level-0 tile; returns the leaf
-// hashes.
-func checkBundles(f *fetcher, size int64) ([]tlog.Hash, error) {
-	leaves := make([]tlog.Hash, 0, size)
-	for n := int64(0); n*256 < size; n++ {
+// checkBundles parses every entry bundle from the one holding min and compares its leaf hashes with the level-0
+// tile; returns the leaf hashes, from leaf index (min/256)*256 on.
+func checkBundles(f *fetcher, size, min int64) ([]tlog.Hash, error) {
+	leaves := make([]tlog.Hash, 0, size-min/256*256)
+	for n := min / 256; n*256 < size; n++ {
 		tile, err := tileHashes(f, size, 0, n)
 		if err != nil {
 			return nil, err
@@ -298,10 +317,19 @@ func main() {
 	if err != nil {
 		fail("%v", err)
 	}
+	min := int64(0)
+	if data, err := f.get("minimum-index"); err == nil {
+		min, err = strconv.ParseInt(strings.TrimSuffix(string(data), "\n"), 10, 64)
+		if err != nil || min < 0 || min > size {
+			fail("minimum-index %q is not a number from 0 to the checkpoint's size %d", data, size)
+		}
+	} else if !strings.Contains(err.Error(), ": 404") {
+		fail("%v", err)
+	}
 	tree := tlog.Tree{N: size, Hash: root}
 	hr := tlog.TileHashReader(tree, tileReader{f})
 
-	full, err := checkFullTiles(f, size)
+	full, err := checkFullTiles(f, size, min)
 	if err != nil {
 		fail("%v", err)
 	}
@@ -312,28 +340,33 @@ func main() {
 	if rebuilt != root {
 		fail("the root rebuilt from the right-edge tiles is not the checkpoint's")
 	}
-	leaves, err := checkBundles(f, size)
+	leaves, err := checkBundles(f, size, min)
 	if err != nil {
 		fail("%v", err)
 	}
+	first := min / 256 * 256
 
 	random := rand.New(rand.NewSource(size))
-	indexes := []int64{0, size - 1, size / 2}
+	indexes := []int64{min, size - 1, min + (size-min)/2}
 	for i := 0; i < *samples; i++ {
-		indexes = append(indexes, random.Int63n(size))
+		indexes = append(indexes, min+random.Int63n(size-min))
 	}
 	for _, n := range indexes {
 		proof, err := tlog.ProveRecord(size, n, hr)
 		if err != nil {
 			fail("ProveRecord(%d, %d): %v", size, n, err)
 		}
-		if err := tlog.CheckRecord(proof, size, root, n, leaves[n]); err != nil {
+		if err := tlog.CheckRecord(proof, size, root, n, leaves[n-first]); err != nil {
 			fail("CheckRecord(%d, %d): %v", size, n, err)
 		}
 	}
-	olds := []int64{1, size}
+	lowest := min
+	if lowest < 1 {
+		lowest = 1
+	}
+	olds := []int64{lowest, size}
 	for i := 0; i < *samples/10; i++ {
-		olds = append(olds, 1+random.Int63n(size))
+		olds = append(olds, lowest+random.Int63n(size-lowest+1))
 	}
 	consistency := 0
 	check := func(n int64, h tlog.Hash) {
@@ -376,6 +409,10 @@ func main() {
 			fail("%v", err)
 		}
 	}
-	fmt.Printf("size %d: %d full tiles against their parents, root rebuilt, %d entries rehashed, inclusion %d, consistency %d, %d resources fetched\n",
-		size, full, len(leaves), len(indexes), consistency, f.fetches)
+	minimum := ""
+	if min > 0 {
+		minimum = fmt.Sprintf(" from minimum index %d", min)
+	}
+	fmt.Printf("size %d%s: %d full tiles against their parents, root rebuilt, %d entries rehashed, inclusion %d, consistency %d, %d resources fetched\n",
+		size, minimum, full, len(leaves), len(indexes), consistency, f.fetches)
 }

@@ -5,11 +5,12 @@ import Hummingbird
 import NIOCore
 
 /// The tree as C2SP tlog-tiles resources (c2sp.org/tlog-tiles): `GET /tile/<L>/<N>[.p/<W>]` (hashes) and
-/// `GET /tile/entries/<N>[.p/<W>]` (entry bundles), `application/octet-stream`. A path not written exactly as
-/// the spec writes it is 400 `invalid_tile_path`; a tile the sealed tree does not cover, or one that lay in
-/// months retention dropped (below tlog-tiles' minimum index), is 404 `tile_not_found`. Full tiles never
-/// change and are cached for a year; a partial tile of a given width never changes either, but the log may
-/// stop serving it once the full tile exists, so it is cached briefly.
+/// `GET /tile/entries/<N>[.p/<W>]` (entry bundles), `application/octet-stream`, as far as the latest signed
+/// checkpoint covers the tree; and `GET /minimum-index`, tlog-tiles' minimum index in decimal. A path not written
+/// exactly as the spec writes it is 400 `invalid_tile_path`; a tile the latest signed checkpoint does not cover,
+/// or a full one that ends at or below the minimum index (retention dropped it), is 404 `tile_not_found`. Full
+/// tiles never change and are cached for a year; a partial tile of a given width never changes either, but the
+/// log may stop serving it once the full tile exists, so it is cached briefly.
 extension LogController {
     /// The `Cache-Control` of full tiles and entry bundles.
     static let fullTileCaching = "public, max-age=31536000, immutable"
@@ -28,7 +29,17 @@ extension LogController {
         }
         let bytes: [UInt8]
         do {
-            bytes = try await self.access.read(measuringLag: false) { try await TileReader.read(tile, on: $0) }.value
+            bytes = try await self.access.read(measuringLag: false) { connection in
+                let state = try await TileReader.state(on: connection)
+                do {
+                    return try await TileReader.read(tile, state: state, on: connection)
+                } catch let error as StoreError where error.code == .dropped {
+                    throw StoreError(
+                        .dropped,
+                        "\(error.message); the minimum index is \(state.minimumIndex) (GET /minimum-index)"
+                    )
+                }
+            }.value
         } catch let error as StoreError where error.code == .outOfRange || error.code == .dropped {
             throw ServiceError(.notFound, "tile_not_found", error.message)
         } catch {
@@ -41,6 +52,20 @@ extension LogController {
                 .cacheControl: tile.isPartial ? Self.partialTileCaching : Self.fullTileCaching,
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    /// tlog-tiles' minimum index, `text/plain`: every entry from it on has an inclusion proof, and every pair of
+    /// tree sizes from it on a consistency proof, from the tiles served (0 until retention drops a month).
+    @Sendable func minimumIndex(_ request: Request, context: AppRequestContext) async throws -> Response {
+        self.admit("minimum_index", request, context)
+        let state = try await self.answering {
+            try await self.access.read(measuringLag: false) { try await TileReader.state(on: $0) }.value
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(string: "\(state.minimumIndex)\n"))
         )
     }
 }

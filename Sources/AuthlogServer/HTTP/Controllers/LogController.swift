@@ -6,11 +6,11 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `/v1/log/checkpoint`, the proofs and the tlog-tiles resources (`/checkpoint`, `/tile/…`; see
+/// `/v1/log/checkpoint`, the proofs and the tlog-tiles resources (`/checkpoint`, `/tile/…`, `/minimum-index`; see
 /// LogController+Tiles.swift): what an outside witness or auditor needs to check the log without trusting it.
 /// Every answer is hashes and sizes; no event contents, so the routes are public. Anonymous reads do not append
-/// one event each (an anonymous reader must not be able to grow the log): proofs and tiles are counted in
-/// `/metrics` (`authlog_log_reads_total`) and, per client address and window, in one aggregated
+/// one event each (an anonymous reader must not be able to grow the log): the checkpoint, proofs and tiles are
+/// counted in `/metrics` (`authlog_log_reads_total`) and, per client address and window, in one aggregated
 /// `audit.accessed` (``RefusalRecorder``); the route group `log_read` is limited per client address (429
 /// `rate_limited`, ``RateLimiter``).
 struct LogController: Sendable {
@@ -25,10 +25,12 @@ struct LogController: Sendable {
         routes.add(.get, "/v1/log/proof/inclusion", use: self.inclusion)
         routes.add(.get, "/v1/log/proof/consistency", use: self.consistency)
         routes.add(.get, "/tile/**", documentedAs: "/tile/{tile_path}", use: self.tile)
+        routes.add(.get, "/minimum-index", use: self.minimumIndex)
     }
 
-    /// The latest signed checkpoint note, as `text/plain`.
+    /// The latest signed checkpoint note, as `text/plain`; counted like the proofs and tiles.
     @Sendable func checkpoint(_ request: Request, context: AppRequestContext) async throws -> Response {
+        self.admit("checkpoint", request, context)
         let latest = try await self.answering {
             // Public and unrecorded: no lag to note.
             try await self.access.read(measuringLag: false) { try await CosignedCheckpoint.latest(on: $0) }.value

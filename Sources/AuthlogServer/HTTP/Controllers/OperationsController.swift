@@ -14,6 +14,8 @@ struct OperationsController: Sendable {
     let replicaLagLimit: Duration
     let metrics: ServerMetrics
     let integrity: LogIntegrityStatus
+    /// Whether this process can write the log.
+    let writes: WriteAvailability
     let providers: [any IdentityProvider]
     /// What the rate limits and the edge refused, and the events that recorded it.
     let refusals: RefusalRecorder
@@ -39,9 +41,30 @@ struct OperationsController: Sendable {
                 headers: [.retryAfter: "5"]
             )
         }
+        if let failing = self.writes.failing {
+            // Reads work but writes do not (a full disk): nothing can be recorded, so nothing can be done.
+            var refusal = ServiceError(
+                .serviceUnavailable,
+                "writes_failing",
+                "PostgreSQL refuses writes: nothing can be recorded, so sign-ins and refreshes are refused.",
+                headers: [.retryAfter: "5"]
+            )
+            refusal.extraMembers = [
+                (
+                    "writes",
+                    .object([
+                        ("state", .string("failing")), ("since", .string(failing.since.description)),
+                        ("requests_refused", .number(String(failing.requestsRefused))),
+                        ("error", failing.error.map(JSONValue.string) ?? .null),
+                    ])
+                )
+            ]
+            throw refusal
+        }
         // Ready whatever the log's integrity: sign-ins are still recorded while the signer refuses.
         var members: [(String, JSONValue)] = [
-            ("status", .string("ready")), ("log", LogIntegrityMetrics.readiness(self.integrity)),
+            ("status", .string("ready")), ("writes", .object([("state", .string("ok"))])),
+            ("log", LogIntegrityMetrics.readiness(self.integrity)),
         ]
         if let replica = await self.reads.replicaState() {
             members.append(("replica", self.describe(replica)))
@@ -105,7 +128,8 @@ struct OperationsController: Sendable {
             body: .init(
                 byteBuffer: ByteBuffer(
                     string: self.metrics.render(
-                        extraLines: keyLines + LogIntegrityMetrics.lines(self.integrity) + self.refusals.metricLines()
+                        extraLines: keyLines + LogIntegrityMetrics.lines(self.integrity) + self.writes.metricLines()
+                            + self.refusals.metricLines()
                             + (self.limitSync?.metricLines() ?? [])
                     )
                 )

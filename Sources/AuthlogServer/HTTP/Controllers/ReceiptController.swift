@@ -3,6 +3,7 @@ import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -10,6 +11,11 @@ import NIOCore
 /// file), for the event's own user (their access token) or an `audit` API key. Anyone else gets 404, as for
 /// an event that does not exist, so existence does not leak. An audit key's read is recorded as
 /// `audit.accessed`; a user fetching their own receipt is not.
+///
+/// With witnesses configured, a receipt whose checkpoint the quorum has not cosigned yet is answered `202` with
+/// `Retry-After` (the witness interval) and `Authlog-Receipt-Witnessed: pending`: its body verifies with the
+/// log's key, not yet under a witness policy. A witnessed one is `200` with `Authlog-Receipt-Witnessed: yes`;
+/// without witnesses, `200` with `Authlog-Receipt-Witnessed: none`.
 struct ReceiptController: Sendable {
     let tokens: TokenService
     let access: OperatorAccess
@@ -17,6 +23,8 @@ struct ReceiptController: Sendable {
     let checkpointSeconds: Int
     /// How many witnesses' cosignatures make a checkpoint witnessed (0: none are configured).
     let witnessQuorum: Int
+    /// The least time between two submissions to one witness (`log.witness_interval_seconds`).
+    let witnessSeconds: Int
     let requestMetadata: RequestMetadataReader
 
     func register(on routes: inout RouteTable) {
@@ -35,17 +43,28 @@ struct ReceiptController: Sendable {
         let what = "receipt event_id=\(UUID(uuidString: text)?.lowercased ?? "invalid")"
         let caller = try await self.caller(TokenController.bearer(request), what: what, metadata: metadata)
         do {
-            let receipt = try await self.receipt(text, for: caller)
+            let made = try await self.receipt(text, for: caller)
             if case .auditor(let actor) = caller {
                 try await self.access.record(actor: actor, what: what, metadata: metadata)
             }
+            var headers: HTTPFields = [
+                .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store",
+                .contentDisposition: "attachment; filename=\"\(text.lowercased()).tlog-proof\"",
+            ]
+            var status = HTTPResponse.Status.ok
+            if self.witnessQuorum == 0 {
+                headers[.receiptWitnessed] = "none"
+            } else if made.isWitnessed {
+                headers[.receiptWitnessed] = "yes"
+            } else {
+                status = .accepted
+                headers[.receiptWitnessed] = "pending"
+                headers[.retryAfter] = String(min(max(self.witnessSeconds, 1), 3600))
+            }
             return Response(
-                status: .ok,
-                headers: [
-                    .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store",
-                    .contentDisposition: "attachment; filename=\"\(text.lowercased()).tlog-proof\"",
-                ],
-                body: .init(byteBuffer: ByteBuffer(string: receipt.text))
+                status: status,
+                headers: headers,
+                body: .init(byteBuffer: ByteBuffer(string: made.receipt.text))
             )
         } catch let error as ServiceError where (400..<500).contains(error.status.code) {
             // An audit key's refused read is recorded too (its key may be probing); a user's own is not.
@@ -62,17 +81,19 @@ struct ReceiptController: Sendable {
     }
 
     /// The receipt of the event `text` names, for `caller`; 404 for anyone but its user or an auditor.
-    private func receipt(_ text: String, for caller: Caller) async throws -> LogReceipt {
+    private func receipt(_ text: String, for caller: Caller) async throws -> ReceiptMaker.Made {
         let notFound = ServiceError(.notFound, "not_found", "No receipt of that event for this caller.")
         guard text.utf8.count == 36, let eventID = UUID(uuidString: text) else { throw notFound }
         do {
             return try await self.pool.withConnection { connection in
                 let owner = try await ReceiptMaker.owner(of: eventID, on: connection)
                 if case .user(let userID) = caller, owner != userID { throw notFound }
-                return try await ReceiptMaker.receipt(of: eventID, witnessQuorum: self.witnessQuorum, on: connection)
+                return try await ReceiptMaker.make(of: eventID, witnessQuorum: self.witnessQuorum, on: connection)
             }
         } catch let error as ServiceError {
             throw error
+        } catch let error as ReceiptMaker.AlteredEvent {
+            throw ServiceError(.conflict, "event_altered", "\(error)")
         } catch let error as StoreError where error.code == .outOfRange {
             throw notFound
         } catch let error as StoreError where error.code == .conflict {

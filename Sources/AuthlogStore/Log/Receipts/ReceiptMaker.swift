@@ -1,9 +1,11 @@
 import AuthlogCore
+import AuthlogCrypto
 public import AuthlogPostgres
 public import Foundation
 
 /// Makes the receipt of one event from the database: its canonical bytes, its inclusion proof in the latest
-/// signed checkpoint, and that checkpoint's note (``LogReceipt``).
+/// signed checkpoint (the newest witnessed one when witnesses are configured), and that checkpoint's note
+/// (``LogReceipt``), after checking that the bytes still give the event's leaf.
 public enum ReceiptMaker {
     /// Whose event it is: its user, if it names one.
     /// - Throws: ``StoreError`` `.outOfRange` when no event has that id.
@@ -15,17 +17,53 @@ public enum ReceiptMaker {
         return try row.decode(String?.self, at: 0).flatMap(UUID.init(uuidString:))
     }
 
-    /// The receipt of `eventID` against the newest checkpoint covering it that at least `witnessQuorum`
-    /// witnesses cosigned (among the 100 newest checkpoints), else the latest checkpoint; its note carries the
-    /// stored cosignatures.
-    /// - Throws: ``StoreError`` `.outOfRange` when the event is unknown, `.conflict` when it is not sealed or no
-    ///   signed checkpoint covers it yet, `.dropped` when retention dropped it.
+    /// A receipt and whether its checkpoint is witnessed.
+    public struct Made: Sendable, Equatable {
+        /// The receipt.
+        public var receipt: LogReceipt
+        /// Whether at least the quorum's cosignatures of the receipt's checkpoint are stored (always false without
+        /// witnesses): a receipt that is not verifies with the log's key, but not under a witness policy.
+        public var isWitnessed: Bool
+    }
+
+    /// The stored event does not match what the log holds at its position: its canonical bytes no longer hash to
+    /// its digest, or its digest to its leaf. A receipt would fail offline, so none is made.
+    public struct AlteredEvent: Error, Sendable, CustomStringConvertible {
+        /// The event's position.
+        public var position: Int64
+        /// What differs.
+        public var detail: String
+
+        public var description: String {
+            "the event at position \(self.position) \(self.detail), so its receipt would not verify; "
+                + "the log is broken there (run authlog verify)"
+        }
+    }
+
+    /// The receipt of `eventID` (``make(of:witnessQuorum:on:)``).
+    /// - Throws: as ``make(of:witnessQuorum:on:)``.
     public static func receipt(
         of eventID: UUID,
         witnessQuorum: Int = 0,
         on connection: Connection
     ) async throws
         -> LogReceipt
+    {
+        try await self.make(of: eventID, witnessQuorum: witnessQuorum, on: connection).receipt
+    }
+
+    /// The receipt of `eventID` against the newest checkpoint covering it that at least `witnessQuorum`
+    /// witnesses cosigned (among the 100 newest checkpoints), else the latest checkpoint; its note carries the
+    /// stored cosignatures. The event's canonical bytes are checked against its digest and leaf first.
+    /// - Throws: ``StoreError`` `.outOfRange` when the event is unknown, `.conflict` when it is not sealed or no
+    ///   signed checkpoint covers it yet, `.dropped` when retention dropped it; ``AlteredEvent`` when the stored
+    ///   event no longer matches its leaf.
+    public static func make(
+        of eventID: UUID,
+        witnessQuorum: Int = 0,
+        on connection: Connection
+    ) async throws
+        -> Made
     {
         let rows = try await connection.query("SELECT position FROM authlog.log_leaves WHERE event_id = \(eventID)")
         guard let position = try rows.first?.decode(Int64.self, at: 0) else {
@@ -36,6 +74,7 @@ public enum ReceiptMaker {
             throw StoreError(.conflict, "no signed checkpoint covers position \(position) yet")
         }
         var checkpoint = latest
+        var isWitnessed = false
         if witnessQuorum > 0 {
             let witnessed = try await connection.query(
                 """
@@ -51,6 +90,7 @@ public enum ReceiptMaker {
                 let stored = try await Checkpointer.stored(size: size, on: connection)
             {
                 checkpoint = stored
+                isWitnessed = true
             }
         }
         let proof = try await LogProofs.inclusion(position: position, treeSize: checkpoint.size, on: connection)
@@ -59,14 +99,22 @@ public enum ReceiptMaker {
         else {
             throw StoreError(.schema, "the sealed event at \(position) cannot be read")
         }
-        return LogReceipt(
+        let bytes = CanonicalEventEncoding.bytes(envelope: event.envelope, recordedAt: event.recordedAt)
+        if SHA256.hash(bytes) != event.digest {
+            throw AlteredEvent(position: position, detail: "no longer matches its digest")
+        }
+        if MerkleTree.leafHash(position: position, digest: event.digest) != proof.leafHash {
+            throw AlteredEvent(position: position, detail: "has a digest that is not the one its leaf hashes")
+        }
+        let receipt = LogReceipt(
             position: position,
-            eventBytes: CanonicalEventEncoding.bytes(envelope: event.envelope, recordedAt: event.recordedAt),
+            eventBytes: bytes,
             proof: proof.hashes,
             note: CosignedCheckpoint.appending(
                 try await CheckpointCosignatures.lines(treeSize: checkpoint.size, on: connection),
                 to: checkpoint.note
             )
         )
+        return Made(receipt: receipt, isWitnessed: isWitnessed)
     }
 }

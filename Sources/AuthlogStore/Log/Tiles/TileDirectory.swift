@@ -6,12 +6,15 @@ import Foundation
 import Glibc
 #endif
 
-/// Writes the tree as C2SP tlog-tiles static files into a directory, so that a plain web server publishes it:
-/// for the latest signed checkpoint of size s, every full hash tile and entry bundle of the tree of s leaves
-/// (each written once, atomically: a temporary file and a rename), the partial tiles of s (`<N>.p/<W>`), and
-/// last `checkpoint` (so every tile a published checkpoint needs exists before it). When a full tile is
-/// written, the partial tiles of the same index (`<N>.p/`) are removed, as tlog-tiles allows. Tiles of
-/// positions retention dropped are skipped (the minimum index). Reads only: never on the write path.
+/// Writes the tree as C2SP tlog-tiles static files into a directory, so that a plain web server publishes what the
+/// routes serve: for the latest signed checkpoint of size s, every full hash tile and entry bundle of the tree of s
+/// leaves (each written once, atomically: a temporary file and a rename), the partial tiles of s (`<N>.p/<W>`),
+/// `minimum-index` (tlog-tiles' minimum index in decimal, as `GET /minimum-index` serves it), and last
+/// `checkpoint`, with the witnesses' cosignatures stored so far, as `GET /checkpoint` serves it (so every tile a
+/// published checkpoint needs exists before it; the checkpoint is written again when more cosignatures arrive).
+/// When a full tile is written, the partial tiles of the same index (`<N>.p/`) are removed, as tlog-tiles allows.
+/// Tiles that retention's minimum index lets go and the anchor cannot rebuild are skipped. Reads only: never on
+/// the write path.
 public actor TileDirectory {
     /// The directory.
     public let path: String
@@ -19,8 +22,10 @@ public actor TileDirectory {
     public let tilesPerPass: Int
     /// Per kind of tile: the full tiles below this index are written.
     private var written: [TilePath.Kind: Int64] = [:]
-    /// The checkpoint size whose files are all written.
-    private var published: Int64 = -1
+    /// The checkpoint size whose tiles are all written.
+    private var tiled: Int64 = -1
+    /// The contents of `minimum-index` and `checkpoint` as last written.
+    private var published: (minimumIndex: String, checkpoint: String)?
 
     /// A writer into `path` (created when missing).
     public init(path: String, tilesPerPass: Int = 2_048) {
@@ -33,26 +38,50 @@ public actor TileDirectory {
     /// - Throws: ``StoreError`` from the database or when a file cannot be written.
     @discardableResult
     public func update(on connection: Connection) async throws -> Int {
-        guard let checkpoint = try await Checkpointer.stored(size: nil, on: connection),
-            checkpoint.size != self.published
-        else { return 0 }
-        let sealed = try await TileReader.state(on: connection)
-        let state = TileReader.State(size: checkpoint.size, anchor: sealed.anchor)
+        guard let checkpoint = try await CosignedCheckpoint.latest(on: connection) else { return 0 }
+        let state = TileReader.State(size: checkpoint.size, anchor: try await LogAnchor.latest(on: connection))
+        var count = 0
+        if checkpoint.size != self.tiled {
+            let tiles = try await self.writeTiles(of: checkpoint.size, state: state, on: connection)
+            guard tiles.isComplete else { return tiles.written }
+            count += tiles.written
+            self.tiled = checkpoint.size
+        }
+        let minimumIndex = "\(state.minimumIndex)\n"
+        if self.published?.minimumIndex != minimumIndex {
+            try self.store(Array(minimumIndex.utf8), at: "minimum-index")
+            count += 1
+        }
+        if self.published?.checkpoint != checkpoint.note {
+            try self.store(Array(checkpoint.note.utf8), at: "checkpoint")
+            count += 1
+        }
+        self.published = (minimumIndex, checkpoint.note)
+        return count
+    }
+
+    /// Writes the tiles of the tree of `size` leaves not written yet: the number written, and whether they are all
+    /// there (false when the pass stopped at ``tilesPerPass``).
+    private func writeTiles(
+        of size: Int64,
+        state: TileReader.State,
+        on connection: Connection
+    ) async throws -> (written: Int, isComplete: Bool) {
         var count = 0
         var kinds: [TilePath.Kind] = [.entries]
         var level = 0
-        while level < 8, checkpoint.size >> Int64(level * TilePath.height) > 0 {
+        while level < 8, size >> Int64(level * TilePath.height) > 0 {
             kinds.append(.hashes(level: level))
             level += 1
         }
         for kind in kinds {
-            let nodes = checkpoint.size >> Int64(kind.treeLevel)
+            let nodes = size >> Int64(kind.treeLevel)
             let full = nodes / Int64(TilePath.width)
             var index = self.written[kind] ?? 0
             while index < full {
                 guard count < self.tilesPerPass else {
                     self.written[kind] = index
-                    return count
+                    return (count, false)
                 }
                 if let tile = TilePath(kind: kind, index: index, width: TilePath.width) {
                     count += try await self.write(tile, state: state, on: connection)
@@ -66,9 +95,7 @@ public actor TileDirectory {
                 count += try await self.write(tile, state: state, on: connection)
             }
         }
-        try self.store(Array(checkpoint.note.utf8), at: "checkpoint")
-        self.published = checkpoint.size
-        return count + 1
+        return (count, true)
     }
 
     /// Writes `tile` unless its file exists or its positions were dropped; returns the files written.

@@ -1,15 +1,18 @@
 import AuthlogCore
 public import AuthlogPostgres
 
-/// Reads tlog-tiles resources (``TilePath``) from the sealed log. A hash tile's hashes are complete-subtree
-/// nodes: node K at tree height h is stored by position (K + 1)·2^h in `authlog.log_leaves` (the leaf hash at
-/// height 0, else the (h − 1)-th hash of `subtree_hashes`), so a tile is one query by position. An entry bundle
-/// is the positions' leaf data (``MerkleTree/leafData(position:digest:)``), each behind a big-endian uint16
-/// length, whose RFC 9162 leaf hashes are the level-0 tile.
+/// Reads tlog-tiles resources (``TilePath``) from the sealed log, as far as the latest signed checkpoint covers
+/// it: a full tile is served as immutable and cached for good, so nothing the checkpoint does not commit to (and a
+/// rollback could change) is served. A hash tile's hashes are complete-subtree nodes: node K at tree height h is
+/// stored by position (K + 1)·2^h in `authlog.log_leaves` (the leaf hash at height 0, else the (h − 1)-th hash of
+/// `subtree_hashes`), so a tile is one query by position. An entry bundle is the positions' leaf data
+/// (``MerkleTree/leafData(position:digest:)``), each behind a big-endian uint16 length, whose RFC 9162 leaf hashes
+/// are the level-0 tile. After retention, the dropped nodes and digests of the tiles that straddle the minimum
+/// index come from the anchor (its frontier and ``TileEdge``).
 public enum TileReader {
-    /// Where the log stands for tiles: the sealed size and what retention dropped.
+    /// Where the log stands for tiles: the size of the latest signed checkpoint and what retention dropped.
     public struct State: Sendable, Equatable {
-        /// The number of sealed events.
+        /// The tree size tiles are served for: the latest signed checkpoint's (0 before the first).
         public var size: Int64
         /// The newest retention anchor (nil while nothing was dropped).
         public var anchor: LogAnchor?
@@ -20,8 +23,8 @@ public enum TileReader {
             self.anchor = anchor
         }
 
-        /// The minimum index of tlog-tiles' pruning: the first leaf index not dropped (0 when none was).
-        public var minimumIndex: Int64 { self.anchor?.size ?? 0 }
+        /// The minimum index of tlog-tiles' pruning (0 when nothing was dropped; ``LogAnchor/minimumIndex``).
+        public var minimumIndex: Int64 { self.anchor?.minimumIndex ?? 0 }
 
         /// Whether the tree of `size` leaves has the hashes or entries of `tile`: 256·N + W nodes at its height.
         public func covers(_ tile: TilePath) -> Bool {
@@ -34,27 +37,33 @@ public enum TileReader {
         }
     }
 
-    /// The sealed size and the newest anchor, in one query.
+    /// The latest signed checkpoint's size and the newest anchor.
     public static func state(on connection: Connection) async throws -> State {
-        let size = try await EventReader().head(on: connection).size
+        let rows = try await connection.query("SELECT coalesce(max(tree_size), 0) FROM authlog.checkpoints")
+        let size = try rows.first?.decode(Int64.self, at: 0) ?? 0
         return State(size: size, anchor: try await LogAnchor.latest(on: connection))
     }
 
     /// The bytes of `tile` (32 per hash; 42 per entry), as `state` (read by ``state(on:)`` on the same
-    /// connection) has it. A partial tile of any width the sealed tree covers is served: its hashes never change.
-    /// - Throws: ``StoreError`` `.outOfRange` when the tree does not (yet) cover the tile, `.dropped` when a
-    ///   hash or entry of it lay in positions retention dropped (and the anchor does not keep it).
+    /// connection) has it. A partial tile of any width the checkpoint's tree covers is served: its hashes never
+    /// change.
+    /// - Throws: ``StoreError`` `.outOfRange` when the checkpoint does not (yet) cover the tile, `.dropped` when a
+    ///   hash or entry of it lay in positions retention dropped and the anchor does not keep it (only a tile
+    ///   that ends at or below the minimum index, or one of an anchor stored before migration 25).
     public static func read(_ tile: TilePath, state: State, on connection: Connection) async throws -> [UInt8] {
         guard state.covers(tile) else {
-            throw StoreError(.outOfRange, "the log has \(state.size) sealed events; \(tile) lies beyond them")
+            throw StoreError(
+                .outOfRange,
+                "the latest signed checkpoint has \(state.size) events; \(tile) lies beyond them"
+            )
         }
         switch tile.kind {
         case .hashes: return try await self.hashes(tile, anchor: state.anchor, on: connection)
-        case .entries: return try await self.entries(tile, minimumIndex: state.minimumIndex, on: connection)
+        case .entries: return try await self.entries(tile, anchor: state.anchor, on: connection)
         }
     }
 
-    /// Reads `tile` at the sealed size now (``state(on:)`` then ``read(_:state:on:)``).
+    /// Reads `tile` at the latest signed checkpoint now (``state(on:)`` then ``read(_:state:on:)``).
     public static func read(_ tile: TilePath, on connection: Connection) async throws -> [UInt8] {
         try await self.read(tile, state: try await self.state(on: connection), on: connection)
     }
@@ -119,34 +128,43 @@ public enum TileReader {
 
     private static func entries(
         _ tile: TilePath,
-        minimumIndex: Int64,
+        anchor: LogAnchor?,
         on connection: Connection
     ) async throws
         -> [UInt8]
     {
         let first = tile.index * Int64(TilePath.width) + 1
         let last = first + Int64(tile.width) - 1
-        guard first > minimumIndex else {
-            throw StoreError(.dropped, "\(tile) holds positions that retention dropped (1…\(minimumIndex))")
+        let dropped = anchor?.size ?? 0
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(tile.width * 42)
+        func append(_ position: Int64, _ digest: [UInt8]) {
+            let data = MerkleTree.leafData(position: position, digest: digest)
+            bytes += [UInt8(data.count >> 8), UInt8(data.count & 0xff)] + data
         }
+        var expected = first
+        while expected <= min(last, dropped) {
+            guard let digest = anchor?.edge?.digest(ofPosition: expected) else {
+                throw StoreError(.dropped, "\(tile) holds positions that retention dropped (1…\(dropped))")
+            }
+            append(expected, digest)
+            expected += 1
+        }
+        guard expected <= last else { return bytes }
         let rows = try await connection.query(
             """
             SELECT l.position, e.digest FROM authlog.log_leaves l
             JOIN authlog.event_records e ON e.event_id = l.event_id AND e.log_month = l.log_month
-            WHERE l.position BETWEEN \(first) AND \(last) ORDER BY l.position
+            WHERE l.position BETWEEN \(expected) AND \(last) ORDER BY l.position
             """
         )
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(tile.width * 42)
-        var expected = first
         for row in rows.rows {
             let position = try row.decode(Int64.self, at: 0)
             let digest = try row.decode(ByteaValue.self, at: 1).bytes
             guard position == expected, digest.count == 32 else {
                 throw StoreError(.schema, "position \(expected) of \(tile) is missing from the log")
             }
-            let data = MerkleTree.leafData(position: position, digest: digest)
-            bytes += [UInt8(data.count >> 8), UInt8(data.count & 0xff)] + data
+            append(position, digest)
             expected += 1
         }
         guard expected == last + 1 else {
