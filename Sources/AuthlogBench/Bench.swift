@@ -78,7 +78,8 @@ struct StoreBench: AsyncParsableCommand {
 
     /// One row of the store table: events sealed per second and the two baselines at `appenders`.
     typealias Row = (
-        appenders: Int, sealed: Double, a: Double, aPlus: Double, authlogCost: Footprint, aCost: Footprint
+        appenders: Int, sealed: Double, a: Double, aPlus: Double, authlogCost: Footprint, aCost: Footprint,
+        delayP99: Double
     )
 
     /// Writers and sealer, and baselines (a) and (a+), at each `--appenders` count, each on a fresh database.
@@ -92,8 +93,16 @@ struct StoreBench: AsyncParsableCommand {
         var table: [Row] = []
         for count in self.appenders {
             let database = try await BenchDatabase.make(in: cluster)
+            var delayP99 = 0.0
             let (sealed, authlogCost) = try await Footprint.measure(cluster: cluster) {
-                try await Measurements.writersAndSealer(workload, appenders: count, for: duration, in: database)
+                let sealing = try await Measurements.writersAndSealer(
+                    workload,
+                    appenders: count,
+                    for: duration,
+                    in: database
+                )
+                delayP99 = sealing.delayP99Milliseconds
+                return sealing.rate
             }
             let baselineDatabase = try await BenchDatabase.make(in: cluster)
             let (baselineA, aCost) = try await Footprint.measure(cluster: cluster) {
@@ -111,7 +120,7 @@ struct StoreBench: AsyncParsableCommand {
                 for: duration,
                 in: try await BenchDatabase.make(in: cluster)
             )
-            table.append((count, sealed, baselineA, baselineAPlus, authlogCost, aCost))
+            table.append((count, sealed, baselineA, baselineAPlus, authlogCost, aCost, delayP99))
             say(
                 "appenders \(count): writers + sealer \(Self.rate(sealed)) events sealed/s, "
                     + "baseline (a) one INSERT per transaction \(Self.rate(baselineA)) events/s, "
@@ -123,7 +132,7 @@ struct StoreBench: AsyncParsableCommand {
         return table
     }
 
-    /// The table of every appender count against the baselines, and the goals at 32 appenders.
+    /// The table of every appender count against the baselines, and the goals (issue 37).
     private static func printTable(_ table: [Row], oneWriter: Double, sealer: Double) {
         say("")
         say("appenders  sealed ev/s  (a) ev/s  (a+) ev/s  vs (a)  vs (a+)  vs 1-connection ceiling")
@@ -137,26 +146,20 @@ struct StoreBench: AsyncParsableCommand {
             )
         }
         Self.printFootprints(table)
-        if let at32 = table.first(where: { $0.appenders == 32 }) {
-            let againstA = at32.sealed / at32.a
-            let againstAPlus = at32.sealed / at32.aPlus
-            let againstCeiling = at32.sealed / oneWriter
-            say("")
-            say(
-                String(
-                    format: "goals at 32 appenders: >= 2x baseline (a): %.2fx %@; >= 1.3x baseline (a+): %.2fx %@; "
-                        + ">= 60%% of the 1-connection ceiling: %.0f%% %@; sealer alone >= 50,000 events/s: %.0f %@",
-                    againstA,
-                    againstA >= 2 ? "met" : "NOT met",
-                    againstAPlus,
-                    againstAPlus >= 1.3 ? "met" : "NOT met",
-                    100 * againstCeiling,
-                    againstCeiling >= 0.6 ? "met" : "NOT met",
-                    sealer,
-                    sealer >= 50_000 ? "met" : "NOT met"
-                )
+        say("")
+        let delays = table.map { String(format: "%d: %.0f ms", $0.appenders, $0.delayP99) }
+        let delaysMet = table.allSatisfy { $0.delayP99 < 1000 }
+        say(
+            "goal sealing delay p99 < 1 s at every count: " + delays.joined(separator: ", ")
+                + (delaysMet ? " met" : " NOT met")
+        )
+        say(
+            String(
+                format: "goal sealer alone > 20,000 events/s: %.0f %@",
+                sealer,
+                sealer > 20_000 ? "met" : "NOT met"
             )
-        }
+        )
     }
 
     /// CPU and WAL per event of authlog and baseline (a) at each count, and the goal at every count.
@@ -179,24 +182,22 @@ struct StoreBench: AsyncParsableCommand {
             )
         }
         let everyCount = table.map { row in
-            String(
-                format: "%d: %.2fx %@",
+            // One appender: >= 0.7x (one commit per command where nothing else waits); from 8 up: >= 1x.
+            let goal = row.appenders == 1 ? 0.7 : 1.0
+            return String(
+                format: "%d: %.2fx (>= %.1fx) %@",
                 row.appenders,
                 row.sealed / row.a,
-                row.sealed / row.a >= 1 ? "met" : "NOT met"
+                goal,
+                row.sealed / row.a >= goal ? "met" : "NOT met"
             )
         }
-        say("goal >= 1x baseline (a) at every count: " + everyCount.joined(separator: ", "))
-        if let at32 = table.first(where: { $0.appenders == 32 }) {
-            let wal = at32.authlogCost.walBytes / max(at32.aCost.walBytes, 1)
-            say(
-                String(
-                    format: "goal WAL per event <= 1.5x (a) at 32 appenders: %.2fx %@",
-                    wal,
-                    wal <= 1.5 ? "met" : "NOT met"
-                )
-            )
+        say("goal events sealed/s against baseline (a): " + everyCount.joined(separator: ", "))
+        let wal = table.map { row in
+            let ratio = row.authlogCost.walBytes / max(row.aCost.walBytes, 1)
+            return String(format: "%d: %.2fx %@", row.appenders, ratio, ratio <= 2 ? "met" : "NOT met")
         }
+        say("goal WAL per event <= 2.0x (a) at every count: " + wal.joined(separator: ", "))
     }
 
     static func rate(_ value: Double) -> String { String(format: "%.0f", value) }

@@ -2,7 +2,7 @@ import AuthlogPostgres
 import Foundation
 
 /// What one store measurement cost per event: CPU of this process (the writers, or the baseline's client) and
-/// of PostgreSQL, read from `/proc` around the run (steadier than throughput on a shared machine), and the WAL
+/// of the measured PostgreSQL cluster (not the other clusters of this machine), read from `/proc` around the run (steadier than throughput on a shared machine), and the WAL
 /// the cluster wrote, from `pg_current_wal_lsn()`.
 struct Footprint {
     /// Microseconds of this process's CPU per event.
@@ -18,14 +18,15 @@ struct Footprint {
         _ measurement: () async throws -> Double
     ) async throws -> (rate: Double, footprint: Footprint) {
         let connection = try await Connection.connect(cluster)
+        let postmaster = try await ProcessCPU.postmaster(of: connection)
         let walBefore = try await Self.walPosition(on: connection)
         let benchBefore = ProcessCPU.ofThisProcess
-        let postgresBefore = ProcessCPU.seconds(ofAllNamed: "postgres")
+        let postgresBefore = ProcessCPU.seconds(ofCluster: postmaster)
         let start = ContinuousClock.now
         let rate = try await measurement()
         let seconds = (ContinuousClock.now - start).inSeconds
         let bench = ProcessCPU.ofThisProcess - benchBefore
-        let postgres = ProcessCPU.seconds(ofAllNamed: "postgres") - postgresBefore
+        let postgres = ProcessCPU.seconds(ofCluster: postmaster) - postgresBefore
         let wal = try await Self.walPosition(on: connection) - walBefore
         let events = max(rate * seconds, 1)
         return (

@@ -94,7 +94,7 @@ struct LogBench: AsyncParsableCommand {
                     for: duration,
                     in: database,
                     authenticator: key
-                )
+                ).rate
                 let signed = await signer?.stop() ?? 0
                 say(
                     String(

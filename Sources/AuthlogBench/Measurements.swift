@@ -7,14 +7,15 @@ import Foundation
 enum Measurements {
     /// `appenders` tasks append one user action per command through one PostgresEventStore (parallel group-commit
     /// writers and the sealer); the rate counts events **sealed**: the clock stops when the last committed
-    /// event has a position. Also prints the sealing delay (commit time to sealing time) p50 and p99.
+    /// event has a position. Also prints the sealing delay (commit time to sealing time) p50 and p99, and
+    /// returns the p99.
     static func writersAndSealer(
         _ workload: Workload,
         appenders: Int,
         for duration: Duration,
         in database: BenchDatabase,
         authenticator: EventAuthenticator? = nil
-    ) async throws -> Double {
+    ) async throws -> Sealing {
         let batches = Ticket()
         let batchedEvents = Ticket()
         let store = PostgresEventStore(
@@ -55,17 +56,16 @@ enum Measurements {
                   WHERE l.position > \(sealedBefore)) s
             """
         )
-        if let row = delays.first {
-            say(
-                String(
-                    format: "  %d appenders: sealing delay p50 %.1f ms, p99 %.1f ms",
-                    appenders,
-                    try row.decode(Double.self, at: 0),
-                    try row.decode(Double.self, at: 1)
-                )
-            )
-        }
-        return Double(sealed) / seconds
+        let p50 = try delays.first?.decode(Double.self, at: 0) ?? 0
+        let p99 = try delays.first?.decode(Double.self, at: 1) ?? 0
+        say(String(format: "  %d appenders: sealing delay p50 %.1f ms, p99 %.1f ms", appenders, p50, p99))
+        return Sealing(rate: Double(sealed) / seconds, delayP99Milliseconds: p99)
+    }
+
+    /// Events sealed per second, and the 99th percentile of the delay from commit to seal.
+    struct Sealing {
+        let rate: Double
+        let delayP99Milliseconds: Double
     }
 
     private static func sealedCount(in database: BenchDatabase) async throws -> Int64 {

@@ -14,7 +14,7 @@ struct ReportBench: AsyncParsableCommand {
             Fills a fresh database with --events events spread over the last 365 days (30 % sign-ins, 10 % \
             failed sign-ins, the rest refreshes; six providers, three clients, five failure reasons) with SQL, \
             and one session per successful sign-in (a quarter each logged out, expired, revoked and still \
-            active). The writers' triggers count them as they go in. Each report then runs --repeats times, \
+            active), then counts the roll-ups again from these rows. Each report then runs --repeats times, \
             ending now (so both edges are partial hours), and so does its baseline: the same numbers by a \
             plain GROUP BY over event_records (index on type, occurred_at) or over sessions. Printed: the \
             median of each. Goals: a 30-day report by provider under 100 ms, a 365-day report by day under \
@@ -141,7 +141,7 @@ struct ReportBench: AsyncParsableCommand {
 
     /// `events` events over the last 365 days, in statements of a million rows, and a session for each
     /// successful sign-in, some of them ended already; then the roll-ups are counted again from these rows
-    /// (the sessions went in ended, which the triggers only count when a session ends by an UPDATE).
+    /// (rows inserted with SQL are not counted: only the writers' statements count as they write).
     static func fill(_ connection: Connection, events: Int) async throws {
         let chunk = 1_000_000
         for start in stride(from: 0, to: events, by: chunk) {

@@ -80,7 +80,8 @@ extension ServiceBench {
             )
             return answer.status == 200
         }
-        let quietCPU = CPUSplit.start()
+        let postmaster = try await ProcessCPU.postmaster(of: try await Connection.connect(database.conninfo))
+        let quietCPU = CPUSplit.start(postmaster: postmaster)
         let quiet = try await LoadRun.run(connections: 4, for: duration, request: users)
         say("users' sign-ins alone (4 connections, own addresses): \(quiet.summary)")
         say("CPU during it, cores: \(quietCPU.cores(over: quiet))")
@@ -99,7 +100,7 @@ extension ServiceBench {
         }
         // Let its connections open and its first refusals come before the users are measured.
         try await Task.sleep(for: .seconds(warmUp))
-        let busyCPU = CPUSplit.start(floods: floods.map(\.pid))
+        let busyCPU = CPUSplit.start(postmaster: postmaster, floods: floods.map(\.pid))
         let busy = try await LoadRun.run(connections: 4, for: duration, request: users)
         say("users' sign-ins during the flood: \(busy.summary)")
         say("CPU during it, cores: \(busyCPU.cores(over: busy))")

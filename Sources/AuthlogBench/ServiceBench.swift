@@ -104,10 +104,13 @@ struct ServiceBench: AsyncParsableCommand {
         say("sign-ins (Apple ID token, fake JWKS): \(signins.summary)")
 
         let chains = try await TokenChains.signIn(workers: self.connections, through: [client])
+        let postmaster = try await ProcessCPU.postmaster(of: try await Connection.connect(database.conninfo))
+        let refreshCPU = CPUSplit.start(postmaster: postmaster)
         let refreshes = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
             try await chains.refresh(worker, through: client)
         }
         say("refreshes: \(refreshes.summary)")
+        say("  \(refreshCPU.perRequest(of: refreshes))")
         try await self.measureReplays(through: client, for: duration)
         await server.stop()
         await apple.stop()
@@ -120,13 +123,17 @@ struct ServiceBench: AsyncParsableCommand {
     private func measureFloor(database: BenchDatabase, for duration: Duration) async throws -> LoadRun {
         let floorServer = try await Self.startFloorServer(database: database)
         let floorClient = HTTPTestClient(baseURL: floorServer.baseURL)
+        let postmaster = try await ProcessCPU.postmaster(of: try await Connection.connect(database.conninfo))
+        let floorCPU = CPUSplit.start(postmaster: postmaster)
         let floor = try await LoadRun.run(connections: self.connections, for: duration) { _, _ in
             try await floorClient.post("/floor", .members(["x": .string("y")])).status == 200
         }
+        let floorCost = floorCPU.perRequest(of: floor)
         await floorServer.stop()
         say(
             "floor baseline (same HTTP stack; one indexed SELECT + one single-row INSERT transaction): \(floor.summary)"
         )
+        say("  \(floorCost)")
 
         return floor
     }

@@ -1,6 +1,6 @@
 -- Function authlog.recount_reports: its current definition (last changed by migrations/0019_refusal_counts.sql).
 -- Counts everything again from the items, summing what each counts (n): `authlog rebuild` after it replaced
--- the sessions (with authlog.counting_off set, so the triggers counted nothing meanwhile).
+-- the sessions (copying the rebuilt rows counts nothing: only the writers' statements count, migration 28).
 CREATE OR REPLACE FUNCTION authlog.recount_reports() RETURNS bigint
 LANGUAGE sql AS $$
     DELETE FROM authlog.report_pending;

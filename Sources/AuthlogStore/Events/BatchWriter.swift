@@ -180,11 +180,10 @@ enum BatchWriter {
                 """
             )
         }
-        // Triggers count for the reports in this transaction too (docs/architecture.md, "The write path"):
-        // event_records_count_signins (authlog.count_signins) fired on the batch's INSERT, and
-        // sessions_count_started / sessions_count_ended (authlog.count_sessions_started,
-        // authlog.count_session_ended) fire on these statements' sessions rows.
-        statements += ProjectionWriter(schema: "authlog").statements(for: plan.changes, countingSignins: false)
+        // The statements count for the reports themselves, no trigger (docs/architecture.md, "The write path"):
+        // the batch's INSERT its sign-ins and refused requests, the sessions' statements the sessions they start
+        // and end (PendingReportCounts).
+        statements += ProjectionWriter.live.statements(for: plan.changes, countingSignins: false)
         statements.append("COMMIT")
         return statements
     }

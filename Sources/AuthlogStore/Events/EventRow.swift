@@ -78,7 +78,8 @@ public enum EventRow {
     }
 
     /// The writer's statements for `rows`, one per 5,000 events: each inserts its events as ``inserts(_:authenticator:stampingMonth:)``
-    /// does and, with `queueForSealing`, their queue rows for the sealer (as ``enqueue(_:authenticator:withMAC:)``),
+    /// does, the report roll-ups' counts of its sign-ins and refused requests (``PendingReportCounts/events``)
+    /// and, with `queueForSealing`, their queue rows for the sealer (as ``enqueue(_:authenticator:withMAC:)``),
     /// in one statement; it returns one row. When a concurrent batch took one of the rows first
     /// (`ON CONFLICT DO NOTHING` skipped it), `authlog.require_all_inserted` raises SQLSTATE `AL409`
     /// (``lostRaceState``), which aborts the transaction so that the COMMIT behind it in the pipeline never runs.
@@ -92,7 +93,8 @@ public enum EventRow {
             let macs = Self.macs(of: chunk, authenticator)
             var query = SQLQuery(unsafeSQL: "WITH inserted AS (")
             Self.appendInsert(chunk, macs: macs, stampingMonth: true, to: &query)
-            query.append(unescaped: "\nRETURNING 1)")
+            query.append(unescaped: "\nRETURNING \(PendingReportCounts.eventColumns)), counted AS (")
+            query.append(unescaped: PendingReportCounts.events + ")")
             if queueForSealing {
                 query.append(unescaped: ", queued AS (")
                 Self.appendEnqueue(chunk, macs: macs, withMAC: true, to: &query)

@@ -76,9 +76,8 @@ public struct ProjectionRebuilder: Sendable {
             try await connection.execute("LOCK TABLE authlog.event_records IN SHARE MODE")
             try await Self.sealEverything(authenticator: self.authenticator, on: connection)
             try await self.replayIntoTemporaryTables(includingQueued: false, on: connection, progress: progress)
-            // The report roll-ups' triggers would count the replaced sessions as new: they are counted again
-            // from the rebuilt tables below instead.
-            try await connection.execute("SET LOCAL authlog.counting_off = 'on'")
+            // Copying the rebuilt rows counts nothing (only the writers' statements count for the reports): the
+            // roll-ups are counted again from the rebuilt tables below.
             var differences: [Difference] = []
             for table in ProjectionTable.allCases {
                 if let difference = try await self.compare(table.rawValue, on: connection) {

@@ -54,7 +54,8 @@ extension ProjectionWriter {
                 "UPDATE \(self.schema).sessions AS t SET state = v.state, end_reason = v.reason, ended_at = v.at",
                 columns: "session_id uuid, state text, reason text, at timestamptz",
                 match: "t.session_id = v.session_id AND t.state = 'active'",
-                run
+                run,
+                counting: .ended
             ) { change in
                 guard case .endSession(let sessionID, let state, let reason, let at) = change else { return [] }
                 return [sessionID.sqlText, state.rawValue, reason, at.sqlText]
@@ -79,11 +80,20 @@ extension ProjectionWriter {
                 WHERE user_id = \(userID) AND released_at IS NULL
                 """
         case .endUserSessions(let userID, let provider, let state, let reason, let at):
-            return """
-                UPDATE \(unescaped: self.schema).sessions SET state = \(state.rawValue), end_reason = \(reason),
-                    ended_at = \(at)
-                WHERE user_id = \(userID) AND state = 'active' AND (\(provider)::text IS NULL OR provider = \(provider))
-                """
+            return self.counted(.ended) { query in
+                let values = [
+                    query.bind(state.rawValue), query.bind(reason), query.bind(at), query.bind(userID),
+                    query.bind(provider), query.bind(provider),
+                ]
+                query.append(
+                    unescaped: """
+                        UPDATE \(self.schema).sessions AS t SET state = \(values[0]), end_reason = \(values[1]), \
+                        ended_at = \(values[2])
+                        WHERE user_id = \(values[3]) AND state = 'active'
+                          AND (\(values[4])::text IS NULL OR provider = \(values[5]))
+                        """
+                )
+            }
         case .revokeUserTokens(let userID, let provider, let reason, let at):
             return """
                 UPDATE \(unescaped: self.schema).refresh_tokens SET state = 'revoked', revoked_at = \(at),
@@ -154,12 +164,14 @@ extension ProjectionWriter {
         match: String,
         _ run: [ProjectionChange],
         usingForm: Bool = false,
+        counting: PendingReportCounts.Sessions? = nil,
         values: (ProjectionChange) -> [String?]
     ) -> SQLQuery {
-        var query = SQLQuery(unsafeSQL: head + (usingForm ? " " : " FROM "))
-        UnnestColumns(columns).appendUnnest(run.map(values), to: &query)
-        query.append(unescaped: " WHERE \(match)")
-        return query
+        self.counted(counting) { query in
+            query.append(unescaped: head + (usingForm ? " " : " FROM "))
+            UnnestColumns(columns).appendUnnest(run.map(values), to: &query)
+            query.append(unescaped: " WHERE \(match)")
+        }
     }
 }
 

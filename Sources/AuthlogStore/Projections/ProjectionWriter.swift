@@ -43,6 +43,13 @@ struct ScopedChange {
 struct ProjectionWriter {
     /// The schema whose tables are written.
     let schema: String
+    /// Whether the statements on `authlog.sessions` also count the sessions they start and end for the report
+    /// roll-ups (``PendingReportCounts/Sessions``): the live writer's, not a rebuild's, which counts everything
+    /// again from the rebuilt tables (`authlog.recount_reports`).
+    var countingReports = false
+
+    /// The writers' projection statements (``BatchWriter``): the live tables, counted for the reports.
+    static let live = ProjectionWriter(schema: "authlog", countingReports: true)
 
     func apply(_ changes: [ScopedChange], countingSignins: Bool = true, on connection: isolated Connection) throws {
         for statement in self.statements(for: changes, countingSignins: countingSignins) {
@@ -158,7 +165,8 @@ struct ProjectionWriter {
                     last_seen_at timestamptz, authenticated_at timestamptz, state text
                 """,
                 run,
-                suffix: " ON CONFLICT DO NOTHING"
+                suffix: " ON CONFLICT DO NOTHING",
+                counting: .started
             ) { change in
                 guard
                     case .startSession(let sessionID, let userID, let provider, let clientID, let kind, let at) = change
@@ -195,20 +203,37 @@ struct ProjectionWriter {
     }
 
     /// `INSERT INTO <table> (columns) SELECT * FROM unnest(…)` with one array parameter per column: one
-    /// statement text per table whatever the run's length.
+    /// statement text per table whatever the run's length. With `counting`, the same statement counts the rows it
+    /// inserted (``counted(_:_:)``).
     private func insertRows(
         _ table: String,
         _ columns: String,
         _ run: [ProjectionChange],
         suffix: String,
+        counting: PendingReportCounts.Sessions? = nil,
         values: (ProjectionChange) -> [String?]
     ) -> SQLQuery {
         let columns = UnnestColumns(columns)
-        var query = SQLQuery(
-            unsafeSQL: "INSERT INTO \(self.schema).\(table) (\(columns.names.joined(separator: ", "))) SELECT * FROM "
-        )
-        columns.appendUnnest(run.map(values), to: &query)
-        query.append(unescaped: suffix)
+        let names = columns.names.joined(separator: ", ")
+        return self.counted(counting) { query in
+            query.append(unescaped: "INSERT INTO \(self.schema).\(table) (\(names)) SELECT * FROM ")
+            columns.appendUnnest(run.map(values), to: &query)
+            query.append(unescaped: suffix)
+        }
+    }
+
+    /// The statement `body` writes; when this writer counts for the reports and `counting` says what, wrapped as
+    /// `WITH changed AS (statement RETURNING …) INSERT INTO authlog.report_pending …`, so that the rows it
+    /// inserted or changed are counted in the same statement (no trigger on the write path).
+    func counted(_ counting: PendingReportCounts.Sessions?, _ body: (inout SQLQuery) -> Void) -> SQLQuery {
+        guard self.countingReports, let counting else {
+            var query = SQLQuery(unsafeSQL: "")
+            body(&query)
+            return query
+        }
+        var query = SQLQuery(unsafeSQL: "WITH changed AS (")
+        body(&query)
+        query.append(unescaped: "\nRETURNING \(counting.returning))\n\(counting.count)")
         return query
     }
 }

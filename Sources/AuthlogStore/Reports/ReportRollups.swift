@@ -1,6 +1,6 @@
 public import AuthlogPostgres
 
-/// The report roll-ups' upkeep (migration 9): the writers' triggers append counts to
+/// The report roll-ups' upkeep (migration 9): the writers' statements append counts to
 /// `authlog.report_pending`; folding moves them into the hourly and daily counts. Reports read the pending
 /// counts too, so folding only keeps that table short; `serve` folds every second.
 public enum ReportRollups {

@@ -119,7 +119,7 @@ struct WritePathPlanTests {
         if statistics != .fresh { try await Self.fillSessions(on: connection) }
         if statistics == .large { try await connection.execute("ANALYZE") }
         for probe in Self.probes {
-            let statements = ProjectionWriter(schema: "authlog")
+            let statements = ProjectionWriter.live
                 .statements(for: [ScopedChange(change: probe.change, userID: nil, sessionID: nil)])
             #expect(statements.count == 1, "\(probe.change.kind) is one statement")
             for statement in statements {
@@ -152,6 +152,27 @@ struct WritePathPlanTests {
             plan.contains("Index Only Scan Backward using event_records_") && plan.contains("Index Cond: ((stream = "),
             "the lookup finds each stream's version at the end of its key:\n\(plan)"
         )
+    }
+
+    /// The report roll-ups are counted by the writer's own statements (migration 28): a trigger that fills a
+    /// transition table, or any trigger that runs after the writer's inserts and updates (such as the counting
+    /// triggers it replaced), would put that fixed cost back on every batch.
+    @Test func noTriggerRunsAfterTheWritersStatements() async throws {
+        let database = try await TestDatabase.make()
+        let rows = try await database.connect().query(
+            """
+            SELECT c.relname || '.' || t.tgname
+            FROM pg_trigger t
+            JOIN pg_class c ON c.oid = t.tgrelid
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'authlog' AND NOT t.tgisinternal
+              AND (t.tgnewtable IS NOT NULL OR t.tgoldtable IS NOT NULL
+                   OR (t.tgtype & 2 = 0 AND t.tgtype & 64 = 0 AND t.tgtype & (4 | 16) <> 0))
+            ORDER BY 1
+            """
+        ).rows
+        let triggers = try rows.map { try $0.decode(String.self, at: 0) }
+        #expect(triggers.isEmpty, "triggers after INSERT or UPDATE, or with transition tables: \(triggers)")
     }
 
     @Test func theLookupIsPlannedOncePerConnectionNotPerCall() async throws {
