@@ -38,8 +38,10 @@ extension ServerHarness {
         return (server, try NoteSigner(name: origin, key: key).verifier)
     }
 
-    /// Stores `witness`'s cosignature of the checkpoint `signed`, as the submitter does when a witness answers.
-    func storeCosignature(of signed: Checkpointer.Signed, by witness: CosignatureSigner) async throws {
+    /// Stores `witness`'s cosignature of the checkpoint `signed`, as the submitter does when a witness answers, and
+    /// returns its line (with its newline).
+    @discardableResult
+    func storeCosignature(of signed: Checkpointer.Signed, by witness: CosignatureSigner) async throws -> String {
         guard let body = NoteText(signed.note)?.body else { throw StoreError(.decoding, "not a signed note") }
         let line = try witness.cosign(body: body, time: 1_795_600_000)
         try await CheckpointCosignatures.store(
@@ -49,5 +51,6 @@ extension ServerHarness {
             cosignedAt: 1_795_600_000,
             on: try await self.database.connect()
         )
+        return line
     }
 }
