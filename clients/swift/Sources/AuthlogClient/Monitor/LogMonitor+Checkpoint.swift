@@ -41,7 +41,7 @@ extension LogMonitor {
                     shownSize: shown.size,
                     consistencyProof: proof,
                     detail: detail,
-                    detectedAt: Date()
+                    detectedAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
                 )
             )
             return reason

@@ -53,8 +53,8 @@ extension SplitViewAlarm {
         return lines
     }
 
-    /// `date` in RFC 3339, UTC.
-    private static func time(_ date: Date) -> String {
+    /// `date` in RFC 3339, UTC, whole seconds.
+    static func time(_ date: Date) -> String {
         let format = ISO8601DateFormatter()
         format.formatOptions = [.withInternetDateTime]
         return format.string(from: date)

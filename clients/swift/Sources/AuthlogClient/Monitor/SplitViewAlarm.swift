@@ -34,7 +34,7 @@ public struct SplitViewAlarm: Sendable, Hashable, Codable {
     public var consistencyProof: [[UInt8]]?
     /// One sentence on what failed.
     public var detail: String
-    /// When the device found it.
+    /// When the device found it (whole seconds).
     public var detectedAt: Date
 
     /// Creates an alarm.
@@ -69,8 +69,7 @@ public struct SplitViewAlarm: Sendable, Hashable, Codable {
         case detectedAt = "detected_at"
     }
 
-    /// Reads an alarm as ``encode(to:)`` wrote it (the proof's hashes in base64, the time as seconds since
-    /// 1970).
+    /// Reads an alarm as ``encode(to:)`` wrote it (the proof's hashes in base64, the time in RFC 3339).
     /// - Throws: `DecodingError` for a member missing or malformed.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -80,7 +79,7 @@ public struct SplitViewAlarm: Sendable, Hashable, Codable {
         self.keptSize = try container.decode(Int64.self, forKey: .keptSize)
         self.shownSize = try container.decode(Int64.self, forKey: .shownSize)
         self.detail = try container.decode(String.self, forKey: .detail)
-        self.detectedAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .detectedAt))
+        self.detectedAt = try WireTime.decode(container, .detectedAt)
         let proof = try container.decodeIfPresent([String].self, forKey: .consistencyProof)
         self.consistencyProof = try proof.map { lines in
             try lines.map { line in
@@ -97,7 +96,8 @@ public struct SplitViewAlarm: Sendable, Hashable, Codable {
     }
 
     /// Writes the alarm as JSON members `reason`, `kept_note`, `shown_note`, `kept_size`, `shown_size`,
-    /// `consistency_proof` (base64 hashes, when there is one), `detail` and `detected_at` (seconds since 1970).
+    /// `consistency_proof` (base64 hashes, when there is one), `detail` and `detected_at` (RFC 3339, UTC, whole
+    /// seconds).
     /// - Throws: the encoder's errors.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -111,6 +111,6 @@ public struct SplitViewAlarm: Sendable, Hashable, Codable {
             forKey: .consistencyProof
         )
         try container.encode(self.detail, forKey: .detail)
-        try container.encode(self.detectedAt.timeIntervalSince1970, forKey: .detectedAt)
+        try container.encode(Self.time(self.detectedAt), forKey: .detectedAt)
     }
 }
