@@ -67,6 +67,19 @@ struct MonitorFlowTests {
         #expect(times.count == 2 && times[1] - times[0] >= .seconds(1))
     }
 
+    @Test func aLogWithNoCheckpointYetLeavesEveryEventPending() async throws {
+        let server = try FakeAuthlog()
+        let client = try MonitorHarness.client(server) { $0.firstCheckDelay = .seconds(3_600) }
+        let monitor = try MonitorHarness.monitor(client)
+        let ids = try await client.signIn(with: .dev(subject: "ada")).eventIDs
+        server.queue(rawAnswer: .json(409, ["error": "not_checkpointed"], headers: ["Retry-After": "60"]))
+        try await monitor.checkNow()
+        for id in ids { #expect(await monitor.receiptState(of: id) == .pending(.notCheckpointed)) }
+        // Asked again, they settle.
+        try await monitor.checkNow()
+        for id in ids { #expect(await monitor.receiptState(of: id).verified != nil) }
+    }
+
     @Test func aReceiptBelowQuorumIsPendingNotFailedAndVerifiedOnceCosigned() async throws {
         let server = try FakeAuthlog()
         server.set(uncosignedAnswers: 1)

@@ -33,8 +33,18 @@ extension LogMonitor {
         var query = [URLQueryItem(name: "ids", value: batch.map(\.id).joined(separator: ","))]
         if from >= 1 { query.append(URLQueryItem(name: "from", value: String(from))) }
         let (data, response) = try await self.ask("/v1/log/receipts", query: query, authorized: true)
+        let wait = Self.retryAfter(response, limit: self.configuration.maximumBackoff)
+        let later = ContinuousClock.now + (wait ?? self.configuration.pendingRetryDelay)
         switch response.statusCode {
         case 200, 202: break
+        case 409 where APIConnection.errorCode(data) == "not_checkpointed":
+            // The log has signed no checkpoint yet: every event is pending until it has.
+            for var item in batch {
+                item.state = .pending(.notCheckpointed)
+                item.due = later
+                self.reschedule(item)
+            }
+            return
         case 429:
             self.pause(after: response)
             throw .http(status: 429, code: APIConnection.errorCode(data))
@@ -47,8 +57,6 @@ extension LogMonitor {
             limit: self.configuration.maximumAnswerBytes
         )
         let shown = try self.open(answer.batch.note)
-        let wait = Self.retryAfter(response, limit: self.configuration.maximumBackoff)
-        let later = ContinuousClock.now + (wait ?? self.configuration.pendingRetryDelay)
         let alarm = try await self.compare(shown, note: answer.batch.note, consistency: answer.consistency)
         var items = Dictionary(batch.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in items.keys { items[id]?.badAnswers = 0 }
