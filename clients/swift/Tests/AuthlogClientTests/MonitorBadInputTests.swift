@@ -280,4 +280,29 @@ struct MonitorBadInputTests {
         #expect(alarm.shownSize == Int64.max)
         #expect(await monitor.state().keptCheckpoint?.size == 7)
     }
+
+    @Test func theProofRoutesBadAnswersAreTyped() {
+        func error(_ json: String) -> MonitorError? {
+            do {
+                _ = try ConsistencyAnswer.proof(Data(json.utf8), from: 2, to: 4, limit: 8_192)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let hash = Data(repeating: 1, count: 32).base64EncodedString()
+        #expect(error(#"{"from":2,"to":4,"proof":["\#(hash)"]}"#) == nil)
+        #expect(error(#"{"from":2,"to":4}"#) == .missingField("proof"))
+        #expect(error(#"{"from":1,"to":4,"proof":[]}"#) == .malformedAnswer("the proof is for 1…4, not 2…4"))
+        #expect(
+            error(#"{"from":2,"to":4,"proof":["AAAA"]}"#) == .badProof(field: "proof", detail: "a hash is not 32 bytes")
+        )
+        #expect(error(#"{"from":2,"to":4,"proof":["%%"]}"#) == .badBase64(field: "proof"))
+        let many = Array(repeating: "\"\(hash)\"", count: 127).joined(separator: ",")
+        #expect(
+            error(#"{"from":2,"to":4,"proof":[\#(many)]}"#) == .badProof(field: "proof", detail: "more than 126 hashes")
+        )
+        #expect(error(String(repeating: " ", count: 8_193)) == .answerTooLarge(limit: 8_192))
+        #expect(error("[]") == .malformedAnswer("not a JSON object"))
+    }
 }

@@ -8,15 +8,7 @@ enum ConsistencyAnswer {
     ///   asked, or a proof hash that is not 32 bytes of base64 (at most
     ///   ``ReceiptsAnswer/maximumConsistencyHashes``).
     static func proof(_ data: Data, from: Int64, to: Int64, limit: Int) throws(MonitorError) -> [[UInt8]] {
-        guard data.count <= limit else { throw .answerTooLarge(limit: limit) }
-        let wire: Wire
-        do {
-            wire = try JSONDecoder().decode(Wire.self, from: data)
-        } catch let error as DecodingError {
-            throw ReceiptsAnswer.describe(error)
-        } catch {
-            throw .malformedAnswer("not JSON")
-        }
+        let wire = try AnswerJSON.decode(Wire.self, from: data, limit: limit)
         guard wire.from == from, wire.to == to else {
             throw .malformedAnswer("the proof is for \(wire.from)…\(wire.to), not \(from)…\(to)")
         }

@@ -34,15 +34,7 @@ struct ReceiptsAnswer: Sendable {
     ///   base64, a proof not of whole hashes or over its bound, a note over ``LogMonitor/maximumNoteBytes``,
     ///   more than 64 receipts, or an event not asked for or named twice.
     static func parse(_ data: Data, asked: Set<String>, limit: Int) throws(MonitorError) -> ReceiptsAnswer {
-        guard data.count <= limit else { throw .answerTooLarge(limit: limit) }
-        let wire: Wire
-        do {
-            wire = try JSONDecoder().decode(Wire.self, from: data)
-        } catch let error as DecodingError {
-            throw Self.describe(error)
-        } catch {
-            throw .malformedAnswer("not JSON")
-        }
+        let wire = try AnswerJSON.decode(Wire.self, from: data, limit: limit)
         guard wire.checkpoint.utf8.count <= LogMonitor.maximumNoteBytes else {
             throw .noteTooLarge(limit: LogMonitor.maximumNoteBytes)
         }
@@ -106,21 +98,6 @@ struct ReceiptsAnswer: Sendable {
         }
         let all = Array(bytes)
         return stride(from: 0, to: all.count, by: 32).map { Array(all[$0..<($0 + 32)]) }
-    }
-
-    /// The error for a body JSONDecoder refused.
-    static func describe(_ error: DecodingError) -> MonitorError {
-        switch error {
-        case .keyNotFound(let key, let context):
-            return .missingField((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))
-        case .valueNotFound(_, let context), .typeMismatch(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return .malformedAnswer("`\(path)` is null or of the wrong type")
-        case .dataCorrupted:
-            return .malformedAnswer("not JSON")
-        @unknown default:
-            return .malformedAnswer("not JSON of the expected shape")
-        }
     }
 
     /// The members as sent.
