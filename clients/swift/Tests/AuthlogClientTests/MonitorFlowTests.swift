@@ -203,6 +203,20 @@ struct MonitorFlowTests {
         #expect(server.count("/v1/log/receipts") == 0)
     }
 
+    @Test func refreshSamplingChecksOneRefreshInN() async throws {
+        for (sampling, queued) in [(1, 6), (2, 4), (0, 2)] {
+            let server = try FakeAuthlog()
+            let client = try MonitorHarness.client(server) {
+                $0.refreshSampling = sampling
+                $0.firstCheckDelay = .seconds(3_600)
+            }
+            let monitor = try MonitorHarness.monitor(client)
+            _ = try await client.signIn(with: .dev(subject: "ada"))
+            for _ in 0..<4 { try await client.refresh() }
+            #expect(await monitor.state().queued == queued, "refresh sampling \(sampling)")
+        }
+    }
+
     @Test func aFullQueueTakesNoMoreIdsAndSaysSo() async throws {
         let server = try FakeAuthlog()
         let client = try MonitorHarness.client(server) {

@@ -34,6 +34,11 @@ extension LogMonitor {
         public var batchSize: Int
         /// How many times a failed alarm post is tried again.
         public var alarmReportRetries: Int
+        /// The events of one token refresh in this many are checked: 1 (the default) checks every refresh's
+        /// `token.refreshed`, 4 one refresh in four, 0 none. Each refresh checked costs its event's bytes in a
+        /// batch (an app refreshing every 15 minutes names 96 a day); every checkpoint shown is still checked
+        /// for consistency.
+        public var refreshSampling: Int
 
         /// Creates a configuration.
         public init(
@@ -51,7 +56,8 @@ extension LogMonitor {
             maximumOutcomes: Int = 1_024,
             maximumAnswerBytes: Int = 1 << 20,
             batchSize: Int = 64,
-            alarmReportRetries: Int = 2
+            alarmReportRetries: Int = 2,
+            refreshSampling: Int = 1
         ) {
             self.pins = pins
             self.checkpointStore = checkpointStore
@@ -68,6 +74,7 @@ extension LogMonitor {
             self.maximumAnswerBytes = maximumAnswerBytes
             self.batchSize = batchSize
             self.alarmReportRetries = alarmReportRetries
+            self.refreshSampling = refreshSampling
         }
 
         /// The configuration with every number inside its bounds, so that no configured value can trap or make
@@ -87,6 +94,7 @@ extension LogMonitor {
             copy.maximumAnswerBytes = min(max(4_096, self.maximumAnswerBytes), 64 << 20)
             copy.batchSize = min(max(1, self.batchSize), ReceiptsAnswer.maximumReceipts)
             copy.alarmReportRetries = min(max(0, self.alarmReportRetries), 10)
+            copy.refreshSampling = min(max(0, self.refreshSampling), 1_000_000)
             return copy
         }
     }

@@ -33,6 +33,8 @@ public actor LogMonitor {
     var pausedUntil: ContinuousClock.Instant?
     /// Failed rounds in a row.
     var failures = 0
+    /// Refresh answers seen (for ``Configuration/refreshSampling``).
+    private var refreshes = 0
     private var loading: Task<Void, Never>?
     private var isLoaded = false
     private var worker: Task<Void, Never>?
@@ -107,6 +109,15 @@ public actor LogMonitor {
     /// are left as they are. A full queue takes no more and says so.
     func note(_ ids: [String], expectation: EventExpectation) {
         self.enqueue(ids.map { ($0, expectation) }, due: .now + self.configuration.firstCheckDelay)
+    }
+
+    /// Queues the events `ids` a refresh answer named, for one refresh in ``Configuration/refreshSampling``.
+    func noteRefresh(_ ids: [String], expectation: EventExpectation) {
+        let every = self.configuration.refreshSampling
+        guard every > 0 else { return }
+        self.refreshes += 1
+        guard self.refreshes % every == 0 else { return }
+        self.note(ids, expectation: expectation)
     }
 
     /// The states of the activity's `entries` (of the user `userID`), queuing those the monitor has not seen,

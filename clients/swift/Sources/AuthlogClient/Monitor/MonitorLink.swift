@@ -14,9 +14,9 @@ final class MonitorLink: @unchecked Sendable {
     /// The monitor, if there is one and it is alive.
     var current: LogMonitor? { self.lock.withLock { self.monitor } }
 
-    /// Notes `ids` as events of the answer `expectation` describes; nothing without a monitor.
-    func note(_ ids: [String], _ expectation: EventExpectation) async {
+    /// Notes `ids` as events of the refresh answer `expectation` describes; nothing without a monitor.
+    func noteRefresh(_ ids: [String], _ expectation: EventExpectation) async {
         guard !ids.isEmpty, let monitor = self.current else { return }
-        await monitor.note(ids, expectation: expectation)
+        await monitor.noteRefresh(ids, expectation: expectation)
     }
 }
