@@ -181,13 +181,15 @@ struct MonitorFlowTests {
         let page = try await client.checkedActivity()
         #expect(page.entries.count == 4)
         #expect(page.entries.map(\.entry.position) == [4, 3, 2, 1])
-        // Its own events are queued for later; the others' are asked for now and settle.
+        // Its own events were queued for an hour; the others' are asked for now, and the own ones ride along in
+        // the same request.
         #expect(page.entries.filter { own.contains($0.id) }.allSatisfy { $0.receipt == .queued })
         let others = page.entries.map(\.id).filter { !own.contains($0) }
-        let states = await MonitorHarness.settled(monitor, others)
-        #expect(states.compactMap(\.verified).map(\.position) == [2, 1])
+        let states = await MonitorHarness.settled(monitor, others + own)
+        #expect(states.compactMap(\.verified).map(\.position) == [2, 1, 3, 4])
+        #expect(server.receiptRequests.filter { $0["ids"]?.contains(own[0]) == true }.count == 1)
         let again = try await client.checkedActivity()
-        #expect(again.entries.compactMap(\.receipt.verified).map(\.position).sorted() == [1, 2])
+        #expect(again.entries.map { $0.receipt.verified?.position } == [4, 3, 2, 1])
     }
 
     @Test func theMonitorIsOffWithoutPinsAndTheActivitySaysNotChecked() async throws {

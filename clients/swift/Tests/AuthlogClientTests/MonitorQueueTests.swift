@@ -50,6 +50,21 @@ struct MonitorQueueTests {
         #expect(queue.state(of: "refused-3", currentUser: "u") == .refused(.notFound(tries: 3)))
     }
 
+    @Test func aBatchIsSentWhenItsFirstEventIsDueAndTakesTheEventsNamedSince() {
+        var queue = MonitorQueue(maximumQueued: 10, maximumOutcomes: 10)
+        let now = ContinuousClock.now
+        _ = queue.insert("first", expectation: Self.expectation, due: now)
+        _ = queue.insert("later", expectation: Self.expectation, due: now + .seconds(600))
+        _ = queue.insert("waiting", expectation: Self.expectation, due: now + .seconds(600))
+        // An event asked for before waits for its own time (a back-off, a Retry-After).
+        var waiting = queue.item("waiting")
+        waiting?.state = .pending(.notFoundYet(tries: 1))
+        if let waiting { queue.update(waiting) }
+        #expect(queue.batch(for: "u", at: now - .seconds(1), limit: 64).isEmpty)
+        #expect(queue.batch(for: "u", at: now, limit: 64).map(\.id) == ["first", "later"])
+        #expect(queue.batch(for: "u", at: now, limit: 1).map(\.id) == ["first"])
+    }
+
     @Test func anotherUsersQueuedEventWaitsForThatUsersSignIn() {
         var queue = MonitorQueue(maximumQueued: 10, maximumOutcomes: 10)
         _ = queue.insert("a", expectation: Self.expectation, due: .now)

@@ -12,7 +12,8 @@ extension LogMonitor {
         /// How far an event's time may be from the request that named it, either way, in seconds.
         public var timeWindow: TimeInterval
         /// How long after an answer named an event its receipt is first asked for (authlog signs a checkpoint
-        /// every 60 s by default; asked earlier, the answer says when to ask again).
+        /// every 60 s by default; asked earlier, the answer says when to ask again). It is also the batching
+        /// window: the events named meanwhile go in the same request.
         public var firstCheckDelay: Duration
         /// How long to wait before asking again for a pending receipt when the answer gave no `Retry-After`.
         public var pendingRetryDelay: Duration

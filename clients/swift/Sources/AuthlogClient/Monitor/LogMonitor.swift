@@ -254,7 +254,7 @@ public actor LogMonitor {
         guard !Task.isCancelled, let user = await self.sender.identity()?.userID else { return self.stop() }
         let now = ContinuousClock.now
         if let paused = self.pausedUntil, paused > now { return self.sleep(until: paused) }
-        let batch = self.queue.due(for: user, at: now, limit: self.configuration.batchSize)
+        let batch = self.queue.batch(for: user, at: now, limit: self.configuration.batchSize)
         guard !batch.isEmpty else {
             guard let next = self.queue.nextDue(for: user) else { return self.stop() }
             return self.sleep(until: next)

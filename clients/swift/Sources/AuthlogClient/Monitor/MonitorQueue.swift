@@ -71,6 +71,20 @@ struct MonitorQueue: Sendable {
         return picked
     }
 
+    /// The next batch of `userID` at `now`: the events due, oldest first, and when there is one, the events
+    /// never asked for yet that are not due, to fill it (they ride along: the first event's wait is the batching
+    /// window); empty when none is due.
+    func batch(for userID: String, at now: ContinuousClock.Instant, limit: Int) -> [Item] {
+        var picked = self.due(for: userID, at: now, limit: limit)
+        guard !picked.isEmpty else { return [] }
+        let taken = Set(picked.map(\.id))
+        for id in self.order where picked.count < limit && !taken.contains(id) {
+            guard let item = self.items[id], item.expectation.userID == userID, item.state == .queued else { continue }
+            picked.append(item)
+        }
+        return picked
+    }
+
     /// When the next event of `userID` is due; nil when none waits.
     func nextDue(for userID: String) -> ContinuousClock.Instant? {
         self.order.compactMap { self.items[$0] }.filter { $0.expectation.userID == userID }.map(\.due).min()
