@@ -205,6 +205,27 @@ struct MonitorFlowTests {
         #expect(server.count("/v1/log/receipts") == 0)
     }
 
+    @Test func aKeptSizeRetentionDroppedIsReplacedByTheNextWitnessedCheckpoint() async throws {
+        let server = try FakeAuthlog()
+        let client = try MonitorHarness.client(server)
+        let monitor = try MonitorHarness.monitor(client)
+        let events = client.monitorEvents()
+        _ = await MonitorHarness.settled(monitor, try await client.signIn(with: .dev(subject: "ada")).eventIDs)
+        #expect(await monitor.state().keptCheckpoint?.size == 2)
+        // Retention drops positions 1…4 of a log of 5; the next checkpoint is not cosigned at first.
+        for _ in 0..<3 { server.append(TestEvent(userID: UUID().uuidString.lowercased())) }
+        server.set(droppedBelow: 5)
+        server.set(uncosignedAnswers: 1)
+        try await client.refresh()
+        let dropped = await firstEvent(of: events) { $0 == .error(.http(status: 410, code: "dropped")) ? true : nil }
+        #expect(dropped == true)
+        // Asked again without `from`: the unwitnessed tree of 6 is not kept, the witnessed one is.
+        #expect(await eventually { await monitor.state().keptCheckpoint?.size == 6 })
+        let froms = server.receiptRequests.map { $0["from"] }
+        #expect(froms.suffix(3) == ["2", nil, nil])
+        #expect(await monitor.state().alarm == nil)
+    }
+
     @Test func refreshSamplingChecksOneRefreshInN() async throws {
         for (sampling, queued) in [(1, 6), (2, 4), (0, 2)] {
             let server = try FakeAuthlog()

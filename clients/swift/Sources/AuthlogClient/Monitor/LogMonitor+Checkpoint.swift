@@ -14,7 +14,12 @@ extension LogMonitor {
     ) async throws(MonitorError) -> SplitViewAlarm.Reason? {
         let crypto = self.pins.logKey.crypto
         var judgement = CheckpointJudge.judge(kept: self.kept, shown: shown, consistency: consistency, crypto: crypto)
-        if judgement == .needsOlderProof, let kept = self.kept {
+        if self.reanchoring, let kept = self.kept, shown.size > kept.checkpoint.size {
+            // Nothing can prove a bigger tree from a size retention dropped: the witnesses' quorum vouches for it
+            // instead (each witness refuses a checkpoint that does not extend the one it holds).
+            guard self.pins.policy?.check(note: note)?.quorumMet == true else { return nil }
+            judgement = .adopt
+        } else if judgement == .needsOlderProof, let kept = self.kept {
             judgement = try await self.judgeOlder(shown, kept: kept)
         }
         switch judgement {
@@ -23,6 +28,7 @@ extension LogMonitor {
         case .adopt:
             self.kept = KeptCheckpoint(note: note, checkpoint: shown)
             self.provenOlder = []
+            self.reanchoring = false
             do {
                 try await self.save()
             } catch {

@@ -29,7 +29,7 @@ extension LogMonitor {
 
     /// Asks for the receipts of `batch` and settles them.
     private func fetch(_ batch: [MonitorQueue.Item]) async throws(MonitorError) {
-        let from = self.kept?.checkpoint.size ?? 0
+        let from = self.reanchoring ? 0 : self.kept?.checkpoint.size ?? 0
         var query = [URLQueryItem(name: "ids", value: batch.map(\.id).joined(separator: ","))]
         if from >= 1 { query.append(URLQueryItem(name: "from", value: String(from))) }
         let (data, response) = try await self.ask("/v1/log/receipts", query: query, authorized: true)
@@ -45,6 +45,10 @@ extension LogMonitor {
                 self.reschedule(item)
             }
             return
+        case 410 where from >= 1 && APIConnection.errorCode(data) == "dropped":
+            // Retention dropped the kept size: no proof from it exists any more. Ask without it from now on.
+            self.reanchoring = true
+            throw .http(status: 410, code: "dropped")
         case 429:
             self.pause(after: response)
             throw .http(status: 429, code: APIConnection.errorCode(data))

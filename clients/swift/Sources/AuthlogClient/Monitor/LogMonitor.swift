@@ -33,6 +33,10 @@ public actor LogMonitor {
     var pausedUntil: ContinuousClock.Instant?
     /// Failed rounds in a row.
     var failures = 0
+    /// Whether the log said it can no longer prove anything from the kept size (`410 dropped`: retention dropped
+    /// it): receipts are asked for without `from`, and the next bigger checkpoint the witnesses' quorum cosigned
+    /// is kept instead.
+    var reanchoring = false
     /// Refresh answers seen (for ``Configuration/refreshSampling``).
     private var refreshes = 0
     private var loading: Task<Void, Never>?

@@ -41,6 +41,8 @@ final class FakeAuthlog: @unchecked Sendable {
     private var extraEventIDs: [String] = []
     /// Statuses of the next alarm posts (then 200).
     private var alarmStatuses: [Int] = []
+    /// Sizes below this are in positions retention dropped: a receipts request asking `from` one is 410.
+    private var droppedBelow: Int64 = 0
 
     private var users: [String: String] = [:]
     private var sessions: [String: (user: String, session: String)] = [:]
@@ -77,6 +79,7 @@ final class FakeAuthlog: @unchecked Sendable {
     func set(leakOtherUsers: Bool) { self.configure { $0.leakOtherUsers = leakOtherUsers } }
     func set(extraEventIDs: [String]) { self.configure { $0.extraEventIDs = extraEventIDs } }
     func set(alarmStatuses: [Int]) { self.configure { $0.alarmStatuses = alarmStatuses } }
+    func set(droppedBelow: Int64) { self.configure { $0.droppedBelow = droppedBelow } }
     func set(rewrite: (@Sendable (inout [String: Any]) -> Void)?) { self.configure { $0.rewrite = rewrite } }
     func queue(rawAnswer: HTTPAnswer) { self.configure { $0.rawAnswers.append(rawAnswer) } }
 
@@ -210,6 +213,9 @@ final class FakeAuthlog: @unchecked Sendable {
         self.receiptTimes.append(.now)
         guard let caller = self.caller(request) else { return .json(401, ["error": "invalid_token"]) }
         if !self.rawAnswers.isEmpty { return self.rawAnswers.removeFirst() }
+        if let from = request.query["from"].flatMap({ Int64($0) }), from < self.droppedBelow {
+            return .json(410, ["error": "dropped"])
+        }
         let ids = (request.query["ids"] ?? "").split(separator: ",").map(String.init)
         let tree = self.fork ?? self.log
         let size = self.fork?.size ?? self.sealedSize
