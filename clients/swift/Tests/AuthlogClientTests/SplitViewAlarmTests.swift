@@ -158,10 +158,10 @@ struct SplitViewAlarmTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let tokens = FileTokenStore(url: folder.appendingPathComponent("tokens.json"))
         let server = try FakeAuthlog()
-        let (first, firstMonitor, _) = try await Self.signedIn(server, store: FileCheckpointStore(beside: tokens))
+        let (_, firstMonitor, _) = try await Self.signedIn(server, store: FileCheckpointStore(beside: tokens))
         let kept = try #require(await firstMonitor.state().keptCheckpoint)
-        _ = first
-        // A new client (a new launch) on the same file keeps the tree of 2, and checks the next one against it.
+        // A new client (a new launch) on the same file starts from the tree of 2: it asks from 2 (a monitor with
+        // nothing kept asks with no `from`) and keeps the tree of 4 it proves consistent with it.
         let (client, monitor, _) = try await Self.signedIn(server, store: FileCheckpointStore(beside: tokens))
         #expect(await monitor.state().keptCheckpoint?.size == 4)
         #expect(server.receiptRequests.last?["from"] == "\(kept.size)")
@@ -173,9 +173,9 @@ struct SplitViewAlarmTests {
         // A third launch opens with the standing alarm, until the app clears it.
         let third = try MonitorHarness.client(server, store: FileCheckpointStore(beside: tokens))
         var opened = third.monitorEvents().makeAsyncIterator()
-        let kept4 = await monitor.state().keptCheckpoint
-        #expect(kept4?.size == 4)
-        #expect(await opened.next() == .initialState(MonitorState(keptCheckpoint: kept4, alarm: alarm, queued: 0)))
+        let keptNow = await monitor.state().keptCheckpoint
+        #expect(keptNow?.size == 4)
+        #expect(await opened.next() == .initialState(MonitorState(keptCheckpoint: keptNow, alarm: alarm, queued: 0)))
         try await MonitorHarness.monitor(third).clearAlarm()
         #expect(await opened.next() == .alarmCleared)
         let fourth = try MonitorHarness.monitor(
