@@ -203,10 +203,15 @@ struct SplitViewAlarmTests {
         #expect(try JSONDecoder().decode(SplitViewAlarm.self, from: body) == alarm)
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         #expect(object["evidence"] as? String == alarm.evidence)
-        // The same view shown again raises nothing more.
+        // The same view shown again raises nothing more, until the app clears the alarm.
         try await client.refresh()
         try await Task.sleep(for: .milliseconds(300))
         #expect(server.alarms.count == 2)
+        let monitor = try MonitorHarness.monitor(client)
+        try await monitor.clearAlarm()
+        try await client.refresh()
+        #expect(await eventually { server.alarms.count == 3 })
+        #expect(await monitor.state().alarm?.shownNote == alarm.shownNote)
     }
 
     @Test func aReceiverThatRefusesGetsNoRetry() async throws {

@@ -98,13 +98,19 @@ public actor LogMonitor {
     }
 
     /// Clears the standing alarm, in the store too (the app has shown it and kept or sent its evidence). The
-    /// kept checkpoint stays.
-    /// - Throws: ``MonitorError/store(_:)`` when the store cannot be written.
+    /// kept checkpoint stays; a contradiction shown again raises the alarm again.
+    /// - Throws: ``MonitorError/store(_:)`` when the store cannot be written (the alarm then stands).
     public func clearAlarm() async throws(MonitorError) {
         await self.loadIfNeeded()
-        guard self.alarm != nil else { return }
+        guard let standing = self.alarm else { return }
         self.alarm = nil
-        try await self.save()
+        do {
+            try await self.save()
+        } catch {
+            self.alarm = standing
+            throw error
+        }
+        self.raised = []
         self.events.yield(.alarmCleared)
         self.publishState()
     }
