@@ -166,7 +166,8 @@ extension LogMonitor {
         if before != item.state { self.events.yield(.receipt(eventID: item.id, item.state)) }
     }
 
-    /// The answer to `GET path`, with the session's access token when `authorized`, its body bounded.
+    /// The answer to `GET path`, with the session's access token when `authorized`, its body read no further than
+    /// ``Configuration/maximumAnswerBytes`` while it arrives (decoded bytes: the request accepts gzip).
     /// - Throws: ``MonitorError``: `.signedOut`, `.transport`, `.answerTooLarge`.
     func ask(
         _ path: String,
@@ -176,24 +177,20 @@ extension LogMonitor {
         Data, HTTPURLResponse
     ) {
         let connection = self.sender.connection
-        let answer: (Data, HTTPURLResponse)
+        let limit = self.configuration.maximumAnswerBytes
         do {
-            let request = try connection.request("GET", path, query: query)
-            if authorized {
-                let (data, response, _) = try await self.sender.send(request)
-                answer = (data, response)
-            } else {
-                answer = try await connection.perform(request)
-            }
+            var request = try connection.request("GET", path, query: query)
+            request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+            guard authorized else { return try await connection.perform(request, limit: limit) }
+            let (data, response, _) = try await self.sender.send(request, limit: limit)
+            return (data, response)
         } catch let error as AuthlogClientError where error.isSignedOut {
             throw .signedOut
+        } catch let error as AuthlogClientError where error.code == .answerTooLarge {
+            throw .answerTooLarge(limit: limit)
         } catch {
             throw .transport
         }
-        guard answer.0.count <= self.configuration.maximumAnswerBytes else {
-            throw .answerTooLarge(limit: self.configuration.maximumAnswerBytes)
-        }
-        return answer
     }
 
     /// The wait after `failures` failures in a row: ``Configuration/retryDelay`` doubled each time, at most
