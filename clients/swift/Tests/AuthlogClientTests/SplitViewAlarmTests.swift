@@ -175,7 +175,14 @@ struct SplitViewAlarmTests {
         var opened = third.monitorEvents().makeAsyncIterator()
         let keptNow = await monitor.state().keptCheckpoint
         #expect(keptNow?.size == 4)
-        #expect(await opened.next() == .initialState(MonitorState(keptCheckpoint: keptNow, alarm: alarm, queued: 0)))
+        // (Its queue may hold the refresh's event: the second launch writes its record again once the round that
+        // raised the alarm has settled it.)
+        guard case .initialState(let opening) = await opened.next() else {
+            Issue.record("the stream does not open with the state")
+            return
+        }
+        #expect(opening.keptCheckpoint == keptNow)
+        #expect(opening.alarm == alarm)
         try await MonitorHarness.monitor(third).clearAlarm()
         #expect(await opened.next() == .alarmCleared)
         let fourth = try MonitorHarness.monitor(

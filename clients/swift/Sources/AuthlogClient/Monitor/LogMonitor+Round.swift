@@ -6,23 +6,25 @@ import FoundationNetworking
 #endif
 
 extension LogMonitor {
-    /// One request for the receipts of `batch` (one user's events, at most 64), and what its answer settles.
-    /// A failure is reported on the stream, sets the back-off and counts against the events when the answer
-    /// was bad.
+    /// One request for the receipts of `batch` (one user's events, at most 64), and what its answer settles;
+    /// the record is written after it. A failure is reported on the stream, sets the back-off and counts against
+    /// the events when the answer was bad.
     /// - Throws: ``MonitorError``: why the round failed.
     func round(_ batch: [MonitorQueue.Item]) async throws(MonitorError) {
         // Rounds run one at a time: they share the kept checkpoint.
-        await self.acquireRound()
+        await self.acquire(.round)
         defer {
-            self.releaseRound()
+            self.release(.round)
             self.publishState()
         }
         do throws(MonitorError) {
             try await self.fetch(batch)
             self.failures = 0
             self.pausedUntil = nil
+            await self.saveReportingFailure()
         } catch {
             self.failed(batch, error)
+            await self.saveReportingFailure()
             throw error
         }
     }
