@@ -67,6 +67,7 @@ struct MonitorAnswerBoundTests {
         let encodings = server.acceptEncodings
         #expect(Set(encodings.map(\.path)) == ["/v1/log/receipts", "/v1/log/proof/consistency"])
         #expect(encodings.allSatisfy { $0.value == "gzip" }, "\(encodings)")
+        #expect(server.gzippedAnswers == encodings.count)
     }
 
     @Test func aCompressedBodyCountsAtItsDecodedSize() async throws {

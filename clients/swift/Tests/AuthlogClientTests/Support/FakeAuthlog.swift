@@ -56,6 +56,8 @@ final class FakeAuthlog: @unchecked Sendable {
     private(set) var alarmPosts: [Data] = []
     /// The `Accept-Encoding` of each request to a log route, with its path.
     private var logAcceptEncodings: [(path: String, value: String?)] = []
+    /// How many answers went gzipped.
+    private var gzipped = 0
 
     init() throws {
         self.keys = try TestLogKeys()
@@ -126,6 +128,9 @@ final class FakeAuthlog: @unchecked Sendable {
     /// The `Accept-Encoding` header of each request to a log route (`/v1/log/…`), with its path.
     var acceptEncodings: [(path: String, value: String?)] { self.lock.withLock { self.logAcceptEncodings } }
 
+    /// How many answers of the log routes went gzipped.
+    var gzippedAnswers: Int { self.lock.withLock { self.gzipped } }
+
     /// The queries of the receipts requests received.
     var receiptRequests: [[String: String]] { self.lock.withLock { self.receiptQueries } }
 
@@ -165,6 +170,7 @@ final class FakeAuthlog: @unchecked Sendable {
         var coded = answer
         coded.body = Data(TestGzip.compress(Array(answer.body)))
         coded.headers["Content-Encoding"] = "gzip"
+        self.gzipped += 1
         return coded
     }
 
