@@ -180,7 +180,10 @@ actor TokenKeeper {
                 // A sign-out while the store was being written (a store without a lock): it must not outlive it.
                 if self.tokens == nil { try? await self.store.clear() }
                 self.events.yield(.refreshed(sessionID: next.sessionID))
-                await self.monitor.noteRefresh(eventIDs, .answer(to: next.identity, at: requestedAt))
+                await self.monitor.noteRefresh(
+                    eventIDs,
+                    .answer(to: next.identity, at: requestedAt, types: EventExpectation.refreshTypes)
+                )
                 return next
             } catch let error as AuthlogClientError where error.code == .invalidGrant {
                 if let newer = try? await self.adoptStored(replacing: tokens) { return newer }

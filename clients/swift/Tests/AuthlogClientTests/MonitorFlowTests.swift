@@ -50,6 +50,27 @@ struct MonitorFlowTests {
         #expect(await monitor.state().alarm == nil)
     }
 
+    @Test func aRefreshWhoseEventIsOfAnotherTypeIsRefused() async throws {
+        let server = try FakeAuthlog()
+        let client = try MonitorHarness.client(server)
+        let monitor = try MonitorHarness.monitor(client)
+        let signIn = try await client.signIn(with: .dev(subject: "ada"))
+        _ = await MonitorHarness.settled(monitor, signIn.eventIDs)
+        // The refresh's answer names an event of this user and session, proven in the log, but not a rotation.
+        server.set(refreshEventType: "signin.succeeded")
+        try await client.refresh()
+        let named = server.lastNamedEventIDs
+        #expect(named.count == 1)
+        let states = await MonitorHarness.settled(monitor, named)
+        #expect(
+            states == [
+                .refused(
+                    .unexpectedType(expected: ["token.refresh_replayed", "token.refreshed"], found: "signin.succeeded")
+                )
+            ]
+        )
+    }
+
     @Test func aReceiptNotCheckpointedIsPendingAndVerifiedAfterRetryAfter() async throws {
         let server = try FakeAuthlog()
         server.set(pendingAnswers: 1)

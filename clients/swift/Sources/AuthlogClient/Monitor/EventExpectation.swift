@@ -21,17 +21,28 @@ struct EventExpectation: Sendable, Equatable {
     var requestedAt: Date
     /// The position the activity listed, when it came from the activity.
     var listedPosition: Int64?
+    /// The event types the call appends (docs/events.md); nil when the call may append any (a call of the app's
+    /// own through ``AuthlogClient/send(_:)``, the activity list).
+    var types: Set<String>? = nil
+
+    /// The types a refresh appends: the rotation, or the grace window's replay of it (docs/signin.md).
+    static let refreshTypes: Set<String> = ["token.refreshed", "token.refresh_replayed"]
 
     /// The expectation for an answer to a request by the session `identity` at `requestedAt`: its events may
     /// name that session, and the `sessions` the call acted on (`.only` adds to the session).
-    static func answer(to identity: SessionIdentity, at requestedAt: Date, sessions: Sessions? = nil) -> Self {
+    static func answer(
+        to identity: SessionIdentity,
+        at requestedAt: Date,
+        sessions: Sessions? = nil,
+        types: Set<String>? = nil
+    ) -> Self {
         let allowed: Sessions
         switch sessions {
         case nil: allowed = .only([identity.sessionID])
         case .only(let others): allowed = .only(others.union([identity.sessionID]))
         case .anyOfUser: allowed = .anyOfUser
         }
-        return Self(userID: identity.userID, sessions: allowed, requestedAt: requestedAt)
+        return Self(userID: identity.userID, sessions: allowed, requestedAt: requestedAt, types: types)
     }
 
     /// Why `event`, proven at `position`, is not what was expected; nil when it is. `window` is the most the
@@ -44,6 +55,9 @@ struct EventExpectation: Sendable, Equatable {
             !allowed.contains(where: { $0.lowercased() == session.lowercased() })
         {
             return .anotherSession(expected: allowed.sorted(), found: session)
+        }
+        if let types = self.types, !types.contains(event.type) {
+            return .unexpectedType(expected: types.sorted(), found: event.type)
         }
         let occurredAt = Self.date(microseconds: event.occurredAtMicroseconds)
         guard abs(occurredAt.timeIntervalSince(self.requestedAt)) <= window else {

@@ -12,6 +12,7 @@ extension MonitorRecord.QueuedEvent {
         }
         self.requestedAt = item.expectation.requestedAt
         self.listedPosition = item.expectation.listedPosition
+        self.types = item.expectation.types?.sorted()
         self.stage = Stage(item.state)
         self.nextTryAt = wallNow.addingTimeInterval(max(0, (item.due - now).timeInterval))
         self.notFoundTries = item.notFoundTries
@@ -30,7 +31,8 @@ extension MonitorRecord.QueuedEvent {
                 userID: self.userID,
                 sessions: self.sessions.map { .only(Set($0)) } ?? .anyOfUser,
                 requestedAt: self.requestedAt,
-                listedPosition: self.listedPosition
+                listedPosition: self.listedPosition,
+                types: self.types.map { Set($0) }
             ),
             state: self.stage.state,
             due: now + .seconds(wait.isFinite ? wait : 0)

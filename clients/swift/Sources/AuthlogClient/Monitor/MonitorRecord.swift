@@ -53,6 +53,8 @@ extension MonitorRecord {
         var requestedAt: Date
         /// The position the activity listed, when it came from the activity.
         var listedPosition: Int64?
+        /// The event types the call appends; nil for any (and in records written before types were kept).
+        var types: [String]?
         /// Where it stood.
         var stage: Stage
         /// When it may be asked for next, by the wall clock (the monitor's own clock does not survive a restart).
@@ -78,6 +80,7 @@ extension MonitorRecord {
             case sessions
             case requestedAt = "requested_at"
             case listedPosition = "listed_position"
+            case types
             case stage
             case nextTryAt = "next_try_at"
             case notFoundTries = "not_found_tries"

@@ -77,6 +77,8 @@ public enum ReceiptRefusal: Error, Sendable, Equatable, CustomStringConvertible 
     case anotherSession(expected: [String], found: String)
     /// The proven event happened outside the window around the request (``LogMonitor/Configuration/timeWindow``).
     case outsideTimeWindow(occurredAt: Date, requestedAt: Date)
+    /// The event is of a type the call does not append (a refresh's answer naming a sign-in, say).
+    case unexpectedType(expected: [String], found: String)
     /// The activity listed the event at another position than the one proven.
     case positionMismatch(listed: Int64, proven: Int64)
     /// The server did not give the receipt of an event it named, this many times.
@@ -97,6 +99,8 @@ public enum ReceiptRefusal: Error, Sendable, Equatable, CustomStringConvertible 
             "the event is of the session \(found), not \(expected.joined(separator: " or "))"
         case .outsideTimeWindow(let occurred, let requested):
             "the event happened at \(occurred), too far from the request at \(requested)"
+        case .unexpectedType(let expected, let found):
+            "the event is a \(found), not \(expected.joined(separator: " or "))"
         case .positionMismatch(let listed, let proven):
             "the activity listed the event at position \(listed), the proof puts it at \(proven)"
         case .notFound(let tries): "the server did not give the receipt (\(tries) tries)"

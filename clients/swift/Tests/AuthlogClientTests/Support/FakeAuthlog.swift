@@ -39,6 +39,10 @@ final class FakeAuthlog: @unchecked Sendable {
     private var rawAnswers: [HTTPAnswer] = []
     /// Ids added to the next sign-in answer's `Authlog-Event-Ids`.
     private var extraEventIDs: [String] = []
+    /// The type of the event a refresh appends (a lying server's).
+    private var refreshEventType = "token.refreshed"
+    /// The event ids the last sign-in or refresh answer named.
+    private var lastNamed: [String] = []
     /// Statuses of the next alarm posts (then 200).
     private var alarmStatuses: [Int] = []
     /// Sizes below this are in positions retention dropped: a receipts request asking `from` one is 410.
@@ -84,6 +88,7 @@ final class FakeAuthlog: @unchecked Sendable {
     func set(omitConsistency: Bool) { self.configure { $0.omitConsistency = omitConsistency } }
     func set(leakOtherUsers: Bool) { self.configure { $0.leakOtherUsers = leakOtherUsers } }
     func set(extraEventIDs: [String]) { self.configure { $0.extraEventIDs = extraEventIDs } }
+    func set(refreshEventType: String) { self.configure { $0.refreshEventType = refreshEventType } }
     func set(alarmStatuses: [Int]) { self.configure { $0.alarmStatuses = alarmStatuses } }
     func set(droppedBelow: Int64) { self.configure { $0.droppedBelow = droppedBelow } }
     func set(gzipAnswers: Bool) { self.configure { $0.gzipAnswers = gzipAnswers } }
@@ -115,6 +120,9 @@ final class FakeAuthlog: @unchecked Sendable {
 
     /// The size of the checkpoint the true log shows.
     var sealed: Int64 { self.lock.withLock { self.sealedSize } }
+
+    /// The event ids the last sign-in or refresh answer named.
+    var lastNamedEventIDs: [String] { self.lock.withLock { self.lastNamed } }
 
     /// How many requests went to `path`.
     func count(_ path: String) -> Int { self.lock.withLock { self.paths.filter { $0 == path }.count } }
@@ -194,12 +202,13 @@ final class FakeAuthlog: @unchecked Sendable {
         let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any]
         guard let token = body?["refresh_token"] as? String, let owner = self.refreshTokens.removeValue(forKey: token)
         else { return .json(400, ["error": "invalid_grant"]) }
-        let event = TestEvent(type: "token.refreshed", userID: owner.user, sessionID: owner.session)
+        let event = TestEvent(type: self.refreshEventType, userID: owner.user, sessionID: owner.session)
         _ = self.appendLocked(event)
         return self.tokens(user: owner.user, session: owner.session, eventIDs: [event.id])
     }
 
     private func tokens(user: String, session: String, eventIDs: [String]) -> HTTPAnswer {
+        self.lastNamed = eventIDs
         self.serial += 1
         let access = "access-\(self.serial)"
         let refresh = "refresh-\(self.serial)"
