@@ -1,5 +1,6 @@
 import AuthlogTesting
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Synchronization
 

@@ -1,6 +1,7 @@
 import AuthlogCore
 import AuthlogTesting
 import Foundation
+import Synchronization
 
 /// A log a device monitors: `authlog serve` on a test database (server "a") with the ``MonitoredLog``'s keys,
 /// the device's ``MonitorProxy`` in front of it, and, once ``fork(witnesses:)`` is called, a second server ("b")
