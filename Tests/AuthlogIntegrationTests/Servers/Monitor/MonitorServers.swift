@@ -20,13 +20,14 @@ final class MonitorServers: Sendable {
         self.forked = ForkedServer()
     }
 
-    /// Runs `body` with server "a" and the proxy started (`logMembers` added to the server's `log` settings), and
-    /// stops everything afterwards, whether `body` threw or not.
+    /// Runs `body` with server "a" of `log` (new keys when nil) and the proxy started (`logMembers` added to the
+    /// server's `log` settings), and stops everything afterwards, whether `body` threw or not.
     static func run(
+        log given: MonitoredLog? = nil,
         logMembers: [String: JSONValue] = [:],
         _ body: (MonitorServers) async throws -> Void
     ) async throws {
-        let log = try MonitoredLog.make()
+        let log = try given ?? MonitoredLog.make()
         defer { log.remove() }
         let a = try await ClientTestServer.start(extra: log.configuration(server: "a", log: logMembers))
         let servers: MonitorServers
