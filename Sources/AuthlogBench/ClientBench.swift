@@ -63,6 +63,14 @@ struct ClientBench: AsyncParsableCommand {
         do {
             try await self.overhead(small)
             say("")
+            say(
+                "the day: 1 sign-in, then a refresh every 15 minutes (\(MonitorDay.refreshes)); each device's bytes "
+                    + "counted at its own TCP relay (request and status lines, headers, bodies; plain HTTP/1.1 on "
+                    + "loopback, so no TLS records or handshakes); every checkpoint cosigned by \(self.witnesses) "
+                    + "witnesses before the device asks; variants: defaults (a round after each refresh, as the "
+                    + "60 s first-check delay gives), one round a day (a day's batching window), 1 refresh in 8 "
+                    + "(refreshSampling 8)"
+            )
             say("bytes a day, small log (this app's events and the checkpoint records only):")
             try await self.day(on: small, otherPerDay: 0)
         } catch {
@@ -75,13 +83,22 @@ struct ClientBench: AsyncParsableCommand {
         let database = try await BenchDatabase.make(in: cluster)
         let fillStart = ContinuousClock.now
         try await SealedLogFill.fill(database, events: self.logEvents)
-        say(String(format: "realistic log: %d events sealed in %.0f s", self.logEvents, (ContinuousClock.now - fillStart).inSeconds))
+        say(
+            String(
+                format: "realistic log: %d events sealed in %.0f s",
+                self.logEvents,
+                (ContinuousClock.now - fillStart).inSeconds
+            )
+        )
         let large = try await MonitorBenchLog.start(database: database, apple: apple, witnessCount: self.witnesses)
         do {
             var verification: (URL, String, [String])?
             for growth in self.dailyGrowth {
                 say("")
-                say("bytes a day, realistic log growing by \(growth) other events a day (\(growth / MonitorDay.refreshes) between two refreshes):")
+                say(
+                    "bytes a day, realistic log growing by \(growth) other events a day "
+                        + "(\(growth / MonitorDay.refreshes) between two refreshes):"
+                )
                 verification = try await self.day(on: large, otherPerDay: growth) ?? verification
             }
             if let (url, token, ids) = verification {
@@ -110,7 +127,8 @@ struct ClientBench: AsyncParsableCommand {
             )
             say(
                 String(
-                    format: "%@: bare URLSession %.1f µs, AuthlogClient.send %.1f µs per request: %.3fx (goal <= 1.2x) %@",
+                    format:
+                        "%@: bare URLSession %.1f µs, AuthlogClient.send %.1f µs per request: %.3fx (goal <= 1.2x) %@",
                     label,
                     result.bareMicroseconds,
                     result.clientMicroseconds,
@@ -131,16 +149,24 @@ struct ClientBench: AsyncParsableCommand {
             otherPerDay: otherPerDay,
             variants: [.defaults, .daily, .sampled]
         )
-        say(String(format: "  (simulated in %.0f s; the log now holds %lld events)", (ContinuousClock.now - start).inSeconds, try await log.size()))
+        say(
+            String(
+                format: "  (simulated in %.0f s; the log now holds %lld events)",
+                (ContinuousClock.now - start).inSeconds,
+                try await log.size()
+            )
+        )
         for result in results {
             let app = result.app.reduce(0) { $0 + $1.bytes }
             let bytes = MonitorBytes(result.monitor)
             say(
                 "  \(result.variant.name): the app named \(result.eventsNamed) events (1 sign-in, "
                     + "\(MonitorDay.refreshes) refreshes), \(result.verified) verified"
-                    + (result.alarm ? ", ALARM" : "") + "; the app's own requests \(MonitorBytes.kilobytes(app)) on the wire"
+                    + (result.alarm ? ", ALARM" : "")
+                    + "; the app's own requests \(MonitorBytes.kilobytes(app)) on the wire"
             )
             say("    monitor: \(bytes.summary)")
+            say("      (\(bytes.means))")
             let goal = 50_000
             if bytes.total < goal {
                 say("    goal < 50 kB a day: met (\(MonitorBytes.kilobytes(bytes.total)))")

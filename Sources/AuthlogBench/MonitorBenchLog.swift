@@ -46,7 +46,11 @@ final class MonitorBenchLog: Sendable {
 
     /// Starts the server on `database` with a new checkpoint key and `witnessCount` witnesses (their URLs are
     /// never asked: nothing here submits).
-    static func start(database: BenchDatabase, apple: FakeIdentityProvider, witnessCount: Int) async throws
+    static func start(
+        database: BenchDatabase,
+        apple: FakeIdentityProvider,
+        witnessCount: Int
+    ) async throws
         -> MonitorBenchLog
     {
         let folder = NSTemporaryDirectory() + "authlog-bench-monitor-\(UUID().uuidString)"
@@ -56,29 +60,21 @@ final class MonitorBenchLog: Sendable {
         let witnesses = try (0..<witnessCount).map {
             try CosignatureSigner(name: "witness\($0 + 1).bench.localhost", key: try PrivateKey.generate(for: .edDSA))
         }
+        var log: [(name: String, value: JSONValue)] = [
+            ("origin", .string(Self.origin)), ("checkpoint_key_file", .string(folder + "/checkpoint.pem")),
+            ("checkpoint_directory", .string(folder + "/notes")),
+        ]
+        let entries: [JSONValue] = witnesses.map {
+            .members([
+                "name": .string($0.name), "url": .string("http://127.0.0.1:9"),
+                "verifier_key": .string($0.verifier.verifierKey),
+            ])
+        }
+        if !entries.isEmpty { log.append(("witnesses", .array(entries))) }
         let document: JSONValue = .members([
             "development": .bool(true),
             "rate_limits": .members(["enabled": .bool(false)]),
-            "log": .object(
-                [
-                    ("origin", .string(Self.origin)), ("checkpoint_key_file", .string(folder + "/checkpoint.pem")),
-                    ("checkpoint_directory", .string(folder + "/notes")),
-                ] + (witnesses.isEmpty
-                    ? []
-                    : [
-                        (
-                            "witnesses",
-                            .array(
-                                witnesses.map {
-                                    .members([
-                                        "name": .string($0.name), "url": .string("http://127.0.0.1:9"),
-                                        "verifier_key": .string($0.verifier.verifierKey),
-                                    ])
-                                }
-                            )
-                        )
-                    ])
-            ),
+            "log": .object(log),
             "providers": .members([
                 "apple": .members([
                     "client_ids": .array([.string("com.example.bench")]), "jwks_url": .string(apple.baseURL + "/jwks"),

@@ -7,6 +7,7 @@ import Foundation
 /// of requests and answers (request lines, status lines, headers).
 struct MonitorBytes: Sendable {
     var requests = 0
+    var receipts = 0
     var events = 0
     var proofs = 0
     var notes = 0
@@ -46,7 +47,10 @@ struct MonitorBytes: Sendable {
             take(body["checkpoint"], into: &self.notes)
             take(body["proof"], into: &self.proofs)
             take(body["consistency"], into: &self.consistency)
-            for receipt in body["receipts"]?.arrayValue ?? [] { take(receipt["event"], into: &self.events) }
+            for receipt in body["receipts"]?.arrayValue ?? [] {
+                self.receipts += 1
+                take(receipt["event"], into: &self.events)
+            }
             self.json += rest
         }
     }
@@ -57,9 +61,19 @@ struct MonitorBytes: Sendable {
             + [
                 "event bytes \(Self.kilobytes(self.events))", "inclusion proofs \(Self.kilobytes(self.proofs))",
                 "checkpoint notes \(Self.kilobytes(self.notes))",
-                "consistency proofs \(Self.kilobytes(self.consistency))", "JSON ids and names \(Self.kilobytes(self.json))",
+                "consistency proofs \(Self.kilobytes(self.consistency))",
+                "JSON ids and names \(Self.kilobytes(self.json))",
                 "HTTP heads \(Self.kilobytes(self.heads))",
             ].joined(separator: " + ")
+    }
+
+    /// The means: per receipt (event bytes, inclusion proof) and per request (note, consistency proof, heads).
+    var means: String {
+        let receipts = max(self.receipts, 1)
+        let requests = max(self.requests, 1)
+        return "\(self.receipts) receipts, each \(self.events / receipts) B of event and "
+            + "\(self.proofs / receipts) B of inclusion proof; each request \(self.notes / requests) B of note, "
+            + "\(self.consistency / requests) B of consistency proof, \(self.heads / requests) B of heads"
     }
 
     /// `bytes` as kB (1,000 bytes), one decimal.

@@ -32,7 +32,10 @@ enum ReceiptVerificationBench {
         defer { session.invalidateAndCancel() }
         var figures: [Figure] = []
         for size in [1, 8, 64] where size <= eventIDs.count {
-            var components = URLComponents(url: baseURL.appendingPathComponent("v1/log/receipts"), resolvingAgainstBaseURL: false)
+            var components = URLComponents(
+                url: baseURL.appendingPathComponent("v1/log/receipts"),
+                resolvingAgainstBaseURL: false
+            )
             components?.queryItems = [URLQueryItem(name: "ids", value: eventIDs.prefix(size).joined(separator: ","))]
             guard let url = components?.url else { throw BenchFailure("no receipts URL") }
             var request = URLRequest(url: url)
@@ -71,7 +74,9 @@ enum ReceiptVerificationBench {
         for _ in 0..<repetitions {
             let (data, response) = try await session.data(for: request)
             guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-                throw BenchFailure("\(request.url?.path ?? "") answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+                throw BenchFailure(
+                    "\(request.url?.path ?? "") answered \((response as? HTTPURLResponse)?.statusCode ?? 0)"
+                )
             }
             body = data
         }

@@ -26,7 +26,10 @@ extension Servers {
                 let named = try #require(other.eventIDs.first)
                 servers.proxy.rewrite { exchange, answer in
                     guard exchange.path == "/v1/token/refresh" else { return answer }
-                    return answer.setting("Authlog-Event-Ids", to: (answer.header("Authlog-Event-Ids") ?? "") + ",\(named)")
+                    return answer.setting(
+                        "Authlog-Event-Ids",
+                        to: (answer.header("Authlog-Event-Ids") ?? "") + ",\(named)"
+                    )
                 }
                 try await device.refresh()
                 servers.proxy.rewrite(nil)
@@ -57,7 +60,11 @@ extension Servers {
                         return answer.setting("Authlog-Event-Ids", to: ids)
                     }
                     guard exchange.path == "/v1/log/receipts", exchange.target.contains(swapped) else { return answer }
-                    return try await direct.send("GET", exchange.target, headers: [("Authorization", "Bearer \(otherToken)")])
+                    return try await direct.send(
+                        "GET",
+                        exchange.target,
+                        headers: [("Authorization", "Bearer \(otherToken)")]
+                    )
                 }
                 try await device.refresh()
                 _ = try await MonitorServers.settledCheckpoint(of: servers.a)

@@ -32,7 +32,11 @@ final class MonitorServers: Sendable {
         let a = try await ClientTestServer.start(extra: log.configuration(server: "a", log: logMembers))
         let servers: MonitorServers
         do {
-            servers = MonitorServers(log: log, a: a, proxy: try await MonitorProxy.start(primary: a.baseURL.absoluteString))
+            servers = MonitorServers(
+                log: log,
+                a: a,
+                proxy: try await MonitorProxy.start(primary: a.baseURL.absoluteString)
+            )
         } catch {
             await a.stop()
             throw error

@@ -54,7 +54,9 @@ extension Servers {
                 #expect(await monitor.state().alarm == alarm, "the alarm stands")
                 #expect(await monitor.state().keptCheckpoint?.size == kept.size, "A's checkpoint stays kept")
                 let served = try #require(
-                    servers.proxy.logAnswers.last { $0.0.path == "/v1/log/receipts" && $0.0.server != servers.a.baseURL.absoluteString }
+                    servers.proxy.logAnswers.last {
+                        $0.0.path == "/v1/log/receipts" && $0.0.server != servers.a.baseURL.absoluteString
+                    }
                 )
                 let proof = try #require(served.1.json["consistency"]?.stringValue.flatMap { Data(base64Encoded: $0) })
                 #expect(alarm.consistencyProof?.flatMap { $0 } == Array(proof), "the proof B served, in the evidence")
@@ -74,7 +76,8 @@ extension Servers {
                 let control = try await self.evidence(from: alarm.keptNote, to: later, at: servers.a)
                 let agreed = try await checker.check(verifierKey: servers.log.verifierKey, evidence: control)
                 #expect(
-                    agreed.line == "verdict: consistent: the tree of \(kept.size) is a prefix of the tree of \(later.size)",
+                    agreed.line
+                        == "verdict: consistent: the tree of \(kept.size) is a prefix of the tree of \(later.size)",
                     "\(agreed.output)"
                 )
             }
@@ -97,7 +100,10 @@ extension Servers {
 
                 try await MonitorServers.otherUsers(1, at: b, named: "b-only")
                 let shown = try await MonitorServers.settledCheckpoint(of: b)
-                try #require(shown.size < kept.size, "B's history must be the smaller one: \(shown.size) ≥ \(kept.size)")
+                try #require(
+                    shown.size < kept.size,
+                    "B's history must be the smaller one: \(shown.size) ≥ \(kept.size)"
+                )
                 servers.proxy.divertLogReads(to: b.baseURL.absoluteString)
                 try await device.refresh()
                 try? await monitor.checkNow()

@@ -16,7 +16,9 @@ struct SplitViewChecker {
         /// Every line.
         let output: String
         /// The `verdict: …` line.
-        var line: String { self.output.split(separator: "\n").last { $0.hasPrefix("verdict: ") }.map(String.init) ?? "" }
+        var line: String {
+            self.output.split(separator: "\n").last { $0.hasPrefix("verdict: ") }.map(String.init) ?? ""
+        }
     }
 
     /// Why the checker refused the evidence (a note that does not verify, say).
