@@ -1,3 +1,4 @@
+import AuthlogTesting
 import Foundation
 import Synchronization
 
@@ -28,23 +29,7 @@ final class WireRecorder: Sendable {
     /// Starts a relay to `127.0.0.1:targetPort`.
     init(targetPort: Int) throws {
         self.targetPort = targetPort
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        guard listener >= 0, bound == 0, named == 0, listen(listener, 64) == 0 else {
-            close(listener)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        self.listener = listener
-        self.port = Int(UInt16(bigEndian: address.sin_port))
+        (self.listener, self.port) = try LoopbackSocket.listen(backlog: 64)
         Thread { [self] in self.acceptLoop() }.start()
     }
 
@@ -77,16 +62,8 @@ final class WireRecorder: Sendable {
         while true {
             let client = accept(self.listener, nil, nil)
             guard client >= 0 else { return }
-            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.loopback(port: self.targetPort)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
+            guard let server = LoopbackSocket.connect(port: self.targetPort) else {
                 close(client)
-                close(server)
                 continue
             }
             let key = next
@@ -117,30 +94,10 @@ final class WireRecorder: Sendable {
                     }
                 }
             }
-            guard Self.sendAll(destination, buffer, count) else { break }
+            guard LoopbackSocket.sendAll(destination, buffer, count) else { break }
         }
         shutdown(destination, Int32(SHUT_WR))
         closer.finish()
-    }
-
-    private static func sendAll(_ socket: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
-        var offset = 0
-        while offset < count {
-            let sent = buffer[offset..<count].withUnsafeBytes {
-                send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            guard sent > 0 else { return false }
-            offset += sent
-        }
-        return true
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 
     /// Closes a connection's two sockets once both directions ended.
