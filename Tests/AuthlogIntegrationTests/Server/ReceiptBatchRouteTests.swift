@@ -188,26 +188,13 @@ struct ReceiptBatchRouteTests {
     /// interval, and a batch that verifies with the log's key but below the policy's quorum; once the cosignature
     /// is stored, 200 and `yes`. (The witness's URL answers nothing: this server only reads stored cosignatures.)
     @Test func aCheckpointTheWitnessesHaveNotCosignedIsPending() async throws {
-        let key = try PrivateKey.generate(for: .edDSA)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-batch-\(UUID()).pem").path
-        try key.pemRepresentation().write(toFile: file, atomically: true, encoding: .utf8)
         let witness = try CosignatureSigner(name: "witness.test/batch", key: try PrivateKey.generate(for: .edDSA))
-        let entries = try JSONValue.array([
-            .members([
-                "name": .string(witness.name), "url": .string("http://127.0.0.1:9"),
-                "verifier_key": .string(witness.verifier.verifierKey),
-            ])
-        ]).decode([ServerConfiguration.WitnessEntry].self)
-        let server = try await ServerHarness.start { configuration in
-            var log = ServerConfiguration.LogSettings()
-            log.origin = Self.origin
-            log.checkpointKeyFile = file
-            log.witnesses = entries
-            log.witnessIntervalSeconds = 7
-            configuration.log = log
-        }
+        let (server, logKey) = try await ServerHarness.startSigningCheckpoints(
+            origin: Self.origin,
+            witnesses: [witness],
+            witnessIntervalSeconds: 7
+        )
         defer { Task { await server.stop() } }
-        let logKey = try NoteSigner(name: Self.origin, key: key).verifier
         let policy = try WitnessPolicy(witnesses: [witness.verifier], quorum: 1)
         let alice = try await server.signInDev("alice")
         let signed = try await #require(server.components.checkpointer).signNow()
@@ -219,14 +206,7 @@ struct ReceiptBatchRouteTests {
         let below = try Self.batch(pending).verify(logKey: logKey, policy: policy)
         #expect(!below.quorumMet && below.cosigned.isEmpty && below.events.count == ids.count)
 
-        let line = try witness.cosign(body: try #require(NoteText(signed.note)).body, time: 1_795_600_000)
-        try await CheckpointCosignatures.store(
-            treeSize: signed.size,
-            witness: witness.name,
-            line: String(line.dropLast()),
-            cosignedAt: 1_795_600_000,
-            on: try await server.database.connect()
-        )
+        try await server.storeCosignature(of: signed, by: witness)
         let witnessed = try await self.receipts(ids, as: alice, server)
         #expect(witnessed.status == 200)
         #expect(witnessed.json["witnessed"] == .string("yes"))

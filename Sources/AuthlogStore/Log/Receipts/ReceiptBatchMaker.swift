@@ -152,7 +152,7 @@ public enum ReceiptBatchMaker {
         let rows = try await connection.query(
             """
             SELECT r.event_id, l.position FROM authlog.event_records r
-            LEFT JOIN authlog.log_leaves l ON l.event_id = r.event_id
+            LEFT JOIN authlog.log_leaves l ON l.event_id = r.event_id AND l.log_month = r.log_month
             WHERE r.event_id = ANY(\(ArrayLiteral(eventIDs))::uuid[]) AND r.user_id = \(userID)
             """
         )
