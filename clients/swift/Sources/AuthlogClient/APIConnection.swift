@@ -45,10 +45,12 @@ struct APIConnection: Sendable {
         return base.path.isEmpty || url.path == base.path || url.path.hasPrefix(prefix)
     }
 
-    /// Sends `request`; a failure to get an answer becomes ``AuthlogClientError/Code/transport``.
-    func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    /// Sends `request`; a failure to get an answer becomes ``AuthlogClientError/Code/transport``. With a `limit`,
+    /// the body is read no further than that many bytes (``AuthlogClientError/Code/answerTooLarge`` past it).
+    func perform(_ request: URLRequest, limit: Int? = nil) async throws -> (Data, HTTPURLResponse) {
         do {
-            return try await self.transport.data(for: request)
+            guard let limit else { return try await self.transport.data(for: request) }
+            return try await self.transport.data(for: request, limit: limit)
         } catch let error as AuthlogClientError {
             throw error
         } catch {

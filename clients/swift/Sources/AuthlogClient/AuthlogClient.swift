@@ -105,7 +105,11 @@ public final class AuthlogClient: Sendable {
         let sender = AuthorizedSender(keeper: keeper, connection: connection, leeway: configuration.refreshLeeway)
         self.sender = sender
         self.monitor = monitor.map { LogMonitor(configuration: $0, sender: sender) }
-        if let monitor = self.monitor { link.attach(monitor) }
+        if let monitor = self.monitor {
+            link.attach(monitor)
+            // Reading the monitor's record starts the checks of the events an earlier launch left waiting.
+            Task { await monitor.loadIfNeeded() }
+        }
         // Reading the store starts the refresh before expiry of a session kept from an earlier launch.
         if configuration.refreshBeforeExpiry != nil { Task { _ = try? await keeper.current() } }
     }

@@ -13,9 +13,11 @@ struct AuthorizedSender: Sendable {
     /// An access token expiring within this many seconds is refreshed first.
     let leeway: TimeInterval
 
-    /// The answer to `request`, and the tokens it was sent with.
-    /// - Throws: ``AuthlogClientError``: `.signedOut` when there is no session or authlog ended it, `.transport`.
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse, AuthTokens) {
+    /// The answer to `request` (its body read no further than `limit` bytes, when one is given), and the tokens
+    /// it was sent with.
+    /// - Throws: ``AuthlogClientError``: `.signedOut` when there is no session or authlog ended it, `.transport`,
+    ///   `.answerTooLarge`.
+    func send(_ request: URLRequest, limit: Int? = nil) async throws -> (Data, HTTPURLResponse, AuthTokens) {
         let tokens: AuthTokens
         if let usable = self.keeper.snapshot.usable(leeway: self.leeway) {
             tokens = usable
@@ -24,11 +26,11 @@ struct AuthorizedSender: Sendable {
         }
         var authorized = request
         authorized.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await self.connection.perform(authorized)
+        let (data, response) = try await self.connection.perform(authorized, limit: limit)
         guard Self.needsRefresh(data, response) else { return (data, response, tokens) }
         let fresh = try await self.keeper.refresh(replacing: tokens.accessToken)
         authorized.setValue("Bearer \(fresh.accessToken)", forHTTPHeaderField: "Authorization")
-        let (again, answer) = try await self.connection.perform(authorized)
+        let (again, answer) = try await self.connection.perform(authorized, limit: limit)
         return (again, answer, fresh)
     }
 

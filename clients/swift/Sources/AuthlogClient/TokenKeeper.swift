@@ -245,7 +245,7 @@ actor TokenKeeper {
         let last = [self.lastScheduledAttempt, self.lastRotation].compactMap { $0 }.max()
         let wait = schedule.wait(
             untilExpiry: tokens.accessTokenExpiresAt.timeIntervalSinceNow,
-            sinceLastAttempt: last.map { Self.seconds(ContinuousClock.now - $0) }
+            sinceLastAttempt: last.map { (ContinuousClock.now - $0).timeInterval }
         )
         let accessToken = tokens.accessToken
         self.timer = Task { [weak self] in
@@ -263,11 +263,6 @@ actor TokenKeeper {
         }
         // After a failed attempt (or an early wake) the tokens are the same: wait again, spaced by the schedule.
         if self.tokens?.accessToken == accessToken { self.scheduleRefresh() }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     private static let signedOut = AuthlogClientError(.signedOut, detail: "There is no session: sign in first.")

@@ -158,26 +158,46 @@ struct SplitViewAlarmTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let tokens = FileTokenStore(url: folder.appendingPathComponent("tokens.json"))
         let server = try FakeAuthlog()
-        let (_, firstMonitor, _) = try await Self.signedIn(server, store: FileCheckpointStore(beside: tokens))
-        let kept = try #require(await firstMonitor.state().keptCheckpoint)
+        // Each launch ends (its monitor is gone, its last record written) before the next begins.
+        weak var ended: LogMonitor?
+        let kept: Checkpoint
+        do {
+            let (_, monitor, _) = try await Self.signedIn(server, store: FileCheckpointStore(beside: tokens))
+            kept = try #require(await monitor.state().keptCheckpoint)
+            ended = monitor
+        }
+        #expect(await eventually { ended == nil })
         // A new client (a new launch) on the same file starts from the tree of 2: it asks from 2 (a monitor with
         // nothing kept asks with no `from`) and keeps the tree of 4 it proves consistent with it.
-        let (client, monitor, _) = try await Self.signedIn(server, store: FileCheckpointStore(beside: tokens))
-        #expect(await monitor.state().keptCheckpoint?.size == 4)
-        #expect(server.receiptRequests.last?["from"] == "\(kept.size)")
-        let events = client.monitorEvents()
-        server.set(autoSeal: false)
-        server.show(fork: { $0.replace(position: 3, with: Self.stranger) })
-        let alarm = try #require(try await Self.alarm(after: client, events))
-        #expect(alarm.reason == .fork)
-        // A third launch opens with the standing alarm, until the app clears it.
-        let third = try MonitorHarness.client(server, store: FileCheckpointStore(beside: tokens))
-        var opened = third.monitorEvents().makeAsyncIterator()
-        let keptNow = await monitor.state().keptCheckpoint
-        #expect(keptNow?.size == 4)
-        #expect(await opened.next() == .initialState(MonitorState(keptCheckpoint: keptNow, alarm: alarm, queued: 0)))
-        try await MonitorHarness.monitor(third).clearAlarm()
-        #expect(await opened.next() == .alarmCleared)
+        let alarm: SplitViewAlarm
+        let keptNow: Checkpoint?
+        do {
+            let (client, monitor, _) = try await Self.signedIn(server, store: FileCheckpointStore(beside: tokens))
+            #expect(await monitor.state().keptCheckpoint?.size == 4)
+            #expect(server.receiptRequests.last?["from"] == "\(kept.size)")
+            let events = client.monitorEvents()
+            server.set(autoSeal: false)
+            server.show(fork: { $0.replace(position: 3, with: Self.stranger) })
+            alarm = try #require(try await Self.alarm(after: client, events))
+            #expect(alarm.reason == .fork)
+            keptNow = await monitor.state().keptCheckpoint
+            #expect(keptNow?.size == 4)
+            ended = monitor
+        }
+        #expect(await eventually { ended == nil })
+        // A third launch opens with the standing alarm, until the app clears it (and with the refresh's event,
+        // which the forked view did not hold: it still waits).
+        do {
+            let third = try MonitorHarness.client(server, store: FileCheckpointStore(beside: tokens))
+            var opened = third.monitorEvents().makeAsyncIterator()
+            #expect(
+                await opened.next() == .initialState(MonitorState(keptCheckpoint: keptNow, alarm: alarm, queued: 1))
+            )
+            try await MonitorHarness.monitor(third).clearAlarm()
+            #expect(await opened.next() == .alarmCleared)
+            ended = third.monitor
+        }
+        #expect(await eventually { ended == nil })
         let fourth = try MonitorHarness.monitor(
             MonitorHarness.client(server, store: FileCheckpointStore(beside: tokens))
         )

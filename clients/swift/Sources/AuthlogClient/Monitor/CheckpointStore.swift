@@ -1,20 +1,7 @@
-/// What the monitor keeps between launches: the newest checkpoint it verified and the split-view alarm that
-/// stands until the app clears it.
-public struct MonitorRecord: Sendable, Hashable, Codable {
-    /// The newest checkpoint note the device verified, verbatim; `nil` before the first.
-    public var checkpoint: String?
-    /// The alarm raised and not yet cleared by the app.
-    public var alarm: SplitViewAlarm?
-
-    /// Creates a record.
-    public init(checkpoint: String? = nil, alarm: SplitViewAlarm? = nil) {
-        self.checkpoint = checkpoint
-        self.alarm = alarm
-    }
-}
-
 /// Where the monitor keeps its ``MonitorRecord``. The monitor re-verifies the kept note with the pinned key when
-/// it reads it, so a store needs no integrity of its own; it must keep what it was given across launches.
+/// it reads it, so a store needs no integrity of its own; it must keep what it was given across launches. The
+/// monitor writes the record each time its queue changes (an answer named events, a round settled some), from a
+/// background task.
 public protocol CheckpointStore: Sendable {
     /// The record; an empty one when nothing was saved yet.
     /// - Throws: when the record cannot be read.

@@ -7,8 +7,9 @@ public actor FileCheckpointStore: CheckpointStore {
     /// The file.
     public let url: URL
 
-    /// The largest file read: two notes, a proof and the JSON around them fit many times over.
-    public static let maximumBytes = 512 * 1024
+    /// The largest file read or written: the queue's share (``MonitorRecord/maximumQueueBytes``), the kept note and
+    /// an alarm's two notes and proof fit with room to spare.
+    public static let maximumBytes = 1024 * 1024
 
     /// A store in the file at `url`; its folder is created when missing.
     public init(url: URL) {
@@ -36,13 +37,17 @@ public actor FileCheckpointStore: CheckpointStore {
     }
 
     /// Writes `record` to a new 0600 file and renames it over the old one.
-    /// - Throws: ``MonitorError/store(_:)`` when it cannot be written.
+    /// - Throws: ``MonitorError/store(_:)`` when it cannot be written, or when it is larger than ``maximumBytes``
+    ///   (the old file stays: a file that could not be read back would lose the kept checkpoint).
     public func save(_ record: MonitorRecord) throws(MonitorError) {
         let bytes: Data
         do {
             bytes = try JSONEncoder().encode(record)
         } catch {
             throw .store("the monitor record cannot be encoded")
+        }
+        guard bytes.count <= Self.maximumBytes else {
+            throw .store("the monitor record is larger than \(Self.maximumBytes) bytes; the file is left as it was")
         }
         do {
             try DurableFile.replace(self.url.path, with: Array(bytes), permissions: 0o600)

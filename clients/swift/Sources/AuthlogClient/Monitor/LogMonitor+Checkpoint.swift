@@ -29,11 +29,7 @@ extension LogMonitor {
             self.kept = KeptCheckpoint(note: note, checkpoint: shown)
             self.provenOlder = []
             self.reanchoring = false
-            do {
-                try await self.save()
-            } catch {
-                self.events.yield(.error(error))
-            }
+            await self.saveReportingFailure()
             self.events.yield(.checkpointKept(shown))
             return nil
         case .alarm(let reason, let detail, let proof):
@@ -121,11 +117,7 @@ extension LogMonitor {
         if self.raised.count > 16 { self.raised.removeFirst() }
         if self.alarm == nil {
             self.alarm = alarm
-            do {
-                try await self.save()
-            } catch {
-                self.events.yield(.error(error))
-            }
+            await self.saveReportingFailure()
         }
         self.events.yield(.alarm(alarm))
         self.publishState()

@@ -6,23 +6,25 @@ import FoundationNetworking
 #endif
 
 extension LogMonitor {
-    /// One request for the receipts of `batch` (one user's events, at most 64), and what its answer settles.
-    /// A failure is reported on the stream, sets the back-off and counts against the events when the answer
-    /// was bad.
+    /// One request for the receipts of `batch` (one user's events, at most 64), and what its answer settles;
+    /// the record is written after it. A failure is reported on the stream, sets the back-off and counts against
+    /// the events when the answer was bad.
     /// - Throws: ``MonitorError``: why the round failed.
     func round(_ batch: [MonitorQueue.Item]) async throws(MonitorError) {
         // Rounds run one at a time: they share the kept checkpoint.
-        await self.acquireRound()
+        await self.acquire(.round)
         defer {
-            self.releaseRound()
+            self.release(.round)
             self.publishState()
         }
         do throws(MonitorError) {
             try await self.fetch(batch)
             self.failures = 0
             self.pausedUntil = nil
+            await self.saveReportingFailure()
         } catch {
             self.failed(batch, error)
+            await self.saveReportingFailure()
             throw error
         }
     }
@@ -166,7 +168,8 @@ extension LogMonitor {
         if before != item.state { self.events.yield(.receipt(eventID: item.id, item.state)) }
     }
 
-    /// The answer to `GET path`, with the session's access token when `authorized`, its body bounded.
+    /// The answer to `GET path`, with the session's access token when `authorized`, its body read no further than
+    /// ``Configuration/maximumAnswerBytes`` while it arrives (decoded bytes: the request accepts gzip).
     /// - Throws: ``MonitorError``: `.signedOut`, `.transport`, `.answerTooLarge`.
     func ask(
         _ path: String,
@@ -176,24 +179,20 @@ extension LogMonitor {
         Data, HTTPURLResponse
     ) {
         let connection = self.sender.connection
-        let answer: (Data, HTTPURLResponse)
+        let limit = self.configuration.maximumAnswerBytes
         do {
-            let request = try connection.request("GET", path, query: query)
-            if authorized {
-                let (data, response, _) = try await self.sender.send(request)
-                answer = (data, response)
-            } else {
-                answer = try await connection.perform(request)
-            }
+            var request = try connection.request("GET", path, query: query)
+            request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+            guard authorized else { return try await connection.perform(request, limit: limit) }
+            let (data, response, _) = try await self.sender.send(request, limit: limit)
+            return (data, response)
         } catch let error as AuthlogClientError where error.isSignedOut {
             throw .signedOut
+        } catch let error as AuthlogClientError where error.code == .answerTooLarge {
+            throw .answerTooLarge(limit: limit)
         } catch {
             throw .transport
         }
-        guard answer.0.count <= self.configuration.maximumAnswerBytes else {
-            throw .answerTooLarge(limit: self.configuration.maximumAnswerBytes)
-        }
-        return answer
     }
 
     /// The wait after `failures` failures in a row: ``Configuration/retryDelay`` doubled each time, at most

@@ -40,12 +40,13 @@ public actor LogMonitor {
     /// Refresh answers seen (for ``Configuration/refreshSampling``).
     private var refreshes = 0
     private var loading: Task<Void, Never>?
-    private var isLoaded = false
+    private(set) var isLoaded = false
     private var worker: Task<Void, Never>?
     private var sleeper: Task<Void, Never>?
-    /// Whether a round is running (rounds run one at a time), and the rounds waiting for it.
-    private var isRunning = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// The turns held, each with the work waiting for it (``acquire(_:)``).
+    var turns: [Turn: [CheckedContinuation<Void, Never>]] = [:]
+    /// Whether a background write of the record is asked for and has not taken its snapshot yet.
+    var writeAsked = false
 
     init(configuration: Configuration, sender: AuthorizedSender) {
         let bounded = configuration.bounded
@@ -77,6 +78,7 @@ public actor LogMonitor {
 
     /// Where the monitor stands on the event `eventID`.
     public func receiptState(of eventID: String) async -> ReceiptState {
+        await self.loadIfNeeded()
         let user = await self.sender.identity()?.userID
         return self.queue.state(of: eventID.lowercased(), currentUser: user)
     }
@@ -117,22 +119,24 @@ public actor LogMonitor {
 
     /// Queues the events `ids` named by an answer that `expectation` describes; ids queued or settled already
     /// are left as they are. A full queue takes no more and says so.
-    func note(_ ids: [String], expectation: EventExpectation) {
+    func note(_ ids: [String], expectation: EventExpectation) async {
+        await self.loadIfNeeded()
         self.enqueue(ids.map { ($0, expectation) }, due: .now + self.configuration.firstCheckDelay)
     }
 
     /// Queues the events `ids` a refresh answer named, for one refresh in ``Configuration/refreshSampling``.
-    func noteRefresh(_ ids: [String], expectation: EventExpectation) {
+    func noteRefresh(_ ids: [String], expectation: EventExpectation) async {
         let every = self.configuration.refreshSampling
         guard every > 0 else { return }
         self.refreshes += 1
         guard self.refreshes % every == 0 else { return }
-        self.note(ids, expectation: expectation)
+        await self.note(ids, expectation: expectation)
     }
 
     /// The states of the activity's `entries` (of the user `userID`), queuing those the monitor has not seen,
     /// to be asked for now.
-    func check(_ entries: [ActivityEntry], userID: String) -> [ReceiptState] {
+    func check(_ entries: [ActivityEntry], userID: String) async -> [ReceiptState] {
+        await self.loadIfNeeded()
         let items = entries.compactMap { entry -> (String, EventExpectation)? in
             guard let id = EventIDs.normalized(entry.id) else { return nil }
             let expectation = EventExpectation(
@@ -148,9 +152,11 @@ public actor LogMonitor {
     }
 
     /// Forgets the queued events of `userID` (its account was deleted: authlog no longer answers for them).
-    func forget(userID: String) {
+    func forget(userID: String) async {
+        await self.loadIfNeeded()
         self.queue.forget(userID: userID)
         self.publishState()
+        self.writeSoon()
     }
 
     private func enqueue(_ items: [(String, EventExpectation)], due: ContinuousClock.Instant) {
@@ -166,6 +172,7 @@ public actor LogMonitor {
         if dropped > 0 { self.events.yield(.queueFull(dropped: dropped)) }
         guard added else { return }
         self.publishState()
+        self.writeSoon()
         self.startWorker()
     }
 
@@ -182,7 +189,7 @@ public actor LogMonitor {
     }
 
     /// Reads the store once: the kept note (opened again with the pinned key; one that does not open is
-    /// dropped and reported) and a standing alarm.
+    /// dropped and reported), a standing alarm and the events that waited (the background task starts for them).
     func loadIfNeeded() async {
         if self.isLoaded { return }
         if let loading = self.loading { return await loading.value }
@@ -208,22 +215,16 @@ public actor LogMonitor {
             }
         }
         self.alarm = record.alarm
+        let configuration = self.configuration
+        let restored = self.queue.restore(
+            record.queue,
+            now: .now,
+            wallNow: Date(),
+            latest: max(configuration.firstCheckDelay, configuration.pendingRetryDelay, configuration.maximumBackoff)
+        )
         self.isLoaded = true
         self.publishState()
-    }
-
-    /// Writes the kept note and the standing alarm to the store.
-    /// - Throws: ``MonitorError/store(_:)``.
-    func save() async throws(MonitorError) {
-        do {
-            try await self.configuration.checkpointStore.save(
-                MonitorRecord(checkpoint: self.kept?.note, alarm: self.alarm)
-            )
-        } catch let error as MonitorError {
-            throw error
-        } catch {
-            throw .store("the checkpoint store cannot be written")
-        }
+        if restored > 0 { self.startWorker() }
     }
 
     /// The checkpoint of `note` once the pinned key opened it and its origin is the pinned one.
@@ -285,19 +286,5 @@ public actor LogMonitor {
         let task = Task { _ = try? await Task.sleep(until: instant, clock: .continuous) }
         self.sleeper = task
         return task
-    }
-
-    /// Waits until no other round runs, then holds the turn until ``releaseRound()``.
-    func acquireRound() async {
-        guard self.isRunning else {
-            self.isRunning = true
-            return
-        }
-        await withCheckedContinuation { self.waiting.append($0) }
-    }
-
-    /// Hands the turn to the next round waiting, if any.
-    func releaseRound() {
-        if self.waiting.isEmpty { self.isRunning = false } else { self.waiting.removeFirst().resume() }
     }
 }

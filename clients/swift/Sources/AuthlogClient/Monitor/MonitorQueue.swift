@@ -1,5 +1,9 @@
+import Foundation
+
 /// The events waiting for their receipt and the outcomes of those settled, both bounded: a full queue takes no
-/// new id (and says so), and beyond the outcome limit the oldest verified outcomes are forgotten first.
+/// new id (and says so), and beyond the outcome limit the oldest verified outcomes are forgotten first. The
+/// waiting events go into the monitor's record (``stored(now:wallNow:budget:)``) and come back from it at the next
+/// launch (``restore(_:now:wallNow:latest:)``).
 struct MonitorQueue: Sendable {
     /// One event waiting for its receipt.
     struct Item: Sendable {
@@ -105,6 +109,49 @@ struct MonitorQueue: Sendable {
                 self.outcomeOrder.firstIndex { if case .verified = self.outcomes[$0] { true } else { false } } ?? 0
             self.outcomes.removeValue(forKey: self.outcomeOrder.remove(at: victim))
         }
+    }
+
+    /// The queued events as a record keeps them, oldest first, as many as fit in `budget` bytes of JSON, each
+    /// event's due time turned from the monitor's clock (`now`) to the wall clock (`wallNow`).
+    func stored(
+        now: ContinuousClock.Instant,
+        wallNow: Date,
+        budget: Int = MonitorRecord.maximumQueueBytes
+    ) -> [MonitorRecord.QueuedEvent] {
+        let encoder = JSONEncoder()
+        var events: [MonitorRecord.QueuedEvent] = []
+        var bytes = 2
+        for id in self.order {
+            guard let item = self.items[id] else { continue }
+            let event = MonitorRecord.QueuedEvent(item, now: now, wallNow: wallNow)
+            // The event's JSON and the comma after it.
+            bytes += ((try? encoder.encode(event).count) ?? budget) + 1
+            guard bytes <= budget else { break }
+            events.append(event)
+        }
+        return events
+    }
+
+    /// Queues the events of a record an earlier launch wrote that are neither queued nor settled, as far as the
+    /// bound lets, each due at its next try by the wall clock (``MonitorRecord/QueuedEvent/item(now:wallNow:latest:)``).
+    /// - Returns: how many were queued.
+    mutating func restore(
+        _ events: [MonitorRecord.QueuedEvent],
+        now: ContinuousClock.Instant,
+        wallNow: Date,
+        latest: Duration
+    ) -> Int {
+        var restored = 0
+        for event in events {
+            guard self.order.count < self.maximumQueued,
+                let item = event.item(now: now, wallNow: wallNow, latest: latest),
+                self.items[item.id] == nil, self.outcomes[item.id] == nil
+            else { continue }
+            self.items[item.id] = item
+            self.order.append(item.id)
+            restored += 1
+        }
+        return restored
     }
 
     /// Drops every queued event of `userID` (an account deleted: the server no longer answers for them).

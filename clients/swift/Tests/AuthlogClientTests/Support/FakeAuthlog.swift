@@ -43,6 +43,8 @@ final class FakeAuthlog: @unchecked Sendable {
     private var alarmStatuses: [Int] = []
     /// Sizes below this are in positions retention dropped: a receipts request asking `from` one is 410.
     private var droppedBelow: Int64 = 0
+    /// Whether the log routes gzip their answers for a request that accepts gzip.
+    private var gzipAnswers = false
 
     private var users: [String: String] = [:]
     private var sessions: [String: (user: String, session: String)] = [:]
@@ -52,6 +54,10 @@ final class FakeAuthlog: @unchecked Sendable {
     private(set) var receiptQueries: [[String: String]] = []
     private(set) var receiptTimes: [ContinuousClock.Instant] = []
     private(set) var alarmPosts: [Data] = []
+    /// The `Accept-Encoding` of each request to a log route, with its path.
+    private var logAcceptEncodings: [(path: String, value: String?)] = []
+    /// How many answers went gzipped.
+    private var gzipped = 0
 
     init() throws {
         self.keys = try TestLogKeys()
@@ -80,6 +86,7 @@ final class FakeAuthlog: @unchecked Sendable {
     func set(extraEventIDs: [String]) { self.configure { $0.extraEventIDs = extraEventIDs } }
     func set(alarmStatuses: [Int]) { self.configure { $0.alarmStatuses = alarmStatuses } }
     func set(droppedBelow: Int64) { self.configure { $0.droppedBelow = droppedBelow } }
+    func set(gzipAnswers: Bool) { self.configure { $0.gzipAnswers = gzipAnswers } }
     func set(rewrite: (@Sendable (inout [String: Any]) -> Void)?) { self.configure { $0.rewrite = rewrite } }
     func queue(rawAnswer: HTTPAnswer) { self.configure { $0.rawAnswers.append(rawAnswer) } }
 
@@ -118,6 +125,12 @@ final class FakeAuthlog: @unchecked Sendable {
     /// When the receipts requests came.
     var receiptRequestTimes: [ContinuousClock.Instant] { self.lock.withLock { self.receiptTimes } }
 
+    /// The `Accept-Encoding` header of each request to a log route (`/v1/log/…`), with its path.
+    var acceptEncodings: [(path: String, value: String?)] { self.lock.withLock { self.logAcceptEncodings } }
+
+    /// How many answers of the log routes went gzipped.
+    var gzippedAnswers: Int { self.lock.withLock { self.gzipped } }
+
     /// The queries of the receipts requests received.
     var receiptRequests: [[String: String]] { self.lock.withLock { self.receiptQueries } }
 
@@ -136,14 +149,29 @@ final class FakeAuthlog: @unchecked Sendable {
             case ("POST", "/v1/signin/dev"): return self.signIn(request)
             case ("POST", "/v1/token/refresh"): return self.refresh(request)
             case ("GET", "/v1/me/activity"): return self.activity(request)
-            case ("GET", "/v1/log/receipts"): return self.receipts(request)
-            case ("GET", "/v1/log/proof/consistency"): return self.consistency(request)
+            case ("GET", "/v1/log/receipts"): return self.encoded(self.receipts(request), for: request)
+            case ("GET", "/v1/log/proof/consistency"): return self.encoded(self.consistency(request), for: request)
             case ("POST", "/alarms"):
                 self.alarmPosts.append(request.body)
                 return HTTPAnswer(status: self.alarmStatuses.isEmpty ? 200 : self.alarmStatuses.removeFirst())
             default: return .json(404, ["error": "not_found"])
             }
         }
+    }
+
+    /// `answer` to a log route, gzipped when the knob is on and `request` accepts gzip (and the answer is not
+    /// already coded).
+    private func encoded(_ answer: HTTPAnswer, for request: HTTPRequest) -> HTTPAnswer {
+        let accepted = request.headers["accept-encoding"]
+        self.logAcceptEncodings.append((request.path, accepted))
+        let acceptsGzip = accepted?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "gzip" }
+        guard self.gzipAnswers, acceptsGzip == true, answer.headers["Content-Encoding"] == nil, answer.stream == nil
+        else { return answer }
+        var coded = answer
+        coded.body = Data(TestGzip.compress(Array(answer.body)))
+        coded.headers["Content-Encoding"] = "gzip"
+        self.gzipped += 1
+        return coded
     }
 
     private func signIn(_ request: HTTPRequest) -> HTTPAnswer {

@@ -21,6 +21,8 @@ struct HTTPAnswer: Sendable {
     var status: Int
     var headers: [String: String] = [:]
     var body: Data = Data()
+    /// A body written after `body`, chunk by chunk, instead of a `Content-Length` for `body` alone.
+    var stream: StreamedBody?
 
     static func json(_ status: Int, _ object: Any, headers: [String: String] = [:]) -> HTTPAnswer {
         let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
@@ -113,9 +115,28 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         let answer = self.handler(request)
         var head = "HTTP/1.1 \(answer.status) \(answer.status < 400 ? "OK" : "Error")\r\n"
         for (name, value) in answer.headers { head += "\(name): \(value)\r\n" }
-        head += "Content-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n"
-        Self.write(connection, Array(head.utf8) + Array(answer.body))
+        if let stream = answer.stream {
+            if let declared = stream.declaredLength { head += "Content-Length: \(declared)\r\n" }
+        } else {
+            head += "Content-Length: \(answer.body.count)\r\n"
+        }
+        head += "Connection: close\r\n\r\n"
+        guard Self.write(connection, Array(head.utf8) + Array(answer.body)) else { return }
+        if let stream = answer.stream { Self.write(connection, stream) }
         shutdown(connection, Int32(SHUT_WR))
+    }
+
+    /// Writes `stream`'s chunks until its total is sent or the peer is gone, counting what the socket took.
+    private static func write(_ connection: Int32, _ stream: StreamedBody) {
+        let chunk = [UInt8](repeating: stream.byte, count: stream.chunkSize)
+        var sent = 0
+        while sent < stream.total {
+            let part = min(chunk.count, stream.total - sent)
+            guard Self.write(connection, Array(chunk[0..<part])) else { return }
+            sent += part
+            stream.sent.add(part)
+            if stream.pauseMicroseconds > 0 { usleep(stream.pauseMicroseconds) }
+        }
     }
 
     /// Reads one request: the head up to the empty line, then `Content-Length` bytes of body.
@@ -172,7 +193,9 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         return nil
     }
 
-    private static func write(_ connection: Int32, _ bytes: [UInt8]) {
+    /// Writes `bytes`; whether all of them went (false once the peer is gone).
+    @discardableResult
+    private static func write(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             #if os(Linux)
@@ -181,8 +204,9 @@ final class LoopbackHTTPServer: @unchecked Sendable {
             let flags: Int32 = 0
             #endif
             let sent = bytes[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, flags) }
-            guard sent > 0 else { return }
+            guard sent > 0 else { return false }
             offset += sent
         }
+        return true
     }
 }

@@ -4,10 +4,12 @@ import Foundation
 /// Clients of a ``FakeAuthlog`` with the monitor on, configured for tests: the first check at once, short
 /// back-offs.
 enum MonitorHarness {
-    /// A signed-out client of `server` whose monitor pins the server's log key and policy.
+    /// A client of `server` (signed out unless `tokenStore` holds a session) whose monitor pins the server's log
+    /// key and policy.
     static func client(
         _ server: FakeAuthlog,
         store: any CheckpointStore = InMemoryCheckpointStore(),
+        tokenStore: any TokenStore = InMemoryTokenStore(),
         configure: (inout LogMonitor.Configuration) -> Void = { _ in }
     ) throws -> AuthlogClient {
         var configuration = LogMonitor.Configuration(
@@ -21,7 +23,7 @@ enum MonitorHarness {
         configure(&configuration)
         return AuthlogClient(
             baseURL: server.baseURL,
-            tokenStore: InMemoryTokenStore(),
+            tokenStore: tokenStore,
             configuration: .init(refreshBeforeExpiry: nil),
             monitor: configuration
         )
