@@ -4,7 +4,8 @@ import Foundation
 /// The monitor's bytes on the wire, by what they carry: the receipts' event bytes, the inclusion proofs' hashes,
 /// the checkpoint notes (with their cosignatures), the consistency proofs (the receipts route's `consistency`
 /// and the proof route's answers), the rest of the JSON (event ids, indexes, member names), and the HTTP heads
-/// of requests and answers (request lines, status lines, headers).
+/// of requests and answers (request lines, status lines, headers). A compressed body cannot be split into terms
+/// and is counted whole as ``compressed`` (authlog does not compress its answers today).
 struct MonitorBytes: Sendable {
     var requests = 0
     var receipts = 0
@@ -14,15 +15,19 @@ struct MonitorBytes: Sendable {
     var consistency = 0
     var json = 0
     var heads = 0
+    var compressed = 0
 
     /// Every byte.
-    var total: Int { self.events + self.proofs + self.notes + self.consistency + self.json + self.heads }
+    var total: Int {
+        self.events + self.proofs + self.notes + self.consistency + self.json + self.heads + self.compressed
+    }
 
     /// The terms by name, largest first.
     var terms: [(name: String, bytes: Int)] {
         [
             ("event bytes", self.events), ("inclusion proofs", self.proofs), ("checkpoint notes", self.notes),
             ("consistency proofs", self.consistency), ("JSON ids and names", self.json), ("HTTP heads", self.heads),
+            ("compressed bodies", self.compressed),
         ].sorted { $0.bytes > $1.bytes }
     }
 
@@ -33,6 +38,10 @@ struct MonitorBytes: Sendable {
             self.heads += exchange.heads
             // A request body (none for these GETs) counts as JSON.
             var rest = exchange.answerBody.count + exchange.requestBody
+            if exchange.compressed {
+                self.compressed += rest
+                continue
+            }
             let body = (try? JSONParser().parse(exchange.answerBody)) ?? .null
             if exchange.path == "/v1/log/proof/consistency" {
                 self.consistency += rest
@@ -65,6 +74,7 @@ struct MonitorBytes: Sendable {
                 "JSON ids and names \(Self.kilobytes(self.json))",
                 "HTTP heads \(Self.kilobytes(self.heads))",
             ].joined(separator: " + ")
+            + (self.compressed > 0 ? " + compressed bodies \(Self.kilobytes(self.compressed))" : "")
     }
 
     /// The means: per receipt (event bytes, inclusion proof) and per request (note, consistency proof, heads).

@@ -12,6 +12,8 @@ struct WireExchange: Sendable {
     let answerBody: [UInt8]
     /// The events the answer's `Authlog-Event-Ids` names.
     let eventIDs: [String]
+    /// Whether the answer's body went compressed (`Content-Encoding` other than `identity`).
+    let compressed: Bool
 
     /// The target's path, without the query.
     var path: Substring { self.target.prefix { $0 != "?" } }
@@ -47,7 +49,8 @@ struct WireExchange: Sendable {
                     answerBody: answer.body,
                     eventIDs: answer.header("authlog-event-ids").map {
                         $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                    } ?? []
+                    } ?? [],
+                    compressed: (answer.header("content-encoding") ?? "identity").lowercased() != "identity"
                 )
             )
         }
