@@ -239,6 +239,7 @@ let package = Package(
                 .product(name: "AuthlogClient", package: "swift"),
                 .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),

@@ -20,10 +20,16 @@ enum ClientOverheadBench {
     }
 
     /// Signs in with the dev provider at `baseURL`, then sends `requests` requests each way in blocks of
-    /// `block`, after `warmup` of each.
-    static func measure(baseURL: URL, requests: Int, block: Int, warmup: Int) async throws -> Result {
+    /// `block`, after `warmup` of each; the client's monitor is on when `monitor` is given.
+    static func measure(
+        baseURL: URL,
+        requests: Int,
+        block: Int,
+        warmup: Int,
+        monitor: LogMonitor.Configuration? = nil
+    ) async throws -> Result {
         let session = URLSession(configuration: .ephemeral)
-        let client = AuthlogClient(baseURL: baseURL, session: session)
+        let client = AuthlogClient(baseURL: baseURL, session: session, monitor: monitor)
         let signedIn = try await client.signIn(with: .dev(subject: "bench-\(UUID().uuidString.prefix(8))"))
         guard let eventID = signedIn.eventIDs.first else { throw BenchFailure("the sign-in named no event") }
         let request = URLRequest(url: baseURL.appendingPathComponent("v1/log/receipt/\(eventID)"))

@@ -11,6 +11,13 @@ public struct HTTPTestClient: Sendable {
         /// The answer's body.
         public let body: [UInt8]
 
+        /// An answer with these parts (a test proxy hands on a changed one).
+        public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
         /// The body as JSON, or `null` when it is not JSON.
         public var json: JSONValue { (try? JSONParser().parse(self.body)) ?? .null }
 

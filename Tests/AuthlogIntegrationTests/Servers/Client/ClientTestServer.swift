@@ -23,11 +23,21 @@ struct ClientTestServer {
     let process: Process
     let baseURL: URL
     let logFile: String
+    /// Whether ``stop()`` stops the fake provider too (it was started for this server, not given to it).
+    let ownsFake: Bool
 
     /// Starts the fake provider and the server; `extra` members are added to the configuration file.
-    static func start(extra: [String: JSONValue] = [:]) async throws -> ClientTestServer {
-        let database = try await TestDatabase.make()
-        let fake = try await FakeIdentityProvider.start()
+    /// A second server of the same log is started on `database` (a copy of the first one's) with the first
+    /// one's `fake`, which it then does not stop.
+    static func start(
+        extra: [String: JSONValue] = [:],
+        database given: TestDatabase? = nil,
+        fake shared: FakeIdentityProvider? = nil
+    ) async throws -> ClientTestServer {
+        let database: TestDatabase
+        if let given { database = given } else { database = try await TestDatabase.make() }
+        let fake: FakeIdentityProvider
+        if let shared { fake = shared } else { fake = try await FakeIdentityProvider.start() }
         fake.setGitHubClient(id: Self.githubClient, secret: "gh-secret")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-client-\(UUID())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -63,14 +73,21 @@ struct ClientTestServer {
             process.terminate()
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no server; see \(logFile)"])
         }
-        return ClientTestServer(database: database, fake: fake, process: process, baseURL: baseURL, logFile: logFile)
+        return ClientTestServer(
+            database: database,
+            fake: fake,
+            process: process,
+            baseURL: baseURL,
+            logFile: logFile,
+            ownsFake: shared == nil
+        )
     }
 
-    /// Stops the server and the fake provider.
+    /// Stops the server, and the fake provider when it was started for this server.
     func stop() async {
         self.process.terminate()
         await ChildProcess.waitForExit(self.process)
-        await self.fake.stop()
+        if self.ownsFake { await self.fake.stop() }
     }
 
     private static func providers(_ fake: FakeIdentityProvider) throws -> JSONValue {

@@ -1,3 +1,4 @@
+import AuthlogTesting
 import Foundation
 
 #if canImport(Glibc)
@@ -25,23 +26,7 @@ final class DroppingProxy: @unchecked Sendable {
     init(targetPort: Int, cuts: Int = 1) throws {
         self.targetPort = targetPort
         self.refreshesToCut = cuts
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        guard listener >= 0, bound == 0, named == 0, listen(listener, 128) == 0 else {
-            close(listener)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        self.listener = listener
-        self.port = Int(UInt16(bigEndian: address.sin_port))
+        (self.listener, self.port) = try LoopbackSocket.listen()
         Thread { [self] in self.acceptLoop() }.start()
     }
 
@@ -58,16 +43,8 @@ final class DroppingProxy: @unchecked Sendable {
         while true {
             let client = accept(self.listener, nil, nil)
             guard client >= 0 else { return }
-            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.loopback(port: self.targetPort)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
+            guard let server = LoopbackSocket.connect(port: self.targetPort) else {
                 close(client)
-                close(server)
                 continue
             }
             let pair = ConnectionPair(client: client, server: server)
@@ -91,7 +68,7 @@ final class DroppingProxy: @unchecked Sendable {
                 }
                 if cut { pair.cutNextAnswer() }
             }
-            guard Self.sendAll(pair.server, buffer, count) else { break }
+            guard LoopbackSocket.sendAll(pair.server, buffer, count) else { break }
         }
         shutdown(pair.server, Int32(SHUT_WR))
         pair.finish()
@@ -104,13 +81,13 @@ final class DroppingProxy: @unchecked Sendable {
             let count = recv(pair.server, &buffer, buffer.count, 0)
             guard count > 0 else { break }
             if pair.takeCut() {
-                _ = Self.sendAll(pair.client, buffer, Self.headerLength(buffer, count) ?? min(count, 12))
+                _ = LoopbackSocket.sendAll(pair.client, buffer, Self.headerLength(buffer, count) ?? min(count, 12))
                 self.lock.withLock { self.cutCount += 1 }
                 shutdown(pair.client, Int32(SHUT_RDWR))
                 shutdown(pair.server, Int32(SHUT_RDWR))
                 break
             }
-            guard Self.sendAll(pair.client, buffer, count) else { break }
+            guard LoopbackSocket.sendAll(pair.client, buffer, count) else { break }
         }
         shutdown(pair.client, Int32(SHUT_WR))
         pair.finish()
@@ -126,26 +103,6 @@ final class DroppingProxy: @unchecked Sendable {
             return min(count, index + end.count + 4)
         }
         return nil
-    }
-
-    private static func sendAll(_ socket: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
-        var offset = 0
-        while offset < count {
-            let sent = buffer[offset..<count].withUnsafeBytes {
-                send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            guard sent > 0 else { return false }
-            offset += sent
-        }
-        return true
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }
 

@@ -1,0 +1,145 @@
+import AuthlogClient
+import AuthlogCore
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One simulated day of an app that signs in once and refreshes every 15 minutes (96 refreshes), with the
+/// monitor on, against a ``MonitorBenchLog`` that other people's traffic grows by `otherPerDay` events:
+/// 96 steps of (other people's events for 15 minutes, the app's refresh, the log sealed, signed and cosigned,
+/// the monitor's round). Nothing waits for a clock: the log is driven directly.
+///
+/// Several devices live through the same day, one per ``Variant``, each through its own ``WireRecorder``, so
+/// their bytes are counted apart on the wire.
+enum MonitorDay {
+    /// How a device checks its events.
+    struct Variant: Sendable {
+        let name: String
+        /// Check one refresh in this many (``LogMonitor/Configuration/refreshSampling``).
+        let refreshSampling: Int
+        /// Run the monitor's round after every refresh (the default: the round comes 60 s after the event that
+        /// the refresh named), or only once, at the end of the day (a batching window of a day).
+        let roundAfterEveryRefresh: Bool
+
+        /// The monitor's default configuration: every event checked, one round per refresh.
+        static let defaults = Variant(name: "defaults", refreshSampling: 1, roundAfterEveryRefresh: true)
+        /// Every event checked, all in one round at the end of the day.
+        static let daily = Variant(name: "one round a day", refreshSampling: 1, roundAfterEveryRefresh: false)
+        /// One refresh in 8 checked, one round per checked refresh.
+        static let sampled = Variant(name: "1 refresh in 8", refreshSampling: 8, roundAfterEveryRefresh: true)
+    }
+
+    /// What one device fetched during the day.
+    struct Result: Sendable {
+        let variant: Variant
+        let eventsNamed: Int
+        let verified: Int
+        /// The verified events, in the order the answers named them.
+        let verifiedIDs: [String]
+        /// The session's access token at the end of the day.
+        let accessToken: String?
+        let app: [WireExchange]
+        let monitor: [WireExchange]
+        let alarm: Bool
+    }
+
+    /// The refreshes in a day at one every 15 minutes.
+    static let refreshes = 96
+
+    /// Lives one day for each of `variants` on `log`; returns each device's exchanges.
+    static func live(
+        on log: MonitorBenchLog,
+        otherPerDay: Int,
+        variants: [Variant]
+    ) async throws -> [Result] {
+        var devices: [Device] = []
+        for variant in variants { devices.append(try await Device.start(on: log, variant: variant)) }
+        try await log.settle()
+        for device in devices where device.variant.roundAfterEveryRefresh { try await device.round() }
+        for step in 0..<Self.refreshes {
+            // Other people's events over the 15 minutes, spread evenly over the day.
+            let share = otherPerDay * (step + 1) / Self.refreshes - otherPerDay * step / Self.refreshes
+            try await log.otherTraffic(share)
+            for device in devices { try await device.refresh() }
+            try await log.settle()
+            for device in devices where device.variant.roundAfterEveryRefresh { try await device.round() }
+        }
+        for device in devices where !device.variant.roundAfterEveryRefresh { try await device.round() }
+        var results: [Result] = []
+        for device in devices { results.append(try await device.finish()) }
+        return results
+    }
+
+    /// One device: its client, its monitor and the recorder in front of the server.
+    private final class Device: Sendable {
+        let variant: Variant
+        let client: AuthlogClient
+        let monitor: LogMonitor
+        let recorder: WireRecorder
+        let session: URLSession
+
+        private init(
+            variant: Variant,
+            client: AuthlogClient,
+            monitor: LogMonitor,
+            recorder: WireRecorder,
+            session: URLSession
+        ) {
+            self.variant = variant
+            self.client = client
+            self.monitor = monitor
+            self.recorder = recorder
+            self.session = session
+        }
+
+        static func start(on log: MonitorBenchLog, variant: Variant) async throws -> Device {
+            let recorder = try WireRecorder(targetPort: log.port)
+            guard let baseURL = recorder.baseURL else { throw BenchFailure("no recorder URL") }
+            let session = URLSession(configuration: .ephemeral)
+            let client = AuthlogClient(
+                baseURL: baseURL,
+                session: session,
+                // The app refreshes every 15 minutes of the simulated day: nothing refreshes behind its back.
+                configuration: .init(refreshBeforeExpiry: nil),
+                monitor: LogMonitor.Configuration(
+                    pins: try log.pins(),
+                    // A day: the rounds this benchmark runs are the only ones (see Variant).
+                    firstCheckDelay: .seconds(86_400),
+                    refreshSampling: variant.refreshSampling
+                )
+            )
+            guard let monitor = client.monitor else { throw BenchFailure("the monitor is off") }
+            _ = try await client.signIn(with: .dev(subject: "day-\(UUID().uuidString.prefix(8))"))
+            return Device(variant: variant, client: client, monitor: monitor, recorder: recorder, session: session)
+        }
+
+        func refresh() async throws { try await self.client.refresh() }
+
+        func round() async throws { try await self.monitor.checkNow() }
+
+        func finish() async throws -> Result {
+            let exchanges = try self.recorder.exchanges()
+            self.recorder.stop()
+            self.session.invalidateAndCancel()
+            let app = exchanges.filter { !$0.path.hasPrefix("/v1/log/") }
+            var named: [String] = []
+            for id in app.flatMap(\.eventIDs) where !named.contains(id) { named.append(id) }
+            var verified: [String] = []
+            for id in named {
+                if case .verified = await self.monitor.receiptState(of: id) { verified.append(id) }
+            }
+            return Result(
+                variant: self.variant,
+                eventsNamed: named.count,
+                verified: verified.count,
+                verifiedIDs: verified,
+                accessToken: try await self.client.currentTokens()?.accessToken,
+                app: app,
+                monitor: exchanges.filter { $0.path.hasPrefix("/v1/log/") },
+                alarm: await self.monitor.state().alarm != nil
+            )
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import AuthlogClient
+import AuthlogTransparency
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The device's work per receipt: a `GET /v1/log/receipts` answer of `k` receipts read (JSON, base64) and
+/// verified with ``ReceiptBatch/verify(logKey:policy:)`` under the pins (the note's signature, every witness's
+/// cosignature, every event's canonical bytes, the multi-leaf proof), against the same request's time on the
+/// network (loopback, one URLSession, the server in this process); and the single receipt route
+/// (`GET /v1/log/receipt/{id}`, one `tlog-proof` text verified with ``LogReceipt/verify(_:logKey:witnesses:)``)
+/// for comparison. Each figure is the mean of `repetitions`.
+enum ReceiptVerificationBench {
+    /// One line of figures, in microseconds.
+    struct Figure {
+        let label: String
+        let receipts: Int
+        let verify: Double
+        let network: Double
+    }
+
+    static func measure(
+        baseURL: URL,
+        accessToken: String,
+        eventIDs: [String],
+        pins: LogPins,
+        repetitions: Int
+    ) async throws -> [Figure] {
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        var figures: [Figure] = []
+        for size in [1, 8, 64] where size <= eventIDs.count {
+            var components = URLComponents(
+                url: baseURL.appendingPathComponent("v1/log/receipts"),
+                resolvingAgainstBaseURL: false
+            )
+            components?.queryItems = [URLQueryItem(name: "ids", value: eventIDs.prefix(size).joined(separator: ","))]
+            guard let url = components?.url else { throw BenchFailure("no receipts URL") }
+            var request = URLRequest(url: url)
+            request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
+            let (body, network) = try await Self.fetch(request, session: session, repetitions: repetitions)
+            let verify = try Self.time(repetitions) {
+                let batch = try Self.batch(body)
+                let verified = try batch.verify(logKey: pins.logKey, policy: pins.policy)
+                guard verified.quorumMet, verified.events.count == size else {
+                    throw BenchFailure("the batch of \(size) did not verify witnessed")
+                }
+            }
+            figures.append(Figure(label: "batch of \(size)", receipts: size, verify: verify, network: network))
+        }
+        guard let first = eventIDs.first else { return figures }
+        var request = URLRequest(url: baseURL.appendingPathComponent("v1/log/receipt/\(first)"))
+        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
+        let (body, network) = try await Self.fetch(request, session: session, repetitions: repetitions)
+        let text = String(decoding: body, as: UTF8.self)
+        let verify = try Self.time(repetitions) {
+            _ = try LogReceipt.verify(text, logKey: pins.logKey, witnesses: pins.policy)
+        }
+        figures.append(Figure(label: "single receipt route", receipts: 1, verify: verify, network: network))
+        return figures
+    }
+
+    /// The answer's body and the mean time of `repetitions` requests, in microseconds; every answer must be 200.
+    private static func fetch(
+        _ request: URLRequest,
+        session: URLSession,
+        repetitions: Int
+    ) async throws -> (Data, Double) {
+        var body = Data()
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<repetitions {
+            let (data, response) = try await session.data(for: request)
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+                throw BenchFailure(
+                    "\(request.url?.path ?? "") answered \((response as? HTTPURLResponse)?.statusCode ?? 0)"
+                )
+            }
+            body = data
+        }
+        return (body, Self.microseconds(clock.now - start) / Double(repetitions))
+    }
+
+    /// The mean time of `repetitions` runs of `work`, in microseconds.
+    private static func time(_ repetitions: Int, _ work: () throws -> Void) throws -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<repetitions { try work() }
+        return Self.microseconds(clock.now - start) / Double(repetitions)
+    }
+
+    /// The receipts answer as the device reads it: the note, each receipt's id, position and bytes, the proof.
+    private static func batch(_ body: Data) throws -> ReceiptBatch {
+        let answer = try JSONDecoder().decode(Answer.self, from: body)
+        var entries: [ReceiptBatch.Entry] = []
+        for receipt in answer.receipts {
+            guard let bytes = Data(base64Encoded: receipt.event) else { throw BenchFailure("bad base64") }
+            entries.append(
+                ReceiptBatch.Entry(eventID: receipt.eventID, position: receipt.index + 1, eventBytes: Array(bytes))
+            )
+        }
+        guard let proof = Data(base64Encoded: answer.proof), proof.count % 32 == 0 else {
+            throw BenchFailure("bad proof")
+        }
+        let hashes = stride(from: 0, to: proof.count, by: 32).map { Array(proof[$0..<($0 + 32)]) }
+        return ReceiptBatch(note: answer.checkpoint, entries: entries, proof: hashes)
+    }
+
+    private struct Answer: Decodable {
+        struct Receipt: Decodable {
+            let eventID: String
+            let index: Int64
+            let event: String
+
+            enum CodingKeys: String, CodingKey {
+                case eventID = "event_id"
+                case index, event
+            }
+        }
+
+        let checkpoint: String
+        let receipts: [Receipt]
+        let proof: String
+    }
+
+    private static func microseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
+    }
+}
