@@ -60,13 +60,7 @@ public enum CheckpointCosignatures {
         on connection: Connection
     ) async throws -> (size: Int64, reachedAt: Int64)? {
         if policy.quorum.isMet(by: []) {
-            let rows = try await connection.query(
-                """
-                SELECT tree_size, floor(extract(epoch FROM signed_at))::bigint FROM authlog.checkpoints
-                ORDER BY tree_size DESC LIMIT 1
-                """
-            )
-            return try rows.first.map { (try $0.decode(Int64.self, at: 0), try $0.decode(Int64.self, at: 1)) }
+            return try await self.newestCheckpoint(on: connection).map { ($0.size, $0.signedAt) }
         }
         let checkpoints = try await connection.query(
             """
@@ -115,6 +109,18 @@ public enum CheckpointCosignatures {
             }
         }
         return nil
+    }
+
+    /// The newest stored checkpoint's size and when it was signed (POSIX seconds); nil before the first.
+    /// - Throws: ``StoreError`` from the database.
+    static func newestCheckpoint(on connection: Connection) async throws -> (size: Int64, signedAt: Int64)? {
+        let rows = try await connection.query(
+            """
+            SELECT tree_size, floor(extract(epoch FROM signed_at))::bigint FROM authlog.checkpoints
+            ORDER BY tree_size DESC LIMIT 1
+            """
+        )
+        return try rows.first.map { (try $0.decode(Int64.self, at: 0), try $0.decode(Int64.self, at: 1)) }
     }
 
     /// Each witness's latest stored cosignature.

@@ -28,13 +28,7 @@ public struct WitnessedCheckpoints: Sendable, Equatable {
     /// Checks the newest ``limit`` checkpoints that carry cosignatures against `policy`.
     /// - Throws: ``StoreError`` from the database.
     public static func check(_ policy: WitnessPolicy, on connection: Connection) async throws -> WitnessedCheckpoints {
-        let latestRows = try await connection.query(
-            """
-            SELECT tree_size, extract(epoch FROM signed_at)::bigint FROM authlog.checkpoints
-            ORDER BY tree_size DESC LIMIT 1
-            """
-        )
-        let latest = try latestRows.first.map { (try $0.decode(Int64.self, at: 0), try $0.decode(Int64.self, at: 1)) }
+        let latest = try await CheckpointCosignatures.newestCheckpoint(on: connection)
         let rows = try await connection.query(
             """
             SELECT c.tree_size, c.note, extract(epoch FROM c.signed_at)::bigint,
@@ -43,9 +37,9 @@ public struct WitnessedCheckpoints: Sendable, Equatable {
             GROUP BY c.tree_size ORDER BY c.tree_size DESC LIMIT \(Self.limit)
             """
         )
-        var result = WitnessedCheckpoints(newest: nil, latestSize: latest?.0 ?? 0, invalid: [])
+        var result = WitnessedCheckpoints(newest: nil, latestSize: latest?.size ?? 0, invalid: [])
         // `quorum none`: the latest checkpoint is witnessed as it is; stored cosignatures are still checked below.
-        if let latest, policy.quorum.isMet(by: []) { result.newest = (latest.0, latest.1, []) }
+        if let latest, policy.quorum.isMet(by: []) { result.newest = (latest.size, latest.signedAt, []) }
         for row in rows.rows {
             let size = try row.decode(Int64.self, at: 0)
             let note = CosignedCheckpoint.appending(
