@@ -54,7 +54,7 @@ struct VerifyWitnessPolicyCommandTests {
         #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
         #expect(
             refused.stderr
-                == "\(elsewhere): the policy's log lines list \(foreignID), not the checkpoint key \(ownID) (\(own)): "
+                == "authlog: \(elsewhere): the policy's log lines list \(foreignID), not the checkpoint key \(ownID) (\(own)): "
                 + "its quorum says nothing of this log's checkpoints\n"
         )
         #expect(refused.stdout.isEmpty, "refused before the log is read")
