@@ -73,6 +73,14 @@ public func buildRouter(
         requestMetadata: metadata
     )
     .register(on: &table)
+    ReceiptBatchController(
+        tokens: components.account.tokens,
+        pool: components.store.pool,
+        checkpointSeconds: components.checkpoints.everySeconds,
+        witnessPolicy: components.witnesses.policy,
+        witnessSeconds: Int(components.witnesses.interval.components.seconds)
+    )
+    .register(on: &table)
     EventsController(
         access: components.operatorAccess,
         store: components.store,

@@ -158,6 +158,9 @@ struct OwnSessionsTests {
         )
         #expect(next == nil)
         #expect(records.map(\.type) == [.signinFailed, .tokenRefreshed, .signinSucceeded])
+        // The in-memory log places events at once: newest first is highest position first.
+        let positions = records.compactMap(\.logPosition)
+        #expect(positions.count == 3 && positions == positions.sorted(by: >))
         #expect(records.first?.outcome == .failure)
         #expect(records.first?.provider == "apple")
         #expect(records.first?.reason == "invalid_signature")

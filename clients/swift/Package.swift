@@ -62,7 +62,11 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthlogClientTests",
-            dependencies: ["AuthlogClient", "AuthlogTransparency", "CryptoKitAPIOnSwiftCrypto"],
+            // Crypto signs the test log's checkpoints and cosignatures (apps never sign).
+            dependencies: [
+                "AuthlogClient", "AuthlogTransparency", "CryptoKitAPIOnSwiftCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

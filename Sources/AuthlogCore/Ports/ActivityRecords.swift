@@ -60,6 +60,8 @@ public struct ActivityRecord: Sendable, Equatable {
     public var ip: IPAddress?
     /// The client's user agent.
     public var userAgent: String?
+    /// Its position in the log (its leaf index + 1); nil until the sealer gives it one.
+    public var logPosition: Int64?
 
     /// Where it stands in the activity's order.
     public var position: ActivityPosition { ActivityPosition(occurredAt: self.occurredAt, eventID: self.eventID) }
@@ -74,7 +76,8 @@ public struct ActivityRecord: Sendable, Equatable {
         provider: String?,
         sessionID: UUID?,
         ip: IPAddress?,
-        userAgent: String?
+        userAgent: String?,
+        logPosition: Int64? = nil
     ) {
         self.eventID = eventID
         self.type = type
@@ -85,5 +88,6 @@ public struct ActivityRecord: Sendable, Equatable {
         self.sessionID = sessionID
         self.ip = ip
         self.userAgent = userAgent
+        self.logPosition = logPosition
     }
 }

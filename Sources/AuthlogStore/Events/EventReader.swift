@@ -21,6 +21,19 @@ public struct EventReader: Sendable {
         return try result.rows.map(EventRow.decode)
     }
 
+    /// The sealed events at `positions`, in position order (a position with no event is left out).
+    /// - Throws: ``StoreError`` from the server, or `.decoding` for a row that is not a valid event.
+    public func events(at positions: [Int64], on connection: Connection) async throws -> [RecordedEvent] {
+        guard !positions.isEmpty else { return [] }
+        let result = try await connection.query(
+            """
+            SELECT \(unescaped: EventRow.sealedColumns) FROM authlog.events
+            WHERE position = ANY(\(ArrayLiteral(positions))::bigint[]) ORDER BY position
+            """
+        )
+        return try result.rows.map(EventRow.decode)
+    }
+
     /// The log head: the sealed tree's size, root and frontier.
     /// - Throws: ``StoreError`` from the server.
     public func head(on connection: Connection) async throws -> LogHead {

@@ -84,8 +84,10 @@ public struct OwnAccountQueries: OwnAccountReads {
     }
 
     /// The columns ``activityRecord(_:)`` decodes, in order.
+    /// The position is one probe of `log_leaves`' (event_id, log_month) key per row returned, NULL until sealed.
     static let activityColumns = """
-        e.event_id, e.type, e.occurred_at, e.outcome, e.reason, e.provider, e.session_id, e.ip, e.user_agent
+        e.event_id, e.type, e.occurred_at, e.outcome, e.reason, e.provider, e.session_id, e.ip, e.user_agent,
+        (SELECT l.position FROM authlog.log_leaves l WHERE l.event_id = e.event_id AND l.log_month = e.log_month)
         """
 
     private static func activityRecord(_ row: QueryRow) throws -> ActivityRecord {
@@ -101,7 +103,8 @@ public struct OwnAccountQueries: OwnAccountReads {
             provider: try row.decode(String?.self, at: 5),
             sessionID: try row.decode(UUID?.self, at: 6),
             ip: try row.decode(IPAddress?.self, at: 7),
-            userAgent: try row.decode(String?.self, at: 8)
+            userAgent: try row.decode(String?.self, at: 8),
+            logPosition: try row.decode(Int64?.self, at: 9)
         )
     }
 }

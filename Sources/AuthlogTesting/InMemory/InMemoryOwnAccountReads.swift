@@ -38,9 +38,10 @@ public struct InMemoryOwnAccountReads: OwnAccountReads {
         limit: Int
     ) async throws -> [ActivityRecord] {
         self.storage.withState { state in
-            state.log.envelopes
-                .filter { $0.userID == userID && types.contains($0.type) }
-                .map(Self.record)
+            // The in-memory log places an event at once: its offset + 1 is its position.
+            state.log.envelopes.enumerated()
+                .filter { $0.element.userID == userID && types.contains($0.element.type) }
+                .map { Self.record($0.element, position: Int64($0.offset) + 1) }
                 .filter { record in before.map { record.position < $0 } ?? true }
                 .sorted { $1.position < $0.position }
                 .prefix(max(limit, 0))
@@ -48,7 +49,7 @@ public struct InMemoryOwnAccountReads: OwnAccountReads {
         }
     }
 
-    private static func record(_ envelope: EventEnvelope) -> ActivityRecord {
+    private static func record(_ envelope: EventEnvelope, position: Int64) -> ActivityRecord {
         ActivityRecord(
             eventID: envelope.eventID,
             type: envelope.type,
@@ -58,7 +59,8 @@ public struct InMemoryOwnAccountReads: OwnAccountReads {
             provider: envelope.provider,
             sessionID: envelope.sessionID,
             ip: envelope.ip,
-            userAgent: envelope.userAgent
+            userAgent: envelope.userAgent,
+            logPosition: position
         )
     }
 }

@@ -112,6 +112,13 @@ struct OwnSessionsHTTPTests {
             let id = try #require(failed["event_id"]?.stringValue)
             #expect(failed["receipt_url"]?.stringValue == "/v1/log/receipt/\(id)")
             #expect(failed["time"]?.stringValue.flatMap(Timestamp.init(iso8601:)) != nil)
+            // Each position is the event's in the log, null while it is not sealed (the writer may seal its own
+            // batch, so some may be either way here; after sealPending, every one is a number).
+            var positions = try await Self.positions(of: alice, on: harness)
+            for item in items {
+                let id = try #require(item["event_id"]?.stringValue)
+                #expect(item["position"] == positions[id].map { .number(String($0)) } ?? .null, "\(id)")
+            }
 
             var paged: [String] = []
             var path = "/v1/me/activity?limit=2"
@@ -137,6 +144,28 @@ struct OwnSessionsHTTPTests {
                     $0.stream == "audit-access" && $0.data["query"]?.stringValue?.hasPrefix("me activity") == true
                 }
             )
+            try await harness.components.store.sealPending()
+            positions = try await Self.positions(of: alice, on: harness)
+            let sealed = try #require(
+                try await harness.send("GET", "/v1/me/activity", as: alice).json["activity"]?.arrayValue
+            )
+            #expect(
+                sealed.compactMap { $0["event_id"]?.stringValue } == items.compactMap { $0["event_id"]?.stringValue }
+            )
+            for item in sealed {
+                let id = try #require(item["event_id"]?.stringValue)
+                let position = try #require(positions[id], "sealed: \(id)")
+                #expect(item["position"]?.integerValue == position, "\(id)")
+            }
+        }
+    }
+
+    /// The positions of the user's sealed events, by event id.
+    private static func positions(of user: SignedIn, on harness: ServerHarness) async throws -> [String: Int64] {
+        try await harness.database.connect().query(
+            "SELECT event_id::text, position FROM authlog.events WHERE user_id = \(user.userID)"
+        ).rows.reduce(into: [String: Int64]()) {
+            $0[try $1.decode(String.self, at: 0)] = try $1.decode(Int64.self, at: 1)
         }
     }
 

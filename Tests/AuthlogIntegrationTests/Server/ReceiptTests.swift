@@ -80,26 +80,13 @@ struct ReceiptTests {
     /// `Retry-After` and `Authlog-Receipt-Witnessed: pending` (it verifies with the log's key, not under the
     /// witness policy); once the cosignature is stored it is 200 and `yes`, and proves under the policy offline.
     @Test func aReceiptSaysWhetherItsCheckpointIsWitnessed() async throws {
-        let key = try PrivateKey.generate(for: .edDSA)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-receipt-\(UUID()).pem").path
-        try key.pemRepresentation().write(toFile: file, atomically: true, encoding: .utf8)
         let witness = try CosignatureSigner(name: "witness.test/receipts", key: try PrivateKey.generate(for: .edDSA))
-        let entries = try JSONValue.array([
-            .members([
-                "name": .string(witness.name), "url": .string("http://127.0.0.1:9"),
-                "verifier_key": .string(witness.verifier.verifierKey),
-            ])
-        ]).decode([ServerConfiguration.WitnessEntry].self)
-        let server = try await ServerHarness.start { configuration in
-            var log = ServerConfiguration.LogSettings()
-            log.origin = "receipts.test/log"
-            log.checkpointKeyFile = file
-            log.witnesses = entries
-            log.witnessIntervalSeconds = 7
-            configuration.log = log
-        }
+        let (server, logKey) = try await ServerHarness.startSigningCheckpoints(
+            origin: "receipts.test/log",
+            witnesses: [witness],
+            witnessIntervalSeconds: 7
+        )
         defer { Task { await server.stop() } }
-        let logKey = try NoteSigner(name: "receipts.test/log", key: key).verifier
         let answer = try await server.post("/v1/signin/dev", .members(["subject": .string("alice")]))
         let alice = try SignedIn(answer)
         let event = try #require(self.ids(answer).first)
@@ -113,14 +100,7 @@ struct ReceiptTests {
         _ = try LogReceipt.verify(text, logKey: logKey)
         #expect(throws: LogReceipt.Failure.self) { try LogReceipt.verify(text, logKey: logKey, witnesses: policy) }
 
-        let line = try witness.cosign(body: try #require(NoteText(signed.note)).body, time: 1_795_600_000)
-        try await CheckpointCosignatures.store(
-            treeSize: signed.size,
-            witness: witness.name,
-            line: String(line.dropLast()),
-            cosignedAt: 1_795_600_000,
-            on: try await server.database.connect()
-        )
+        try await server.storeCosignature(of: signed, by: witness)
         let witnessed = try await server.send("GET", "/v1/log/receipt/\(event)", as: alice)
         #expect(witnessed.status == 200)
         #expect(witnessed.header("Authlog-Receipt-Witnessed") == "yes")

@@ -126,15 +126,7 @@ struct TileRouteTests {
             let connection = try await harness.database.connect()
             #expect(try await directory.update(on: connection) > 0)
             let witness = try CosignatureSigner(name: "witness.test/tiles", key: try PrivateKey.generate(for: .edDSA))
-            let body = try #require(NoteText(signed.note)).body
-            let line = try witness.cosign(body: body, time: 1_795_600_000)
-            try await CheckpointCosignatures.store(
-                treeSize: signed.size,
-                witness: witness.name,
-                line: String(line.dropLast()),
-                cosignedAt: 1_795_600_000,
-                on: connection
-            )
+            let line = try await harness.storeCosignature(of: signed, by: witness)
             #expect(try await directory.update(on: connection) == 1, "the checkpoint again, with the cosignature")
             let written = try Data(contentsOf: folder.appendingPathComponent("checkpoint"))
             #expect(String(decoding: written, as: UTF8.self) == signed.note + line)

@@ -60,7 +60,8 @@ extension MeController {
     }
 
     /// `?after=&limit=` → `{"activity": [{"event_id", "type", "time", "provider", "ip", "user_agent",
-    /// "outcome", "receipt_url"}], "next": cursor|null}`, newest first.
+    /// "outcome", "position", "receipt_url"}], "next": cursor|null}`, newest first; `position` is the event's
+    /// place in the log, null until it is sealed.
     @Sendable func activity(_ request: Request, context: AppRequestContext) async throws -> Response {
         let bearer = try Self.bearer(request)
         let (records, next) = try await self.service.ownActivity(
@@ -78,6 +79,7 @@ extension MeController {
                 ("ip", record.ip.map { .string($0.description) } ?? .null),
                 ("user_agent", record.userAgent.map { .string($0) } ?? .null),
                 ("outcome", .string(record.outcome.rawValue)),
+                ("position", record.logPosition.map { .number(String($0)) } ?? .null),
                 ("receipt_url", .string("/v1/log/receipt/\(id)")),
             ])
         }

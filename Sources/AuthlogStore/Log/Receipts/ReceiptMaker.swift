@@ -109,7 +109,7 @@ public enum ReceiptMaker {
 
     /// The newest of the 100 newest checkpoints covering `position` whose stored cosignatures meet `policy`'s
     /// quorum. Only those with at least ``WitnessPolicy/minimumCosigners`` stored lines are read and checked.
-    private static func newestWitnessed(
+    static func newestWitnessed(
         from position: Int64,
         under policy: WitnessPolicy,
         on connection: Connection

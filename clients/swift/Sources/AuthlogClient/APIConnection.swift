@@ -34,10 +34,23 @@ struct APIConnection: Sendable {
         return request
     }
 
-    /// Sends `request`; a failure to get an answer becomes ``AuthlogClientError/Code/transport``.
-    func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    /// Whether `url` is one of authlog's own (the base URL's scheme, host and port, and a path under its path).
+    func isOwn(_ url: URL?) -> Bool {
+        guard let url else { return false }
+        let base = self.baseURL
+        guard url.scheme?.lowercased() == base.scheme?.lowercased(), url.host?.lowercased() == base.host?.lowercased(),
+            url.port == base.port
+        else { return false }
+        let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
+        return base.path.isEmpty || url.path == base.path || url.path.hasPrefix(prefix)
+    }
+
+    /// Sends `request`; a failure to get an answer becomes ``AuthlogClientError/Code/transport``. With a `limit`,
+    /// the body is read no further than that many bytes (``AuthlogClientError/Code/answerTooLarge`` past it).
+    func perform(_ request: URLRequest, limit: Int? = nil) async throws -> (Data, HTTPURLResponse) {
         do {
-            return try await self.transport.data(for: request)
+            guard let limit else { return try await self.transport.data(for: request) }
+            return try await self.transport.data(for: request, limit: limit)
         } catch let error as AuthlogClientError {
             throw error
         } catch {
@@ -75,8 +88,9 @@ struct APIConnection: Sendable {
     /// a stalled answer is retried while the retry still gets the same pair (URLRequest's default is 60 s).
     static let refreshTimeout: TimeInterval = 3
 
-    /// `POST /v1/token/refresh`: the next pair for `tokens`, with the same provider.
-    func refresh(_ tokens: AuthTokens) async throws -> AuthTokens {
+    /// `POST /v1/token/refresh`: the next pair for `tokens`, with the same provider, and the events the answer
+    /// names.
+    func refresh(_ tokens: AuthTokens) async throws -> (tokens: AuthTokens, eventIDs: [String]) {
         var request = try self.request(
             "POST",
             "/v1/token/refresh",
@@ -85,7 +99,8 @@ struct APIConnection: Sendable {
         request.timeoutInterval = Self.refreshTimeout
         let (data, response) = try await self.perform(request)
         try Self.check(data, response)
-        return try Self.decode(TokenAnswer.self, data).tokens(provider: tokens.provider)
+        let answer = try Self.decode(TokenAnswer.self, data)
+        return (try answer.tokens(provider: tokens.provider), EventIDs.named(by: response, body: answer.eventIDs ?? []))
     }
 
     /// The kind of a transport error without its text (which may hold a URL): its type and code.

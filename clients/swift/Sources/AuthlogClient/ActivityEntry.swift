@@ -18,6 +18,8 @@ public struct ActivityEntry: Sendable, Hashable, Identifiable, Decodable {
     public let outcome: String?
     /// Where the event's receipt is served (`/v1/log/receipt/{event_id}`), if given.
     public let receiptURL: String?
+    /// The event's position in the log, or `nil` when it is not sealed yet (or the server does not say).
+    public let position: Int64?
 
     enum CodingKeys: String, CodingKey {
         case id = "event_id"
@@ -28,6 +30,7 @@ public struct ActivityEntry: Sendable, Hashable, Identifiable, Decodable {
         case userAgent = "user_agent"
         case outcome
         case receiptURL = "receipt_url"
+        case position
     }
 
     /// Reads an entry with authlog's RFC 3339 time.
@@ -42,5 +45,6 @@ public struct ActivityEntry: Sendable, Hashable, Identifiable, Decodable {
         self.userAgent = try container.decodeIfPresent(String.self, forKey: .userAgent)
         self.outcome = try container.decodeIfPresent(String.self, forKey: .outcome)
         self.receiptURL = try container.decodeIfPresent(String.self, forKey: .receiptURL)
+        self.position = try container.decodeIfPresent(Int64.self, forKey: .position)
     }
 }

@@ -7,7 +7,12 @@ extension AuthlogClient {
     public func logout(_ scope: LogoutScope = .thisSession) async throws {
         guard try await self.keeper.current() != nil else { return }
         do {
-            _ = try await self.authorized("POST", "/v1/logout", body: ["scope": .string(scope.rawValue)])
+            _ = try await self.authorized(
+                "POST",
+                "/v1/logout",
+                body: ["scope": .string(scope.rawValue)],
+                sessions: scope == .thisSession ? nil : .anyOfUser
+            )
         } catch let error as AuthlogClientError where error.isSignedOut {
             // authlog had already ended the session; the keeper has cleared it.
         } catch {
@@ -49,9 +54,12 @@ extension AuthlogClient {
     /// - Throws: ``AuthlogClientError``: `reauthentication_required` (call ``reauthenticate(with:)`` first).
     @discardableResult
     public func deleteAccount() async throws -> AccountDeletion {
-        let data = try await self.authorized("DELETE", "/v1/me")
+        let userID = try await self.keeper.current()?.userID
+        let data = try await self.authorized("DELETE", "/v1/me", sessions: .anyOfUser)
         let answer = try APIConnection.decode(DeletionAnswer.self, data)
         await self.keeper.end(.accountDeleted)
+        // authlog answers for no event of a deleted account: its receipts can no longer be asked for.
+        if let userID { await self.monitor?.forget(userID: userID) }
         return AccountDeletion(providerRevocations: answer.providerRevocations)
     }
 
@@ -64,7 +72,8 @@ extension AuthlogClient {
         _ = try await self.authorized(
             "POST",
             "/v1/me/credential-state",
-            body: ["provider": .string(provider), "state": .string(state.rawValue)]
+            body: ["provider": .string(provider), "state": .string(state.rawValue)],
+            sessions: .anyOfUser
         )
         guard state != .authorized else { return }
         let sessionProvider = try await self.keeper.current()?.provider

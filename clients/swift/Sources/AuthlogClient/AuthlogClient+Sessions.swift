@@ -11,7 +11,11 @@ extension AuthlogClient {
     /// device's session signs this client out at its next request; prefer ``logout(_:)``.
     /// - Throws: ``AuthlogClientError``: `not_found` for an unknown session or another user's.
     public func revokeSession(id: String) async throws {
-        _ = try await self.authorized("DELETE", "/v1/me/sessions/\(Self.segment(id))")
+        _ = try await self.authorized(
+            "DELETE",
+            "/v1/me/sessions/\(Self.segment(id))",
+            sessions: .only([id.lowercased()])
+        )
     }
 
     /// `POST /v1/me/sessions/revoke-others`: ends every session of the user but this one.
@@ -21,7 +25,7 @@ extension AuthlogClient {
     public func revokeOtherSessions() async throws -> Int {
         try APIConnection.decode(
             RevokedCount.self,
-            try await self.authorized("POST", "/v1/me/sessions/revoke-others")
+            try await self.authorized("POST", "/v1/me/sessions/revoke-others", sessions: .anyOfUser)
         ).revoked
     }
 

@@ -34,12 +34,14 @@ extension AuthlogClient {
         body["remember_me"] = .bool(rememberMe)
         if let clientID { body["client_id"] = .string(clientID) }
         let request = try self.connection.request("POST", "/v1/signin/\(Self.segment(proof.provider))", body: body)
+        let started = Date()
         let (data, response) = try await self.connection.perform(request)
         try APIConnection.check(data, response)
         let answer = try APIConnection.decode(TokenAnswer.self, data)
         let tokens = try answer.tokens(provider: proof.provider)
         try await self.keeper.replace(with: tokens)
         self.events.yield(.signedIn(userID: tokens.userID, sessionID: tokens.sessionID))
+        await self.noteEvents(in: response, body: answer.eventIDs ?? [], for: tokens.identity, at: started)
         return SigninResult(tokens: tokens, isNewUser: answer.isNewUser ?? false, eventIDs: answer.eventIDs ?? [])
     }
 

@@ -49,8 +49,11 @@ public final class AuthlogClient: Sendable {
 
     /// authlog's base URL, such as `https://auth.example.com`.
     public var baseURL: URL { self.connection.baseURL }
+    /// The monitor of authlog's log, when the client was given pins; `nil` otherwise.
+    public let monitor: LogMonitor?
     let connection: APIConnection
     let keeper: TokenKeeper
+    let sender: AuthorizedSender
     let events: SessionEventBroadcaster
     let configuration: Configuration
 
@@ -60,17 +63,20 @@ public final class AuthlogClient: Sendable {
     ///   - tokenStore: where the session's tokens are kept between launches.
     ///   - session: the URLSession requests go through.
     ///   - configuration: refresh timing and the user agent.
+    ///   - monitor: the log's pins and the monitor's store and bounds; `nil` (the default) leaves the monitor off.
     public convenience init(
         baseURL: URL,
         tokenStore: any TokenStore = InMemoryTokenStore(),
         session: URLSession = .shared,
-        configuration: Configuration = Configuration()
+        configuration: Configuration = Configuration(),
+        monitor: LogMonitor.Configuration? = nil
     ) {
         self.init(
             baseURL: baseURL,
             tokenStore: tokenStore,
             transport: URLSessionTransport(session: session),
-            configuration: configuration
+            configuration: configuration,
+            monitor: monitor
         )
     }
 
@@ -79,10 +85,12 @@ public final class AuthlogClient: Sendable {
         baseURL: URL,
         tokenStore: any TokenStore,
         transport: any HTTPTransport,
-        configuration: Configuration = Configuration()
+        configuration: Configuration = Configuration(),
+        monitor: LogMonitor.Configuration? = nil
     ) {
         let connection = APIConnection(baseURL: baseURL, transport: transport, userAgent: configuration.userAgent)
         let events = SessionEventBroadcaster()
+        let link = MonitorLink()
         self.connection = connection
         self.events = events
         self.configuration = configuration
@@ -90,9 +98,18 @@ public final class AuthlogClient: Sendable {
             store: tokenStore,
             connection: connection,
             events: events,
-            configuration: configuration
+            configuration: configuration,
+            monitor: link
         )
         self.keeper = keeper
+        let sender = AuthorizedSender(keeper: keeper, connection: connection, leeway: configuration.refreshLeeway)
+        self.sender = sender
+        self.monitor = monitor.map { LogMonitor(configuration: $0, sender: sender) }
+        if let monitor = self.monitor {
+            link.attach(monitor)
+            // Reading the monitor's record starts the checks of the events an earlier launch left waiting.
+            Task { await monitor.loadIfNeeded() }
+        }
         // Reading the store starts the refresh before expiry of a session kept from an earlier launch.
         if configuration.refreshBeforeExpiry != nil { Task { _ = try? await keeper.current() } }
     }
@@ -127,42 +144,48 @@ public final class AuthlogClient: Sendable {
     ///
     /// An access token within ``Configuration/refreshLeeway`` of its expiry is refreshed first; a 401
     /// `invalid_token` (or a 401 without authlog's error body, from another resource server) refreshes once and
-    /// sends the request again, once. Concurrent callers share one refresh.
+    /// sends the request again, once. Concurrent callers share one refresh. With the monitor on, the events an
+    /// answer from authlog itself names (`Authlog-Event-Ids`) are checked in the background.
     /// - Throws: ``AuthlogClientError``: `.signedOut` when there is no session or authlog ended it (the tokens
     ///   are then cleared and ``SessionEvent/signedOut(_:)`` is sent), `.transport` when no answer came.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let leeway = self.configuration.refreshLeeway
-        let tokens: AuthTokens
-        if let usable = self.keeper.snapshot.usable(leeway: leeway) {
-            tokens = usable
-        } else {
-            tokens = try await self.keeper.validTokens(leeway: leeway)
+        let started = Date()
+        let (data, response, tokens) = try await self.sender.send(request)
+        if self.monitor != nil, self.connection.isOwn(request.url) {
+            await self.noteEvents(in: response, for: tokens.identity, at: started)
         }
-        var authorized = request
-        authorized.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await self.connection.perform(authorized)
-        guard Self.needsRefresh(data, response) else { return (data, response) }
-        let fresh = try await self.keeper.refresh(replacing: tokens.accessToken)
-        authorized.setValue("Bearer \(fresh.accessToken)", forHTTPHeaderField: "Authorization")
-        return try await self.connection.perform(authorized)
+        return (data, response)
     }
 
-    /// Whether an answer says the access token was refused: 401 with `invalid_token`, or with no authlog error.
-    static func needsRefresh(_ data: Data, _ response: HTTPURLResponse) -> Bool {
-        guard response.statusCode == 401 else { return false }
-        let code = APIConnection.errorCode(data)
-        return code == nil || code == "invalid_token"
-    }
-
-    /// An authorized call to one of authlog's own routes; an error answer is thrown.
+    /// An authorized call to one of authlog's own routes; an error answer is thrown. The events the answer
+    /// names go to the monitor, as events of the session the call was made with (or of the `sessions` given).
     func authorized(
         _ method: String,
         _ path: String,
         query: [URLQueryItem] = [],
-        body: [String: BodyValue]? = nil
+        body: [String: BodyValue]? = nil,
+        sessions: EventExpectation.Sessions? = nil
     ) async throws -> Data {
-        let (data, response) = try await self.send(try self.connection.request(method, path, query: query, body: body))
+        let started = Date()
+        let request = try self.connection.request(method, path, query: query, body: body)
+        let (data, response, tokens) = try await self.sender.send(request)
+        await self.noteEvents(in: response, for: tokens.identity, at: started, sessions: sessions)
         try APIConnection.check(data, response)
         return data
+    }
+
+    /// Hands the events `response` names (and `body`'s) to the monitor, if it is on: events of `identity`'s
+    /// answer to a request sent at `requestedAt`.
+    func noteEvents(
+        in response: HTTPURLResponse,
+        body: [String] = [],
+        for identity: SessionIdentity,
+        at requestedAt: Date,
+        sessions: EventExpectation.Sessions? = nil
+    ) async {
+        guard let monitor = self.monitor else { return }
+        let ids = EventIDs.named(by: response, body: body)
+        guard !ids.isEmpty else { return }
+        await monitor.note(ids, expectation: .answer(to: identity, at: requestedAt, sessions: sessions))
     }
 }

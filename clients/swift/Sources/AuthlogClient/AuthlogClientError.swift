@@ -28,6 +28,9 @@ public struct AuthlogClientError: Error, Sendable, Hashable, CustomStringConvert
         public static let transport = Code(rawValue: "transport")
         /// An answer the client could not read (client code).
         public static let invalidResponse = Code(rawValue: "invalid_response")
+        /// An answer whose body is longer than the client reads for that call (client code; the reading stopped
+        /// at the bound).
+        public static let answerTooLarge = Code(rawValue: "answer_too_large")
         /// The system's random generator failed (client code; OpenSSL's on Linux can fail, CryptoKit's stops
         /// the program instead).
         public static let randomUnavailable = Code(rawValue: "random_unavailable")

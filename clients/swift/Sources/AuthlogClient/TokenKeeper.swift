@@ -21,7 +21,7 @@ actor TokenKeeper {
     private var tokens: AuthTokens? {
         didSet {
             self.snapshot.set(self.tokens)
-            self.events.record(self.tokens)
+            self.events.record(self.tokens?.identity)
             if oldValue != self.tokens { self.scheduleRefresh() }
         }
     }
@@ -37,14 +37,18 @@ actor TokenKeeper {
     private var lastRotation: ContinuousClock.Instant?
     /// The least time between two refreshes that the access token's expiry asks for.
     private let minimumInterval: Duration
+    /// Where the events a refresh answer names go (the monitor, when it is on).
+    private let monitor: MonitorLink
 
     init(
         store: any TokenStore,
         connection: APIConnection,
         events: SessionEventBroadcaster,
-        configuration: AuthlogClient.Configuration
+        configuration: AuthlogClient.Configuration,
+        monitor: MonitorLink = MonitorLink()
     ) {
         self.store = store
+        self.monitor = monitor
         self.connection = connection
         self.events = events
         self.retries = configuration.refreshRetries
@@ -162,7 +166,8 @@ actor TokenKeeper {
         let lastRetry = ContinuousClock.now + Self.retryWindow
         while true {
             do {
-                let next = try await self.connection.refresh(tokens)
+                let requestedAt = Date()
+                let (next, eventIDs) = try await self.connection.refresh(tokens)
                 // A sign-in or sign-out meanwhile wins over the refreshed pair of the old session: nothing is
                 // written back.
                 guard self.tokens?.refreshToken == tokens.refreshToken else {
@@ -175,6 +180,10 @@ actor TokenKeeper {
                 // A sign-out while the store was being written (a store without a lock): it must not outlive it.
                 if self.tokens == nil { try? await self.store.clear() }
                 self.events.yield(.refreshed(sessionID: next.sessionID))
+                await self.monitor.noteRefresh(
+                    eventIDs,
+                    .answer(to: next.identity, at: requestedAt, types: EventExpectation.refreshTypes)
+                )
                 return next
             } catch let error as AuthlogClientError where error.code == .invalidGrant {
                 if let newer = try? await self.adoptStored(replacing: tokens) { return newer }
@@ -239,7 +248,7 @@ actor TokenKeeper {
         let last = [self.lastScheduledAttempt, self.lastRotation].compactMap { $0 }.max()
         let wait = schedule.wait(
             untilExpiry: tokens.accessTokenExpiresAt.timeIntervalSinceNow,
-            sinceLastAttempt: last.map { Self.seconds(ContinuousClock.now - $0) }
+            sinceLastAttempt: last.map { (ContinuousClock.now - $0).timeInterval }
         )
         let accessToken = tokens.accessToken
         self.timer = Task { [weak self] in
@@ -257,11 +266,6 @@ actor TokenKeeper {
         }
         // After a failed attempt (or an early wake) the tokens are the same: wait again, spaced by the schedule.
         if self.tokens?.accessToken == accessToken { self.scheduleRefresh() }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     private static let signedOut = AuthlogClientError(.signedOut, detail: "There is no session: sign in first.")

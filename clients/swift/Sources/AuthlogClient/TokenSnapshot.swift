@@ -12,6 +12,9 @@ final class TokenSnapshot: @unchecked Sendable {
     /// Records the keeper's tokens.
     func set(_ tokens: AuthTokens?) { self.lock.withLock { self.tokens = tokens } }
 
+    /// The tokens as last set, whatever their expiry.
+    var current: AuthTokens? { self.lock.withLock { self.tokens } }
+
     /// Records whether a refresh is in flight.
     func setRefreshing(_ refreshing: Bool) { self.lock.withLock { self.isRefreshing = refreshing } }
 

@@ -35,16 +35,6 @@ struct RefreshLogicTests {
         )
     }
 
-    /// Waits up to `limit` for `condition`.
-    static func eventually(within limit: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return await condition()
-    }
-
     @Test func aNewListenerFirstGetsTheCurrentState() async throws {
         let server = RotatingTokenServer(lifetime: 900)
         let tokens = server.signIn()
@@ -99,7 +89,7 @@ struct RefreshLogicTests {
     @Test func refreshingBeforeExpiryStopsAtSignOut() async throws {
         let server = RotatingTokenServer(lifetime: 0.3)
         let client = Self.client(server, InMemoryTokenStore(server.signIn()), ahead: 0.2, minimumInterval: 0.05)
-        #expect(await Self.eventually { server.count("/v1/token/refresh") >= 2 })
+        #expect(await eventually { server.count("/v1/token/refresh") >= 2 })
         try await client.logout()
         let afterSignOut = server.count("/v1/token/refresh")
         try await Task.sleep(for: .milliseconds(800))
@@ -116,11 +106,11 @@ struct RefreshLogicTests {
         server.holdRequests("/v1/logout")
         server.holdAnswers("/v1/token/refresh")
         let logout = Task { try await client.logout() }
-        #expect(await Self.eventually { server.count("/v1/logout") == 1 })
+        #expect(await eventually { server.count("/v1/logout") == 1 })
         // The refresh goes out after the logout and overtakes it: the server gives it a new pair, which arrives
         // only after the sign-out.
         let refresh = Task { try await client.refresh() }
-        #expect(await Self.eventually { server.count("/v1/token/refresh") == 1 })
+        #expect(await eventually { server.count("/v1/token/refresh") == 1 })
         server.release("/v1/logout")
         try await logout.value
         server.release("/v1/token/refresh")
@@ -159,9 +149,9 @@ struct RefreshLogicTests {
         _ = await widgetEvents.next()
         server.holdAnswers("/v1/token/refresh")
         let refresh = Task { try await widget.refresh() }
-        #expect(await Self.eventually { server.count("/v1/token/refresh") == 1 })
+        #expect(await eventually { server.count("/v1/token/refresh") == 1 })
         let logout = Task { try await app.logout() }
-        #expect(await Self.eventually { server.count("/v1/logout") == 1 })
+        #expect(await eventually { server.count("/v1/logout") == 1 })
         server.release("/v1/token/refresh")
         _ = try await refresh.value
         try await logout.value

@@ -47,11 +47,11 @@ public enum MerkleTree {
         }
     }
 
-    /// The largest power of two strictly below `count` (`count` ≥ 2; 1 for a smaller one): the highest set bit of
-    /// `count − 1`, so it holds up to `Int64.max` (2^62), where doubling a power would overflow.
+    /// The largest power of two strictly below `count` (`count` ≥ 2): the highest bit of `count − 1`, so a size
+    /// up to `Int64.max` (a checkpoint's, as a server sent it) takes one step, never a loop that overflows.
     static func largestPowerOfTwo(below count: Int64) -> Int64 {
         guard count > 2 else { return 1 }
-        return 1 << Int64(63 - (count - 1).leadingZeroBitCount)
+        return Int64(1) << Int64(63 - (count - 1).leadingZeroBitCount)
     }
 }
 

@@ -33,20 +33,21 @@ struct MemoryTree {
     /// The root of the first `size` leaves.
     func root(size: Int64) -> [UInt8] {
         guard size > 0 else { return MerkleTree.emptyRoot }
-        return self.hash(MerkleProof.Range(start: 0, end: size))
+        return self.hash(of: MerkleProof.Range(start: 0, end: size))
     }
 
     /// The inclusion proof of leaf `index` in the tree of `size` leaves.
     func inclusion(index: Int64, size: Int64) -> [[UInt8]] {
-        MerkleProof.inclusion(index: index, size: size).map(self.hash)
+        MerkleProof.inclusion(index: index, size: size).map(self.hash(of:))
     }
 
     /// The consistency proof from `old` leaves to `new`.
     func consistency(old: Int64, new: Int64) -> [[UInt8]] {
-        MerkleProof.consistency(oldSize: old, newSize: new).map(self.hash)
+        MerkleProof.consistency(oldSize: old, newSize: new).map(self.hash(of:))
     }
 
-    private func hash(_ range: MerkleProof.Range) -> [UInt8] {
+    /// The subtree hash of the leaves of `range`.
+    func hash(of range: MerkleProof.Range) -> [UInt8] {
         MerkleProof.hash(of: range, nodes: self.nodes, crypto: self.crypto) ?? []
     }
 }

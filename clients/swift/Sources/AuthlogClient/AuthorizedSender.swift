@@ -1,0 +1,49 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends a request with the session's access token, refreshing it before expiry or on a 401 (once for all
+/// concurrent callers, through the keeper), and sends the request again once after a refresh. What
+/// ``AuthlogClient/send(_:)`` and the monitor's receipt requests share.
+struct AuthorizedSender: Sendable {
+    let keeper: TokenKeeper
+    let connection: APIConnection
+    /// An access token expiring within this many seconds is refreshed first.
+    let leeway: TimeInterval
+
+    /// The answer to `request` (its body read no further than `limit` bytes, when one is given), and the tokens
+    /// it was sent with.
+    /// - Throws: ``AuthlogClientError``: `.signedOut` when there is no session or authlog ended it, `.transport`,
+    ///   `.answerTooLarge`.
+    func send(_ request: URLRequest, limit: Int? = nil) async throws -> (Data, HTTPURLResponse, AuthTokens) {
+        let tokens: AuthTokens
+        if let usable = self.keeper.snapshot.usable(leeway: self.leeway) {
+            tokens = usable
+        } else {
+            tokens = try await self.keeper.validTokens(leeway: self.leeway)
+        }
+        var authorized = request
+        authorized.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await self.connection.perform(authorized, limit: limit)
+        guard Self.needsRefresh(data, response) else { return (data, response, tokens) }
+        let fresh = try await self.keeper.refresh(replacing: tokens.accessToken)
+        authorized.setValue("Bearer \(fresh.accessToken)", forHTTPHeaderField: "Authorization")
+        let (again, answer) = try await self.connection.perform(authorized, limit: limit)
+        return (again, answer, fresh)
+    }
+
+    /// The session held now (the token store is read for it the first time), without its tokens.
+    func identity() async -> SessionIdentity? {
+        if let tokens = self.keeper.snapshot.current { return tokens.identity }
+        return try? await self.keeper.current()?.identity
+    }
+
+    /// Whether an answer says the access token was refused: 401 with `invalid_token`, or with no authlog error.
+    static func needsRefresh(_ data: Data, _ response: HTTPURLResponse) -> Bool {
+        guard response.statusCode == 401 else { return false }
+        let code = APIConnection.errorCode(data)
+        return code == nil || code == "invalid_token"
+    }
+}
