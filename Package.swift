@@ -222,7 +222,7 @@ let package = Package(
             name: "AuthlogServerTests",
             dependencies: [
                 "AuthlogAccounts", "AuthlogServer", "AuthlogProviders", "AuthlogCrypto", "AuthlogCore",
-                "AuthlogPostgres", "AuthlogTesting",
+                "AuthlogPostgres", "AuthlogTesting", "AuthlogWitness",
                 .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

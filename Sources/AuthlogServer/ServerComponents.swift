@@ -80,7 +80,7 @@ public struct ServerComponents: Sendable {
                 statePath: checkpoints.statePath
             )
         }
-        self.witnesses = try WitnessSettings(configuration: configuration)
+        self.witnesses = try WitnessSettings(configuration: configuration, checkpointKey: checkpoints.signer?.verifier)
         self.sinks = try SinkSettings(configuration: configuration)
         self.store = store
         self.queries = SessionQueries(pool: pool)

@@ -8,13 +8,25 @@ import Foundation
 /// ``DurableFile`` (a temporary file, flushed, renamed over the old one, the directory flushed) before the
 /// witness answers.
 struct WitnessStateFile: Sendable {
+    /// Writes a whole file durably, as ``DurableFile/replace(_:with:permissions:)`` does.
+    typealias Replace = @Sendable (_ path: String, _ bytes: [UInt8]) throws(TransparencyError) -> Void
+
     /// The file's path.
     let path: String
     private let origin: String
+    private let replace: Replace
 
-    init(directory: String, origin: String) {
+    /// The state of the log `origin` in `directory`, written with `replace` (``DurableFile``; tests fail a step).
+    init(
+        directory: String,
+        origin: String,
+        replace: @escaping Replace = { path, bytes throws(TransparencyError) in
+            try DurableFile.replace(path, with: bytes)
+        }
+    ) {
         self.origin = origin
         self.path = "\(directory)/\(Hex.encode(SHA256.hash(Array(origin.utf8)))).note"
+        self.replace = replace
     }
 
     /// The stored checkpoint and note; nil when the witness never cosigned this log.
@@ -29,13 +41,10 @@ struct WitnessStateFile: Sendable {
     }
 
     /// Replaces the stored note with `note`, durably.
-    /// - Throws: ``WitnessStateError`` when a step fails (the old state then stays).
-    func write(_ note: String) throws(WitnessStateError) {
-        do {
-            try DurableFile.replace(self.path, with: Array(note.utf8))
-        } catch {
-            throw WitnessStateError(description: error.message)
-        }
+    /// - Throws: ``TransparencyError``: `.fileSystem` when a step failed and the old state stays; `.notDurable` when
+    ///   the file holds `note` but its directory could not be flushed (a power cut may bring the old state back).
+    func write(_ note: String) throws(TransparencyError) {
+        try self.replace(self.path, Array(note.utf8))
     }
 }
 

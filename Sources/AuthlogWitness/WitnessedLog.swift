@@ -6,7 +6,8 @@ import Foundation
 /// one lock of the log: `add` checks the old size against the stored one, verifies, persists and cosigns
 /// without suspending, so of two requests from the same old size only the first is cosigned. The persist
 /// (write, fsync, rename, fsync of the directory) runs on the actor's thread on purpose: it must happen inside
-/// the lock and before the answer.
+/// the lock and before the answer. A persist that fails answers 500; when only the directory's flush failed, the
+/// file already holds the new note, and the log's memory moves to it too, so memory and disk never disagree.
 actor WitnessedLog {
     /// The log's origin.
     nonisolated let origin: String
@@ -18,10 +19,20 @@ actor WitnessedLog {
     /// The log `origin` with the `verifiers`, its state read from `directory`.
     /// - Throws: ``WitnessStateError`` when the stored state is unreadable.
     init(origin: String, verifiers: [NoteVerifier], directory: String) throws {
+        try self.init(
+            origin: origin,
+            verifiers: verifiers,
+            file: WitnessStateFile(directory: directory, origin: origin)
+        )
+    }
+
+    /// The log `origin` with the `verifiers`, its state kept in `file`.
+    /// - Throws: ``WitnessStateError`` when the stored state is unreadable.
+    init(origin: String, verifiers: [NoteVerifier], file: WitnessStateFile) throws {
         self.origin = origin
         self.verifiers = verifiers
-        self.file = WitnessStateFile(directory: directory, origin: origin)
-        self.latest = try self.file.read()
+        self.file = file
+        self.latest = try file.read()
     }
 
     /// The latest cosigned note, for the monitoring endpoint.
@@ -68,6 +79,9 @@ actor WitnessedLog {
         do {
             try self.file.write(note)
         } catch {
+            // Renamed but not flushed: the file holds the new note, and a restart would read it. Memory follows the
+            // disk, so the next request is checked against that note, never cosigned again from the old size.
+            if error.code == .notDurable { self.latest = (checkpoint, note) }
             return .storageFailed()
         }
         self.latest = (checkpoint, note)

@@ -46,8 +46,11 @@ struct ConfigCheckCommand: ParsableCommand {
     static func resolve(_ configuration: ServerConfiguration) throws {
         _ = try ServiceSettings(configuration: configuration)
         _ = try RateLimitPolicy(configuration: configuration)
-        _ = try WitnessSettings(configuration: configuration)
+        let checkpoints = try CheckpointSettings(
+            configuration: configuration,
+            environment: ProcessInfo.processInfo.environment
+        )
+        _ = try WitnessSettings(configuration: configuration, checkpointKey: checkpoints.signer?.verifier)
         _ = try TrustedProxies(configuration.trustedProxies ?? [])
-        _ = try CheckpointSettings(configuration: configuration, environment: ProcessInfo.processInfo.environment)
     }
 }

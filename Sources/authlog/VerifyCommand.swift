@@ -61,7 +61,18 @@ struct VerifyCommand: AsyncParsableCommand {
         if let directory = self.checkpointDir {
             outsideNotes += try OutsideNotes.read(directory: directory)
         }
-        let keyring = try self.key.keyring()
+        let policy = try self.witnessPolicy.map(Self.policy(at:))
+        // Without a key of its own, verify checks the stored notes with the policy's log keys (a checkpoint counts
+        // only when one of them signed it); with one, the policy must accept that key.
+        let keyring = try self.key.keyring() ?? policy.flatMap { $0.logs.isEmpty ? nil : $0.logKeyring }
+        if let policy, let path = self.witnessPolicy, let key = keyring?.keys.first, !policy.acceptsLog(key) {
+            let listed = policy.logs.map { NoteKeyring.keyID(of: $0.verifier) }.joined(separator: ", ")
+            printError(
+                "\(path): the policy's log lines list \(listed), not the checkpoint key \(NoteKeyring.keyID(of: key)) "
+                    + "(\(key.verifierKey)): its quorum says nothing of this log's checkpoints"
+            )
+            throw ExitCode(2)
+        }
         if keyring == nil, !outsideNotes.isEmpty {
             // Without a key a note's signature cannot be checked: that says nothing of the log, so it is not
             // "broken" (exit 1) but a question asked without what it needs.
@@ -72,7 +83,6 @@ struct VerifyCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let eventKey = try eventAuthenticator()
-        let policy = try self.witnessPolicy.map(Self.policy(at:))
         let target = try await self.database.readTarget(self.replica)
         // A replica that has not replayed the outside checkpoint yet would look truncated: the primary answers.
         let outsideSize =
@@ -150,6 +160,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     /// Prints what the policy says of the stored checkpoints; returns 5 when no checkpoint is witnessed, else 0.
+    /// With `quorum none` the latest checkpoint is witnessed without any cosignature.
     /// - Throws: `ExitCode(1)` for a stored cosignature that does not verify.
     private static func report(_ witnessed: WitnessedCheckpoints, quorum: WitnessPolicy.Quorum) throws -> Int32 {
         if let bad = witnessed.invalid.first {
@@ -168,9 +179,12 @@ struct VerifyCommand: AsyncParsableCommand {
             newest.size == witnessed.latestSize
             ? "it is the latest checkpoint"
             : "the latest checkpoint (\(witnessed.latestSize) events) is not witnessed yet"
+        let cosigned =
+            newest.witnesses.isEmpty
+            ? "needs no cosignature" : "is cosigned by \(newest.witnesses.joined(separator: ", "))"
         print(
-            "witnessed: the checkpoint of \(newest.size) events, signed \(age) s ago, is cosigned by "
-                + "\(newest.witnesses.joined(separator: ", ")) (quorum \(quorum)); \(behind)"
+            "witnessed: the checkpoint of \(newest.size) events, signed \(age) s ago, \(cosigned) (quorum \(quorum)); "
+                + behind
         )
         return 0
     }

@@ -9,15 +9,25 @@ import Testing
 /// auditor gives `authlog verify --witness-policy`, and refuses what it cannot submit to.
 struct WitnessPolicySettingsTests {
     let witnesses: [CosignatureSigner]
+    /// The server's checkpoint key, and another log's.
+    let logKey: NoteVerifier
+    let otherLogKey: NoteVerifier
 
     init() throws {
         self.witnesses = try (1...3).map {
             try CosignatureSigner(name: "witness.test/w\($0)", key: try PrivateKey.generate(for: .edDSA))
         }
+        self.logKey = try NoteSigner(name: "auth.test/log", key: try PrivateKey.generate(for: .edDSA)).verifier
+        self.otherLogKey = try NoteSigner(name: "auth.test/log", key: try PrivateKey.generate(for: .edDSA)).verifier
     }
 
-    /// The settings of a configuration whose `log` holds `members` and, when given, a policy file of `policy`.
-    func settings(policy: String?, _ members: [(String, JSONValue)] = []) throws -> WitnessSettings {
+    /// The settings of a configuration whose `log` holds `members` and, when given, a policy file of `policy`, for
+    /// a server whose checkpoint key is `checkpointKey`.
+    func settings(
+        policy: String?,
+        _ members: [(String, JSONValue)] = [],
+        checkpointKey: NoteVerifier? = nil
+    ) throws -> WitnessSettings {
         var log = members
         let file = NSTemporaryDirectory() + "authlog-policy-\(UUID().uuidString).txt"
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -26,13 +36,18 @@ struct WitnessPolicySettingsTests {
             log.append(("witness_policy", .string(file)))
         }
         return try WitnessSettings(
-            configuration: try JSONValue.object([("log", .object(log))]).decode(ServerConfiguration.self)
+            configuration: try JSONValue.object([("log", .object(log))]).decode(ServerConfiguration.self),
+            checkpointKey: checkpointKey
         )
     }
 
-    func refusal(policy: String?, _ members: [(String, JSONValue)] = []) -> String? {
+    func refusal(
+        policy: String?,
+        _ members: [(String, JSONValue)] = [],
+        checkpointKey: NoteVerifier? = nil
+    ) -> String? {
         do {
-            _ = try self.settings(policy: policy, members)
+            _ = try self.settings(policy: policy, members, checkpointKey: checkpointKey)
             return nil
         } catch {
             return "\(error)".replacingOccurrences(
@@ -89,6 +104,29 @@ struct WitnessPolicySettingsTests {
         #expect(
             self.refusal(policy: nil, [("witness_policy", .string("/nonexistent/policy.txt"))])
                 == "log.witness_policy: cannot read /nonexistent/policy.txt (or it is larger than 64 KiB)"
+        )
+    }
+
+    /// A policy that lists logs must list the server's own checkpoint key: one copied from another log (or kept
+    /// from before a key rotation) is refused at start, naming the key to add. A policy without `log` lines, or a
+    /// server without a checkpoint key, has nothing to compare.
+    @Test func aPolicyWhoseLogLinesLackTheCheckpointKeyIsRefused() throws {
+        let witness = "witness A \(self.key(1)) https://w1.test\nquorum A\n"
+        let own = "log \(self.logKey.verifierKey)\n"
+        let other = "log \(self.otherLogKey.verifierKey)\n"
+        #expect(self.refusal(policy: own + witness, checkpointKey: self.logKey) == nil)
+        #expect(self.refusal(policy: other + own + witness, checkpointKey: self.logKey) == nil)
+        #expect(self.refusal(policy: witness, checkpointKey: self.logKey) == nil, "no log line: nothing to compare")
+        #expect(self.refusal(policy: other + witness) == nil, "no checkpoint key: nothing to compare")
+        #expect(
+            self.refusal(policy: other + witness, checkpointKey: self.logKey)
+                == "log.witness_policy: FILE: its log lines do not list this log's checkpoint key "
+                + "\(self.logKey.verifierKey) (they list \(self.otherLogKey.verifierKey))"
+        )
+        let renamed = try NoteVerifier(name: "staging.test/log", publicKey: self.logKey.publicKey, crypto: .openSSL)
+        #expect(
+            self.refusal(policy: "log \(renamed.verifierKey)\n" + witness, checkpointKey: self.logKey) != nil,
+            "the same key under another origin is another log"
         )
     }
 }

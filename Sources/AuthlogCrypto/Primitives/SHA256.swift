@@ -29,16 +29,19 @@ public struct SHA256: ~Copyable {
 
     /// Feeds more bytes into the digest.
     public mutating func update(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
-            _ = EVP_DigestUpdate(self.context, raw.baseAddress, raw.count)
-        }
+        let done = bytes.withUnsafeBytes { raw in EVP_DigestUpdate(self.context, raw.baseAddress, raw.count) }
+        // Not reachable from input: SHA-256 in the default provider fails only when OpenSSL itself is broken.
+        precondition(done == 1, "EVP_DigestUpdate(SHA-256) failed")
     }
 
     /// Ends the digest and returns the 32 bytes.
     public consuming func finalize() -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Self.byteCount)
         var length: UInt32 = 0
-        _ = EVP_DigestFinal_ex(self.context, &output, &length)
+        precondition(
+            EVP_DigestFinal_ex(self.context, &output, &length) == 1 && Int(length) == Self.byteCount,
+            "EVP_DigestFinal_ex(SHA-256) failed"
+        )
         return output
     }
 
@@ -51,7 +54,13 @@ public struct SHA256: ~Copyable {
     public static func hash(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Self.byteCount)
         var length: UInt32 = 0
-        _ = EVP_Digest(raw.baseAddress, raw.count, &output, &length, Self.algorithm, nil)
+        // A failure (an allocation inside OpenSSL) would leave 32 zero bytes that every verifier took for a hash:
+        // stop instead. Not reachable from input.
+        precondition(
+            EVP_Digest(raw.baseAddress, raw.count, &output, &length, Self.algorithm, nil) == 1
+                && Int(length) == Self.byteCount,
+            "EVP_Digest(SHA-256) failed"
+        )
         return output
     }
 

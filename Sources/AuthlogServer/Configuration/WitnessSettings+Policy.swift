@@ -3,11 +3,15 @@ import Foundation
 
 extension WitnessSettings {
     /// The witnesses and the policy of the C2SP tlog-policy `file` (`log.witness_policy`): each `witness` line
-    /// names its URL (the submission prefix) and its quorum says when a checkpoint is witnessed. Its `log` lines
-    /// are for readers; the server does not need them. Witnesses are named by their keys' names, as the
-    /// cosignatures are, so two of the same key name are refused.
-    /// - Throws: ``ServerConfiguration/Invalid`` naming the file, and the line when the policy is wrong.
-    static func policy(file: String) throws -> (witnesses: [Witness], policy: WitnessPolicy) {
+    /// names its URL (the submission prefix) and its quorum says when a checkpoint is witnessed. When it has `log`
+    /// lines, one of them must be `checkpointKey`, this log's key: a policy written for another log (or before a
+    /// key rotation) would have readers refuse every checkpoint the server calls witnessed. Witnesses are named by
+    /// their keys' names, as the cosignatures are, so two of the same key name are refused.
+    /// - Throws: ``ServerConfiguration/Invalid`` naming the file, and the line or the key when the policy is wrong.
+    static func policy(
+        file: String,
+        checkpointKey: NoteVerifier?
+    ) throws -> (witnesses: [Witness], policy: WitnessPolicy) {
         guard let data = BoundedFile.contents(atPath: file, limit: WitnessPolicy.maximumBytes) else {
             throw ServerConfiguration.Invalid(
                 description: "log.witness_policy: cannot read \(file) (or it is larger than 64 KiB)"
@@ -18,6 +22,13 @@ extension WitnessSettings {
             policy = try WitnessPolicy(text: String(decoding: data, as: UTF8.self))
         } catch {
             throw ServerConfiguration.Invalid(description: "log.witness_policy: \(file): \(error)")
+        }
+        if let checkpointKey, !policy.acceptsLog(checkpointKey) {
+            let listed = policy.logs.map(\.verifier.verifierKey).joined(separator: ", ")
+            throw ServerConfiguration.Invalid(
+                description: "log.witness_policy: \(file): its log lines do not list this log's checkpoint key "
+                    + "\(checkpointKey.verifierKey) (they list \(listed))"
+            )
         }
         var witnesses: [Witness] = []
         for witness in policy.witnesses {

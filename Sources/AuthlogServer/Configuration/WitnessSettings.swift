@@ -23,9 +23,10 @@ public struct WitnessSettings: Sendable {
     /// The least time between two submissions to one witness.
     public let interval: Duration
 
-    /// Resolves the witness settings of `configuration`.
+    /// Resolves the witness settings of `configuration` for a log signed with `checkpointKey` (nil: this process
+    /// has no checkpoint key): a `log.witness_policy` that lists logs must list that key.
     /// - Throws: ``ServerConfiguration/Invalid`` naming the setting that is wrong.
-    public init(configuration: ServerConfiguration) throws {
+    public init(configuration: ServerConfiguration, checkpointKey: NoteVerifier?) throws {
         let log = configuration.log
         let seconds = try ServiceSettings.checked(
             log?.witnessIntervalSeconds,
@@ -41,7 +42,7 @@ public struct WitnessSettings: Sendable {
                         "log.witness_policy replaces log.witnesses and log.witness_quorum: give one or the other"
                 )
             }
-            (self.witnesses, self.policy) = try Self.policy(file: file)
+            (self.witnesses, self.policy) = try Self.policy(file: file, checkpointKey: checkpointKey)
             return
         }
         var witnesses: [Witness] = []

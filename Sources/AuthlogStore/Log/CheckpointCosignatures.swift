@@ -52,12 +52,16 @@ public enum CheckpointCosignatures {
 
     /// The newest checkpoint (of the 100 newest that carry cosignatures) whose stored cosignatures meet
     /// `policy`'s quorum, and when it reached it: when the valid cosignature that completed the quorum was stored
-    /// (`received_at`, POSIX seconds). What a restarted process reports as witnessed before any witness answers it.
+    /// (`received_at`, POSIX seconds). Under `quorum none` it is the newest checkpoint, cosigned or not, reached
+    /// when it was signed. What a restarted process reports as witnessed before any witness answers it.
     /// - Throws: ``StoreError`` from the database.
     public static func newestWitnessed(
         under policy: WitnessPolicy,
         on connection: Connection
     ) async throws -> (size: Int64, reachedAt: Int64)? {
+        if policy.quorum.isMet(by: []) {
+            return try await self.newestCheckpoint(on: connection).map { ($0.size, $0.signedAt) }
+        }
         let checkpoints = try await connection.query(
             """
             SELECT c.tree_size, c.note FROM authlog.checkpoints c
@@ -105,6 +109,18 @@ public enum CheckpointCosignatures {
             }
         }
         return nil
+    }
+
+    /// The newest stored checkpoint's size and when it was signed (POSIX seconds); nil before the first.
+    /// - Throws: ``StoreError`` from the database.
+    static func newestCheckpoint(on connection: Connection) async throws -> (size: Int64, signedAt: Int64)? {
+        let rows = try await connection.query(
+            """
+            SELECT tree_size, floor(extract(epoch FROM signed_at))::bigint FROM authlog.checkpoints
+            ORDER BY tree_size DESC LIMIT 1
+            """
+        )
+        return try rows.first.map { (try $0.decode(Int64.self, at: 0), try $0.decode(Int64.self, at: 1)) }
     }
 
     /// Each witness's latest stored cosignature.

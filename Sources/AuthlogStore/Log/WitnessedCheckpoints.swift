@@ -3,17 +3,19 @@ public import AuthlogTransparency
 import Foundation
 
 /// What a witness policy says of the stored checkpoints (`authlog verify --witness-policy`): the newest one
-/// its quorum cosigned, and every stored cosignature of a policy witness that does not verify (which only
-/// tampering with `authlog.checkpoint_cosignatures` makes: serve stores a line only once it verified).
+/// its quorum cosigned (the latest checkpoint under `quorum none`, which needs no cosignature), and every stored
+/// cosignature of a policy witness that does not verify (which only tampering with
+/// `authlog.checkpoint_cosignatures` makes: serve stores a line only once it verified).
 public struct WitnessedCheckpoints: Sendable, Equatable {
     /// The newest checkpoint cosigned by the quorum: its size, when it was signed (seconds since 1970) and
-    /// who cosigned it.
+    /// who cosigned it (nobody under `quorum none`).
     public var newest: (size: Int64, signedAt: Int64, witnesses: [String])?
     /// The latest checkpoint's size (0: none).
     public var latestSize: Int64
     /// Stored cosignatures that do not verify: the checkpoint's size and the witness.
     public var invalid: [(size: Int64, witness: String)]
 
+    /// Whether both name the same newest checkpoint and witnesses, latest size and invalid cosignatures.
     public static func == (lhs: WitnessedCheckpoints, rhs: WitnessedCheckpoints) -> Bool {
         lhs.newest?.size == rhs.newest?.size && lhs.newest?.witnesses == rhs.newest?.witnesses
             && lhs.latestSize == rhs.latestSize && lhs.invalid.map(\.size) == rhs.invalid.map(\.size)
@@ -26,7 +28,7 @@ public struct WitnessedCheckpoints: Sendable, Equatable {
     /// Checks the newest ``limit`` checkpoints that carry cosignatures against `policy`.
     /// - Throws: ``StoreError`` from the database.
     public static func check(_ policy: WitnessPolicy, on connection: Connection) async throws -> WitnessedCheckpoints {
-        let latest = try await Checkpointer.stored(size: nil, on: connection)?.size ?? 0
+        let latest = try await CheckpointCosignatures.newestCheckpoint(on: connection)
         let rows = try await connection.query(
             """
             SELECT c.tree_size, c.note, extract(epoch FROM c.signed_at)::bigint,
@@ -35,7 +37,9 @@ public struct WitnessedCheckpoints: Sendable, Equatable {
             GROUP BY c.tree_size ORDER BY c.tree_size DESC LIMIT \(Self.limit)
             """
         )
-        var result = WitnessedCheckpoints(newest: nil, latestSize: latest, invalid: [])
+        var result = WitnessedCheckpoints(newest: nil, latestSize: latest?.size ?? 0, invalid: [])
+        // `quorum none`: the latest checkpoint is witnessed as it is; stored cosignatures are still checked below.
+        if let latest, policy.quorum.isMet(by: []) { result.newest = (latest.size, latest.signedAt, []) }
         for row in rows.rows {
             let size = try row.decode(Int64.self, at: 0)
             let note = CosignedCheckpoint.appending(

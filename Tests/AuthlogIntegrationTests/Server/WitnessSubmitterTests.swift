@@ -82,7 +82,7 @@ struct WitnessSubmitterTests {
         var logger = Logger(label: "witness-submitter-test")
         logger.logLevel = .critical
         let submitter = WitnessSubmitter(
-            settings: try WitnessSettings(configuration: configuration),
+            settings: try WitnessSettings(configuration: configuration, checkpointKey: nil),
             store: PostgresEventStore(pool: pool),
             metrics: metrics,
             logger: logger,
@@ -384,7 +384,8 @@ struct WitnessSubmitterTests {
             var log: [(String, JSONValue)] = [("witnesses", .array([witness]))]
             if let quorum { log.append(("witness_quorum", .number(String(quorum)))) }
             return try WitnessSettings(
-                configuration: try JSONValue.object([("log", .object(log))]).decode(ServerConfiguration.self)
+                configuration: try JSONValue.object([("log", .object(log))]).decode(ServerConfiguration.self),
+                checkpointKey: nil
             )
         }
         func witness(name: String? = nil, url: String = "http://127.0.0.1:1", key: String? = nil) -> JSONValue {

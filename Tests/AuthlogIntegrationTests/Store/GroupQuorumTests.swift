@@ -70,4 +70,36 @@ struct GroupQuorumTests {
         #expect(witnessed.isWitnessed)
         #expect(policy.check(note: witnessed.receipt.note)?.quorumMet == true)
     }
+
+    /// `quorum none`: the newest checkpoint is witnessed without a single cosignature, reached when it was signed,
+    /// so a restarted process's witnessed figures do not start at 0 (there are no cosignature rows to find it by).
+    @Test func underQuorumNoneTheNewestCheckpointIsWitnessed() async throws {
+        let database = try await TestDatabase.make()
+        let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
+        let log = try NoteSigner(name: "none.test/log", key: try PrivateKey.generate(for: .edDSA))
+        let checkpointer = Checkpointer(store: store, signer: log, directory: nil)
+        let policy = try WitnessPolicy(text: "log \(log.verifier.verifierKey)\nquorum none\n")
+        let connection = try await database.connect()
+        #expect(try await CheckpointCosignatures.newestWitnessed(under: policy, on: connection) == nil, "no checkpoint")
+        var traffic = TrafficGenerator(seed: 43)
+        try await store.append(AppendCommand(events: traffic.events(count: 4)))
+        try await store.sealPending()
+        let first = try await checkpointer.signNow()
+        try await store.append(AppendCommand(events: traffic.events(count: 3)))
+        try await store.sealPending()
+        let newest = try await checkpointer.signNow()
+        #expect(newest.size > first.size)
+        try await connection.execute(
+            """
+            BEGIN; ALTER TABLE authlog.checkpoints DISABLE TRIGGER USER;
+            UPDATE authlog.checkpoints SET signed_at = now() - interval '2 hours'
+            WHERE tree_size = (SELECT max(tree_size) FROM authlog.checkpoints);
+            ALTER TABLE authlog.checkpoints ENABLE TRIGGER USER; COMMIT
+            """
+        )
+        let witnessed = try #require(try await CheckpointCosignatures.newestWitnessed(under: policy, on: connection))
+        #expect(witnessed.size == newest.size)
+        let age = Int64(Date().timeIntervalSince1970) - witnessed.reachedAt
+        #expect((7190..<7300).contains(age), "reached when it was signed, two hours ago: \(age)")
+    }
 }

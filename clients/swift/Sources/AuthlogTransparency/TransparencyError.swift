@@ -12,9 +12,13 @@ public struct TransparencyError: Error, Sendable, Equatable, CustomStringConvert
         public static let invalidPolicy = Code(name: "invalid_policy")
         /// The signing key could not sign.
         public static let signingFailed = Code(name: "signing_failed")
-        /// A file could not be read, written, synced or renamed.
+        /// A file could not be read, written, synced or renamed; a file being replaced is as it was.
         public static let fileSystem = Code(name: "file_system")
+        /// A file was replaced or created, but its directory could not be flushed to disk: the new contents are in
+        /// place and readers see them, yet a power cut may still undo the change (``DurableFile``).
+        public static let notDurable = Code(name: "not_durable")
 
+        /// The code's name, such as `file_system`.
         public var description: String { self.name }
     }
 
@@ -29,5 +33,6 @@ public struct TransparencyError: Error, Sendable, Equatable, CustomStringConvert
         self.message = message
     }
 
+    /// The message.
     public var description: String { self.message }
 }

@@ -100,6 +100,38 @@ struct SignedNoteTests {
         }
     }
 
+    /// The log's own signature is read by the same rules as the witnesses' (``NoteText``): 64 signature lines at
+    /// most (each line of the key's hash would cost a signature check), no control character, one space between
+    /// fields, at least one signature line.
+    @Test func aNoteOpensOnlyUnderNoteTextsRules() throws {
+        let signer = try NoteSigner(name: self.origin, key: TestSigningKey(), crypto: self.crypto)
+        let body = Checkpoint(origin: self.origin, size: 3, root: self.crypto.sha256([3])).body
+        let note = try signer.sign(body)
+        let line = try #require(NoteText(note)?.signatures.first?.line)
+        let stranger = try NoteSigner(name: "other.test/log", key: TestSigningKey(), crypto: self.crypto)
+        let other = try #require(NoteText(try stranger.sign(body))?.signatures.first?.line)
+        let verifier = signer.verifier
+        let most = body + "\n" + String(repeating: other + "\n", count: NoteText.maximumSignatures - 1) + line + "\n"
+        #expect(try verifier.open(most) == body, "64 lines, the key's the last")
+        #expect(try NoteKeyring([verifier]).open(most).body == body)
+        let tooMany = body + "\n" + String(repeating: line + "\n", count: NoteText.maximumSignatures + 1)
+        #expect(throws: NoteVerifier.Failure.malformed("more than 64 signature lines")) { try verifier.open(tooMany) }
+        #expect(throws: NoteVerifier.Failure.malformed("more than 64 signature lines")) {
+            try NoteKeyring([verifier]).open(tooMany)
+        }
+        let bell = body.replacingOccurrences(of: "\n3\n", with: "\n3\u{7}\n") + "\n" + line + "\n"
+        #expect(throws: NoteVerifier.Failure.malformed("a control character other than newline")) {
+            try verifier.open(bell)
+        }
+        #expect(throws: NoteVerifier.Failure.malformed("a control character other than newline")) {
+            try verifier.open(note.replacingOccurrences(of: " ", with: "\t"))
+        }
+        #expect(throws: NoteVerifier.Failure.malformed("a signature line is not `— name base64`")) {
+            try verifier.open(note.replacingOccurrences(of: "\(self.origin) ", with: "\(self.origin)  "))
+        }
+        #expect(throws: NoteVerifier.Failure.malformed("no signature line")) { try verifier.open(body + "\n") }
+    }
+
     @Test func noteTextSplitsSignatureLinesWithoutCheckingThem() throws {
         let signer = try NoteSigner(name: self.origin, key: TestSigningKey(), crypto: self.crypto)
         let note = try signer.sign("body\n")

@@ -15,6 +15,7 @@ public enum ConsistencyVerifier {
         /// The proof does not rebuild the new root.
         case newRootMismatch
 
+        /// The reason as a sentence.
         public var description: String {
             switch self {
             case .badSizes: "the old size must be between 0 and the new size"

@@ -121,8 +121,20 @@ public struct MerkleNodeID: Sendable, Hashable {
         self.index = index
     }
 
-    /// The position whose log row stores this node: the last leaf it covers.
-    public var storingPosition: Int64 { (self.index + 1) << Int64(self.level) }
+    /// The position whose log row stores this node: the last leaf it covers, (index + 1) · 2^level.
+    ///
+    /// - Precondition: the node belongs to a tree of at most `Int64.max` leaves: `level` in 0…62, `index` ≥ 0 and
+    ///   (index + 1) · 2^level ≤ `Int64.max`, as every node ``MerkleProof/nodes(of:)`` plans. Any other node stops
+    ///   the program with a sentence naming it, rather than naming a wrong row.
+    public var storingPosition: Int64 {
+        precondition(self.index >= 0 && self.index < Int64.max && (0...62).contains(self.level), self.outOfRange)
+        let (position, overflow) = (self.index + 1).multipliedReportingOverflow(by: 1 << Int64(self.level))
+        precondition(!overflow, self.outOfRange)
+        return position
+    }
+
+    /// Why ``storingPosition`` stops for this node.
+    private var outOfRange: String { "the node \(self.level)/\(self.index) is not in a tree of Int64 positions" }
 }
 
 /// Inclusion and consistency proofs (RFC 9162 §2.1.3 and §2.1.4), planned as ranges of leaves whose subtree

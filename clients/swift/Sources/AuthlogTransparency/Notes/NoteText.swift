@@ -25,15 +25,33 @@ public struct NoteText: Sendable, Equatable {
     /// Splits `note`; nil when it is not a signed note: no empty line, a signature line not of the form, a
     /// control character other than newline, or more than ``maximumSignatures`` signatures.
     public init?(_ note: String) {
-        guard !note.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F }),
-            let split = note.range(of: "\n\n", options: .backwards), note.hasSuffix("\n")
-        else { return nil }
+        guard let parsed = try? NoteText(parsing: note) else { return nil }
+        self = parsed
+    }
+
+    /// Splits `note` as ``init(_:)`` does, or says why it is not a signed note: the one set of rules that
+    /// ``NoteVerifier/open(_:)`` and the witness policies read notes by.
+    /// - Throws: ``NoteVerifier/Failure/malformed(_:)`` naming the first rule broken.
+    init(parsing note: String) throws(NoteVerifier.Failure) {
+        guard !note.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F }) else {
+            throw .malformed("a control character other than newline")
+        }
+        guard let split = note.range(of: "\n\n", options: .backwards) else {
+            throw .malformed("no empty line before the signatures")
+        }
+        guard note.hasSuffix("\n") else { throw .malformed("the last signature line has no newline") }
         let body = String(note[..<note.index(after: split.lowerBound)])
         let lines = note[split.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        guard !lines.isEmpty, lines.count <= Self.maximumSignatures else { return nil }
+        guard !lines.isEmpty else { throw .malformed("no signature line") }
+        guard lines.count <= Self.maximumSignatures else {
+            throw .malformed("more than \(Self.maximumSignatures) signature lines")
+        }
         var signatures: [Signature] = []
         for line in lines {
-            guard let signature = Self.signature(line) else { return nil }
+            guard line.hasPrefix("\u{2014} ") else { throw .malformed("a signature line does not start with —") }
+            guard let signature = Self.signature(line) else {
+                throw .malformed("a signature line is not `— name base64`")
+            }
             signatures.append(signature)
         }
         self.body = body

@@ -130,6 +130,7 @@ public struct NoteVerifier: Sendable {
         /// No key of a keyring signed the note; the note's own signers, as `<name>+<hex key hash>`.
         case unknownKey(String)
 
+        /// The reason as a sentence.
         public var description: String {
             switch self {
             case .malformed(let why): "not a signed note: \(why)"
@@ -140,27 +141,20 @@ public struct NoteVerifier: Sendable {
         }
     }
 
-    /// The body of `note` once a signature by this key verifies.
+    /// The body of `note` once a signature by this key verifies. The note is read by ``NoteText``'s rules: at most
+    /// ``NoteText/maximumSignatures`` signature lines, no control character but newline, each line exactly
+    /// `— <name> <base64>`.
     /// - Throws: ``Failure``.
     public func open(_ note: String) throws(Failure) -> String {
-        guard let split = note.range(of: "\n\n", options: .backwards) else {
-            throw .malformed("no empty line before the signatures")
-        }
-        let body = String(note[..<note.index(after: split.lowerBound)])
-        let signatures = note[split.upperBound...]
-        guard signatures.hasSuffix("\n") else { throw .malformed("the last signature line has no newline") }
+        let text = try NoteText(parsing: note)
         var sawKey = false
-        let message = Array(body.utf8)
-        for line in signatures.split(separator: "\n") {
-            guard line.hasPrefix("\u{2014} ") else { throw .malformed("a signature line does not start with —") }
-            let fields = line.dropFirst(2).split(separator: " ")
-            guard fields.count == 2, let blob = Data(base64Encoded: String(fields[1])), blob.count >= 5 else {
-                throw .malformed("a signature line is not `— name base64`")
-            }
-            guard String(fields[0]) == self.name, Array(blob.prefix(4)) == self.keyHash else { continue }
+        let message = Array(text.body.utf8)
+        for signature in text.signatures
+        where signature.name == self.name && Array(signature.blob.prefix(4)) == self.keyHash {
             sawKey = true
-            if self.crypto.isValidEd25519Signature(Array(blob.dropFirst(4)), of: message, publicKey: self.publicKey) {
-                return body
+            let bytes = Array(signature.blob.dropFirst(4))
+            if self.crypto.isValidEd25519Signature(bytes, of: message, publicKey: self.publicKey) {
+                return text.body
             }
         }
         throw sawKey ? .badSignature(self.name) : .notSignedByKey(self.name)

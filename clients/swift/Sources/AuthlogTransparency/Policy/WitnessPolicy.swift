@@ -79,6 +79,12 @@ public struct WitnessPolicy: Sendable {
         )
     }
 
+    /// Whether the policy accepts checkpoints signed by `logKey`: true when it lists no log (the old form, or a
+    /// policy of witnesses only), else when one of its `log` lines is that key (its name and public key).
+    public func acceptsLog(_ logKey: NoteVerifier) -> Bool {
+        self.logs.isEmpty || self.logs.contains { $0.verifier.verifierKey == logKey.verifierKey }
+    }
+
     /// The policy's logs as a keyring, to open checkpoints with: a checkpoint counts only when one of them
     /// signed it.
     public var logKeyring: NoteKeyring { NoteKeyring(self.logs.map(\.verifier)) }
@@ -96,6 +102,7 @@ public struct WitnessPolicy: Sendable {
         /// Whether the cosignatures that verify meet the quorum.
         public var quorumMet: Bool
 
+        /// Whether two results name the same witnesses, times and verdict.
         public static func == (lhs: Result, rhs: Result) -> Bool {
             lhs.cosigned.map(\.name) == rhs.cosigned.map(\.name) && lhs.cosigned.map(\.time) == rhs.cosigned.map(\.time)
                 && lhs.invalid == rhs.invalid && lhs.quorumMet == rhs.quorumMet

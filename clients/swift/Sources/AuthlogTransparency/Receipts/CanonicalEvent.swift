@@ -48,6 +48,7 @@ public struct CanonicalEvent: Sendable, Equatable {
         /// The bytes are not of the layout; the text says where.
         case malformed(String)
 
+        /// The reason as a sentence.
         public var description: String {
             switch self {
             case .malformed(let why): "not an event's canonical bytes: \(why)"

@@ -48,6 +48,7 @@ public struct LogReceipt: Sendable, Equatable {
         /// Fewer than the policy's quorum of witnesses cosigned the checkpoint (those that did are named).
         case notWitnessed(cosigned: [String], invalid: [String])
 
+        /// The reason as a sentence.
         public var description: String {
             switch self {
             case .malformed(let why): "not a receipt: \(why)"
@@ -82,11 +83,7 @@ public struct LogReceipt: Sendable, Equatable {
     ) throws(Failure)
         -> (LogReceipt, Checkpoint)
     {
-        if let witnesses, !witnesses.logs.isEmpty,
-            !witnesses.logs.contains(where: { $0.verifier.verifierKey == logKey.verifierKey })
-        {
-            throw .logNotInPolicy(logKey.verifierKey)
-        }
+        if let witnesses, !witnesses.acceptsLog(logKey) { throw .logNotInPolicy(logKey.verifierKey) }
         let parsed = try Self.parse(text)
         let body: String
         do {

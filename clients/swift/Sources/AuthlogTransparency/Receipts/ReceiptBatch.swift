@@ -63,6 +63,7 @@ public struct ReceiptBatch: Sendable, Equatable {
         /// The proof does not lead from the events to the checkpoint's root.
         case notIncluded
 
+        /// The reason as a sentence.
         public var description: String {
             switch self {
             case .malformed(let why): "not a receipt batch: \(why)"
