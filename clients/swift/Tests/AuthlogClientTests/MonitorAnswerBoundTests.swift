@@ -5,12 +5,18 @@ import Testing
 /// The monitor reads the log's answers with a bound while they arrive (``LogMonitor/Configuration/maximumAnswerBytes``,
 /// 1 MiB by default), not after URLSession collected them: a body streamed past the bound is cut near it, whatever
 /// its `Content-Length` says; the log reads accept gzip, and a compressed body counts at its decoded size.
-@Suite(.timeLimit(.minutes(1)))
+///
+/// One test at a time: the memory watch reads the whole process's resident size, and three streams at once add up.
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct MonitorAnswerBoundTests {
     /// The default bound.
     static let limit = 1 << 20
     /// What the fake server would send: far past the bound.
     static let streamed = 256 << 20
+    /// How much the process may grow while one stream is read: half of what a reader that kept the stream would
+    /// hold. Not tighter: the watch sees every other suite running in the process at the time, and under
+    /// AddressSanitizer freed memory stays in its quarantine (CI saw 70 MB with three streams at once).
+    static let growthBound = Self.streamed / 2
 
     /// The error `checkNow()` throws when the receipts route answers `answer`; how much the process's memory grew
     /// meanwhile (nil where it cannot be read).
@@ -38,7 +44,7 @@ struct MonitorAnswerBoundTests {
         // The reader hung up near the bound: the server got rid of the bound, what the sockets' buffers hold and
         // what came while the cancel took hold, not the 256 MiB.
         #expect(stream.sent.total < 32 << 20, "the server sent \(stream.sent.total) bytes")
-        if let grew { #expect(grew < 64 << 20, "the memory grew by \(grew) bytes") }
+        if let grew { #expect(grew < Self.growthBound, "the memory grew by \(grew) bytes") }
     }
 
     @Test func aContentLengthUnderTheBoundLetsNoMoreIn() async throws {
@@ -50,7 +56,7 @@ struct MonitorAnswerBoundTests {
         )
         #expect(error == .malformedAnswer("not JSON"))
         #expect(stream.sent.total < 32 << 20, "the server sent \(stream.sent.total) bytes")
-        if let grew { #expect(grew < 64 << 20, "the memory grew by \(grew) bytes") }
+        if let grew { #expect(grew < Self.growthBound, "the memory grew by \(grew) bytes") }
     }
 
     @Test func theLogReadsAcceptGzipAndReadCompressedAnswers() async throws {
