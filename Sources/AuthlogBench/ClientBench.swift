@@ -207,7 +207,17 @@ struct ClientBench: AsyncParsableCommand {
                 + "\(self.witnesses) cosignatures a note, log of \(try await log.size()) events, "
                 + "mean of \(self.verifications):"
         )
-        for figure in figures {
+        for figure in figures where figure.receipts == 0 {
+            say(
+                String(
+                    format: "  %@: verify %.0f µs (%d Ed25519 signatures)",
+                    figure.label,
+                    figure.verify,
+                    1 + self.witnesses
+                )
+            )
+        }
+        for figure in figures where figure.receipts > 0 {
             let receipts = Double(figure.receipts)
             say(
                 String(
@@ -220,7 +230,7 @@ struct ClientBench: AsyncParsableCommand {
                 )
             )
         }
-        let worst = figures.map { $0.verify / Double($0.receipts) }.max() ?? 0
+        let worst = figures.filter { $0.receipts > 0 }.map { $0.verify / Double($0.receipts) }.max() ?? 0
         say(String(format: "goal < 1 ms a receipt: %.1f µs at worst %@", worst, worst < 1000 ? "met" : "NOT met"))
     }
 }

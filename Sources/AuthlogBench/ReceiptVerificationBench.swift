@@ -31,6 +31,7 @@ enum ReceiptVerificationBench {
         let session = URLSession(configuration: .ephemeral)
         defer { session.invalidateAndCancel() }
         var figures: [Figure] = []
+        var bodies: [Data] = []
         for size in [1, 8, 64] where size <= eventIDs.count {
             var components = URLComponents(
                 url: baseURL.appendingPathComponent("v1/log/receipts"),
@@ -41,6 +42,7 @@ enum ReceiptVerificationBench {
             var request = URLRequest(url: url)
             request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
             let (body, network) = try await Self.fetch(request, session: session, repetitions: repetitions)
+            bodies.append(body)
             let verify = try Self.time(repetitions) {
                 let batch = try Self.batch(body)
                 let verified = try batch.verify(logKey: pins.logKey, policy: pins.policy)
@@ -49,6 +51,19 @@ enum ReceiptVerificationBench {
                 }
             }
             figures.append(Figure(label: "batch of \(size)", receipts: size, verify: verify, network: network))
+        }
+        if let body = bodies.first {
+            // The checkpoint alone: an empty batch checks the note's signature and the cosignatures only.
+            let note = try Self.batch(body).note
+            let verify = try Self.time(repetitions) {
+                _ = try ReceiptBatch(note: note, entries: [], proof: []).verify(
+                    logKey: pins.logKey,
+                    policy: pins.policy
+                )
+            }
+            figures.append(
+                Figure(label: "the checkpoint alone (its signatures)", receipts: 0, verify: verify, network: 0)
+            )
         }
         guard let first = eventIDs.first else { return figures }
         var request = URLRequest(url: baseURL.appendingPathComponent("v1/log/receipt/\(first)"))
