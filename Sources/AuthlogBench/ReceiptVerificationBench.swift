@@ -11,7 +11,8 @@ import FoundationNetworking
 /// cosignature, every event's canonical bytes, the multi-leaf proof), against the same request's time on the
 /// network (loopback, one URLSession, the server in this process); and the single receipt route
 /// (`GET /v1/log/receipt/{id}`, one `tlog-proof` text verified with ``LogReceipt/verify(_:logKey:witnesses:)``)
-/// for comparison. Each figure is the mean of `repetitions`.
+/// for comparison. Each figure is the median of 10 blocks' means (`repetitions` in all): the machine is shared,
+/// and a block that another process slowed does not move the median.
 enum ReceiptVerificationBench {
     /// One line of figures, in microseconds.
     struct Figure {
@@ -77,7 +78,11 @@ enum ReceiptVerificationBench {
         return figures
     }
 
-    /// The answer's body and the mean time of `repetitions` requests, in microseconds; every answer must be 200.
+    /// The blocks each figure is the median of.
+    private static let blocks = 10
+
+    /// The answer's body and the time of one request (the median block's mean), in microseconds; every answer
+    /// must be 200.
     private static func fetch(
         _ request: URLRequest,
         session: URLSession,
@@ -85,25 +90,42 @@ enum ReceiptVerificationBench {
     ) async throws -> (Data, Double) {
         var body = Data()
         let clock = ContinuousClock()
-        let start = clock.now
-        for _ in 0..<repetitions {
-            let (data, response) = try await session.data(for: request)
-            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-                throw BenchFailure(
-                    "\(request.url?.path ?? "") answered \((response as? HTTPURLResponse)?.statusCode ?? 0)"
-                )
+        let size = max(1, repetitions / Self.blocks)
+        var means: [Double] = []
+        for _ in 0..<Self.blocks {
+            let start = clock.now
+            for _ in 0..<size {
+                let (data, response) = try await session.data(for: request)
+                guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+                    throw BenchFailure(
+                        "\(request.url?.path ?? "") answered \((response as? HTTPURLResponse)?.statusCode ?? 0)"
+                    )
+                }
+                body = data
             }
-            body = data
+            means.append(Self.microseconds(clock.now - start) / Double(size))
         }
-        return (body, Self.microseconds(clock.now - start) / Double(repetitions))
+        return (body, Self.median(means))
     }
 
-    /// The mean time of `repetitions` runs of `work`, in microseconds.
+    /// The time of one run of `work` (the median block's mean), in microseconds.
     private static func time(_ repetitions: Int, _ work: () throws -> Void) throws -> Double {
         let clock = ContinuousClock()
-        let start = clock.now
-        for _ in 0..<repetitions { try work() }
-        return Self.microseconds(clock.now - start) / Double(repetitions)
+        let size = max(1, repetitions / Self.blocks)
+        var means: [Double] = []
+        for _ in 0..<Self.blocks {
+            let start = clock.now
+            for _ in 0..<size { try work() }
+            means.append(Self.microseconds(clock.now - start) / Double(size))
+        }
+        return Self.median(means)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     /// The receipts answer as the device reads it: the note, each receipt's id, position and bytes, the proof.
