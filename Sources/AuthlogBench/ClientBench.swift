@@ -208,14 +208,7 @@ struct ClientBench: AsyncParsableCommand {
                 + "median of 10 blocks of \(self.verifications / 10):"
         )
         for figure in figures where figure.receipts == 0 {
-            say(
-                String(
-                    format: "  %@: verify %.0f µs (%d Ed25519 signatures)",
-                    figure.label,
-                    figure.verify,
-                    1 + self.witnesses
-                )
-            )
+            say(String(format: "  %@: verify %.0f µs", figure.label, figure.verify))
         }
         for figure in figures where figure.receipts > 0 {
             let receipts = Double(figure.receipts)

@@ -1,4 +1,5 @@
 import AuthlogClient
+import AuthlogCrypto
 import AuthlogTransparency
 import Foundation
 
@@ -63,8 +64,14 @@ enum ReceiptVerificationBench {
                 )
             }
             figures.append(
-                Figure(label: "the checkpoint alone (its signatures)", receipts: 0, verify: verify, network: 0)
+                Figure(
+                    label: "the checkpoint alone (its note signature and cosignatures)",
+                    receipts: 0,
+                    verify: verify,
+                    network: 0
+                )
             )
+            figures += try Self.signatureFigures(note: note, pins: pins, repetitions: repetitions)
         }
         guard let first = eventIDs.first else { return figures }
         var request = URLRequest(url: baseURL.appendingPathComponent("v1/log/receipt/\(first)"))
@@ -76,6 +83,51 @@ enum ReceiptVerificationBench {
         }
         figures.append(Figure(label: "single receipt route", receipts: 1, verify: verify, network: network))
         return figures
+    }
+
+    /// One Ed25519 signature check (the note's own) through the device's crypto, and for comparison through the
+    /// server's OpenSSL adapter (which also makes the key per check) and OpenSSL with the key made once.
+    private static func signatureFigures(note: String, pins: LogPins, repetitions: Int) throws -> [Figure] {
+        var figures: [Figure] = []
+        let (body, blob) = try Self.logSignature(of: note)
+        let one = try Self.time(repetitions) {
+            guard pins.logKey.isValidSignature(blob, of: body) else { throw BenchFailure("the note's signature") }
+        }
+        figures.append(
+            Figure(
+                label: "one Ed25519 signature (the log's), the device's crypto",
+                receipts: 0,
+                verify: one,
+                network: 0
+            )
+        )
+        // For comparison, on this machine: the server's OpenSSL adapter (a key made per check, as the device's)
+        // and OpenSSL with the key made once.
+        let server = try NoteVerifier(name: pins.logKey.name, publicKey: pins.logKey.publicKey, crypto: .openSSL)
+        let perCheck = try Self.time(repetitions) {
+            guard server.isValidSignature(blob, of: body) else { throw BenchFailure("the note's signature") }
+        }
+        figures.append(
+            Figure(label: "the same, the server's OpenSSL adapter", receipts: 0, verify: perCheck, network: 0)
+        )
+        let kept = try PublicKey(ed25519: pins.logKey.publicKey)
+        let signature = Array(blob.dropFirst(4))
+        let message = Array(body.utf8)
+        let once = try Self.time(repetitions) { try kept.verify(signature, for: message, algorithm: .edDSA) }
+        figures.append(
+            Figure(label: "the same, OpenSSL with the key made once", receipts: 0, verify: once, network: 0)
+        )
+        return figures
+    }
+
+    /// A note's body and its first signature line's blob (key hash and signature).
+    private static func logSignature(of note: String) throws -> (String, [UInt8]) {
+        guard let split = note.range(of: "\n\n"),
+            let line = note[split.upperBound...].split(separator: "\n").first,
+            let text = line.split(separator: " ").last,
+            let blob = Data(base64Encoded: String(text))
+        else { throw BenchFailure("not a signed note") }
+        return (String(note[..<split.lowerBound]) + "\n", Array(blob))
     }
 
     /// The blocks each figure is the median of.
