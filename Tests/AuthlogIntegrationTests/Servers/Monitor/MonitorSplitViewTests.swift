@@ -50,6 +50,7 @@ extension Servers {
                 #expect(alarm.reason == .inconsistent)
                 #expect(alarm.keptSize == kept.size)
                 #expect(alarm.shownSize == shown.size)
+                #expect(alarm.keptNote == kept.note, "the note A signed, verbatim")
                 #expect(alarm.shownNote == shown.note, "the note B signed, verbatim")
                 #expect(await monitor.state().alarm == alarm, "the alarm stands")
                 #expect(await monitor.state().keptCheckpoint?.size == kept.size, "A's checkpoint stays kept")
@@ -113,6 +114,7 @@ extension Servers {
                 #expect(alarm.reason == .rollback)
                 #expect(alarm.keptSize == kept.size)
                 #expect(alarm.shownSize == shown.size)
+                #expect(alarm.keptNote == kept.note)
                 #expect(alarm.shownNote == shown.note)
                 #expect(await monitor.state().keptCheckpoint?.size == kept.size, "A's checkpoint stays kept")
                 let asked = servers.proxy.logAnswers.map { "\($0.0.method) \($0.0.target) → \($0.1.status)" }
