@@ -1,4 +1,4 @@
-import AuthlogTransparency
+package import AuthlogTransparency
 public import Foundation
 
 #if canImport(Glibc)
@@ -20,10 +20,19 @@ public actor FileTokenStore: TokenStore {
     /// A ``FileRefreshLock`` on the file `url` with `.lock` appended, which every process using this file takes.
     public nonisolated let refreshLock: (any RefreshLock)?
 
+    /// How the file's directory is flushed after each rename; tests pass one that fails.
+    private let flushDirectory: @Sendable (_ directory: String, _ descriptor: Int32) -> Bool
+
     /// A store in the file at `url`; its folder must exist.
     public init(url: URL) {
+        self.init(url: url, flushDirectory: DurableFile.flushingDirectory)
+    }
+
+    /// A store in the file at `url` whose directory is flushed with `flushDirectory`.
+    package init(url: URL, flushDirectory: @escaping @Sendable (String, Int32) -> Bool) {
         self.url = url
         self.refreshLock = FileRefreshLock(url: URL(fileURLWithPath: url.path + ".lock"))
+        self.flushDirectory = flushDirectory
     }
 
     /// The tokens in the file, or `nil` when there is no file.
@@ -37,8 +46,9 @@ public actor FileTokenStore: TokenStore {
         }
     }
 
-    /// Writes `tokens` to a new 0600 file and renames it over the old one (``DurableFile``).
-    /// - Throws: ``AuthlogClientError`` `.tokenStore` when it cannot be written.
+    /// Writes `tokens` to a new 0600 file and renames it over the old one (``DurableFile``). Once the new file is in
+    /// place the save has happened, even when its directory could not be flushed (see ``DurableFile``).
+    /// - Throws: ``AuthlogClientError`` `.tokenStore` when it cannot be written; the old file is then unchanged.
     public func save(_ tokens: AuthTokens) throws {
         let bytes: Data
         do {
@@ -47,7 +57,7 @@ public actor FileTokenStore: TokenStore {
             throw AuthlogClientError(.tokenStore, detail: "The tokens cannot be encoded.")
         }
         do {
-            try DurableFile.replace(self.url.path, with: Array(bytes), permissions: 0o600)
+            try StoreFile.write(Array(bytes), to: self.url.path, flushDirectory: self.flushDirectory)
         } catch {
             throw AuthlogClientError(
                 .tokenStore,

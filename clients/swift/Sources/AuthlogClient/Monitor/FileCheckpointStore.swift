@@ -1,4 +1,4 @@
-import AuthlogTransparency
+package import AuthlogTransparency
 public import Foundation
 
 /// The monitor's record in a JSON file, replaced durably (``DurableFile``: a new file written whole, flushed,
@@ -11,14 +11,23 @@ public actor FileCheckpointStore: CheckpointStore {
     /// an alarm's two notes and proof fit with room to spare.
     public static let maximumBytes = 1024 * 1024
 
+    /// How the file's directory is flushed after each rename; tests pass one that fails.
+    private let flushDirectory: @Sendable (_ directory: String, _ descriptor: Int32) -> Bool
+
     /// A store in the file at `url`; its folder is created when missing.
     public init(url: URL) {
-        self.url = url
+        self.init(url: url, flushDirectory: DurableFile.flushingDirectory)
     }
 
     /// A store beside `tokenStore`'s file: the same path with `.checkpoint` appended.
     public init(beside tokenStore: FileTokenStore) {
-        self.url = URL(fileURLWithPath: tokenStore.url.path + ".checkpoint")
+        self.init(url: URL(fileURLWithPath: tokenStore.url.path + ".checkpoint"))
+    }
+
+    /// A store in the file at `url` whose directory is flushed with `flushDirectory`.
+    package init(url: URL, flushDirectory: @escaping @Sendable (String, Int32) -> Bool) {
+        self.url = url
+        self.flushDirectory = flushDirectory
     }
 
     /// The record in the file; an empty one when there is no file.
@@ -36,7 +45,8 @@ public actor FileCheckpointStore: CheckpointStore {
         }
     }
 
-    /// Writes `record` to a new 0600 file and renames it over the old one.
+    /// Writes `record` to a new 0600 file and renames it over the old one. Once the new file is in place the save has
+    /// happened, even when its directory could not be flushed (see ``DurableFile``).
     /// - Throws: ``MonitorError/store(_:)`` when it cannot be written, or when it is larger than ``maximumBytes``
     ///   (the old file stays: a file that could not be read back would lose the kept checkpoint).
     public func save(_ record: MonitorRecord) throws(MonitorError) {
@@ -50,7 +60,7 @@ public actor FileCheckpointStore: CheckpointStore {
             throw .store("the monitor record is larger than \(Self.maximumBytes) bytes; the file is left as it was")
         }
         do {
-            try DurableFile.replace(self.url.path, with: Array(bytes), permissions: 0o600)
+            try StoreFile.write(Array(bytes), to: self.url.path, flushDirectory: self.flushDirectory)
         } catch {
             throw .store("the checkpoint file cannot be written (\(error.message))")
         }

@@ -39,7 +39,10 @@ public enum DurableFile {
 
     /// Flushes a directory given its path and an open descriptor; false with `errno` set when it cannot. Tests
     /// pass one that fails.
-    typealias DirectoryFlush = (_ directory: String, _ descriptor: Int32) -> Bool
+    package typealias DirectoryFlush = (_ directory: String, _ descriptor: Int32) -> Bool
+
+    /// The flush every public call uses: `fsync` (`F_FULLFSYNC` on Apple platforms) of the directory.
+    package static let flushingDirectory: @Sendable (String, Int32) -> Bool = { Self.flush($1) }
 
     /// Replaces the file at `path` with `bytes`, creating its directory when missing.
     /// - Parameters:
@@ -50,11 +53,11 @@ public enum DurableFile {
     ///   `.notDurable` when the new contents are in place but the directory could not be flushed.
     public static func replace(_ path: String, with bytes: [UInt8], permissions: Int = 0o644) throws(TransparencyError)
     {
-        try self.replace(path, with: bytes, permissions: permissions) { _, descriptor in Self.flush(descriptor) }
+        try self.replace(path, with: bytes, permissions: permissions, flushDirectory: Self.flushingDirectory)
     }
 
     /// ``replace(_:with:permissions:)``, flushing directories with `flushDirectory`.
-    static func replace(
+    package static func replace(
         _ path: String,
         with bytes: [UInt8],
         permissions: Int,
@@ -93,7 +96,7 @@ public enum DurableFile {
         with bytes: [UInt8],
         permissions: Int = 0o644
     ) throws(TransparencyError) -> [UInt8]? {
-        try self.createOnce(path, with: bytes, permissions: permissions) { _, descriptor in Self.flush(descriptor) }
+        try self.createOnce(path, with: bytes, permissions: permissions, flushDirectory: Self.flushingDirectory)
     }
 
     /// ``createOnce(_:with:permissions:)``, flushing directories with `flushDirectory`.
