@@ -43,6 +43,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib, for gzip answers of the log's read routes (AuthlogServer's GzipAnswer alone imports it).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "AuthlogCore",
             swiftSettings: strictSettings
@@ -121,6 +127,7 @@ let package = Package(
                 "AuthlogPostgres",
                 "AuthlogProviders",
                 "AuthlogWitness",
+                "CZlib",
                 .product(name: "AuthlogTransparency", package: "swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -67,9 +67,10 @@ struct ClientBench: AsyncParsableCommand {
                 "the day: 1 sign-in, then a refresh every 15 minutes (\(MonitorDay.refreshes)); each device's bytes "
                     + "counted at its own TCP relay (request and status lines, headers, bodies; plain HTTP/1.1 on "
                     + "loopback, so no TLS records or handshakes); every checkpoint cosigned by \(self.witnesses) "
-                    + "witnesses before the device asks; variants: defaults (a round after each refresh, as the "
-                    + "60 s first-check delay gives), one round a day (a day's batching window), 1 refresh in 8 "
-                    + "(refreshSampling 8)"
+                    + "witnesses before the device asks; a device's round comes its firstCheckDelay after the first "
+                    + "event waiting (the batching window) and takes every event named by then; variants: defaults "
+                    + "(firstCheckDelay \(Self.hours(MonitorDay.Variant.defaults.window))), a round per refresh "
+                    + "(60 s), one round a day (24 h), and the defaults checking 1 refresh in 8 (refreshSampling 8)"
             )
             say("bytes a day, small log (this app's events and the checkpoint records only):")
             try await self.day(on: small, otherPerDay: 0)
@@ -112,6 +113,11 @@ struct ClientBench: AsyncParsableCommand {
         await large.stop()
     }
 
+    /// A window in hours, such as "4 h".
+    static func hours(_ window: Duration) -> String {
+        String(format: "%g h", Double(window.components.seconds) / 3600)
+    }
+
     /// The overhead per authorized request, with the monitor off and on.
     private func overhead(_ log: MonitorBenchLog) async throws {
         guard let baseURL = URL(string: log.runner.baseURL) else { throw ValidationError("no server URL") }
@@ -147,7 +153,7 @@ struct ClientBench: AsyncParsableCommand {
         let results = try await MonitorDay.live(
             on: log,
             otherPerDay: otherPerDay,
-            variants: [.defaults, .daily, .sampled]
+            variants: [.defaults, .minute, .daily, .sampled]
         )
         say(
             String(
@@ -161,7 +167,7 @@ struct ClientBench: AsyncParsableCommand {
             let bytes = MonitorBytes(result.monitor)
             say(
                 "  \(result.variant.name): the app named \(result.eventsNamed) events (1 sign-in, "
-                    + "\(MonitorDay.refreshes) refreshes), \(result.verified) verified"
+                    + "\(MonitorDay.refreshes) refreshes), \(result.verified) verified in \(result.rounds) rounds"
                     + (result.alarm ? ", ALARM" : "")
                     + "; the app's own requests \(MonitorBytes.kilobytes(app)) on the wire"
             )

@@ -19,16 +19,26 @@ enum MonitorDay {
         let name: String
         /// Check one refresh in this many (``LogMonitor/Configuration/refreshSampling``).
         let refreshSampling: Int
-        /// Run the monitor's round after every refresh (the default: the round comes 60 s after the event that
-        /// the refresh named), or only once, at the end of the day (a batching window of a day).
-        let roundAfterEveryRefresh: Bool
+        /// The batching window (``LogMonitor/Configuration/firstCheckDelay``): a round comes this long after the
+        /// first event that waits, and takes every event named by then.
+        let window: Duration
 
-        /// The monitor's default configuration: every event checked, one round per refresh.
-        static let defaults = Variant(name: "defaults", refreshSampling: 1, roundAfterEveryRefresh: true)
+        /// The monitor's default configuration.
+        static let defaults = Variant(
+            name: "defaults",
+            refreshSampling: 1,
+            window: LogMonitor.Configuration.defaultFirstCheckDelay
+        )
+        /// Every event checked a minute after it is named: a round per refresh.
+        static let minute = Variant(name: "firstCheckDelay 60 s", refreshSampling: 1, window: .seconds(60))
         /// Every event checked, all in one round at the end of the day.
-        static let daily = Variant(name: "one round a day", refreshSampling: 1, roundAfterEveryRefresh: false)
-        /// One refresh in 8 checked, one round per checked refresh.
-        static let sampled = Variant(name: "1 refresh in 8", refreshSampling: 8, roundAfterEveryRefresh: true)
+        static let daily = Variant(name: "firstCheckDelay 24 h", refreshSampling: 1, window: .seconds(86_400))
+        /// One refresh in 8 checked, rounds as the defaults.
+        static let sampled = Variant(
+            name: "refreshSampling 8",
+            refreshSampling: 8,
+            window: Self.defaults.window
+        )
     }
 
     /// What one device fetched during the day.
@@ -42,13 +52,22 @@ enum MonitorDay {
         let accessToken: String?
         let app: [WireExchange]
         let monitor: [WireExchange]
+        /// The monitor's rounds in the day.
+        let rounds: Int
         let alarm: Bool
     }
 
     /// The refreshes in a day at one every 15 minutes.
     static let refreshes = 96
+    /// The time between two refreshes.
+    static let refreshInterval = Duration.seconds(900)
 
     /// Lives one day for each of `variants` on `log`; returns each device's exchanges.
+    ///
+    /// Simulated time: the sign-in at 0, refresh k at (k + 1) × 15 minutes. A device's round comes at its first
+    /// waiting event's time plus its window, before any later event (the log has signed and its witnesses
+    /// cosigned a checkpoint by then, as serve's 60 s clocks do); a round still owed at the end of the day runs
+    /// then, so that every device checks the same events in its day.
     static func live(
         on log: MonitorBenchLog,
         otherPerDay: Int,
@@ -56,19 +75,33 @@ enum MonitorDay {
     ) async throws -> [Result] {
         var devices: [Device] = []
         for variant in variants { devices.append(try await Device.start(on: log, variant: variant)) }
-        try await log.settle()
-        for device in devices where device.variant.roundAfterEveryRefresh { try await device.round() }
+        // When each device's first waiting event was named; the sign-in's at 0.
+        var waitingSince: [Duration?] = devices.map { _ in .zero }
+        var rounds = devices.map { _ in 0 }
         for step in 0..<Self.refreshes {
+            let now = Self.refreshInterval * (step + 1)
             // Other people's events over the 15 minutes, spread evenly over the day.
             let share = otherPerDay * (step + 1) / Self.refreshes - otherPerDay * step / Self.refreshes
             try await log.otherTraffic(share)
-            for device in devices { try await device.refresh() }
             try await log.settle()
-            for device in devices where device.variant.roundAfterEveryRefresh { try await device.round() }
+            for (index, device) in devices.enumerated() {
+                guard let since = waitingSince[index], since + device.variant.window <= now else { continue }
+                try await device.round()
+                rounds[index] += 1
+                waitingSince[index] = nil
+            }
+            for (index, device) in devices.enumerated() {
+                try await device.refresh()
+                if waitingSince[index] == nil { waitingSince[index] = now }
+            }
         }
-        for device in devices where !device.variant.roundAfterEveryRefresh { try await device.round() }
+        try await log.settle()
+        for (index, device) in devices.enumerated() where waitingSince[index] != nil {
+            try await device.round()
+            rounds[index] += 1
+        }
         var results: [Result] = []
-        for device in devices { results.append(try await device.finish()) }
+        for (device, rounds) in zip(devices, rounds) { results.append(try await device.finish(rounds: rounds)) }
         return results
     }
 
@@ -119,7 +152,7 @@ enum MonitorDay {
 
         func round() async throws { try await self.monitor.checkNow() }
 
-        func finish() async throws -> Result {
+        func finish(rounds: Int) async throws -> Result {
             let exchanges = try self.recorder.exchanges()
             self.recorder.stop()
             self.session.invalidateAndCancel()
@@ -138,6 +171,7 @@ enum MonitorDay {
                 accessToken: try await self.client.currentTokens()?.accessToken,
                 app: app,
                 monitor: exchanges.filter { $0.path.hasPrefix("/v1/log/") },
+                rounds: rounds,
                 alarm: await self.monitor.state().alarm != nil
             )
         }

@@ -57,7 +57,7 @@ struct LogController: Sendable {
                 try await LogProofs.inclusion(position: position, treeSize: requestedSize, on: $0)
             }
         }
-        return JSONResponse.make(proof.value.json)
+        return GzipAnswer.json(proof.value.json, for: request)
     }
 
     /// `?from=M&to=N`: the consistency proof from the tree of M to the tree of N.
@@ -71,7 +71,7 @@ struct LogController: Sendable {
                 try await LogProofs.consistency(from: from, to: to, on: $0)
             }
         }
-        return JSONResponse.make(proof.value.json)
+        return GzipAnswer.json(proof.value.json, for: request)
     }
 
     /// Counts a public read of `route` (its rate limit was taken before the handler ran) in `/metrics` and in

@@ -16,7 +16,8 @@ import Hummingbird
 ///
 /// `200`, or `202` with `Retry-After` when anything is pending: an event not checkpointed yet (the checkpoint
 /// interval) or, with witnesses configured, a checkpoint their quorum has not cosigned (the witness interval).
-/// The route is a log read for the per-address limit (`log_read`, as every `/v1/log/` path).
+/// The route is a log read for the per-address limit (`log_read`, as every `/v1/log/` path). The answer is gzip
+/// when the request takes it (``GzipAnswer``).
 struct ReceiptBatchController: Sendable {
     let tokens: TokenService
     let pool: ConnectionPool
@@ -44,7 +45,7 @@ struct ReceiptBatchController: Sendable {
         var retryAfter: [Int] = []
         if !made.pending.isEmpty { retryAfter.append(self.checkpointSeconds) }
         if made.witnessed == .pending { retryAfter.append(self.witnessSeconds) }
-        var response = JSONResponse.make(made.json, status: retryAfter.isEmpty ? .ok : .accepted)
+        var response = GzipAnswer.json(made.json, status: retryAfter.isEmpty ? .ok : .accepted, for: request)
         if let seconds = retryAfter.max() { response.headers[.retryAfter] = String(min(max(seconds, 1), 3600)) }
         return response
     }

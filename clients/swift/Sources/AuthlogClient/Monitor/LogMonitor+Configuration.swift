@@ -11,9 +11,10 @@ extension LogMonitor {
         public var alarmReportURL: URL?
         /// How far an event's time may be from the request that named it, either way, in seconds.
         public var timeWindow: TimeInterval
-        /// How long after an answer named an event its receipt is first asked for (authlog signs a checkpoint
-        /// every 60 s by default; asked earlier, the answer says when to ask again). It is also the batching
-        /// window: the events named meanwhile go in the same request.
+        /// How long after an answer named an event its receipt is first asked for. It is the batching window:
+        /// the events named meanwhile go in the same request, with one checkpoint note and one consistency proof
+        /// for them all. ``defaultFirstCheckDelay`` (4 hours) by default; at least a minute, since authlog signs a
+        /// checkpoint every 60 s by default (asked earlier, the answer says when to ask again).
         public var firstCheckDelay: Duration
         /// How long to wait before asking again for a pending receipt when the answer gave no `Retry-After`.
         public var pendingRetryDelay: Duration
@@ -41,13 +42,20 @@ extension LogMonitor {
         /// for consistency.
         public var refreshSampling: Int
 
+        /// The default ``firstCheckDelay``: 4 hours. An app that refreshes every 15 minutes then asks six times a
+        /// day, each time for about 16 events. A round per refresh instead (60 s) costs a request's head, a note and
+        /// a consistency proof 96 times a day, several times the receipts themselves (`authlog-bench client`).
+        /// A split view is still seen within the window; an app that shows its activity verifies what it shows at
+        /// once (``AuthlogClient/checkedActivity(after:limit:)``).
+        public static let defaultFirstCheckDelay = Duration.seconds(4 * 3_600)
+
         /// Creates a configuration.
         public init(
             pins: LogPins,
             checkpointStore: any CheckpointStore = InMemoryCheckpointStore(),
             alarmReportURL: URL? = nil,
             timeWindow: TimeInterval = 600,
-            firstCheckDelay: Duration = .seconds(60),
+            firstCheckDelay: Duration = Self.defaultFirstCheckDelay,
             pendingRetryDelay: Duration = .seconds(60),
             retryDelay: Duration = .seconds(2),
             maximumBackoff: Duration = .seconds(3_600),
