@@ -1,4 +1,4 @@
-package import AuthlogTransparency
+import AuthlogTransparency
 public import Foundation
 
 #if canImport(Glibc)

@@ -48,7 +48,9 @@ struct FileStoreDurabilityTests {
         try await FileTokenStore(url: url).save(ClientValueTests.tokens)
         // The temporary file cannot be made: its folder is where a file is.
         let blocked = folder.appendingPathComponent("file").appendingPathComponent("tokens.json")
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("file").path, contents: Data())
+        try #require(
+            FileManager.default.createFile(atPath: folder.appendingPathComponent("file").path, contents: Data())
+        )
         await #expect(throws: AuthlogClientError.self) {
             try await FileTokenStore(url: blocked, flushDirectory: Self.refusingFlush).save(ClientValueTests.tokens)
         }

@@ -1,4 +1,4 @@
-package import AuthlogTransparency
+import AuthlogTransparency
 public import Foundation
 
 /// The monitor's record in a JSON file, replaced durably (``DurableFile``: a new file written whole, flushed,
