@@ -4,8 +4,9 @@ import Foundation
 /// The monitor's bytes on the wire, by what they carry: the receipts' event bytes, the inclusion proofs' hashes,
 /// the checkpoint notes (with their cosignatures), the consistency proofs (the receipts route's `consistency`
 /// and the proof route's answers), the rest of the JSON (event ids, indexes, member names), and the HTTP heads
-/// of requests and answers (request lines, status lines, headers). A compressed body cannot be split into terms
-/// and is counted whole as ``compressed`` (authlog does not compress its answers today).
+/// of requests and answers (request lines, status lines, headers). A compressed body (authlog gzips the log's
+/// per-device answers for a client that asks, as AuthlogClient does) is not split into terms: it is counted whole
+/// as ``compressed``, and the per-receipt and per-request means then read 0 for what it carried.
 struct MonitorBytes: Sendable {
     var requests = 0
     var receipts = 0
