@@ -9,7 +9,7 @@ import Synchronization
 /// as an operator who shows this one user a second history would. Other users talk to the servers directly.
 ///
 /// A test may also change what the device gets (``rewrite(_:)``) and read back what the log's routes
-/// answered (``logAnswers``).
+/// answered (``logAnswers``); a gzip answer is decoded first and reaches the device uncompressed.
 final class MonitorProxy: Sendable {
     /// One request as the device sent it.
     struct Exchange: Sendable {
@@ -119,6 +119,16 @@ extension MonitorProxy {
                 body: exchange.body.isEmpty ? nil : exchange.body,
                 headers: exchange.headers.map { ($0.name, $0.value) }
             )
+            // The log's answers come gzip to a device that asks (AuthlogClient does): decoded here, so that rewrites
+            // and `logAnswers` read the JSON, and passed on uncompressed. Gzip end to end is checked by
+            // LogAnswerCompressionTests and the client's own tests.
+            if answer.header("Content-Encoding")?.lowercased() == "gzip" {
+                answer = HTTPTestClient.Answer(
+                    status: answer.status,
+                    headers: answer.headers.filter { $0.name.lowercased() != "content-encoding" },
+                    body: try SystemGzip.decompress(answer.body)
+                )
+            }
             if let rewrite { answer = try await rewrite(exchange, answer) }
             if isLog {
                 self.state.withLock { state in
