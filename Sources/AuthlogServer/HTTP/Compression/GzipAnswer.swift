@@ -1,7 +1,5 @@
 import AuthlogCore
-import HTTPTypes
 import Hummingbird
-import NIOCore
 
 /// The log's per-device read answers, gzip-compressed when the request takes gzip (`Accept-Encoding`): the
 /// receipts of a device's events (their bytes in base64 and one proof) and consistency proofs, what a monitoring
@@ -15,17 +13,13 @@ enum GzipAnswer {
     /// `Vary: Accept-Encoding` either way, so a cache never gives one client the other's form.
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, for request: Request) -> Response {
         let bytes = value.canonicalBytes
-        var headers: HTTPFields = [
-            .contentType: "application/json", .cacheControl: "no-store", .vary: "Accept-Encoding",
-        ]
-        var body = bytes
         let accepted = request.headers[values: .acceptEncoding].joined(separator: ",")
-        if bytes.count >= Self.minimumBytes, AcceptEncoding.acceptsGzip(accepted),
-            let compressed = Gzip.compress(bytes), compressed.count < bytes.count
-        {
-            headers[.contentEncoding] = "gzip"
-            body = compressed
-        }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        let compressed =
+            bytes.count >= Self.minimumBytes && AcceptEncoding.acceptsGzip(accepted)
+            ? Gzip.compress(bytes).flatMap { $0.count < bytes.count ? $0 : nil } : nil
+        var response = JSONResponse.make(bytes: compressed ?? bytes, status: status)
+        response.headers[.vary] = "Accept-Encoding"
+        if compressed != nil { response.headers[.contentEncoding] = "gzip" }
+        return response
     }
 }
