@@ -9,7 +9,8 @@ import FoundationNetworking
 
 /// The device's work per receipt: a `GET /v1/log/receipts` answer of `k` receipts read (JSON, base64) and
 /// verified with ``ReceiptBatch/verify(logKey:policy:)`` under the pins (the note's signature, every witness's
-/// cosignature, every event's canonical bytes, the multi-leaf proof), against the same request's time on the
+/// cosignature, every event's canonical bytes, the multi-leaf proof) and, as the monitor does when a round's
+/// checkpoint is the one it verified last, with a ``ReceiptBatchVerifier`` (the events and the proof), against the same request's time on the
 /// network (loopback, one URLSession, the server in this process); and the single receipt route
 /// (`GET /v1/log/receipt/{id}`, one `tlog-proof` text verified with ``LogReceipt/verify(_:logKey:witnesses:)``)
 /// for comparison. Each figure is the median of 10 blocks' means (`repetitions` in all): the machine is shared,
@@ -60,6 +61,24 @@ enum ReceiptVerificationBench {
                 }
             }
             figures.append(Figure(label: "batch of \(size)", receipts: size, verify: verify, network: network))
+            // What the monitor does when a round's checkpoint is the one it verified last: its
+            // ReceiptBatchVerifier checks the events and the proof only.
+            var verifier = ReceiptBatchVerifier(logKey: pins.logKey, policy: pins.policy)
+            _ = try verifier.verify(Self.batch(body))
+            let known = try Self.time(repetitions) {
+                let verified = try verifier.verify(Self.batch(body))
+                guard verified.quorumMet, verified.events.count == size else {
+                    throw BenchFailure("the batch of \(size) did not verify witnessed")
+                }
+            }
+            figures.append(
+                Figure(
+                    label: "batch of \(size), its checkpoint verified before",
+                    receipts: size,
+                    verify: known,
+                    network: network
+                )
+            )
         }
         let text = String(decoding: single, as: UTF8.self)
         let verify = try Self.time(repetitions) {

@@ -129,8 +129,9 @@ extension Servers {
                 #expect(alarm.shownSize >= shown.size && alarm.shownSize < kept.size)
                 #expect(await monitor.state().keptCheckpoint?.size == kept.size, "A's checkpoint stays kept")
                 let asked = servers.proxy.logAnswers.map { "\($0.0.method) \($0.0.target) → \($0.1.status)" }
+                let proofRequest = "GET /v1/log/proof/consistency?from=\(alarm.shownSize)&to=\(kept.size)"
                 #expect(
-                    asked.contains { $0.hasPrefix("GET /v1/log/proof/consistency?from=\(alarm.shownSize)&to=\(kept.size)") },
+                    asked.contains { $0.hasPrefix(proofRequest) },
                     "the device asked B for the proof: \(asked)"
                 )
             }

@@ -100,7 +100,7 @@ extension LogMonitor {
     ) {
         let verified: ReceiptBatch.Verified
         do {
-            verified = try batch.verify(logKey: self.pins.logKey, policy: self.pins.policy)
+            verified = try self.receiptVerifier.verify(batch)
         } catch {
             for entry in batch.entries { self.settle(entry.eventID, .refused(.proofFailed(error))) }
             return

@@ -37,6 +37,9 @@ public actor LogMonitor {
     /// it): receipts are asked for without `from`, and the next bigger checkpoint the witnesses' quorum cosigned
     /// is kept instead.
     var reanchoring = false
+    /// Verifies batches under the pins, remembering the last note verified (a round against the same checkpoint
+    /// skips its signature checks).
+    var receiptVerifier: ReceiptBatchVerifier
     /// Refresh answers seen (for ``Configuration/refreshSampling``).
     private var refreshes = 0
     private var loading: Task<Void, Never>?
@@ -52,6 +55,7 @@ public actor LogMonitor {
         let bounded = configuration.bounded
         self.configuration = bounded
         self.sender = sender
+        self.receiptVerifier = ReceiptBatchVerifier(logKey: bounded.pins.logKey, policy: bounded.pins.policy)
         self.queue = MonitorQueue(maximumQueued: bounded.maximumQueued, maximumOutcomes: bounded.maximumOutcomes)
         self.events = StateBroadcaster { .initialState($0) }
     }
@@ -231,6 +235,8 @@ public actor LogMonitor {
     /// - Throws: ``MonitorError``: `.noteTooLarge`, `.checkpoint`, `.notACheckpoint`, `.wrongOrigin`.
     func open(_ note: String) throws(MonitorError) -> Checkpoint {
         guard note.utf8.count <= Self.maximumNoteBytes else { throw .noteTooLarge(limit: Self.maximumNoteBytes) }
+        // The pinned key verified it already (the pins' origin is the key's name).
+        if let checkpoint = self.receiptVerifier.checkpoint(ifVerified: note) { return checkpoint }
         let body: String
         do {
             body = try self.pins.logKey.open(note)

@@ -121,8 +121,17 @@ public struct WitnessPolicy: Sendable {
         for witness in self.witnesses where counted.insert(witness.verifier.publicKey).inserted {
             let lines = parsed.signatures.filter(witness.verifier.matches)
             guard !lines.isEmpty else { continue }
-            if let time = lines.lazy.compactMap({ witness.verifier.timestamp(of: $0, body: parsed.body) }).first {
-                cosigned.append((witness.name, time))
+            // A loop, not `lazy.compactMap(…).first`, which runs the closure twice for the element it returns:
+            // each cosignature's Ed25519 check is made once.
+            var verified: UInt64?
+            for line in lines {
+                if let time = witness.verifier.timestamp(of: line, body: parsed.body) {
+                    verified = time
+                    break
+                }
+            }
+            if let verified {
+                cosigned.append((witness.name, verified))
             } else {
                 invalid.append(witness.name)
             }

@@ -88,21 +88,53 @@ public struct ReceiptBatch: Sendable, Equatable {
     /// ``NoteVerifier/crypto``.
     /// - Throws: ``Failure``.
     public func verify(logKey: NoteVerifier, policy: WitnessPolicy?) throws(ReceiptBatch.Failure) -> Verified {
+        try self.verify(against: Self.verifiedNote(self.note, logKey: logKey, policy: policy), crypto: logKey.crypto)
+    }
+
+    /// A note whose log signature, origin and cosignatures were checked under one log key and witness policy.
+    struct VerifiedNote: Sendable, Equatable {
+        /// The note, verbatim.
+        var note: String
+        /// Its checkpoint.
+        var checkpoint: Checkpoint
+        /// Whether the cosignatures meet the policy's quorum (true without a policy).
+        var quorumMet: Bool
+        /// The witnesses whose cosignatures verified, in the policy's order.
+        var cosigned: [String]
+    }
+
+    /// Checks `note` under `logKey` (and, when `policy` lists logs, that the key is one) and `policy`.
+    static func verifiedNote(
+        _ note: String,
+        logKey: NoteVerifier,
+        policy: WitnessPolicy?
+    ) throws(Failure) -> VerifiedNote {
         if let policy, !policy.logs.isEmpty,
             !policy.logs.contains(where: { $0.verifier.verifierKey == logKey.verifierKey })
         {
             throw .logNotInPolicy(logKey.verifierKey)
         }
-        let checkpoint = try Self.open(self.note, logKey: logKey)
-        let events = try self.decodedEvents()
-        try self.proveInclusion(in: checkpoint, crypto: logKey.crypto)
-        guard let policy else { return Verified(checkpoint: checkpoint, events: events, quorumMet: true, cosigned: []) }
-        guard let result = policy.check(note: self.note) else { throw .malformed("the note is not a signed note") }
-        return Verified(
+        let checkpoint = try Self.open(note, logKey: logKey)
+        guard let policy else { return VerifiedNote(note: note, checkpoint: checkpoint, quorumMet: true, cosigned: []) }
+        guard let result = policy.check(note: note) else { throw .malformed("the note is not a signed note") }
+        return VerifiedNote(
+            note: note,
             checkpoint: checkpoint,
-            events: events,
             quorumMet: result.quorumMet,
             cosigned: result.cosigned.map(\.name)
+        )
+    }
+
+    /// Checks the entries and the proof against `verified`, the batch's own note already checked.
+    func verify(against verified: VerifiedNote, crypto: any TransparencyCrypto) throws(Failure) -> Verified {
+        guard verified.note == self.note else { throw .malformed("the batch's note is not the verified one") }
+        let events = try self.decodedEvents()
+        try self.proveInclusion(in: verified.checkpoint, crypto: crypto)
+        return Verified(
+            checkpoint: verified.checkpoint,
+            events: events,
+            quorumMet: verified.quorumMet,
+            cosigned: verified.cosigned
         )
     }
 
