@@ -59,7 +59,7 @@ struct MonitorBytes: Sendable {
             take(body["consistency"], into: &self.consistency)
             for receipt in body["receipts"]?.arrayValue ?? [] {
                 self.receipts += 1
-                take(receipt["event"], into: &self.events)
+                take(receipt["event"] ?? receipt["event_text"], into: &self.events)
             }
             self.json += rest
         }

@@ -7,7 +7,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The device's work per receipt: a `GET /v1/log/receipts` answer of `k` receipts read (JSON, base64) and
+/// The device's work per receipt: a `GET /v1/log/receipts` answer of `k` receipts read (JSON, `event_text`) and
 /// verified with ``ReceiptBatch/verify(logKey:policy:)`` under the pins (the note's signature, every witness's
 /// cosignature, every event's canonical bytes, the multi-leaf proof) and, as the monitor does when a round's
 /// checkpoint is the one it verified last, with a ``ReceiptBatchVerifier`` (the events and the proof), against the same request's time on the
@@ -40,7 +40,10 @@ enum ReceiptVerificationBench {
                 url: baseURL.appendingPathComponent("v1/log/receipts"),
                 resolvingAgainstBaseURL: false
             )
-            components?.queryItems = [URLQueryItem(name: "ids", value: eventIDs.prefix(size).joined(separator: ","))]
+            components?.queryItems = [
+                URLQueryItem(name: "ids", value: eventIDs.prefix(size).joined(separator: ",")),
+                URLQueryItem(name: "event_form", value: "text"),  // as the monitor asks
+            ]
             guard let url = components?.url else { throw BenchFailure("no receipts URL") }
             var request = URLRequest(url: url)
             request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
@@ -201,10 +204,12 @@ enum ReceiptVerificationBench {
         let answer = try JSONDecoder().decode(Answer.self, from: body)
         var entries: [ReceiptBatch.Entry] = []
         for receipt in answer.receipts {
-            guard let bytes = Data(base64Encoded: receipt.event) else { throw BenchFailure("bad base64") }
-            entries.append(
-                ReceiptBatch.Entry(eventID: receipt.eventID, position: receipt.index + 1, eventBytes: Array(bytes))
-            )
+            var bytes: [UInt8] = []
+            for scalar in receipt.eventText.unicodeScalars {
+                guard scalar.value <= 0xFF else { throw BenchFailure("event_text above U+00FF") }
+                bytes.append(UInt8(scalar.value))
+            }
+            entries.append(ReceiptBatch.Entry(eventID: receipt.eventID, position: receipt.index + 1, eventBytes: bytes))
         }
         guard let proof = Data(base64Encoded: answer.proof), proof.count % 32 == 0 else {
             throw BenchFailure("bad proof")
@@ -217,11 +222,12 @@ enum ReceiptVerificationBench {
         struct Receipt: Decodable {
             let eventID: String
             let index: Int64
-            let event: String
+            let eventText: String
 
             enum CodingKeys: String, CodingKey {
                 case eventID = "event_id"
-                case index, event
+                case eventText = "event_text"
+                case index
             }
         }
 

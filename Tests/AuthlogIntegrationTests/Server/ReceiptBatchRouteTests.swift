@@ -96,6 +96,22 @@ struct ReceiptBatchRouteTests {
         // A multi-leaf proof: fewer hashes than the events' single proofs together.
         #expect(batch.proof.count < ids.count * 5)
 
+        // `event_form=text`: the same bytes, one character per byte, in a form gzip sees into.
+        let asText = try await server.send(
+            "GET",
+            "/v1/log/receipts?ids=\(ids.joined(separator: ","))&event_form=text",
+            as: alice
+        )
+        let texts = try #require(asText.json["receipts"]?.arrayValue)
+        #expect(texts.allSatisfy { $0["event"] == nil }, "event_text instead of event")
+        let textBytes = try texts.map { receipt in
+            try #require(receipt["event_text"]?.stringValue).unicodeScalars.map { scalar in
+                try #require(UInt8(exactly: scalar.value))
+            }
+        }
+        #expect(textBytes == batch.entries.map(\.eventBytes))
+        #expect(textBytes.contains { $0.contains { $0 < 0x20 } }, "the events' binary lengths travel as escapes")
+
         // Bob asking for Alice's events learns nothing either.
         let asBob = try await self.receipts(ids, as: bob, server)
         #expect(asBob.status == 200)
@@ -117,7 +133,8 @@ struct ReceiptBatchRouteTests {
             ("ids=\(id),\(id.uppercased())", "names the event \(id) twice"), ("ids=\(id)&ids=\(id)", "ids once"),
             ("ids=\(id)&from=0", "from must be"), ("ids=\(id)&from=abc", "from must be"),
             ("ids=\(id)&from=-1", "from must be"), ("ids=\(id)&from=4611686018427387905", "from must be"),
-            ("ids=\(id)&from=1&from=2", "from at most once"),
+            ("ids=\(id)&from=1&from=2", "from at most once"), ("ids=\(id)&event_form=hex", "event_form at most once"),
+            ("ids=\(id)&event_form=text&event_form=text", "event_form at most once"),
         ] {
             let answer = try await server.send("GET", "/v1/log/receipts?\(query)", as: alice)
             #expect(answer.status == 400, "\(query)")

@@ -45,7 +45,11 @@ struct ReceiptBatchController: Sendable {
         var retryAfter: [Int] = []
         if !made.pending.isEmpty { retryAfter.append(self.checkpointSeconds) }
         if made.witnessed == .pending { retryAfter.append(self.witnessSeconds) }
-        var response = GzipAnswer.json(made.json, status: retryAfter.isEmpty ? .ok : .accepted, for: request)
+        var response = GzipAnswer.json(
+            made.json(eventForm: query.eventForm),
+            status: retryAfter.isEmpty ? .ok : .accepted,
+            for: request
+        )
         if let seconds = retryAfter.max() { response.headers[.retryAfter] = String(min(max(seconds, 1), 3600)) }
         return response
     }
@@ -79,8 +83,9 @@ struct ReceiptBatchController: Sendable {
 }
 
 extension ReceiptBatchMaker.Made {
-    /// The answer's body (docs/openapi.yaml, `ReceiptBatch`): hashes and event bytes in standard base64.
-    var json: JSONValue {
+    /// The answer's body (docs/openapi.yaml, `ReceiptBatch`): hashes in standard base64, event bytes in
+    /// `eventForm`.
+    func json(eventForm: ReceiptBatchQuery.EventForm) -> JSONValue {
         var members: [(name: String, value: JSONValue)] = [
             ("checkpoint", .string(self.checkpoint.note)),
             ("witnessed", .string(self.witnessed.rawValue)),
@@ -91,7 +96,7 @@ extension ReceiptBatchMaker.Made {
                         .object([
                             ("event_id", .string($0.eventID.lowercased)),
                             ("index", .number(String($0.position - 1))),
-                            ("event", .string(Data($0.bytes).base64EncodedString())),
+                            Self.event($0.bytes, form: eventForm),
                         ])
                     }
                 )
@@ -113,5 +118,20 @@ extension ReceiptBatchMaker.Made {
         )
         members.append(("not_found", .array(self.notFound.map { .string($0.lowercased) })))
         return .object(members)
+    }
+
+    /// The receipt member holding `bytes`: `event` in base64, or `event_text`, one character per byte.
+    private static func event(
+        _ bytes: [UInt8],
+        form: ReceiptBatchQuery.EventForm
+    ) -> (name: String, value: JSONValue) {
+        switch form {
+        case .base64:
+            return ("event", .string(Data(bytes).base64EncodedString()))
+        case .text:
+            var scalars = String.UnicodeScalarView()
+            scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
+            return ("event_text", .string(String(scalars)))
+        }
     }
 }

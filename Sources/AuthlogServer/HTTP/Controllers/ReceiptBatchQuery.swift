@@ -2,9 +2,19 @@ import AuthlogAccounts
 import AuthlogTransparency
 import Foundation
 
-/// The query of `GET /v1/log/receipts`: `ids`, 1…64 event ids (UUIDs) separated by commas, none repeated, and
-/// `from`, an optional tree size from 1 to 2^62. Anything else is 400 `invalid_request` naming the problem.
+/// The query of `GET /v1/log/receipts`: `ids`, 1…64 event ids (UUIDs) separated by commas, none repeated,
+/// `from`, an optional tree size from 1 to 2^62, and `event_form`, optionally `base64` (the default) or `text`.
+/// Anything else is 400 `invalid_request` naming the problem.
 struct ReceiptBatchQuery: Sendable, Equatable {
+    /// How each receipt carries its event's canonical bytes.
+    enum EventForm: String, Sendable, Equatable {
+        /// `event`: standard base64.
+        case base64
+        /// `event_text`: a JSON string of one character per byte (U+0000…U+00FF), so that gzip sees the
+        /// repeats between one user's events that base64 hides.
+        case text
+    }
+
     /// The largest `from`.
     static let maximumFrom: Int64 = 1 << 62
 
@@ -12,8 +22,11 @@ struct ReceiptBatchQuery: Sendable, Equatable {
     var eventIDs: [UUID]
     /// The tree size the caller keeps, if it said.
     var from: Int64?
+    /// The form of the events' bytes.
+    var eventForm: EventForm
 
-    /// Reads `ids` and `from` (each given at most once) from `parameters`, the query's (name, value) pairs.
+    /// Reads `ids`, `from` and `event_form` (each given at most once) from `parameters`, the query's (name,
+    /// value) pairs.
     /// - Throws: ``ServiceError`` 400 `invalid_request`.
     init(parameters: [(name: String, value: String)]) throws(ServiceError) {
         let ids = parameters.filter { $0.name == "ids" }.map(\.value)
@@ -22,6 +35,11 @@ struct ReceiptBatchQuery: Sendable, Equatable {
             throw .badRequest("Give the query parameter ids once: 1 to 64 event ids separated by commas.")
         }
         guard from.count <= 1 else { throw .badRequest("Give the query parameter from at most once.") }
+        let forms = parameters.filter { $0.name == "event_form" }.map(\.value)
+        guard forms.count <= 1, let form = EventForm(rawValue: forms.first ?? "base64") else {
+            throw .badRequest("Give the query parameter event_form at most once: base64 or text.")
+        }
+        self.eventForm = form
         self.eventIDs = try Self.eventIDs(list)
         self.from = try from.first.map { text throws(ServiceError) in try Self.treeSize(text) }
     }

@@ -124,11 +124,33 @@ struct MonitorBadInputTests {
         let inEvent = try await Self.error { object in
             var receipts = object["receipts"] as? [[String: Any]] ?? []
             receipts[0]["event"] = "not*base64"
+            receipts[0]["event_text"] = nil
             object["receipts"] = receipts
         }
         #expect(inEvent == .badBase64(field: "receipts.event"))
         let inProof = try await Self.error { $0["proof"] = "%%%%" }
         #expect(inProof == .badBase64(field: "proof"))
+    }
+
+    @Test func eventTextOutsideOneBytePerCharacterOrBesideBase64IsRefused() async throws {
+        let wide = try await Self.error { object in
+            var receipts = object["receipts"] as? [[String: Any]] ?? []
+            receipts[0]["event_text"] = (receipts[0]["event_text"] as? String ?? "") + "\u{100}"
+            object["receipts"] = receipts
+        }
+        #expect(wide == .malformedAnswer("a receipt's event_text holds a character above U+00FF"))
+        let both = try await Self.error { object in
+            var receipts = object["receipts"] as? [[String: Any]] ?? []
+            receipts[0]["event"] = Data([1, 2, 3]).base64EncodedString()
+            object["receipts"] = receipts
+        }
+        #expect(both == .malformedAnswer("a receipt must hold exactly one of event and event_text"))
+        let neither = try await Self.error { object in
+            var receipts = object["receipts"] as? [[String: Any]] ?? []
+            receipts[0]["event_text"] = nil
+            object["receipts"] = receipts
+        }
+        #expect(neither == .malformedAnswer("a receipt must hold exactly one of event and event_text"))
     }
 
     @Test func aBodyOverTheBoundIsRefused() async throws {
@@ -194,7 +216,7 @@ struct MonitorBadInputTests {
     @Test func eventBytesThatAreNotAnEventAreRefused() async throws {
         let states = try await Self.states { object in
             var receipts = object["receipts"] as? [[String: Any]] ?? []
-            receipts[0]["event"] = Data("authlog.event.v2 but not really".utf8).base64EncodedString()
+            receipts[0]["event_text"] = "authlog.event.v2 but not really"
             object["receipts"] = receipts
         }
         for state in states {

@@ -25,6 +25,7 @@ struct MonitorFlowTests {
         // One request for both, and the checkpoint kept.
         #expect(server.count("/v1/log/receipts") == 1)
         #expect(server.receiptRequests.first?["ids"] == result.eventIDs.joined(separator: ","))
+        #expect(server.receiptRequests.first?["event_form"] == "text", "the events as text, which gzip sees into")
         #expect(await monitor.state().keptCheckpoint?.size == 2)
         let kept = await firstEvent(of: events) {
             if case .checkpointKept(let checkpoint) = $0 { checkpoint } else { nil }
@@ -33,6 +34,17 @@ struct MonitorFlowTests {
         // Nothing waits: the background task asks for nothing more.
         try await Task.sleep(for: .milliseconds(300))
         #expect(server.count("/v1/log/receipts") == 1)
+    }
+
+    /// A server that answers `event` in base64 whatever `event_form` asks (one from before the text form).
+    @Test func aServerThatAnswersBase64IsReadAsWell() async throws {
+        let server = try FakeAuthlog()
+        server.set(base64EventsOnly: true)
+        let client = try MonitorHarness.client(server)
+        let monitor = try MonitorHarness.monitor(client)
+        let result = try await client.signIn(with: .dev(subject: "ada"))
+        let states = await MonitorHarness.settled(monitor, result.eventIDs)
+        #expect(states.compactMap(\.verified).map(\.type) == ["signin.succeeded", "token.issued"], "\(states)")
     }
 
     @Test func aRefreshNamesItsEventAndTheNextBatchAsksFromTheKeptSize() async throws {

@@ -58,8 +58,9 @@ struct ReceiptsAnswer: Sendable {
             guard receipt.index >= 0, receipt.index < (1 << 62) else {
                 throw .malformedAnswer("a receipt's index is outside 0…2^62")
             }
-            guard let bytes = Data(base64Encoded: receipt.event) else { throw .badBase64(field: "receipts.event") }
-            entries.append(ReceiptBatch.Entry(eventID: id, position: receipt.index + 1, eventBytes: Array(bytes)))
+            entries.append(
+                ReceiptBatch.Entry(eventID: id, position: receipt.index + 1, eventBytes: try Self.eventBytes(receipt))
+            )
         }
         guard entries.isEmpty || wire.proof != nil else { throw .missingField("proof") }
         let proof = try Self.hashes(wire.proof ?? "", field: "proof", limit: Self.maximumProofHashes)
@@ -83,6 +84,28 @@ struct ReceiptsAnswer: Sendable {
             pending: pending,
             notFound: notFound
         )
+    }
+
+    /// The event's bytes: `event` in base64, or `event_text`, one character (U+0000…U+00FF) per byte; exactly one.
+    /// - Throws: ``MonitorError/badBase64(field:)``, ``MonitorError/malformedAnswer(_:)``.
+    private static func eventBytes(_ receipt: WireReceipt) throws(MonitorError) -> [UInt8] {
+        switch (receipt.event, receipt.eventText) {
+        case (let base64?, nil):
+            guard let bytes = Data(base64Encoded: base64) else { throw .badBase64(field: "receipts.event") }
+            return Array(bytes)
+        case (nil, let text?):
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.utf8.count)
+            for scalar in text.unicodeScalars {
+                guard scalar.value <= 0xFF else {
+                    throw .malformedAnswer("a receipt's event_text holds a character above U+00FF")
+                }
+                bytes.append(UInt8(scalar.value))
+            }
+            return bytes
+        default:
+            throw .malformedAnswer("a receipt must hold exactly one of event and event_text")
+        }
     }
 
     /// The 32-byte hashes of the base64 `text` of member `field`, at most `limit` of them.
@@ -116,14 +139,16 @@ struct ReceiptsAnswer: Sendable {
         }
     }
 
-    /// `{"event_id", "index", "event"}`.
+    /// `{"event_id", "index", "event"}` or `{"event_id", "index", "event_text"}`.
     private struct WireReceipt: Decodable {
         let eventID: String
         let index: Int64
-        let event: String
+        let event: String?
+        let eventText: String?
 
         enum CodingKeys: String, CodingKey {
             case eventID = "event_id"
+            case eventText = "event_text"
             case index, event
         }
     }

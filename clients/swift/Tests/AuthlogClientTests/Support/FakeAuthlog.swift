@@ -49,6 +49,8 @@ final class FakeAuthlog: @unchecked Sendable {
     private var droppedBelow: Int64 = 0
     /// Whether the log routes gzip their answers for a request that accepts gzip.
     private var gzipAnswers = false
+    /// Whether the receipts route answers `event` in base64 whatever `event_form` asks (an older server).
+    private var base64EventsOnly = false
 
     private var users: [String: String] = [:]
     private var sessions: [String: (user: String, session: String)] = [:]
@@ -92,6 +94,7 @@ final class FakeAuthlog: @unchecked Sendable {
     func set(alarmStatuses: [Int]) { self.configure { $0.alarmStatuses = alarmStatuses } }
     func set(droppedBelow: Int64) { self.configure { $0.droppedBelow = droppedBelow } }
     func set(gzipAnswers: Bool) { self.configure { $0.gzipAnswers = gzipAnswers } }
+    func set(base64EventsOnly: Bool) { self.configure { $0.base64EventsOnly = base64EventsOnly } }
     func set(rewrite: (@Sendable (inout [String: Any]) -> Void)?) { self.configure { $0.rewrite = rewrite } }
     func queue(rawAnswer: HTTPAnswer) { self.configure { $0.rawAnswers.append(rawAnswer) } }
 
@@ -245,6 +248,13 @@ final class FakeAuthlog: @unchecked Sendable {
         return .json(200, ["activity": entries, "next": NSNull()])
     }
 
+    /// `bytes` as `event_text`: one character (U+0000…U+00FF) per byte.
+    static func text(of bytes: [UInt8]) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
+        return String(scalars)
+    }
+
     private func receipts(_ request: HTTPRequest) -> HTTPAnswer {
         self.receiptQueries.append(request.query)
         self.receiptTimes.append(.now)
@@ -286,11 +296,14 @@ final class FakeAuthlog: @unchecked Sendable {
                 signer: self.signWithImpostor ? self.keys.impostor : nil,
                 cosigners: uncosigned ? [] : self.cosigners
             )) ?? ""
+        let asText = request.query["event_form"] == "text" && !self.base64EventsOnly
         var object: [String: Any] = [
             "checkpoint": note,
             "witnessed": uncosigned ? "pending" : "yes",
             "receipts": receipts.map {
-                ["event_id": $0.id, "index": $0.index, "event": Data($0.bytes).base64EncodedString()]
+                asText
+                    ? ["event_id": $0.id, "index": $0.index, "event_text": Self.text(of: $0.bytes)]
+                    : ["event_id": $0.id, "index": $0.index, "event": Data($0.bytes).base64EncodedString()]
             },
             "proof": Self.base64(tree.multiProof(indices: receipts.map(\.index), size: size)),
             "pending": pending.map { ["event_id": $0, "reason": "not_checkpointed"] },
