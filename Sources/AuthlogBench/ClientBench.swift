@@ -69,8 +69,9 @@ struct ClientBench: AsyncParsableCommand {
                     + "loopback, so no TLS records or handshakes); every checkpoint cosigned by \(self.witnesses) "
                     + "witnesses before the device asks; a device's round comes its firstCheckDelay after the first "
                     + "event waiting (the batching window) and takes every event named by then; variants: defaults "
-                    + "(firstCheckDelay \(Self.hours(MonitorDay.Variant.defaults.window))), a round per refresh "
-                    + "(60 s), one round a day (24 h), and the defaults checking 1 refresh in 8 (refreshSampling 8)"
+                    + "(firstCheckDelay \(Self.hours(MonitorDay.Variant.defaults.window)), each refresh checked with "
+                    + "a chance of 1 in \(MonitorDay.Variant.defaults.refreshSampling)), and every refresh checked: "
+                    + "in the default rounds, in a round per refresh (60 s), and in one round a day (24 h)"
             )
             say("bytes a day, small log (this app's events and the checkpoint records only):")
             try await self.day(on: small, otherPerDay: 0)
@@ -153,7 +154,7 @@ struct ClientBench: AsyncParsableCommand {
         let results = try await MonitorDay.live(
             on: log,
             otherPerDay: otherPerDay,
-            variants: [.defaults, .minute, .daily, .sampled]
+            variants: [.defaults, .everyRefresh, .minute, .daily]
         )
         say(
             String(

@@ -17,7 +17,7 @@ enum MonitorDay {
     /// How a device checks its events.
     struct Variant: Sendable {
         let name: String
-        /// Check one refresh in this many (``LogMonitor/Configuration/refreshSampling``).
+        /// Check each refresh with a chance of one in this many (``LogMonitor/Configuration/refreshSampling``).
         let refreshSampling: Int
         /// The batching window (``LogMonitor/Configuration/firstCheckDelay``): a round comes this long after the
         /// first event that waits, and takes every event named by then.
@@ -26,18 +26,26 @@ enum MonitorDay {
         /// The monitor's default configuration.
         static let defaults = Variant(
             name: "defaults",
-            refreshSampling: 1,
+            refreshSampling: LogMonitor.Configuration.defaultRefreshSampling,
             window: LogMonitor.Configuration.defaultFirstCheckDelay
         )
-        /// Every event checked a minute after it is named: a round per refresh.
-        static let minute = Variant(name: "firstCheckDelay 60 s", refreshSampling: 1, window: .seconds(60))
-        /// Every event checked, all in one round at the end of the day.
-        static let daily = Variant(name: "firstCheckDelay 24 h", refreshSampling: 1, window: .seconds(86_400))
-        /// One refresh in 8 checked, rounds as the defaults.
-        static let sampled = Variant(
-            name: "refreshSampling 8",
-            refreshSampling: 8,
+        /// The defaults, but every refresh checked.
+        static let everyRefresh = Variant(
+            name: "refreshSampling 1 (every refresh)",
+            refreshSampling: 1,
             window: Self.defaults.window
+        )
+        /// Every refresh checked a minute after it is named: a round per refresh.
+        static let minute = Variant(
+            name: "refreshSampling 1, firstCheckDelay 60 s",
+            refreshSampling: 1,
+            window: .seconds(60)
+        )
+        /// Every refresh checked, all in one round at the end of the day.
+        static let daily = Variant(
+            name: "refreshSampling 1, firstCheckDelay 24 h",
+            refreshSampling: 1,
+            window: .seconds(86_400)
         )
     }
 

@@ -5,9 +5,10 @@ import Foundation
 extension MonitorServers {
     /// The user's device: AuthlogClient through the proxy with the monitor on, pinning the log's origin and
     /// verifier key (and `witnesses`' cosigner keys with `quorum`, when given), with the default monitor
-    /// configuration otherwise (its checkpoint store in memory). The tests ask for the monitor's rounds with
-    /// ``LogMonitor/checkNow()`` rather than wait for its first-check delay (60 s by default); a round asked for
-    /// is the same request the background task sends.
+    /// configuration otherwise (its checkpoint store in memory) but that every refresh is checked (the default
+    /// checks each with a chance of one half, and these tests follow given refreshes). The tests ask for the
+    /// monitor's rounds with ``LogMonitor/checkNow()`` rather than wait for its first-check delay (4 hours by
+    /// default); a round asked for is the same request the background task sends.
     func device(witnesses: [String] = [], quorum: Int = 1) throws -> (AuthlogClient, LogMonitor) {
         let pins =
             witnesses.isEmpty
@@ -21,7 +22,7 @@ extension MonitorServers {
         let client = AuthlogClient(
             baseURL: self.proxy.baseURL,
             tokenStore: InMemoryTokenStore(),
-            monitor: LogMonitor.Configuration(pins: pins)
+            monitor: LogMonitor.Configuration(pins: pins, refreshSampling: 1)
         )
         guard let monitor = client.monitor else { throw CocoaError(.featureUnsupported) }
         return (client, monitor)

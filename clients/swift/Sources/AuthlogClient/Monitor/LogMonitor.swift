@@ -40,8 +40,6 @@ public actor LogMonitor {
     /// Verifies batches under the pins, remembering the last note verified (a round against the same checkpoint
     /// skips its signature checks).
     var receiptVerifier: ReceiptBatchVerifier
-    /// Refresh answers seen (for ``Configuration/refreshSampling``).
-    private var refreshes = 0
     private var loading: Task<Void, Never>?
     private(set) var isLoaded = false
     private var worker: Task<Void, Never>?
@@ -128,12 +126,13 @@ public actor LogMonitor {
         self.enqueue(ids.map { ($0, expectation) }, due: .now + self.configuration.firstCheckDelay)
     }
 
-    /// Queues the events `ids` a refresh answer named, for one refresh in ``Configuration/refreshSampling``.
+    /// Queues the events `ids` a refresh answer named with a chance of one in ``Configuration/refreshSampling``,
+    /// drawn from the system's secure generator (a counter would tell the server which refreshes are checked).
     func noteRefresh(_ ids: [String], expectation: EventExpectation) async {
-        let every = self.configuration.refreshSampling
-        guard every > 0 else { return }
-        self.refreshes += 1
-        guard self.refreshes % every == 0 else { return }
+        let one = self.configuration.refreshSampling
+        guard one > 0 else { return }
+        var generator = SystemRandomNumberGenerator()
+        guard one == 1 || Int.random(in: 0..<one, using: &generator) == 0 else { return }
         await self.note(ids, expectation: expectation)
     }
 

@@ -18,7 +18,8 @@ enum MonitorHarness {
             firstCheckDelay: .zero,
             pendingRetryDelay: .milliseconds(200),
             retryDelay: .milliseconds(20),
-            maximumBackoff: .milliseconds(200)
+            maximumBackoff: .milliseconds(200),
+            refreshSampling: 1  // every refresh, so that a test knows what is asked (RefreshSamplingTests: 2)
         )
         configure(&configuration)
         return AuthlogClient(
