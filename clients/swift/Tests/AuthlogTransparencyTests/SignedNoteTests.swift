@@ -143,5 +143,17 @@ struct SignedNoteTests {
         #expect(NoteText("bo\u{7}dy\n\n\(line)\n") == nil, "a control character")
         #expect(NoteText("body\n\n\(line)") == nil, "no final newline")
         #expect(NoteText("body\n\n— a+b AAAAAAAA\n") == nil, "a + in a key name")
+        // Text beyond ASCII, read as UTF-8 bytes: a body with — and é and empty lines of its own (the last empty
+        // line splits), and a key name of several bytes a character.
+        let wide = try NoteSigner(name: "journal.test/é—log", key: TestSigningKey(), crypto: self.crypto)
+        let body = "café — signé\n\nsecond paragraph\n"
+        let signed = try wide.sign(body)
+        #expect(try wide.verifier.open(signed) == body)
+        let parsed = try #require(NoteText(signed))
+        #expect(parsed.body == body && parsed.signatures.map(\.name) == ["journal.test/é—log"] && parsed.text == signed)
+        #expect(NoteText("body\n\n—  AAAAAAAA\n") == nil, "an empty key name")
+        #expect(NoteText("body\n\n— a AAAA AAAA\n") == nil, "two spaces")
+        #expect(NoteText("body\n\n—\u{301} a AAAAAAAA\n") == nil, "a combining mark after the dash")
+        #expect(NoteText("body\n\n\u{7F}— a AAAAAAAA\n") == nil, "DEL")
     }
 }
