@@ -14,17 +14,18 @@ struct ReceiptBatchTests {
         String(format: "0190a1b2-c3d4-7e5f-8a9b-%012x", number)
     }
 
-    /// A tree of 150 leaves holding `count` events (every third leaf from the fifth), a checkpoint of it signed
+    /// A tree of `size` leaves holding `count` events (every third leaf from the fifth), a checkpoint of it signed
     /// by `signer` under `origin` and cosigned by `witnesses`, and the batch of those events.
     func batch(
         count: Int,
         witnesses: [CosignatureSigner] = [],
         origin: String? = nil,
-        signer: NoteSigner? = nil
+        signer: NoteSigner? = nil,
+        size: Int = 150
     ) throws -> (batch: ReceiptBatch, logKey: NoteVerifier) {
         var tree = MemoryTree(count: 0)
         var entries: [ReceiptBatch.Entry] = []
-        for index in 0..<150 {
+        for index in 0..<size {
             guard index >= 4, (index - 4) % 3 == 0, entries.count < count else {
                 tree.append(digest: self.crypto.sha256([UInt8(index)]))
                 continue

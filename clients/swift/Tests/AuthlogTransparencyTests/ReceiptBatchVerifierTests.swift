@@ -21,28 +21,12 @@ struct ReceiptBatchVerifierTests {
     }
 
     let crypto = CountingCrypto()
-    let origin = "verifier.test/log"
+    let origin = "receipts.test/log"
 
-    /// A batch of 3 events in a tree of 40 leaves, signed by `signer` and cosigned by `witnesses`.
-    func batch(signer: NoteSigner, witnesses: [CosignatureSigner], size: Int = 40) throws -> ReceiptBatch {
-        var tree = MemoryTree(count: 0)
-        var entries: [ReceiptBatch.Entry] = []
-        for index in 0..<size {
-            guard [3, 17, 30].contains(index) else {
-                tree.append(digest: self.crypto.sha256([UInt8(index)]))
-                continue
-            }
-            let id = ReceiptBatchTests.eventID(entries.count)
-            let bytes = CanonicalBytes.event(eventID: id)
-            entries.append(ReceiptBatch.Entry(eventID: id, position: Int64(index) + 1, eventBytes: bytes))
-            tree.append(digest: self.crypto.sha256(bytes))
-        }
-        let body = Checkpoint(origin: self.origin, size: tree.size, root: tree.root(size: tree.size)).body
-        var note = try signer.sign(body)
-        for witness in witnesses { note += try witness.cosign(body: body, time: 1_795_600_000) }
-        let proof = MultiLeafProof.ranges(indices: entries.map { $0.position - 1 }, size: tree.size)
-            .map(tree.hash(of:))
-        return ReceiptBatch(note: note, entries: entries, proof: proof)
+    /// A batch of 3 events in a tree of `size` leaves (``ReceiptBatchTests``), signed by `signer` and cosigned by
+    /// `witnesses`.
+    func batch(signer: NoteSigner, witnesses: [CosignatureSigner], size: Int = 150) throws -> ReceiptBatch {
+        try ReceiptBatchTests().batch(count: 3, witnesses: witnesses, signer: signer, size: size).batch
     }
 
     func failure(_ verifier: inout ReceiptBatchVerifier, _ batch: ReceiptBatch) -> ReceiptBatch.Failure? {
@@ -100,11 +84,11 @@ struct ReceiptBatchVerifierTests {
         #expect(self.crypto.checks.load(ordering: .relaxed) == 0)
 
         // A bigger tree's note is checked in full and remembered instead.
-        let bigger = try self.batch(signer: signer, witnesses: [witnesses[0]], size: 41)
+        let bigger = try self.batch(signer: signer, witnesses: [witnesses[0]], size: 151)
         self.crypto.checks.store(0, ordering: .relaxed)
         let below = try verifier.verify(bigger)
         #expect(self.crypto.checks.load(ordering: .relaxed) == 2 && !below.quorumMet)
         #expect(verifier.checkpoint(ifVerified: batch.note) == nil)
-        #expect(verifier.checkpoint(ifVerified: bigger.note)?.size == 41)
+        #expect(verifier.checkpoint(ifVerified: bigger.note)?.size == 151)
     }
 }
