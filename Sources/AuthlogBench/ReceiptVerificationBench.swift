@@ -204,10 +204,8 @@ enum ReceiptVerificationBench {
         let answer = try JSONDecoder().decode(Answer.self, from: body)
         var entries: [ReceiptBatch.Entry] = []
         for receipt in answer.receipts {
-            var bytes: [UInt8] = []
-            for scalar in receipt.eventText.unicodeScalars {
-                guard scalar.value <= 0xFF else { throw BenchFailure("event_text above U+00FF") }
-                bytes.append(UInt8(scalar.value))
+            guard let bytes = EventText.bytes(of: receipt.eventText) else {
+                throw BenchFailure("event_text above U+00FF")
             }
             entries.append(ReceiptBatch.Entry(eventID: receipt.eventID, position: receipt.index + 1, eventBytes: bytes))
         }

@@ -105,9 +105,7 @@ struct ReceiptBatchRouteTests {
         let texts = try #require(asText.json["receipts"]?.arrayValue)
         #expect(texts.allSatisfy { $0["event"] == nil }, "event_text instead of event")
         let textBytes = try texts.map { receipt in
-            try #require(receipt["event_text"]?.stringValue).unicodeScalars.map { scalar in
-                try #require(UInt8(exactly: scalar.value))
-            }
+            try #require(EventText.bytes(of: try #require(receipt["event_text"]?.stringValue)))
         }
         #expect(textBytes == batch.entries.map(\.eventBytes))
         #expect(textBytes.contains { $0.contains { $0 < 0x20 } }, "the events' binary lengths travel as escapes")

@@ -129,9 +129,7 @@ extension ReceiptBatchMaker.Made {
         case .base64:
             return ("event", .string(Data(bytes).base64EncodedString()))
         case .text:
-            var scalars = String.UnicodeScalarView()
-            scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
-            return ("event_text", .string(String(scalars)))
+            return ("event_text", .string(EventText.text(of: bytes)))
         }
     }
 }

@@ -1,3 +1,4 @@
+import AuthlogTransparency
 import Foundation
 import Testing
 
@@ -23,9 +24,7 @@ struct ReceiptsAnswerEventTextTests {
 
     @Test func everyByteValueRoundTripsAsTextAndAsBase64() throws {
         let bytes = (0...255).map { UInt8($0) } + Array("authlog.event.v2 \"quoted\" \\ back".utf8)
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
-        #expect(try self.parse(["event_text": String(scalars)]) == bytes)
+        #expect(try self.parse(["event_text": EventText.text(of: bytes)]) == bytes)
         #expect(try self.parse(["event": Data(bytes).base64EncodedString()]) == bytes)
         // The JSON text the server writes (its escapes: \u0000, \n, \", \\) reads the same.
         let receipt = #"{"event_id":"\#(Self.id)","index":0,"event_text":"a\u0000\n\"\\é\u00ff"}"#

@@ -94,13 +94,8 @@ struct ReceiptsAnswer: Sendable {
             guard let bytes = Data(base64Encoded: base64) else { throw .badBase64(field: "receipts.event") }
             return Array(bytes)
         case (nil, let text?):
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(text.utf8.count)
-            for scalar in text.unicodeScalars {
-                guard scalar.value <= 0xFF else {
-                    throw .malformedAnswer("a receipt's event_text holds a character above U+00FF")
-                }
-                bytes.append(UInt8(scalar.value))
+            guard let bytes = EventText.bytes(of: text) else {
+                throw .malformedAnswer("a receipt's event_text holds a character above U+00FF")
             }
             return bytes
         default:

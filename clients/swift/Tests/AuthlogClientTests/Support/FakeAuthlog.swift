@@ -248,13 +248,6 @@ final class FakeAuthlog: @unchecked Sendable {
         return .json(200, ["activity": entries, "next": NSNull()])
     }
 
-    /// `bytes` as `event_text`: one character (U+0000…U+00FF) per byte.
-    static func text(of bytes: [UInt8]) -> String {
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
-        return String(scalars)
-    }
-
     private func receipts(_ request: HTTPRequest) -> HTTPAnswer {
         self.receiptQueries.append(request.query)
         self.receiptTimes.append(.now)
@@ -302,7 +295,7 @@ final class FakeAuthlog: @unchecked Sendable {
             "witnessed": uncosigned ? "pending" : "yes",
             "receipts": receipts.map {
                 asText
-                    ? ["event_id": $0.id, "index": $0.index, "event_text": Self.text(of: $0.bytes)]
+                    ? ["event_id": $0.id, "index": $0.index, "event_text": EventText.text(of: $0.bytes)]
                     : ["event_id": $0.id, "index": $0.index, "event": Data($0.bytes).base64EncodedString()]
             },
             "proof": Self.base64(tree.multiProof(indices: receipts.map(\.index), size: size)),
