@@ -105,7 +105,8 @@ struct ReceiptBatchRouteTests {
         let texts = try #require(asText.json["receipts"]?.arrayValue)
         #expect(texts.allSatisfy { $0["event"] == nil }, "event_text instead of event")
         let textBytes = try texts.map { receipt in
-            try #require(EventText.bytes(of: try #require(receipt["event_text"]?.stringValue)))
+            let text = try #require(receipt["event_text"]?.stringValue)
+            return try #require(EventText.bytes(of: text))
         }
         #expect(textBytes == batch.entries.map(\.eventBytes))
         #expect(textBytes.contains { $0.contains { $0 < 0x20 } }, "the events' binary lengths travel as escapes")
