@@ -1,0 +1,188 @@
+import ArgumentParser
+import AuthlogPostgres
+import AuthlogTesting
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `authlog-bench append`: `authlog append` (the real command, as a child process) on generated JSON lines,
+/// its events per second and its peak memory, against `COPY … FROM STDIN` of the same rows into a table of
+/// the same shape in the same run.
+struct AppendBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "append",
+        abstract: "Measure authlog append's events/s and peak memory against COPY FROM of the same rows.",
+        discussion: """
+            Writes --events generated events (sign-ins, refreshes, registrations: realistic sizes) as JSON lines \
+            into a file in $TMPDIR, pipes it into `authlog append` (the executable next to this one) on a fresh \
+            database, and reads the child's peak resident memory from getrusage once it has exited. The baseline \
+            copies the rows authlog stored (COPY authlog.event_records TO a file) into a table LIKE \
+            authlog.event_records INCLUDING ALL with psql's COPY FROM STDIN (psql from AUTHLOG_TEST_PG_BIN, \
+            else PATH). Goal: at least 0.3x the COPY rate, with memory bounded by a batch.
+            """
+    )
+
+    @OptionGroup var clusterOptions: ClusterOptions
+
+    @Option(help: "How many events to append.")
+    var events = 2_000_000
+
+    @Option(help: "authlog append's --batch-size (its default when not given).")
+    var batchSize: Int?
+
+    func run() async throws {
+        let cluster = try self.clusterOptions.cluster()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-bench-append-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("events.jsonl").path
+        let inputBytes = try Self.writeEvents(self.events, to: input)
+        say(String(format: "input: %d events, %.1f MB of JSON lines", self.events, Double(inputBytes) / 1e6))
+
+        let database = try await BenchDatabase.make(in: cluster)
+        let arguments = ["append"] + (self.batchSize.map { ["--batch-size", "\($0)"] } ?? [])
+        let append = try Self.runChild(
+            ServeChildren.executable,
+            arguments,
+            input: input,
+            environment: ["AUTHLOG_DATABASE_URL": database.conninfo]
+        )
+        let connection = try await Connection.connect(database.conninfo)
+        let stored =
+            try await connection.query("SELECT count(*) FROM authlog.event_records").rows.first?
+            .decode(Int64.self, at: 0) ?? 0
+        guard append.status == 0, stored == Int64(self.events) else {
+            throw BenchFailure("authlog append exited \(append.status) with \(stored) events stored")
+        }
+        let rows = folder.appendingPathComponent("rows.copy").path
+        let rowBytes = try await Self.copyRows(on: connection, to: rows)
+        try await connection.execute(
+            "CREATE TABLE public.copy_target (LIKE authlog.event_records INCLUDING ALL)"
+        )
+        let copy = try Self.runChild(
+            Self.psql,
+            ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", "COPY public.copy_target FROM STDIN", database.conninfo],
+            input: rows
+        )
+        let copied =
+            try await connection.query("SELECT count(*) FROM public.copy_target").rows.first?
+            .decode(Int64.self, at: 0) ?? 0
+        guard copy.status == 0, copied == stored else {
+            throw BenchFailure("COPY FROM exited \(copy.status) with \(copied) rows copied")
+        }
+        self.report(append: append, copy: copy, rowBytes: rowBytes)
+    }
+
+    /// What one child process did: its exit status, wall time, and its peak resident memory and CPU seconds.
+    struct ChildRun {
+        var status: Int32
+        var seconds: Double
+        var peakKilobytes: Int
+        var cpuSeconds: Double
+    }
+
+    /// psql next to the cluster's binaries (`.ci/test-postgres` sets AUTHLOG_TEST_PG_BIN), else on PATH.
+    static var psql: String {
+        ProcessInfo.processInfo.environment["AUTHLOG_TEST_PG_BIN"].map { $0 + "/psql" } ?? "/usr/bin/psql"
+    }
+
+    /// Writes `count` generated events as JSON lines to `path`, a few thousand at a time; returns the bytes.
+    static func writeEvents(_ count: Int, to path: String) throws -> Int {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw BenchFailure("cannot create \(path)")
+        }
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? file.close() }
+        var traffic = TrafficGenerator(seed: 37)
+        var written = 0
+        var bytes = 0
+        while written < count {
+            let events = traffic.events(count: min(5_000, count - written)).prefix(count - written)
+            let text = Data(IngestLines.text(Array(events)).utf8)
+            try file.write(contentsOf: text)
+            written += events.count
+            bytes += text.count
+        }
+        return bytes
+    }
+
+    /// The stored rows in COPY's text form, written to `path`; returns the bytes.
+    static func copyRows(on connection: Connection, to path: String) async throws -> Int {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw BenchFailure("cannot create \(path)")
+        }
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? file.close() }
+        var bytes = 0
+        try await connection.copyOut("COPY authlog.event_records TO STDOUT") { row in
+            file.write(Data(row))
+            bytes += row.count
+        }
+        return bytes
+    }
+
+    /// Runs `executable` with the file at `input` on standard input and the output thrown away, waits for it,
+    /// and reads what it used from getrusage (the only child running then, so the children's figures are its).
+    static func runChild(
+        _ executable: String,
+        _ arguments: [String],
+        input: String,
+        environment extra: [String: String] = [:]
+    ) throws -> ChildRun {
+        let before = Self.childrenUsage()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, given in given }
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+        process.standardOutput = FileHandle.nullDevice
+        let start = ContinuousClock.now
+        try process.run()
+        process.waitUntilExit()
+        let seconds = (ContinuousClock.now - start).inSeconds
+        let after = Self.childrenUsage()
+        return ChildRun(
+            status: process.terminationStatus,
+            seconds: seconds,
+            peakKilobytes: after.peakKilobytes,
+            cpuSeconds: after.cpuSeconds - before.cpuSeconds
+        )
+    }
+
+    /// The largest peak resident memory of any waited-for child, in kB, and their CPU seconds in all.
+    static func childrenUsage() -> (peakKilobytes: Int, cpuSeconds: Double) {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN, &usage)
+        let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return (Int(usage.ru_maxrss), seconds(usage.ru_utime) + seconds(usage.ru_stime))
+    }
+
+    /// Prints both passes, the ratio, and the memory.
+    private func report(append: ChildRun, copy: ChildRun, rowBytes: Int) {
+        let appendRate = Double(self.events) / append.seconds
+        let copyRate = Double(self.events) / copy.seconds
+        say(
+            String(
+                format: "authlog append: %.0f events/s (%.2f s, %.1f CPU s), peak resident memory %.1f MB",
+                appendRate,
+                append.seconds,
+                append.cpuSeconds,
+                Double(append.peakKilobytes) / 1024
+            )
+        )
+        say(
+            String(
+                format:
+                    "baseline COPY FROM STDIN (psql) of the same rows into a table LIKE event_records INCLUDING ALL: "
+                    + "%.0f rows/s (%.1f MB in %.2f s)",
+                copyRate,
+                Double(rowBytes) / 1e6,
+                copy.seconds
+            )
+        )
+        let ratio = appendRate / copyRate
+        say(String(format: "goal: append >= 0.3x COPY FROM: %.2fx %@", ratio, ratio >= 0.3 ? "met" : "NOT met"))
+    }
+}
