@@ -32,6 +32,9 @@ struct AppendBench: AsyncParsableCommand {
     @Option(help: "authlog append's --batch-size (its default when not given).")
     var batchSize: Int?
 
+    @Option(help: "The authlog executable to time (default: the one next to this benchmark).")
+    var authlog: String?
+
     func run() async throws {
         let cluster = try self.clusterOptions.cluster()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-bench-append-\(UUID())")
@@ -44,7 +47,7 @@ struct AppendBench: AsyncParsableCommand {
         let database = try await BenchDatabase.make(in: cluster)
         let arguments = ["append"] + (self.batchSize.map { ["--batch-size", "\($0)"] } ?? [])
         let append = try Self.runChild(
-            ServeChildren.executable,
+            self.authlog ?? ServeChildren.executable,
             arguments,
             input: input,
             environment: ["AUTHLOG_DATABASE_URL": database.conninfo]
@@ -154,7 +157,8 @@ struct AppendBench: AsyncParsableCommand {
     /// The largest peak resident memory of any waited-for child, in kB, and their CPU seconds in all.
     static func childrenUsage() -> (peakKilobytes: Int, cpuSeconds: Double) {
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN, &usage)
+        // RUSAGE_CHILDREN is -1: its enum's raw value, as getrusage's signed argument.
+        getrusage(__rusage_who_t(truncatingIfNeeded: RUSAGE_CHILDREN.rawValue), &usage)
         let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
         return (Int(usage.ru_maxrss), seconds(usage.ru_utime) + seconds(usage.ru_stime))
     }

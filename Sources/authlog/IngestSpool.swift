@@ -17,7 +17,9 @@ final class IngestSpool: Sendable {
     init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(JSONLineReader.Failure) {
         let folder = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((folder + "/authlog-append.XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress) }
+        let descriptor = template.withUnsafeMutableBufferPointer { path in
+            path.baseAddress.map { mkstemp($0) } ?? -1
+        }
         guard descriptor >= 0 else {
             throw JSONLineReader.Failure(
                 description: "cannot make a spool file in \(folder): \(String(cString: strerror(errno)))"

@@ -122,11 +122,12 @@ struct JSONLineReader: Sendable {
         self.discardConsumed()
         self.scanned = scannedFromStart
         let old = self.buffer.count
+        let descriptor = self.descriptor
         self.buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
         var count = 0
         repeat {
             count = self.buffer.withUnsafeMutableBytes { raw in
-                read(self.descriptor, raw.baseAddress.map { $0 + old }, Self.chunkSize)
+                read(descriptor, raw.baseAddress.map { $0 + old }, Self.chunkSize)
             }
         } while count < 0 && errno == EINTR
         guard count >= 0 else {

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogCrypto
 import AuthlogPostgres
 import AuthlogTransparency
 import Foundation
