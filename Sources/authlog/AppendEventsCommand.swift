@@ -17,8 +17,8 @@ struct AppendEventsCommand: AsyncParsableCommand {
             One event per line with the envelope's field names (type, stream, occurred_at, outcome, …; see \
             docs/events.md). event_id and stream_version are made when absent; an event_id already stored is \
             not stored again. An event's data may hold at most 64 KiB of JSON, and a line at most 256 KiB. \
-            Every line is checked first, while standard input is copied to a temporary file in $TMPDIR (mode \
-            0600, unlinked at once, so it is gone when the command ends however it ends): if any is bad, the \
+            Standard input is copied as it arrives to a temporary file in $TMPDIR (mode 0600, unlinked at \
+            once, so it is gone when the command ends however it ends), and every line is checked: if any is bad, the \
             first 100 bad lines are reported with their numbers, all are counted, and nothing is stored. Then \
             the events are committed --batch-size at a time (\(Self.defaultBatchSize) by default), and each \
             commit is acknowledged on standard output as one JSON line with the positions the events were sealed \
@@ -48,7 +48,8 @@ struct AppendEventsCommand: AsyncParsableCommand {
         let check: IngestCheck
         do {
             spool = try IngestSpool()
-            check = try IngestCheck.run(reading: STDIN_FILENO, into: spool)
+            try spool.fill(from: STDIN_FILENO)
+            check = try IngestCheck.run(over: spool)
         } catch {
             printError("standard input could not be spooled: \(error); nothing was stored")
             throw ExitCode(1)

@@ -1,8 +1,8 @@
 import AuthlogCore
 import Foundation
 
-/// The first pass of `authlog append`: standard input is copied to the spool while every line is parsed and
-/// checked, so nothing is stored when any line is bad, and memory holds one line at a time. Errors are kept
+/// The first pass of `authlog append` over the spool: every line is parsed and checked, so nothing is stored
+/// when any line is bad, and memory holds one line at a time. Errors are kept
 /// for the first ``shownErrors`` bad lines and counted for all of them.
 struct IngestCheck {
     /// The longest line read: four times the data limit leaves room for the envelope and for escapes.
@@ -24,11 +24,11 @@ struct IngestCheck {
     /// Bad lines in all.
     var badLines = 0
 
-    /// Reads `input` to its end, copying it into `spool` and checking each line.
-    /// - Throws: ``JSONLineReader/Failure`` when reading the input or writing the spool fails.
-    static func run(reading input: Int32, into spool: IngestSpool) throws(JSONLineReader.Failure) -> IngestCheck {
+    /// Reads `spool` from where it stands to its end, checking each line.
+    /// - Throws: ``JSONLineReader/Failure`` when reading the spool fails.
+    static func run(over spool: IngestSpool) throws(JSONLineReader.Failure) -> IngestCheck {
         var check = IngestCheck()
-        var reader = JSONLineReader(descriptor: input, limit: Self.lineLimit, tee: spool.descriptor)
+        var reader = JSONLineReader(descriptor: spool.descriptor, limit: Self.lineLimit)
         while let line = try reader.next() {
             switch Self.parse(line) {
             case .blank: continue

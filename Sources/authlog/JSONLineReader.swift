@@ -6,7 +6,6 @@ import Glibc
 
 /// The lines of a file descriptor, read a chunk at a time, each with its number (from 1). Memory is bounded by
 /// one chunk and one line of at most `limit` bytes: a longer line is not kept, only its length is counted.
-/// With a `tee` descriptor every byte read is also written there (the spool of `authlog append`).
 struct JSONLineReader: Sendable {
     /// One line: its bytes (without the newline or a trailing carriage return), or only its length when it is
     /// longer than the limit.
@@ -24,7 +23,6 @@ struct JSONLineReader: Sendable {
 
     private let descriptor: Int32
     private let limit: Int
-    private let tee: Int32?
     private var buffer: [UInt8] = []
     private var start = 0
     private var scanned = 0
@@ -32,14 +30,13 @@ struct JSONLineReader: Sendable {
     private var number = 0
 
     /// Reads `descriptor` from where it stands; lines longer than `limit` bytes are reported as overlong.
-    init(descriptor: Int32, limit: Int, tee: Int32? = nil) {
+    init(descriptor: Int32, limit: Int) {
         self.descriptor = descriptor
         self.limit = limit
-        self.tee = tee
     }
 
     /// The next line, or nil at the end of the input. A last line without a newline is a line.
-    /// - Throws: ``Failure`` when reading or writing the tee fails.
+    /// - Throws: ``Failure`` when reading fails.
     mutating func next() throws(Failure) -> Line? {
         while true {
             if let newline = self.newline(from: self.scanned) {
@@ -116,7 +113,7 @@ struct JSONLineReader: Sendable {
         self.scanned = self.buffer.count
     }
 
-    /// Appends up to one chunk from the descriptor (and writes it to the tee); marks the end of the input.
+    /// Appends up to one chunk from the descriptor; marks the end of the input.
     private mutating func readChunk() throws(Failure) {
         let scannedFromStart = self.scanned - self.start
         self.discardConsumed()
@@ -136,9 +133,6 @@ struct JSONLineReader: Sendable {
         }
         self.buffer.removeLast(Self.chunkSize - count)
         if count == 0 { self.atEnd = true }
-        if let tee = self.tee, count > 0 {
-            try Self.writeAll(self.buffer[old...], to: tee)
-        }
     }
 
     /// Writes `bytes` to `descriptor`, retrying short writes.

@@ -51,7 +51,7 @@ struct AppendStreamingTests {
     @Test func onlyTheFirstHundredBadLinesAreReportedAndAllAreCounted() async throws {
         let database = try await TestDatabase.make()
         var traffic = TrafficGenerator(seed: 13)
-        var lines = jsonLines(traffic.events(count: 10)).split(separator: "\n").map(String.init)
+        var lines = jsonLines(Array(traffic.events(count: 10).prefix(10))).split(separator: "\n").map(String.init)
         lines += Array(repeating: "not json", count: 150)
         let output = try await CLIProcess.run(
             ["append"],
@@ -95,31 +95,34 @@ struct AppendStreamingTests {
     }
 
     /// The peak resident memory of `authlog append` on `count` events, in kB: VmHWM read from /proc while it
-    /// runs (the last reading is taken just before it exits).
+    /// runs (the last reading is taken just before it exits). Its standard input is a file and its output goes
+    /// to /dev/null, so no task of this process blocks on a pipe while the readings are taken.
     static func peakKilobytes(appending count: Int, seed: UInt64, conninfo: String) async throws -> Int {
         var traffic = TrafficGenerator(seed: seed)
-        let input = Data(jsonLines(traffic.events(count: count)).utf8)
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent("append-memory-\(UUID()).jsonl")
+        try Data(jsonLines(traffic.events(count: count)).utf8).write(to: input)
+        defer { try? FileManager.default.removeItem(at: input) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLIProcess.executable)
+        process.arguments = ["append"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["AUTHLOG_DATABASE_URL"] = conninfo
         // ASan keeps freed memory in quarantine (256 MB by default), which would grow with the input.
-        let asan = (ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "quarantine_size_mb=0"
-        let running = try CLIProcess.start(["append"], databaseURL: conninfo, environment: ["ASAN_OPTIONS": asan])
-        let stdin = running.stdin.fileHandleForWriting
-        let stdout = running.stdout.fileHandleForReading
-        let writer = Task.detached {
-            stdin.write(input)
-            try? stdin.close()
-        }
-        let reader = Task.detached { stdout.readDataToEndOfFile() }
-        let pid = running.process.processIdentifier
+        environment["ASAN_OPTIONS"] = (environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "quarantine_size_mb=0"
+        process.environment = environment
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
         var peak = 0
-        while running.process.isRunning {
-            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        while process.isRunning {
+            let status =
+                (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-            peak = max(peak, Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0)
-            try await Task.sleep(for: .milliseconds(10))
+            peak = max(peak, Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0)
+            try await Task.sleep(for: .milliseconds(5))
         }
-        await writer.value
-        _ = await reader.value
-        #expect(running.process.terminationStatus == 0)
+        #expect(process.terminationStatus == 0)
         return peak
     }
 
