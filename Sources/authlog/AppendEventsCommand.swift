@@ -18,8 +18,9 @@ struct AppendEventsCommand: AsyncParsableCommand {
             docs/events.md). event_id and stream_version are made when absent; an event_id already stored is \
             not stored again. An event's data may hold at most 64 KiB of JSON, and a line at most 256 KiB. \
             Standard input is copied as it arrives to a temporary file in $TMPDIR (mode 0600, unlinked at \
-            once, so it is gone when the command ends however it ends), and every line is checked: if any is bad, the \
-            first 100 bad lines are reported with their numbers, all are counted, and nothing is stored. Then \
+            once, so it is gone when the command ends however it ends), and every line is checked: if any is \
+            bad, the first 100 bad lines are reported with their numbers, all are counted, and nothing is \
+            stored. Then \
             the events are committed --batch-size at a time (\(Self.defaultBatchSize) by default), and each \
             commit is acknowledged on standard output as one JSON line with the positions the events were sealed \
             at; memory is bounded by a batch, not by the input. An input of at most one batch is stored in one \

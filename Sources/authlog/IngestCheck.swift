@@ -2,8 +2,8 @@ import AuthlogCore
 import Foundation
 
 /// The first pass of `authlog append` over the spool: every line is parsed and checked, so nothing is stored
-/// when any line is bad, and memory holds one line at a time. Errors are kept
-/// for the first ``shownErrors`` bad lines and counted for all of them.
+/// when any line is bad, and memory holds one line at a time. Errors are kept for the first ``shownErrors``
+/// bad lines and counted for all of them.
 struct IngestCheck {
     /// The longest line read: four times the data limit leaves room for the envelope and for escapes.
     static let lineLimit = 4 * EventEnvelope.ingestDataLimit

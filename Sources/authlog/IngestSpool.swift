@@ -5,9 +5,9 @@ import Glibc
 #endif
 
 /// The temporary copy of `authlog append`'s standard input, so every line can be checked before anything is
-/// stored without holding the input in memory (the checks and the commits each read it once). The file is made in `$TMPDIR` (else /tmp) with mode 0600 and
-/// unlinked at once: it has no name while the command reads it, and the system frees it when the process
-/// exits, however it exits (SIGKILL included).
+/// stored without holding the input in memory (the checks and the commits each read it once). The file is
+/// made in `$TMPDIR` (else /tmp) with mode 0600 and unlinked at once: it has no name while the command reads
+/// it, and the system frees it when the process exits, however it exits (SIGKILL included).
 final class IngestSpool: Sendable {
     /// The open file, read and written by the command.
     let descriptor: Int32
