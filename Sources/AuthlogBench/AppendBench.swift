@@ -17,7 +17,7 @@ struct AppendBench: AsyncParsableCommand {
         discussion: """
             Writes --events generated events (sign-ins, refreshes, registrations: realistic sizes) as JSON lines \
             into a file in $TMPDIR, pipes it into `authlog append` (the executable next to this one) on a fresh \
-            database, and reads the child's peak resident memory from getrusage once it has exited. The baseline \
+            database, and reads the child's own peak resident memory from wait4 once it has exited. The baseline \
             copies the rows authlog stored (COPY (SELECT * FROM authlog.event_records) TO a file) into a \
             table LIKE authlog.event_records INCLUDING ALL (its columns, defaults and indexes, not partitioned) \
             with psql's COPY FROM STDIN (psql from AUTHLOG_TEST_PG_BIN when it is there, else /usr/bin/psql). Goal: at least \
@@ -131,41 +131,43 @@ struct AppendBench: AsyncParsableCommand {
         return bytes
     }
 
-    /// Runs `executable` with the file at `input` on standard input and the output thrown away, waits for it,
-    /// and reads what it used from getrusage (the only child running then, so the children's figures are its).
+    /// Runs `executable` with the file at `input` on standard input and the output thrown away, waits for it
+    /// with wait4, and reads what that one process used (its own peak resident memory and CPU seconds, not those
+    /// of other children this benchmark ran).
     static func runChild(
         _ executable: String,
         _ arguments: [String],
         input: String,
         environment extra: [String: String] = [:]
     ) throws -> ChildRun {
-        let before = Self.childrenUsage()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, given in given }
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
-        process.standardOutput = FileHandle.nullDevice
+        let environment = ProcessInfo.processInfo.environment.merging(extra) { _, given in given }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
         let start = ContinuousClock.now
-        try process.run()
-        process.waitUntilExit()
-        let seconds = (ContinuousClock.now - start).inSeconds
-        let after = Self.childrenUsage()
-        return ChildRun(
-            status: process.terminationStatus,
-            seconds: seconds,
-            peakKilobytes: after.peakKilobytes,
-            cpuSeconds: after.cpuSeconds - before.cpuSeconds
-        )
-    }
-
-    /// The largest peak resident memory of any waited-for child, in kB, and their CPU seconds in all.
-    static func childrenUsage() -> (peakKilobytes: Int, cpuSeconds: Double) {
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw BenchFailure("cannot run \(executable): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
         var usage = rusage()
-        // RUSAGE_CHILDREN is -1: its enum's raw value, as getrusage's signed argument.
-        getrusage(__rusage_who_t(truncatingIfNeeded: RUSAGE_CHILDREN.rawValue), &usage)
-        let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return (Int(usage.ru_maxrss), seconds(usage.ru_utime) + seconds(usage.ru_stime))
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { throw BenchFailure("wait4: \(String(cString: strerror(errno)))") }
+        }
+        let seconds = (ContinuousClock.now - start).inSeconds
+        let cpu = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        // The exit status as the shell shows it: the code, or 128 and the signal.
+        let exit = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return ChildRun(
+            status: exit,
+            seconds: seconds,
+            peakKilobytes: Int(usage.ru_maxrss),
+            cpuSeconds: cpu(usage.ru_utime) + cpu(usage.ru_stime)
+        )
     }
 
     /// Prints the append's rate and memory (before the baseline runs, so a failing baseline loses nothing).

@@ -20,9 +20,9 @@ struct AppendEventsCommand: AsyncParsableCommand {
             Standard input is copied as it arrives to a temporary file in $TMPDIR (mode 0600, unlinked at \
             once, so it is gone when the command ends however it ends), and every line is checked: if any is \
             bad, the first 100 bad lines are reported with their numbers, all are counted, and nothing is \
-            stored. Then \
-            the events are committed --batch-size at a time (\(Self.defaultBatchSize) by default), and each \
-            commit is acknowledged on standard output as one JSON line with the positions the events were sealed \
+            stored. Then the events are committed --batch-size at a time (\(Self.defaultBatchSize) by \
+            default; one batch is committed while the one before it is sealed), and each commit is acknowledged \
+            on standard output as one JSON line with the positions the events were sealed \
             at; memory is bounded by a batch, not by the input. An input of at most one batch is stored in one \
             transaction: all or nothing. If the database refuses a batch (a wrong expected stream version, say), \
             the batches acknowledged before it stay committed and nothing from that batch on is stored. Give \
@@ -65,53 +65,18 @@ struct AppendEventsCommand: AsyncParsableCommand {
             printError("no events on standard input")
             return
         }
-        let pool = ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2)
+        // Three connections: the writer's, the sealer's, and the one that reads a sealed batch's positions.
+        let pool = ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 3)
         let store = PostgresEventStore(pool: pool, authenticator: try eventAuthenticator())
-        let size = self.batchSize == 0 ? Int.max : self.batchSize
+        let pipeline = IngestPipeline(store: store, size: self.batchSize == 0 ? Int.max : self.batchSize)
         do {
-            var batches = try IngestBatches(spool: spool)
-            var chunk = try batches.next(size: size)
-            while !chunk.isEmpty {
-                // The next batch is read and parsed on another core while this one is committed and sealed.
-                let following = Task { [batches] in
-                    var rest = batches
-                    let next = try rest.next(size: size)
-                    return (next, rest)
-                }
-                try await Self.commit(chunk, to: store)
-                (chunk, batches) = try await following.value
-            }
+            try await pipeline.run(try IngestBatches(spool: spool))
         } catch let error as JSONLineReader.Failure {
             printError("the spool could not be read: \(error)")
             throw ExitCode(1)
+        } catch let stopped as IngestPipeline.Stopped {
+            throw ExitCode(stopped.exitCode)
         }
-    }
-
-    /// Commits `chunk` in one transaction, waits until it is sealed, and acknowledges it on standard output.
-    /// - Throws: `ExitCode` after naming the line the store refused (3 when the database cannot be reached).
-    private static func commit(_ chunk: [(line: Int, event: EventEnvelope)], to store: PostgresEventStore) async throws
-    {
-        let result: AppendResult
-        do {
-            guard let sealed = await store.appendSealed([AppendCommand(events: chunk.map(\.event))]).first else {
-                throw StoreError(.server, "the store returned no result")
-            }
-            result = try sealed.get()
-        } catch let error as StoreError {
-            let line = error.eventIndex.map { chunk[$0].line }
-            printError((line.map { "line \($0): " } ?? "") + error.description)
-            printError("the events from line \(chunk[0].line) on were not stored")
-            throw ExitCode(error.code == .connectionFailed ? 3 : 1)
-        }
-        let acknowledgement = Acknowledgement(
-            firstLine: chunk[0].line,
-            lastLine: chunk[chunk.count - 1].line,
-            firstPosition: result.events.compactMap(\.position).min() ?? 0,
-            lastPosition: result.lastPosition ?? 0,
-            stored: result.events.filter { !$0.wasAlreadyStored }.count,
-            alreadyStored: result.events.filter(\.wasAlreadyStored).count
-        )
-        FileHandle.standardOutput.write(Data((acknowledgement.jsonLine + "\n").utf8))
     }
 }
 

@@ -1,6 +1,6 @@
 public import AuthlogCore
 public import AuthlogPostgres
-import Foundation
+public import Foundation
 
 /// The event log in PostgreSQL: appends go through the process's ``GroupCommitWriter`` (parallel batches,
 /// answered after COMMIT), which hands the committed events to the process's ``Sealer`` (positions, leaves,
@@ -149,6 +149,22 @@ public final class PostgresEventStore: EventStore {
     /// - Throws: ``StoreError`` from the database.
     public func recordRefusedEvents() async throws {
         _ = try await RefusedEvents.record(into: self)
+    }
+
+    /// The lowest and highest position among the sealed events of `ids`, and how many of them are sealed (nil
+    /// when none is): one aggregate, so a large batch is acknowledged without reading each event's position.
+    /// - Throws: ``StoreError`` from the database.
+    public func sealedSpan(of ids: [UUID]) async throws -> (first: Int64, last: Int64, count: Int)? {
+        let rows = try await self.pool.withConnection { connection in
+            var query: SQLQuery = "SELECT min(position), max(position), count(*) FROM authlog.log_leaves"
+            let placeholder = query.bind(ArrayLiteral(ids))
+            query.append(unescaped: " WHERE event_id = ANY(\(placeholder)::uuid[])")
+            return try await connection.query(query)
+        }
+        guard let row = rows.rows.first, let first = try row.decode(Int64?.self, at: 0),
+            let last = try row.decode(Int64?.self, at: 1)
+        else { return nil }
+        return (first, last, Int(try row.decode(Int64.self, at: 2)))
     }
 
     private func positions(of ids: [UUID]) async throws -> [UUID: Int64] {
