@@ -175,7 +175,7 @@ public final class PostgresEventStore: EventStore {
         }
         var positions: [UUID: Int64] = [:]
         for row in rows.rows {
-            if let id = UUID(uuidString: try row.decode(String.self, at: 0)) {
+            if let id = UUID(canonical: try row.decode(String.self, at: 0)) {
                 positions[id] = try row.decode(Int64.self, at: 1)
             }
         }
