@@ -12,7 +12,8 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measure authlog against baselines run in the same process run.",
         subcommands: [
             StoreBench.self, CryptoBench.self, ServiceBench.self, ExportBench.self, RetentionBench.self,
-            ReportBench.self, LogBench.self, TilesBench.self, ClientBench.self, FloodCommand.self,
+            ReportBench.self, LogBench.self, TilesBench.self, ClientBench.self, FloodCommand.self, AppendBench.self,
+            VerifyBench.self,
         ],
         defaultSubcommand: StoreBench.self
     )

@@ -111,7 +111,7 @@ extension Bool: SQLTextDecodable {
 }
 
 extension UUID: SQLTextDecodable {
-    public init?(sqlTextValue: String) { self.init(uuidString: sqlTextValue) }
+    public init?(sqlTextValue: String) { self.init(canonical: sqlTextValue) }
 }
 
 extension Timestamp: SQLTextDecodable {

@@ -4,6 +4,10 @@ import AuthlogPostgres
 import AuthlogStore
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `authlog append`: JSON lines of events on standard input.
 struct AppendEventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,17 +17,26 @@ struct AppendEventsCommand: AsyncParsableCommand {
             One event per line with the envelope's field names (type, stream, occurred_at, outcome, …; see \
             docs/events.md). event_id and stream_version are made when absent; an event_id already stored is \
             not stored again. An event's data may hold at most 64 KiB of JSON, and a line at most 256 KiB. \
-            Every line is checked first: if any is bad, each bad line is reported with its number and nothing \
-            is stored. Without --batch-size all events are committed in one transaction: all or nothing. With \
-            --batch-size N they are committed N at a time and each commit is acknowledged on standard output as \
-            one JSON line with the positions the events were sealed at; if the database then refuses a batch (a wrong expected stream version, say), the \
-            batches acknowledged before it stay committed and nothing from that batch on is stored. Give every \
-            event an event_id to make such a run safe to repeat: stored events are not stored twice.
+            Standard input is copied as it arrives to a temporary file in $TMPDIR (mode 0600, unlinked at \
+            once, so it is gone when the command ends however it ends), and every line is checked: if any is \
+            bad, the first 100 bad lines are reported with their numbers, all are counted, and nothing is \
+            stored. Then the events are committed --batch-size at a time (\(Self.defaultBatchSize) by \
+            default; one batch is committed while the one before it is sealed), and each commit is acknowledged \
+            on standard output as one JSON line with the positions the events were sealed \
+            at; memory is bounded by a batch, not by the input. An input of at most one batch is stored in one \
+            transaction: all or nothing. If the database refuses a batch (a wrong expected stream version, say), \
+            the batches acknowledged before it stay committed and nothing from that batch on is stored. Give \
+            every event an event_id to make such a run safe to repeat: stored events are not stored twice. \
+            --batch-size 0 commits everything in one transaction, with memory that grows with the input.
             """
     )
 
-    @Option(help: "Events per transaction (0: all in one transaction).")
-    var batchSize = 0
+    /// The events of one transaction unless --batch-size says otherwise: about 10 MB of memory at a few
+    /// kilobytes per parsed and prepared event.
+    static let defaultBatchSize = 2000
+
+    @Option(help: "Events per transaction (0: all in one transaction, holding every event in memory).")
+    var batchSize = Self.defaultBatchSize
 
     @OptionGroup var database: DatabaseOptions
 
@@ -32,44 +45,37 @@ struct AppendEventsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let lines = try IngestFile.read(FileHandle.standardInput.readDataToEndOfFile())
-        guard lines.errors.isEmpty else {
-            for error in lines.errors { printError(error) }
-            printError("\(lines.errors.count) bad line(s); nothing was stored")
+        let spool: IngestSpool
+        let check: IngestCheck
+        do {
+            spool = try IngestSpool()
+            try spool.fill(from: STDIN_FILENO)
+            check = try IngestCheck.run(over: spool)
+        } catch {
+            printError("standard input could not be spooled: \(error); nothing was stored")
             throw ExitCode(1)
         }
-        guard !lines.events.isEmpty else {
+        guard check.badLines == 0 else {
+            for error in check.errors { printError(error) }
+            if check.badLines > check.errors.count { printError("only the first \(check.errors.count) are shown") }
+            printError("\(check.badLines) bad line(s); nothing was stored")
+            throw ExitCode(1)
+        }
+        guard check.events > 0 else {
             printError("no events on standard input")
             return
         }
-        let pool = ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 2)
+        // Three connections: the writer's, the sealer's, and the one that reads a sealed batch's positions.
+        let pool = ConnectionPool(conninfo: try await self.database.conninfo(), maximumConnections: 3)
         let store = PostgresEventStore(pool: pool, authenticator: try eventAuthenticator())
-        let size = self.batchSize == 0 ? lines.events.count : self.batchSize
-        var start = 0
-        while start < lines.events.count {
-            let chunk = Array(lines.events[start..<min(start + size, lines.events.count)])
-            let result: AppendResult
-            do {
-                guard let sealed = await store.appendSealed([AppendCommand(events: chunk.map(\.event))]).first else {
-                    throw StoreError(.server, "the store returned no result")
-                }
-                result = try sealed.get()
-            } catch let error as StoreError {
-                let line = error.eventIndex.map { chunk[$0].line }
-                printError((line.map { "line \($0): " } ?? "") + error.description)
-                printError("the events from line \(chunk[0].line) on were not stored")
-                throw ExitCode(error.code == .connectionFailed ? 3 : 1)
-            }
-            let acknowledgement = Acknowledgement(
-                firstLine: chunk[0].line,
-                lastLine: chunk[chunk.count - 1].line,
-                firstPosition: result.events.compactMap(\.position).min() ?? 0,
-                lastPosition: result.lastPosition ?? 0,
-                stored: result.events.filter { !$0.wasAlreadyStored }.count,
-                alreadyStored: result.events.filter(\.wasAlreadyStored).count
-            )
-            FileHandle.standardOutput.write(Data((acknowledgement.jsonLine + "\n").utf8))
-            start += size
+        let pipeline = IngestPipeline(store: store, size: self.batchSize == 0 ? Int.max : self.batchSize)
+        do {
+            try await pipeline.run(try IngestBatches(spool: spool))
+        } catch let error as JSONLineReader.Failure {
+            printError("the spool could not be read: \(error)")
+            throw ExitCode(1)
+        } catch let stopped as IngestPipeline.Stopped {
+            throw ExitCode(stopped.exitCode)
         }
     }
 }
@@ -88,37 +94,5 @@ struct Acknowledgement: Encodable {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = .sortedKeys
         return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "{}"
-    }
-}
-
-/// The events of a JSON-lines input, each with its line number, and the lines that were refused.
-struct IngestFile {
-    /// The longest line read: four times the data limit leaves room for the envelope and for escapes.
-    static let lineLimit = 4 * EventEnvelope.ingestDataLimit
-
-    var events: [(line: Int, event: EventEnvelope)] = []
-    var errors: [String] = []
-
-    static func read(_ data: Data) throws -> IngestFile {
-        var file = IngestFile()
-        var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
-            if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            guard trimmed.count <= Self.lineLimit else {
-                file.errors.append(
-                    "line \(lineNumber): is \(trimmed.count) bytes; a line may have at most \(Self.lineLimit)"
-                )
-                continue
-            }
-            do {
-                let json = try JSONParser().parse(trimmed)
-                file.events.append((lineNumber, try EventEnvelope(ingesting: json)))
-            } catch {
-                file.errors.append("line \(lineNumber): \(error)")
-            }
-        }
-        return file
     }
 }

@@ -96,9 +96,9 @@ public struct AccessTokenIssuer: Sendable {
             throw AccessTokenError(reason: "wrong_issuer_or_audience")
         }
         guard let exp = claims["exp"]?.integerValue, let iat = claims["iat"]?.integerValue,
-            let sub = claims["sub"]?.stringValue.flatMap(UUID.init(uuidString:)),
-            let sid = claims["sid"]?.stringValue.flatMap(UUID.init(uuidString:)),
-            let jti = claims["jti"]?.stringValue.flatMap(UUID.init(uuidString:))
+            let sub = claims["sub"]?.stringValue.flatMap(UUID.init(canonical:)),
+            let sid = claims["sid"]?.stringValue.flatMap(UUID.init(canonical:)),
+            let jti = claims["jti"]?.stringValue.flatMap(UUID.init(canonical:))
         else { throw AccessTokenError(reason: "malformed") }
         guard Timestamp(now).microsecondsSinceEpoch / 1_000_000 < exp else { throw AccessTokenError(reason: "expired") }
         return AccessTokenClaims(

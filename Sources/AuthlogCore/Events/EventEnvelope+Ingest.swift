@@ -118,7 +118,7 @@ private struct IngestReader {
 
     func uuid(_ name: String) throws(EventValidationError) -> UUID? {
         guard let text = try self.string(name) else { return nil }
-        guard let value = UUID(uuidString: text) else {
+        guard let value = UUID(canonical: text) else {
             throw EventValidationError(field: name, problem: "must be a UUID")
         }
         return value

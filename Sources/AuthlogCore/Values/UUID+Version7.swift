@@ -38,6 +38,42 @@ extension UUID {
         )
     }
 
+    /// Parses the canonical text form (`8-4-4-4-12` hex digits, either case), as PostgreSQL prints a `uuid`:
+    /// what `UUID(uuidString:)` accepts, without its `sscanf` (a few times faster, on every row a read decodes).
+    public init?(canonical text: String) {
+        var text = text
+        let parsed: uuid_t? = text.withUTF8 { characters in
+            guard characters.count == 36 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: 16)
+            var index = 0
+            for offset in 0..<16 {
+                if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                    guard characters[index] == UInt8(ascii: "-") else { return nil }
+                    index += 1
+                }
+                guard let high = Self.hexValue(characters[index]), let low = Self.hexValue(characters[index + 1])
+                else { return nil }
+                bytes[offset] = high << 4 | low
+                index += 2
+            }
+            return (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        }
+        guard let parsed else { return nil }
+        self.init(uuid: parsed)
+    }
+
+    private static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// The lowercase canonical text form, as PostgreSQL prints a `uuid`.
     public var lowercased: String {
         let hex = Array("0123456789abcdef".utf8)

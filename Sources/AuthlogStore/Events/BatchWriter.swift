@@ -223,7 +223,7 @@ enum BatchWriter {
         for row in result.rows {
             let key = try row.decode(String.self, at: 0)
             let version = try row.decode(Int32.self, at: 2)
-            if try row.decode(Bool.self, at: 3), let id = UUID(uuidString: key) {
+            if try row.decode(Bool.self, at: 3), let id = UUID(canonical: key) {
                 known[id] = AppendedEvent(
                     eventID: id,
                     position: try row.decode(Int64?.self, at: 1),

@@ -1,6 +1,6 @@
 public import AuthlogCore
 public import AuthlogPostgres
-import Foundation
+public import Foundation
 
 /// The event log in PostgreSQL: appends go through the process's ``GroupCommitWriter`` (parallel batches,
 /// answered after COMMIT), which hands the committed events to the process's ``Sealer`` (positions, leaves,
@@ -151,6 +151,22 @@ public final class PostgresEventStore: EventStore {
         _ = try await RefusedEvents.record(into: self)
     }
 
+    /// The lowest and highest position among the sealed events of `ids`, and how many of them are sealed (nil
+    /// when none is): one aggregate, so a large batch is acknowledged without reading each event's position.
+    /// - Throws: ``StoreError`` from the database.
+    public func sealedSpan(of ids: [UUID]) async throws -> (first: Int64, last: Int64, count: Int)? {
+        let rows = try await self.pool.withConnection { connection in
+            var query: SQLQuery = "SELECT min(position), max(position), count(*) FROM authlog.log_leaves"
+            let placeholder = query.bind(ArrayLiteral(ids))
+            query.append(unescaped: " WHERE event_id = ANY(\(placeholder)::uuid[])")
+            return try await connection.query(query)
+        }
+        guard let row = rows.rows.first, let first = try row.decode(Int64?.self, at: 0),
+            let last = try row.decode(Int64?.self, at: 1)
+        else { return nil }
+        return (first, last, Int(try row.decode(Int64.self, at: 2)))
+    }
+
     private func positions(of ids: [UUID]) async throws -> [UUID: Int64] {
         let rows = try await self.pool.withConnection { connection in
             try await connection.query(
@@ -159,7 +175,7 @@ public final class PostgresEventStore: EventStore {
         }
         var positions: [UUID: Int64] = [:]
         for row in rows.rows {
-            if let id = UUID(uuidString: try row.decode(String.self, at: 0)) {
+            if let id = UUID(canonical: try row.decode(String.self, at: 0)) {
                 positions[id] = try row.decode(Int64.self, at: 1)
             }
         }

@@ -263,7 +263,8 @@ public struct LogVerifier: Sendable {
     }
 
     /// Reads the events page by page from `frontier`, checking each one's leaf, subtrees, month order and MAC,
-    /// and each pin as the frontier reaches its size; the first problem's report, or `nil`.
+    /// and each pin as the frontier reaches its size; the first problem's report, or `nil`. The next page is
+    /// read and hashed (``prefetch(after:on:)``) while this one is checked.
     private func replay(
         on connection: Connection,
         frontier: inout MerkleFrontier,
@@ -276,16 +277,22 @@ public struct LogVerifier: Sendable {
         var macProblem: Report?
         var cursor = PinCursor(pins: pins, startingAt: frontier.size)
         if let broken = cursor.check(frontier) { return broken }
+        var pending = self.prefetch(after: frontier.size, on: connection)
         while true {
-            let rows: [(event: RecordedEvent, subtrees: [UInt8], month: String, mac: [UInt8]?)]
+            let rows: [ReplayRow]
             do {
-                rows = try await self.page(after: frontier.size, on: connection)
+                rows = try await pending.value
             } catch let error as StoreError where error.code == .decoding {
                 return macProblem ?? .broken(position: frontier.size + 1, reason: error.message)
             }
+            // A full page: the next one starts after its last row (where the frontier stands once it is checked).
+            let next =
+                rows.count < self.pageSize
+                ? nil : rows.last.map { self.prefetch(after: $0.event.position, on: connection) }
             for row in rows {
                 // Months follow positions (LogMonths); retention relies on it to drop exactly a prefix.
                 if row.month < month {
+                    await Self.drain(next)
                     return macProblem
                         ?? .broken(
                             position: row.event.position,
@@ -294,18 +301,23 @@ public struct LogVerifier: Sendable {
                         )
                 }
                 month = row.month
-                if let problem = self.check(row.event, subtrees: row.subtrees, frontier: &frontier, head: headSize) {
+                if let problem = self.check(row, frontier: &frontier, head: headSize) {
+                    await Self.drain(next)
                     return macProblem ?? problem
                 }
-                if macProblem == nil, let problem = macs.check(row.event, mac: row.mac, key: self.eventKey) {
+                if macProblem == nil, let problem = macs.check(row.event, hasMAC: row.mac != nil, verifies: row.macVerifies) {
                     // Walked on to the next pin that differs: with it, the report names both the event and the
                     // range the roots allow.
                     macProblem = problem
                 }
-                if let broken = cursor.check(frontier) { return Self.combining(macProblem, with: broken) }
+                if let broken = cursor.check(frontier) {
+                    await Self.drain(next)
+                    return Self.combining(macProblem, with: broken)
+                }
             }
             progress(frontier.size)
-            if rows.count < self.pageSize { return macProblem }
+            guard let next else { return macProblem }
+            pending = next
         }
     }
 
@@ -421,36 +433,10 @@ public struct LogVerifier: Sendable {
         }
     }
 
-    private func page(
-        after position: Int64,
-        on connection: Connection
-    ) async throws -> [(event: RecordedEvent, subtrees: [UInt8], month: String, mac: [UInt8]?)] {
-        let result = try await connection.query(
-            """
-            SELECT \(unescaped: EventRow.sealedColumns),
-                   (SELECT l.subtree_hashes FROM authlog.log_leaves l
-                    WHERE l.position = events.position AND l.log_month = events.log_month),
-                   events.log_month::text,
-                   (SELECT r.mac FROM authlog.event_records r
-                    WHERE r.event_id = events.event_id AND r.log_month = events.log_month)
-            FROM authlog.events
-            WHERE position > \(position) ORDER BY position LIMIT \(self.pageSize)
-            """
-        )
-        return try result.rows.map { row in
-            (
-                try EventRow.decode(row), try row.decode(ByteaValue.self, at: 20).bytes,
-                try row.decode(String.self, at: 21), try row.decode(ByteaValue?.self, at: 22)?.bytes
-            )
-        }
-    }
-
-    private func check(
-        _ event: RecordedEvent,
-        subtrees: [UInt8],
-        frontier: inout MerkleFrontier,
-        head: Int64
-    ) -> Report? {
+    /// The first problem with `row` as the next leaf of `frontier` (its digest and leaf were recomputed by
+    /// ``page(after:on:)``), or nil once the leaf is appended.
+    private func check(_ row: ReplayRow, frontier: inout MerkleFrontier, head: Int64) -> Report? {
+        let event = row.event
         let expected = frontier.size + 1
         if event.position != expected {
             return .broken(
@@ -461,16 +447,15 @@ public struct LogVerifier: Sendable {
         if event.position > head {
             return .broken(position: event.position, reason: "inserted: the event lies beyond the head at \(head)")
         }
-        let digest = EventRow.digest(of: event.envelope, recordedAt: event.recordedAt)
-        if digest != event.digest {
+        if row.digest != event.digest {
             return .broken(position: event.position, reason: "edited: the event's contents do not match its digest")
         }
-        let leaf = MerkleTree.leafHash(position: event.position, digest: digest)
+        let leaf = row.leafHash
         if leaf != event.leafHash {
             return .broken(position: event.position, reason: "the leaf hash does not match the event")
         }
         let completed = frontier.append(leaf: leaf)
-        if completed.flatMap({ $0 }) != subtrees {
+        if completed.flatMap({ $0 }) != row.subtrees {
             return .broken(position: event.position, reason: "the tree nodes stored with the leaf do not match")
         }
         return nil

@@ -45,12 +45,16 @@ struct CLIProcess {
         let stderr: Pipe
     }
 
-    /// Starts `authlog arguments…` without waiting for it.
-    static func start(_ arguments: [String], databaseURL: String) throws -> Running {
+    /// Starts `authlog arguments…` without waiting for it, with `extra` laid over the environment.
+    static func start(
+        _ arguments: [String],
+        databaseURL: String,
+        environment extra: [String: String] = [:]
+    ) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: self.executable)
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, given in given }
         environment["AUTHLOG_DATABASE_URL"] = databaseURL
         process.environment = environment
         let running = Running(process: process, stdin: Pipe(), stdout: Pipe(), stderr: Pipe())
