@@ -148,11 +148,13 @@ struct AppendBench: AsyncParsableCommand {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         let start = ContinuousClock.now
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw BenchFailure("cannot run \(executable): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw BenchFailure("cannot run \(executable): \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         var usage = rusage()
         // wait4's ru_maxrss keeps the largest resident set the child had before exec, which is this benchmark's
@@ -162,7 +164,9 @@ struct AppendBench: AsyncParsableCommand {
         while true {
             let waited = wait4(pid, &status, WNOHANG, &usage)
             if waited == pid { break }
-            guard waited == 0 || errno == EINTR else { throw BenchFailure("wait4: \(String(cString: strerror(errno)))") }
+            guard waited == 0 || errno == EINTR else {
+                throw BenchFailure("wait4: \(String(cString: strerror(errno)))")
+            }
             peakKilobytes = max(peakKilobytes, Self.highWaterKilobytes(of: pid) ?? 0)
             usleep(50_000)
         }

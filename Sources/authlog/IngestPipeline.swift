@@ -51,7 +51,9 @@ struct IngestPipeline {
                 following.cancel()
                 // The batches committed before it are acknowledged first (or named, when their seal failed).
                 var earlier: Stopped?
-                do { try await Self.acknowledge(&sealing, keeping: 0) } catch let stopped as Stopped { earlier = stopped }
+                do { try await Self.acknowledge(&sealing, keeping: 0) } catch let stopped as Stopped {
+                    earlier = stopped
+                }
                 let line = error.eventIndex.map { chunk[$0].line }
                 printError((line.map { "line \($0): " } ?? "") + error.description)
                 printError("the events from line \(chunk[0].line) on were not stored")

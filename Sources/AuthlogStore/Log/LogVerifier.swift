@@ -305,7 +305,9 @@ public struct LogVerifier: Sendable {
                     await Self.drain(next)
                     return macProblem ?? problem
                 }
-                if macProblem == nil, let problem = macs.check(row.event, hasMAC: row.mac != nil, verifies: row.macVerifies) {
+                if macProblem == nil,
+                    let problem = macs.check(row.event, hasMAC: row.mac != nil, verifies: row.macVerifies)
+                {
                     // Walked on to the next pin that differs: with it, the report names both the event and the
                     // range the roots allow.
                     macProblem = problem
