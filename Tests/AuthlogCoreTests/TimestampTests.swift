@@ -40,12 +40,3 @@ struct TimestampTests {
         #expect(early.lowercased.dropFirst(14).first == "7")
     }
 }
-
-struct UUIDTextTests {
-    @Test func lowercasedMatchesFoundationsSpelling() {
-        for _ in 0..<200 {
-            let id = UUID()
-            #expect(id.lowercased == id.uuidString.lowercased())
-        }
-    }
-}

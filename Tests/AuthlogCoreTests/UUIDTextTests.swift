@@ -2,9 +2,16 @@ import AuthlogCore
 import Foundation
 import Testing
 
-/// `UUID(canonical:)`, the parser every read path decodes ids with, accepts exactly what Foundation's
-/// `UUID(uuidString:)` accepts.
+/// A uuid's text both ways: `lowercased` spells it as Foundation does (in lower case), and `UUID(canonical:)`,
+/// the parser every read path decodes ids with, accepts exactly what Foundation's `UUID(uuidString:)` accepts.
 struct UUIDTextTests {
+    @Test func lowercasedMatchesFoundationsSpelling() {
+        for _ in 0..<200 {
+            let id = UUID()
+            #expect(id.lowercased == id.uuidString.lowercased())
+        }
+    }
+
     @Test func itReadsWhatPostgreSQLPrintsAndWhatFoundationPrints() {
         for _ in 0..<200 {
             let id = UUID()
