@@ -186,7 +186,7 @@ struct AppendBench: AsyncParsableCommand {
     static func highWaterKilobytes(of pid: pid_t) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+        return line.flatMap { Int($0.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") }
     }
 
     /// Prints the append's rate and memory (before the baseline runs, so a failing baseline loses nothing).

@@ -4,12 +4,15 @@ import Foundation
 /// The second pass of `authlog append`: the checked spool read back a batch of events at a time, each event
 /// with its line number.
 struct IngestBatches: Sendable {
+    /// Held so that its descriptor stays open while the batches read it.
+    private let spool: IngestSpool
     private var reader: JSONLineReader
 
     /// Reads `spool` from its first byte.
     /// - Throws: ``JSONLineReader/Failure`` when the spool cannot be rewound.
     init(spool: IngestSpool) throws(JSONLineReader.Failure) {
         try spool.rewind()
+        self.spool = spool
         self.reader = JSONLineReader(descriptor: spool.descriptor, limit: IngestCheck.lineLimit)
     }
 

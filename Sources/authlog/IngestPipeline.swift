@@ -49,6 +49,7 @@ struct IngestPipeline {
                 committed = try await self.commit(chunk)
             } catch let error as StoreError {
                 following.cancel()
+                _ = try? await following.value
                 // The batches committed before it are acknowledged first (or named, when their seal failed).
                 var earlier: Stopped?
                 do { try await Self.acknowledge(&sealing, keeping: 0) } catch let stopped as Stopped {
@@ -61,7 +62,14 @@ struct IngestPipeline {
             }
             sealing.append((committed, Task { [store] in try await Self.seal(committed, in: store) }))
             try await Self.acknowledge(&sealing, keeping: Self.sealWindow)
-            (chunk, batches) = try await following.value
+            do {
+                (chunk, batches) = try await following.value
+            } catch {
+                // The spool could not be read back: what was committed is acknowledged before the error.
+                try await Self.acknowledge(&sealing, keeping: 0)
+                printError("the events from line \(committed.lastLine + 1) on were not stored")
+                throw error
+            }
         }
         try await Self.acknowledge(&sealing, keeping: 0)
     }
@@ -73,13 +81,16 @@ struct IngestPipeline {
             throw StoreError(.server, "the store returned no result")
         }
         let result = try written.get()
+        // An id given twice (a producer's retry within the input) is one event: stored once, the other line
+        // counted as already stored, and one position to wait for.
+        let stored = Set(result.events.filter { !$0.wasAlreadyStored }.map(\.eventID)).count
         return Committed(
             firstLine: chunk[0].line,
             lastLine: chunk[chunk.count - 1].line,
-            unsealed: result.events.filter { $0.position == nil }.map(\.eventID),
+            unsealed: Array(Set(result.events.filter { $0.position == nil }.map(\.eventID))),
             sealedBefore: result.events.compactMap(\.position),
-            stored: result.events.filter { !$0.wasAlreadyStored }.count,
-            alreadyStored: result.events.filter(\.wasAlreadyStored).count
+            stored: stored,
+            alreadyStored: result.events.count - stored
         )
     }
 

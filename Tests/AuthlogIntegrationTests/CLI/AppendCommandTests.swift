@@ -159,6 +159,30 @@ struct AppendCommandTests {
         #expect(try await database.scalar("SELECT count(*) FROM authlog.events") == 0)
     }
 
+    /// An event_id given twice in one batch (a producer's retry) is one event: stored once, acknowledged with
+    /// one position, the other line counted as already stored, and the rest of the input still committed.
+    @Test func anEventIDGivenTwiceInABatchIsStoredOnceAndTheRunGoesOn() async throws {
+        let database = try await TestDatabase.make()
+        let line = { (second: Int, id: String) in
+            #"{"event_id":"\#(id)","type":"signin.failed","stream":"signin-apple","occurred_at":"2026-11-01T10:00:0\#(second)Z","reason":"expired","provider":"apple","data":{"reason":"expired"}}"#
+        }
+        let twice = "0196a0e8-7d2c-7c3e-9f00-000000000001"
+        let input = [
+            line(1, twice), line(2, "0196a0e8-7d2c-7c3e-9f00-000000000002"), line(3, twice),
+            line(4, "0196a0e8-7d2c-7c3e-9f00-000000000004"),
+        ]
+        let output = try await CLIProcess.run(
+            ["append", "--batch-size", "3"],
+            input: input.joined(separator: "\n"),
+            databaseURL: database.conninfo
+        )
+        #expect(output.status == 0, "\(output.stderr)")
+        let acknowledged = try AppendStreamingTests.acknowledgements(output.stdout)
+        #expect(acknowledged == [[1, 3, 1, 2, 2], [4, 4, 3, 3, 1]], "\(output.stdout)")
+        #expect(output.stdout.contains(#""already_stored":1"#))
+        #expect(try await database.scalar("SELECT count(*) FROM authlog.events") == 3)
+    }
+
     /// With --batch-size, a batch the database refuses leaves the batches acknowledged before it committed
     /// (as documented), and nothing from it on.
     @Test func aRefusedBatchKeepsTheEarlierBatchesAndNothingAfter() async throws {
