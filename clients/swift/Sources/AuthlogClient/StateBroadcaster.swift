@@ -4,19 +4,33 @@ import Foundation
 /// state at the time it was opened: ``SessionEvent/initialSession(_:)`` for the session,
 /// ``MonitorEvent/initialState(_:)`` for the monitor.
 ///
-/// `@unchecked Sendable`: the mutable state (`continuations`, `awaitingState`, `state`, `nextID`) is read and
-/// written only while `lock` is held; `initial` is immutable. (A lock rather than an actor so that opening a
-/// stream needs no `await`; `Mutex` needs macOS 15.) Events are yielded under the lock too, so a stream never
-/// gets an event before its initial one, nor one older than it.
-final class StateBroadcaster<Event: Sendable, State: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+/// A lock rather than an actor so that opening a stream needs no `await` (`Mutex` needs macOS 15). Events are
+/// yielded under the lock, so a stream never gets an event before its initial one, nor one older than it.
+final class StateBroadcaster<Event: Sendable, State: Sendable>: Sendable {
     private let initial: @Sendable (State) -> Event
-    private var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
-    /// Streams opened before the state was known: they get their initial event when it is.
-    private var awaitingState: Set<Int> = []
-    /// The state as last recorded; `nil` until it is known.
-    private var state: State?
-    private var nextID = 0
+    private let streams = Streams()
+
+    /// The open streams and the state, behind one lock. A stream's termination handler holds this (not the
+    /// broadcaster, and not weakly: a weak reference's side table outlived its owner at exit under
+    /// LeakSanitizer), and the broadcaster's deinit finishes every stream, which removes it from here.
+    ///
+    /// `@unchecked Sendable`: every stored property is read and written only while `lock` is held.
+    private final class Streams: @unchecked Sendable {
+        let lock = NSLock()
+        var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
+        /// Streams opened before the state was known: they get their initial event when it is.
+        var awaitingState: Set<Int> = []
+        /// The state as last recorded; `nil` until it is known.
+        var state: State?
+        var nextID = 0
+
+        func remove(_ id: Int) {
+            self.lock.withLock {
+                _ = self.continuations.removeValue(forKey: id)
+                _ = self.awaitingState.remove(id)
+            }
+        }
+    }
 
     /// A broadcaster whose streams start with `initial(state)`.
     init(initial: @escaping @Sendable (State) -> Event) {
@@ -27,44 +41,43 @@ final class StateBroadcaster<Event: Sendable, State: Sendable>: @unchecked Senda
     /// - Returns: the stream, and whether the state is still unknown (the caller then finds it out).
     func stream() -> (stream: AsyncStream<Event>, needsState: Bool) {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(64))
-        let (id, needsState) = self.lock.withLock {
-            self.nextID += 1
-            self.continuations[self.nextID] = continuation
-            if let state = self.state {
+        let streams = self.streams
+        let (id, needsState) = streams.lock.withLock {
+            streams.nextID += 1
+            streams.continuations[streams.nextID] = continuation
+            if let state = streams.state {
                 continuation.yield(self.initial(state))
-                return (self.nextID, false)
+                return (streams.nextID, false)
             }
-            self.awaitingState.insert(self.nextID)
-            return (self.nextID, true)
+            streams.awaitingState.insert(streams.nextID)
+            return (streams.nextID, true)
         }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.lock.withLock {
-                _ = self.continuations.removeValue(forKey: id)
-                _ = self.awaitingState.remove(id)
-            }
-        }
+        continuation.onTermination = { _ in streams.remove(id) }
         return (stream, needsState)
     }
 
     /// Records the state; streams still waiting for their initial event get it now.
     func record(_ state: State) {
-        self.lock.withLock {
-            self.state = state
-            for id in self.awaitingState { self.continuations[id]?.yield(self.initial(state)) }
-            self.awaitingState.removeAll()
+        let streams = self.streams
+        streams.lock.withLock {
+            streams.state = state
+            for id in streams.awaitingState { streams.continuations[id]?.yield(self.initial(state)) }
+            streams.awaitingState.removeAll()
         }
     }
 
     /// Sends `event` to every open stream.
     func yield(_ event: Event) {
-        self.lock.withLock {
-            for continuation in self.continuations.values { continuation.yield(event) }
+        let streams = self.streams
+        streams.lock.withLock {
+            for continuation in streams.continuations.values { continuation.yield(event) }
         }
     }
 
     deinit {
-        for continuation in self.continuations.values { continuation.finish() }
+        // Finished outside the lock: each stream's termination handler takes it to remove the stream.
+        let open = self.streams.lock.withLock { Array(self.streams.continuations.values) }
+        for continuation in open { continuation.finish() }
     }
 }
 
