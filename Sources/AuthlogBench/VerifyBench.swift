@@ -41,11 +41,11 @@ struct VerifyBench: AsyncParsableCommand {
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("authlog-bench-verify-\(UUID())")
         _ = FileManager.default.createFile(atPath: input.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: input) }
-        var runs: [(label: String, run: AppendBench.ChildRun)] = []
+        var runs: [(label: String, run: ChildRun)] = []
         for (label, executable) in [("authlog verify", self.authlog ?? ServeChildren.executable)]
             + (self.compareWith.map { [("authlog verify of \($0)", $0)] } ?? [])
         {
-            let run = try AppendBench.runChild(
+            let run = try ChildRun.run(
                 executable,
                 ["verify"],
                 input: input.path,
@@ -103,7 +103,7 @@ struct VerifyBench: AsyncParsableCommand {
 
     /// Prints each timed verify, the baseline and the goal.
     private func report(
-        _ runs: [(label: String, run: AppendBench.ChildRun)],
+        _ runs: [(label: String, run: ChildRun)],
         copy: (rows: Int, bytes: Int, seconds: Double)
     ) {
         let copyRate = Double(copy.rows) / copy.seconds
