@@ -134,7 +134,8 @@ public func buildApplication(
                         metrics: metrics,
                         counter: counter,
                         recorder: components.limiter.recorder
-                    )
+                    ),
+                    StalledReaderGuard(timeout: limits.writeStallTimeout),
                 ])
         ),
         configuration: .init(

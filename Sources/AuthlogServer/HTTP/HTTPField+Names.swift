@@ -7,6 +7,8 @@ extension HTTPField.Name {
     static let eventIDs = HTTPField.Name(knownValid: "Authlog-Event-Ids")
     /// `Authlog-Receipt-Witnessed`: whether a receipt's checkpoint is witnessed (`yes`, `pending`, `none`).
     static let receiptWitnessed = HTTPField.Name(knownValid: "Authlog-Receipt-Witnessed")
+    /// `Authlog-Head`: the sealed log's size a streamed export ends at.
+    static let exportHead = HTTPField.Name(knownValid: "Authlog-Head")
     /// `X-Forwarded-For`: believed only from trusted proxies.
     static let forwardedFor = HTTPField.Name(knownValid: "X-Forwarded-For")
 

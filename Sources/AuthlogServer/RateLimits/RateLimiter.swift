@@ -73,6 +73,12 @@ public final class RateLimiter: RefreshFamilyGate {
         try self.refuse(scope: .apiKey, key: name, route: LimitedRoute.audit.rawValue, wait: wait, requestID: requestID)
     }
 
+    /// The refusal of a request of a key when every slot of `route` is taken (a resource bounded per process,
+    /// not a bucket): 429 `rate_limited` with `Retry-After: 1`, counted and recorded as a rate-limited request is.
+    func busyRefusal(apiKey name: String, route: String, requestID: String) -> ServiceError {
+        self.refusal(scope: .apiKey, key: name, route: route, wait: 1, requestID: requestID)
+    }
+
     /// How long a refused request of `route` is held before its 429 is sent: the time its limit takes to give
     /// one request (at most `rate_limits.maximum_refusal_delay_ms`, a second by default). A client that keeps sending on refusal is thus slowed to about its
     /// limit's rate per connection, instead of costing the server a full-speed stream of refusals; an honest
@@ -104,9 +110,20 @@ public final class RateLimiter: RefreshFamilyGate {
         wait: Int,
         requestID: String
     ) throws(ServiceError) {
+        throw self.refusal(scope: scope, key: key, route: route, wait: wait, requestID: requestID)
+    }
+
+    /// Counts and records a refused request; returns its 429.
+    private func refusal(
+        scope: LimitScope,
+        key: String,
+        route: String,
+        wait: Int,
+        requestID: String
+    ) -> ServiceError {
         self.metrics.recordRateLimited(scope: scope.rawValue, route: route)
         self.recorder.noteRateLimited(scope: scope, key: key, route: route, requestID: requestID)
-        throw ServiceError(
+        return ServiceError(
             .tooManyRequests,
             "rate_limited",
             "Too many requests; retry in \(wait) s.",

@@ -19,15 +19,19 @@ public struct ExportQuery: Sendable, Equatable {
     /// The parameter names it accepts.
     static let names: Set<String> = ["after", "limit", "type", "user_id", "provider", "format"]
 
-    /// Parses `parameters` (name, value), in request order.
+    /// Whether this is a stream's query (`GET /v1/events/stream`): it has no `limit`, and ends at the head.
+    public private(set) var isStream = false
+
+    /// Parses `parameters` (name, value), in request order; a stream's (`streaming`) takes no `limit`.
     /// - Throws: ``ServiceError`` 400 `invalid_request` naming the parameter.
-    public init(parameters: [(name: String, value: String)]) throws(ServiceError) {
+    public init(parameters: [(name: String, value: String)], streaming: Bool = false) throws(ServiceError) {
+        self.isStream = streaming
         var seen = Set<String>()
         for (name, value) in parameters {
-            guard Self.names.contains(name) else {
+            guard Self.names.contains(name), !(streaming && name == "limit") else {
                 let shown = EnvelopeText.normalized(name, limit: 32) ?? "\"\(name)\""
                 throw ServiceError.badRequest(
-                    "Unknown query parameter \(shown); use after, limit, type, user_id, provider or format."
+                    "Unknown query parameter \(shown); use after, \(streaming ? "" : "limit, ")type, user_id, provider or format."
                 )
             }
             guard seen.insert(name).inserted else {
@@ -80,10 +84,15 @@ public struct ExportQuery: Sendable, Equatable {
         return value
     }
 
-    /// What `audit.accessed` says was read: `export after=… next=… limit=…` and the filters.
+    /// What `audit.accessed` says was read: `export after=… next=… limit=…` (a stream's: `export_stream
+    /// after=… through=…`, the head it ends at) and the filters.
     func summary(next: Int64) -> String {
         let filters = self.filter.summary
-        return "export after=\(self.after) next=\(next) limit=\(self.limit)" + (filters.isEmpty ? "" : " " + filters)
+        let range =
+            self.isStream
+            ? "export_stream after=\(self.after) through=\(next)"
+            : "export after=\(self.after) next=\(next) limit=\(self.limit)"
+        return range + (filters.isEmpty ? "" : " " + filters)
             + (self.format == .export ? "" : " format=\(self.format.rawValue)")
     }
 }

@@ -55,6 +55,11 @@ public struct OperatorAccess: Sendable {
     /// The actor an event names for a request made with the key `name`.
     static func actor(key name: String) -> String { "key:" + name }
 
+    /// The key's name in an actor made by ``actor(key:)``.
+    static func keyName(ofActor actor: String) -> String {
+        actor.hasPrefix("key:") ? String(actor.dropFirst("key:".count)) : actor
+    }
+
     /// The caller's actor (`key:NAME`) when `bearer` is an unrevoked key of `scope` within its rate limit.
     /// Otherwise counts the refused attempt (actor `key:NAME` for a known key, `anonymous` for a missing or
     /// unknown one) for its address's aggregated `audit.accessed` with outcome failure, and throws 401

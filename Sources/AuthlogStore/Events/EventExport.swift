@@ -18,6 +18,23 @@ public struct EventFilter: Sendable, Equatable {
         self.provider = provider
     }
 
+    /// Appends ` AND type = $n`, ` AND user_id = $n` and ` AND provider = $n` for the members set, binding
+    /// their values.
+    func appendConditions(to select: inout SQLQuery) {
+        if let type = self.type {
+            let placeholder = select.bind(type.rawValue)
+            select.append(unescaped: " AND type = \(placeholder)")
+        }
+        if let userID = self.userID {
+            let placeholder = select.bind(userID)
+            select.append(unescaped: " AND user_id = \(placeholder)")
+        }
+        if let provider = self.provider {
+            let placeholder = select.bind(provider)
+            select.append(unescaped: " AND provider = \(placeholder)")
+        }
+    }
+
     /// The filter as `type=… user_id=… provider=…` (only the members set), for `audit.accessed`.
     public var summary: String {
         var parts: [String] = []
@@ -112,25 +129,14 @@ extension EventReader {
     /// the scoped form would split into three round trips; ``rows(after:limit:filter:on:)`` rolls back on a throw.
     /// A page without filters (a SIEM's, a sink's) keeps one generic plan for the connection: planning the
     /// join over the log's partitions cost more than a millisecond a page, every page.
-    private func readPage(
+    func readPage(
         after: Int64,
         limit: Int,
         filter: EventFilter,
         on connection: Connection
     ) async throws -> [QueryResult] {
         var select: SQLQuery = "SELECT \(unescaped: ExportLine.columns) FROM authlog.events e WHERE position > \(after)"
-        if let type = filter.type {
-            let placeholder = select.bind(type.rawValue)
-            select.append(unescaped: " AND type = \(placeholder)")
-        }
-        if let userID = filter.userID {
-            let placeholder = select.bind(userID)
-            select.append(unescaped: " AND user_id = \(placeholder)")
-        }
-        if let provider = filter.provider {
-            let placeholder = select.bind(provider)
-            select.append(unescaped: " AND provider = \(placeholder)")
-        }
+        filter.appendConditions(to: &select)
         let limitPlaceholder = select.bind(limit)
         select.append(unescaped: " ORDER BY position LIMIT \(limitPlaceholder)")
         var statements: [SQLQuery] = ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]

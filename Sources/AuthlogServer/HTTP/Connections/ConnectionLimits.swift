@@ -13,6 +13,9 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// After the answer to a request whose body was not read, how long the rest is read and dropped before
     /// the connection is closed, so that the client reads the answer instead of a reset (2 s).
     public var lingerTimeout: Duration
+    /// How long an answer may wait for a client that stopped reading it before the connection is closed
+    /// (30 s; ``StalledReaderGuard``).
+    public var writeStallTimeout: Duration = .seconds(30)
     /// The most connections open at once (default 2,048: well under the usual 65,536 descriptors, and
     /// ~1 MiB of buffers each at most).
     public var maximumConnections: Int

@@ -15,9 +15,12 @@ struct EventsController: Sendable {
     let store: PostgresEventStore
     let body: RequestBodyReader
     let requestMetadata: RequestMetadataReader
+    /// The streamed exports running in this process, at most ``ExportStreamSlots/limit``.
+    let streams = ExportStreamSlots()
 
     func register(on routes: inout RouteTable) {
         routes.add(.get, "/v1/events", use: self.export)
+        routes.add(.get, "/v1/events/stream", use: self.exportStream)
         routes.add(.post, "/v1/events", use: self.ingest)
     }
 
