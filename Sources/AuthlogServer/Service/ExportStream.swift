@@ -7,11 +7,11 @@ import NIOCore
 /// to `through` (the head when the stream began) that matches its filter, one line each (the export format,
 /// or OCSF), in position order.
 ///
-/// Page N+1 is read and its lines built on another task while page N is written, so the database's share and
-/// the server's overlap. Memory is bounded by two pages (``EventReader/streamPageSize``); a client that stops
-/// reading is cut off by ``StalledReaderGuard``. The body ends with HTTP's own end (the last chunk) only when
-/// every line was written: any failure closes the connection without it, so a consumer knows a cut stream from
-/// a whole one and resumes after the last line it got.
+/// Three stages overlap: page N+2 is read (the database's work) while page N+1's lines are built on a task of
+/// its own and page N is written. Memory is bounded by those three pages (``EventReader/streamPageSize``); a
+/// client that stops reading is cut off by ``StalledReaderGuard``. The body ends with HTTP's own end (the last
+/// chunk) only when every line was written: any failure closes the connection without it, so a consumer
+/// knows a cut stream from a whole one and resumes after the last line it got.
 struct ExportStream: Sendable {
     let access: OperatorAccess
     let query: ExportQuery
@@ -20,15 +20,39 @@ struct ExportStream: Sendable {
     let slot: ExportStreamSlot
     let logger: Logger
 
+    /// A page as read: its rows, whose lines are still to be built, or (OCSF, whose mapping reads the
+    /// database) its lines already built.
+    private enum ReadPage: Sendable {
+        case rows(ExportStreamRows)
+        case lines([String], next: Int64)
+
+        var next: Int64 {
+            switch self {
+            case .rows(let rows): rows.next
+            case .lines(_, let next): next
+            }
+        }
+    }
+
     /// Writes every page, then the end.
     func write(to writer: inout any ResponseBodyWriter) async throws {
-        var pending: Task<(bytes: ByteBuffer, next: Int64), any Error>? = self.prefetch(after: self.query.after)
-        defer { pending?.cancel() }
+        var reading: Task<ReadPage, any Error>? = self.read(after: self.query.after)
+        var building: Task<ByteBuffer, any Error>?
+        defer {
+            reading?.cancel()
+            building?.cancel()
+        }
         do {
-            while let reading = pending {
-                let page = try await reading.value
-                pending = page.next < self.through ? self.prefetch(after: page.next) : nil
-                if page.bytes.readableBytes > 0 { try await writer.write(page.bytes) }
+            while reading != nil || building != nil {
+                var built: Task<ByteBuffer, any Error>?
+                if let page = try await reading?.value {
+                    reading = page.next < self.through ? self.read(after: page.next) : nil
+                    built = Task { try Self.bytes(of: page) }
+                } else {
+                    reading = nil
+                }
+                if let bytes = try await building?.value, bytes.readableBytes > 0 { try await writer.write(bytes) }
+                building = built
             }
             try await writer.finish(nil)
         } catch {
@@ -40,30 +64,36 @@ struct ExportStream: Sendable {
         }
     }
 
-    private func prefetch(after: Int64) -> Task<(bytes: ByteBuffer, next: Int64), any Error> {
-        Task { try await self.page(after: after) }
+    /// Reads the page after `after` on a task of its own.
+    private func read(after: Int64) -> Task<ReadPage, any Error> {
+        Task {
+            try await self.access.read(measuringLag: false) { connection in
+                let rows = try await EventReader().streamRows(
+                    after: after,
+                    through: self.through,
+                    filter: self.query.filter,
+                    on: connection
+                )
+                switch self.query.format {
+                case .export: return ReadPage.rows(rows)
+                case .ocsf: return .lines(try await OCSFExport.lines(of: try rows.page(), on: connection), next: rows.next)
+                }
+            }.value
+        }
     }
 
-    /// One page's lines, each ended by a newline, and the cursor after it.
-    private func page(after: Int64) async throws -> (bytes: ByteBuffer, next: Int64) {
-        let (lines, next) = try await self.access.read(measuringLag: false) { connection in
-            let page = try await EventReader().streamPage(
-                after: after,
-                through: self.through,
-                filter: self.query.filter,
-                on: connection
-            )
-            switch self.query.format {
-            case .export: return (page.events.map(\.json), page.next)
-            case .ocsf: return (try await OCSFExport.lines(of: page, on: connection), page.next)
+    /// A page's lines, each ended by a newline.
+    private static func bytes(of page: ReadPage) throws -> ByteBuffer {
+        switch page {
+        case .rows(let rows): return ByteBuffer(bytes: try rows.newlineDelimited())
+        case .lines(let lines, _):
+            var bytes = ByteBuffer()
+            bytes.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
+            for line in lines {
+                bytes.writeString(line)
+                bytes.writeStaticString("\n")
             }
-        }.value
-        var bytes = ByteBuffer()
-        bytes.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
-        for line in lines {
-            bytes.writeString(line)
-            bytes.writeStaticString("\n")
+            return bytes
         }
-        return (bytes, next)
     }
 }

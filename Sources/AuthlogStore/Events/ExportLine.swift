@@ -23,6 +23,27 @@ enum ExportLine {
     /// The event's position and its line.
     /// - Throws: ``StoreError`` `.decoding` for a row that is not a stored event's.
     static func make(from row: QueryRow) throws -> (position: Int64, json: String) {
+        var line = JSONLineBytes(capacity: row.cells.reduce(320) { $0 + ($1?.utf8.count ?? 0) })
+        let position = try Self.write(row, into: &line)
+        return (position, line.text)
+    }
+
+    /// The lines of `rows`, each followed by a newline, in one run of bytes: a streamed export's page, with no
+    /// string made per line.
+    /// - Throws: ``StoreError`` `.decoding` for a row that is not a stored event's.
+    static func newlineDelimited(_ rows: some Collection<QueryRow>) throws -> [UInt8] {
+        var lines = JSONLineBytes(capacity: rows.reduce(0) { total, row in
+            row.cells.reduce(total + 320) { $0 + ($1?.utf8.count ?? 0) }
+        })
+        for row in rows {
+            _ = try Self.write(row, into: &lines)
+            lines.raw("\n")
+        }
+        return lines.bytes
+    }
+
+    /// Appends the event's line to `line`; returns its position.
+    private static func write(_ row: QueryRow, into line: inout JSONLineBytes) throws -> Int64 {
         let cells = row.cells
         guard cells.count == 20, let positionText = cells[0], let position = Int64(positionText) else {
             throw StoreError(.decoding, "an export row has no position")
@@ -38,7 +59,6 @@ enum ExportLine {
         guard let outcome = Outcome(rawValue: outcomeText) else {
             throw StoreError(.decoding, "event at position \(position) has an invalid outcome")
         }
-        var line = JSONLineBytes(capacity: cells.reduce(320) { $0 + ($1?.utf8.count ?? 0) })
         line.raw("{\"position\":")
         line.raw(positionText)
         line.raw(",\"event_id\":\"")
@@ -64,7 +84,7 @@ enum ExportLine {
         try line.hex(",\"digest\":\"", try required(18, "digest"), position: position)
         try line.hex("\",\"leaf_hash\":\"", try required(19, "leaf_hash"), position: position)
         line.raw("\"}")
-        return (position, line.text)
+        return position
     }
 
     /// The optional members: their cell and their name, in the line's order.
@@ -76,7 +96,7 @@ enum ExportLine {
 
 /// The bytes of one line of JSON as it is built, member by member.
 private struct JSONLineBytes {
-    private var bytes: [UInt8] = []
+    private(set) var bytes: [UInt8] = []
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     init(capacity: Int) { self.bytes.reserveCapacity(capacity) }
