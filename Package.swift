@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AuthlogAccounts", targets: ["AuthlogAccounts"]),
         .library(name: "AuthlogServer", targets: ["AuthlogServer"]),
         .library(name: "AuthlogWitness", targets: ["AuthlogWitness"]),
+        .library(name: "AuthlogPlaces", targets: ["AuthlogPlaces"]),
     ],
     dependencies: [
         // The client package (AuthlogClient and the verification core, AuthlogTransparency): its own Package.swift,
@@ -49,8 +50,19 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libmaxminddb, the reference MaxMind DB reader, for the places of sign-ins (AuthlogPlaces alone imports it).
+        .systemLibrary(
+            name: "CMaxMindDB",
+            pkgConfig: "libmaxminddb",
+            providers: [.apt(["libmaxminddb-dev"])]
+        ),
         .target(
             name: "AuthlogCore",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "AuthlogPlaces",
+            dependencies: ["CMaxMindDB", "AuthlogCore"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -198,6 +210,13 @@ let package = Package(
             name: "AuthlogCoreTests",
             dependencies: ["AuthlogCore", "AuthlogTesting"],
             // Copies of the OCSF schema's files and OWASP's Logging Vocabulary, read by path (#filePath).
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AuthlogPlacesTests",
+            dependencies: ["AuthlogPlaces", "AuthlogCore"],
+            // The script that writes the MaxMind DB files the tests read, with MaxMind's Perl writer.
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),

@@ -117,7 +117,9 @@ struct ExportBench: AsyncParsableCommand {
         let body = try Data(contentsOf: output)
         pass.bytes = body.count
         pass.rows = body.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-        let lastLine = body.dropLast().split(separator: UInt8(ascii: "\n")).last.map { String(decoding: $0, as: UTF8.self) }
+        let lastLine = body.dropLast().split(separator: UInt8(ascii: "\n")).last.map {
+            String(decoding: $0, as: UTF8.self)
+        }
         // The head has grown past the filled events by the paged pass's own audit.accessed records: the stream
         // ends there, gapless from position 1.
         guard pass.rows >= Int(total), lastLine?.hasPrefix("{\"position\":\(pass.rows),") == true else {
@@ -178,7 +180,8 @@ struct ExportBench: AsyncParsableCommand {
         )
         say(
             String(
-                format: "GET /v1/events/stream (one answer, read by curl): %.0f events/s (%d events, %.1f MB in %.2f s)",
+                format:
+                    "GET /v1/events/stream (one answer, read by curl): %.0f events/s (%d events, %.1f MB in %.2f s)",
                 streamed.rate,
                 streamed.rows,
                 Double(streamed.bytes) / 1e6,

@@ -9,7 +9,8 @@ struct ModuleGraphTests {
     /// The server's modules, the C libraries and the server's packages: none of them may reach an app.
     static let server: Set<String> = [
         "AuthlogCore", "AuthlogCrypto", "AuthlogPostgres", "AuthlogStore", "AuthlogProviders", "AuthlogAccounts",
-        "AuthlogServer", "AuthlogWitness", "AuthlogTesting", "CLibPQ", "COpenSSL", "CZlib", "Hummingbird",
+        "AuthlogServer", "AuthlogWitness", "AuthlogPlaces", "AuthlogTesting", "CLibPQ", "COpenSSL", "CZlib",
+        "CMaxMindDB", "Hummingbird",
         "HummingbirdCore", "AsyncHTTPClient", "NIOCore", "NIOPosix", "NIOHTTP1", "Logging", "ServiceLifecycle",
         "ArgumentParser",
     ]
@@ -31,6 +32,11 @@ struct ModuleGraphTests {
         "AuthlogProviders": [
             "AuthlogPostgres", "AuthlogStore", "AuthlogAccounts", "AuthlogServer", "Hummingbird", "CLibPQ",
         ],
+        // The MaxMind DB reader knows addresses and places, nothing of the log, the database or HTTP.
+        "AuthlogPlaces": [
+            "AuthlogCrypto", "AuthlogPostgres", "AuthlogStore", "AuthlogProviders", "AuthlogAccounts", "AuthlogServer",
+            "Hummingbird", "CLibPQ", "COpenSSL", "CZlib",
+        ],
         "AuthlogAccounts": [
             "AuthlogPostgres", "AuthlogStore", "AuthlogServer", "Hummingbird", "HummingbirdCore", "CLibPQ", "COpenSSL",
         ],
@@ -51,7 +57,10 @@ struct ModuleGraphTests {
     ]
 
     /// The module that alone may import each system library.
-    static let owners = ["CLibPQ": "AuthlogPostgres", "COpenSSL": "AuthlogCrypto", "CZlib": "AuthlogServer"]
+    static let owners = [
+        "CLibPQ": "AuthlogPostgres", "COpenSSL": "AuthlogCrypto", "CZlib": "AuthlogServer",
+        "CMaxMindDB": "AuthlogPlaces",
+    ]
 
     /// The one file (module folder and path) that alone may import each of the client's crypto modules: the
     /// client's libcrypto module in its Linux adapter; CryptoKit, and swift-crypto's Crypto (only when the

@@ -76,7 +76,8 @@ struct ExportStream: Sendable {
                 )
                 switch self.query.format {
                 case .export: return ReadPage.rows(rows)
-                case .ocsf: return .lines(try await OCSFExport.lines(of: try rows.page(), on: connection), next: rows.next)
+                case .ocsf:
+                    return .lines(try await OCSFExport.lines(of: try rows.page(), on: connection), next: rows.next)
                 }
             }.value
         }

@@ -32,9 +32,11 @@ enum ExportLine {
     /// string made per line.
     /// - Throws: ``StoreError`` `.decoding` for a row that is not a stored event's.
     static func newlineDelimited(_ rows: some Collection<QueryRow>) throws -> [UInt8] {
-        var lines = JSONLineBytes(capacity: rows.reduce(0) { total, row in
-            row.cells.reduce(total + 320) { $0 + ($1?.utf8.count ?? 0) }
-        })
+        var lines = JSONLineBytes(
+            capacity: rows.reduce(0) { total, row in
+                row.cells.reduce(total + 320) { $0 + ($1?.utf8.count ?? 0) }
+            }
+        )
         for row in rows {
             _ = try Self.write(row, into: &lines)
             lines.raw("\n")

@@ -9,7 +9,11 @@ import Testing
 /// same lines the pages give, read once on the record, refused as the pages are.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct EventExportStreamTests {
-    private static func get(_ path: String, key: String?, on server: ServerHarness) async throws -> HTTPTestClient.Answer {
+    private static func get(
+        _ path: String,
+        key: String?,
+        on server: ServerHarness
+    ) async throws -> HTTPTestClient.Answer {
         try await server.client.send(
             "GET",
             path,
@@ -24,7 +28,12 @@ struct EventExportStreamTests {
     }
 
     /// Every page of `GET /v1/events` from 0, as the elements of their `events`, up to `through`.
-    private static func pages(through: Int64, query: String, key: String, on server: ServerHarness) async throws
+    private static func pages(
+        through: Int64,
+        query: String,
+        key: String,
+        on server: ServerHarness
+    ) async throws
         -> [JSONValue]
     {
         var events: [JSONValue] = []
@@ -101,7 +110,8 @@ struct EventExportStreamTests {
             )
         }
         try await server.components.store.sealPending()
-        for query in ["&provider=apple", "&user_id=\(user.uuidString.lowercased())", "&type=signin.failed&format=ocsf"] {
+        for query in ["&provider=apple", "&user_id=\(user.uuidString.lowercased())", "&type=signin.failed&format=ocsf"]
+        {
             let answer = try await Self.get("/v1/events/stream?after=0\(query)", key: key, on: server)
             #expect(answer.status == 200, "\(query)")
             let head = try #require(answer.header("Authlog-Head").flatMap { Int64($0) })
