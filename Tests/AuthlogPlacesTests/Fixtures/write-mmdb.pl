@@ -18,6 +18,8 @@ my %city_types = (
 );
 my $city = MaxMind::DB::Writer::Tree->new(
     ip_version => 6, record_size => 28, database_type => 'GeoLite2-City', languages => ['en'],
+    # The tests use documentation networks (RFC 5737, RFC 3849), which the writer drops by default.
+    remove_reserved_networks => 0,
     description => { en => 'authlog test city database' },
     map_key_type_callback => sub { $city_types{ $_[0] } // die "no type for $_[0]" },
 );
@@ -45,6 +47,7 @@ close $city_file;
 my %asn_types = (autonomous_system_number => 'uint32', autonomous_system_organization => 'utf8_string');
 my $asn = MaxMind::DB::Writer::Tree->new(
     ip_version => 6, record_size => 24, database_type => 'GeoLite2-ASN', languages => ['en'],
+    remove_reserved_networks => 0,
     description => { en => 'authlog test ASN database' },
     map_key_type_callback => sub { $asn_types{ $_[0] } // die "no type for $_[0]" },
 );
