@@ -62,7 +62,7 @@ struct SigninJudgeTests {
         #expect(kinds == [[], [.newDevice], [.newRegion], [], [.newCountry]])
     }
 
-    /// Seoul to Tokyo (1,159 km; 1,129 once both accuracy radii are allowed) in 30 minutes is impossible; in
+    /// Seoul to Tokyo (1,153 km; 1,123 once both accuracy radii are allowed) in 30 minutes is impossible; in
     /// three hours it is a flight.
     @Test func seoulToTokyoInThirtyMinutesIsImpossibleTravelAndInThreeHoursItIsNot() throws {
         let judge = SigninJudge()
@@ -70,7 +70,7 @@ struct SigninJudgeTests {
         let fast = judge.judge(Self.facts("phone", Self.tokyo, minutes: 30), history: history)
         #expect(fast.map(\.kind) == [.newCountry, .impossibleTravel])
         let travel = try #require(fast.last)
-        #expect(travel.kilometres == 1_129 && travel.seconds == 1_800 && travel.kilometresPerHour == 2_258)
+        #expect(travel.kilometres == 1_123 && travel.seconds == 1_800 && travel.kilometresPerHour == 2_245)
         let slow = judge.judge(Self.facts("phone", Self.tokyo, minutes: 180), history: history)
         #expect(slow.map(\.kind) == [.newCountry])
         let sameMinute = judge.judge(Self.facts("phone", Self.tokyo, minutes: 0), history: history)
@@ -80,7 +80,9 @@ struct SigninJudgeTests {
     }
 
     @Test func aHostingNetworkByItsNumberAndNoPlaceMeansNoPlaceJudgement() {
-        let kinds = Self.judge([Self.facts(), Self.facts(network: 14061, minutes: 10), Self.facts(nil, minutes: 20)])
+        let kinds = Self.judge([
+            Self.facts(), Self.facts(network: 14061, minutes: 10), Self.facts("phone", nil, minutes: 20),
+        ])
         #expect(kinds == [[], [.hostingNetwork], []])
         var settings = SigninJudge.Settings()
         settings.hostingNetworks = [64500]
