@@ -13,12 +13,10 @@ struct EventExportStreamTests {
         _ path: String,
         key: String?,
         on server: ServerHarness
-    ) async throws -> HTTPTestClient.Answer {
-        try await server.client.send(
-            "GET",
-            path,
-            headers: ServerHarness.appHeaders + (key.map { [("Authorization", "Bearer \($0)")] } ?? [])
-        )
+    ) async throws
+        -> HTTPTestClient.Answer
+    {
+        try await ExportRequests.get(path, key: key, on: server)
     }
 
     /// The answer's lines (each ended by a newline), parsed.
@@ -98,15 +96,7 @@ struct EventExportStreamTests {
         let user = UUID()
         for provider in ["apple", "google", "apple", "kakao"] {
             try await server.components.store.append(
-                EventEnvelope(
-                    stream: StreamName(category: "signin", id: provider),
-                    type: .signinFailed,
-                    outcome: .failure,
-                    reason: "expired",
-                    provider: provider,
-                    userID: provider == "google" ? user : nil,
-                    data: .members(["reason": .string("expired")])
-                )
+                ExportRequests.failedSignin(provider: provider, user: provider == "google" ? user : nil)
             )
         }
         try await server.components.store.sealPending()

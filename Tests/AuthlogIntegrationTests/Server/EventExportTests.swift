@@ -29,11 +29,7 @@ struct EventExportTests {
     ) async throws
         -> HTTPTestClient.Answer
     {
-        try await server.client.send(
-            "GET",
-            path,
-            headers: ServerHarness.appHeaders + (key.map { [("Authorization", "Bearer \($0)")] } ?? [])
-        )
+        try await ExportRequests.get(path, key: key, on: server)
     }
 
     /// The `audit.accessed` events, in order: (outcome, reason, actor, query).
@@ -179,15 +175,7 @@ struct EventExportTests {
         let user = UUID()
         for provider in ["apple", "google", "apple"] {
             try await store.append(
-                EventEnvelope(
-                    stream: StreamName(category: "signin", id: provider),
-                    type: .signinFailed,
-                    outcome: .failure,
-                    reason: "expired",
-                    provider: provider,
-                    userID: provider == "google" ? user : nil,
-                    data: .members(["reason": .string("expired")])
-                )
+                ExportRequests.failedSignin(provider: provider, user: provider == "google" ? user : nil)
             )
         }
         try await store.sealPending()
