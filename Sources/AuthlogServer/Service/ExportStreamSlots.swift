@@ -1,10 +1,11 @@
 import Synchronization
 
-/// How many streamed exports (`GET /v1/events/stream`) one `serve` process runs at once. Each holds about two
-/// pages of lines (``EventReader/streamPageSize``) and keeps one core busy; a SIEM needs one, so a few are
-/// plenty, and a key that opens more is refused with 429 until one ends.
+/// How many streamed exports (`GET /v1/events/stream`) one `serve` process runs at once. Each holds three
+/// pages (``EventReader/streamPageSize`` events: one read, one being built, one written; some 15 MB at most)
+/// and keeps a core busy; a SIEM needs one, so a few are plenty, and a key that opens more is refused with 429
+/// until one ends.
 final class ExportStreamSlots: Sendable {
-    /// The most streams at once (four: two full pages each stay under ~20 MB in all).
+    /// The most streams at once (four: about 60 MB in all at most).
     static let defaultLimit = 4
 
     let limit: Int
