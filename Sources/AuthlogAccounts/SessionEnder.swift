@@ -32,12 +32,41 @@ public struct SessionEnder: Sendable {
         metadata: RequestMetadata,
         where include: (SessionRecord) -> Bool = { _ in true }
     ) async throws(ServiceError) -> Int {
+        try await self.endSessionsListing(
+            of: userID,
+            provider: provider,
+            onlySession: onlySession,
+            reason: reason,
+            actor: actor,
+            consent: consent,
+            extra: { _ throws(ServiceError) in extra },
+            metadata: metadata,
+            where: include
+        ).count
+    }
+
+    /// ``endSessions(of:provider:onlySession:reason:actor:consent:extra:metadata:where:)``, with the `extra`
+    /// events made from the ids of the sessions ended (lowercase, in the order of their `session.revoked`) and
+    /// those ids returned: a report that names what it ended (`account.not_me_reported`).
+    /// - Throws: ``ServiceError`` from the store or `extra`, 409 when the sessions kept changing.
+    public func endSessionsListing(
+        of userID: UUID,
+        provider: String?,
+        onlySession: UUID? = nil,
+        reason: SessionEndReason,
+        actor: String? = nil,
+        consent: (source: ConsentRevocationSource, noticeID: String?)? = nil,
+        extra: ([UUID]) throws(ServiceError) -> [EventEnvelope],
+        metadata: RequestMetadata,
+        where include: (SessionRecord) -> Bool = { _ in true }
+    ) async throws(ServiceError) -> [UUID] {
         for _ in 0..<self.dependencies.settings.maximumAttempts {
             let reached = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.activeSessions(of: userID, provider: provider)
             }.filter { onlySession == nil || $0.session.sessionID == onlySession }
             let sessions = reached.filter { include($0.session) }
-            guard !sessions.isEmpty || !extra.isEmpty else { return 0 }
+            let extraEvents = try extra(sessions.map(\.session.sessionID))
+            guard !sessions.isEmpty || !extraEvents.isEmpty else { return [] }
             let now = Timestamp.now()
             var events: [EventEnvelope] = []
             var expectations: [StreamName: ExpectedVersion] = [:]
@@ -67,10 +96,10 @@ public struct SessionEnder: Sendable {
                     )
                 )
             }
-            events += extra
+            events += extraEvents
             do {
                 try await self.dependencies.store.append(AppendCommand(events: events, expectedVersions: expectations))
-                return sessions.count
+                return sessions.map(\.session.sessionID)
             } catch is WrongExpectedVersion {
                 continue
             } catch {

@@ -110,6 +110,26 @@ public struct AccountActionRefused: EventPayload {
     }
 }
 
+/// The user reported an entry of their own activity as not theirs (`account.not_me_reported`,
+/// `POST /v1/me/activity/{event_id}/not-me`); every session of theirs ended in the same command, each with
+/// `session.revoked`, reason `not_me`.
+public struct AccountNotMeReported: EventPayload {
+    public static let eventType = EventType.accountNotMeReported
+    /// The entry reported (`event_id` of an event of the user's activity).
+    public var reportedEventID: String
+    /// Its type.
+    public var reportedType: String
+    /// The sessions ended (lowercase ids), in the order of their `session.revoked`.
+    public var sessionsEnded: [String]
+
+    /// Creates the payload.
+    public init(reportedEventID: String, reportedType: String, sessionsEnded: [String]) {
+        self.reportedEventID = reportedEventID
+        self.reportedType = reportedType
+        self.sessionsEnded = sessionsEnded
+    }
+}
+
 /// A signed checkpoint of the log's Merkle tree (`audit.checkpoint_signed`).
 public struct AuditCheckpointSigned: EventPayload {
     public static let eventType = EventType.auditCheckpointSigned

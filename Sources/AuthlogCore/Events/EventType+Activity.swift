@@ -1,9 +1,11 @@
 extension EventType {
     /// The types a user sees in their own activity (`GET /v1/me/activity`): sign-ins (failed proofs included
     /// when they name the user: a re-authentication or link refused), refreshes, logouts, revocations,
-    /// identities linked and unlinked, and re-authentications.
+    /// identities linked and unlinked, re-authentications, and the user's own reports of entries that were not
+    /// theirs.
     public static let userActivity: Set<EventType> = [
         .signinSucceeded, .signinFailed, .tokenRefreshed, .sessionLoggedOut, .sessionRevoked, .tokenRevoked,
         .tokenReuseDetected, .providerConsentRevoked, .identityLinked, .identityUnlinked, .sessionReauthenticated,
+        .accountNotMeReported,
     ]
 }

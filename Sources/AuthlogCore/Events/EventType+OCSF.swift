@@ -69,7 +69,7 @@ extension EventType {
         case .identityLocked: return .accountChange(9, "Lock")
         case .identityUnlocked: return .accountChange(12, "Unlock")
         case .identityLinked, .identityUnlinked, .providerConsentRevoked, .providerEmailChanged,
-            .accountActionRefused:
+            .accountActionRefused, .accountNotMeReported:
             return .accountChange(OCSFMapping.otherActivity, "Other")
         case .providerNotificationReceived: return .apiActivity(OCSFMapping.otherActivity, "Other")
         case .providerRevocationAttempted: return .apiActivity(4, "Delete")
@@ -163,7 +163,8 @@ extension EventType {
     public func ocsfSeverity(outcome: Outcome, reason: String?) -> OCSFSeverity {
         switch self {
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return .high
-        case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing:
+        case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing,
+            .accountNotMeReported:
             return .medium
         case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed:
             guard outcome == .failure, let reason else { return .informational }

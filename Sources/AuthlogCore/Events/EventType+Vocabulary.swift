@@ -65,6 +65,9 @@ extension EventType {
         case .tokenRevoked, .providerRevocationAttempted: return [.success("authn_token_revoked")]
         case .sessionLoggedOut: return [.success("session_logout")]
         case .sessionRevoked, .sessionExpired: return [.success("session_expired")]
+        // The user's own word that someone else used the account: every session ended, as the sheet's
+        // `authn_token_revoked` names ending the tokens of a compromise.
+        case .accountNotMeReported: return [.success("authn_token_revoked")]
         case .providerNotificationReceived:
             return [OWASPVocabularyRule(outcome: .failure, name: "input_validation_fail")]
         case .accountActionRefused:

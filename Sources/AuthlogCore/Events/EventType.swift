@@ -23,6 +23,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case providerRevocationAttempted = "provider.revocation_attempted"
     case accountDeleted = "account.deleted"
     case accountActionRefused = "account.action_refused"
+    case accountNotMeReported = "account.not_me_reported"
     case auditCheckpointSigned = "audit.checkpoint_signed"
     case auditAccessed = "audit.accessed"
     case auditRetentionApplied = "audit.retention_applied"
@@ -64,7 +65,7 @@ extension EventType {
         case .signinFailed: return ["signin"]
         case .tokenRefreshFailed: return ["session", "signin"]
         case .userRegistered, .identityLinked, .identityUnlinked, .providerConsentRevoked, .providerEmailChanged,
-            .providerRevocationAttempted, .accountDeleted, .accountActionRefused:
+            .providerRevocationAttempted, .accountDeleted, .accountActionRefused, .accountNotMeReported:
             return ["user"]
         case .providerNotificationReceived: return ["provider"]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
@@ -92,7 +93,7 @@ extension EventType {
         case .tokenRefreshFailed: return [.reason]
         case .providerConsentRevoked: return [.userID, .provider]
         case .providerEmailChanged: return [.userID, .provider]
-        case .accountDeleted: return [.userID]
+        case .accountDeleted, .accountNotMeReported: return [.userID]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditSinkRecovered: return []
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm, .auditWriteOutage, .auditSinkFailing,
             .auditRefusalsDropped:
@@ -113,7 +114,7 @@ extension EventType {
             return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
             .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked, .auditWitnessAlarmCleared,
-            .auditSinkRecovered:
+            .auditSinkRecovered, .accountNotMeReported:
             return .success
         default: return nil
         }
@@ -143,6 +144,7 @@ extension EventType {
         case .providerRevocationAttempted: return ProviderRevocationAttempted.self
         case .accountDeleted: return AccountDeleted.self
         case .accountActionRefused: return AccountActionRefused.self
+        case .accountNotMeReported: return AccountNotMeReported.self
         case .auditCheckpointSigned: return AuditCheckpointSigned.self
         case .auditAccessed: return AuditAccessed.self
         case .auditRetentionApplied: return AuditRetentionApplied.self

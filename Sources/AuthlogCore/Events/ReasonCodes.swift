@@ -21,6 +21,9 @@ public enum SessionEndReason: String, Sendable, Codable, CaseIterable {
     /// Its user ended it from another of their sessions (`DELETE /v1/me/sessions/{id}`,
     /// `POST /v1/me/sessions/revoke-others`).
     case userRevoked = "user_revoked"
+    /// Its user reported an entry of their activity as not theirs (`POST /v1/me/activity/{event_id}/not-me`):
+    /// every session of theirs ended.
+    case notMe = "not_me"
 }
 
 /// Which lifetime of a session passed (`session.expired`).
@@ -89,6 +92,8 @@ public enum AccountAction: String, Sendable, Codable, CaseIterable {
     case credentialState = "credential_state"
     /// `DELETE /v1/me/sessions/{id}`.
     case endSession = "end_session"
+    /// `POST /v1/me/activity/{event_id}/not-me`.
+    case reportNotMe = "report_not_me"
 }
 
 /// Why a signed-in user's action was refused: the reason of `account.action_refused`, and the answer's

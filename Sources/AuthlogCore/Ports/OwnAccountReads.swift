@@ -15,4 +15,7 @@ public protocol OwnAccountReads: Sendable {
         before: ActivityPosition?,
         limit: Int
     ) async throws -> [ActivityRecord]
+    /// The user's event with this id when its type is one of `types`; nil for another user's, another type's
+    /// or an unknown id.
+    func activityEntry(_ eventID: UUID, of userID: UUID, types: Set<EventType>) async throws -> ActivityRecord?
 }

@@ -57,6 +57,21 @@ public struct OwnAccountQueries: OwnAccountReads {
         return try rows.map(Self.activityRecord)
     }
 
+    /// The user's event `eventID` when its type is one of `types`.
+    /// - Throws: ``StoreError``.
+    public func activityEntry(_ eventID: UUID, of userID: UUID, types: Set<EventType>) async throws -> ActivityRecord? {
+        let typeArray = "{" + types.map(\.rawValue).sorted().joined(separator: ",") + "}"
+        let rows = try await self.pool.withConnection { connection in
+            try await connection.query(
+                """
+                SELECT \(unescaped: Self.activityColumns) FROM authlog.event_records e
+                WHERE e.event_id = \(eventID) AND e.user_id = \(userID) AND e.type = ANY(\(typeArray)::text[])
+                """
+            ).rows
+        }
+        return try rows.first.map(Self.activityRecord)
+    }
+
     /// The statement ``activity(of:types:before:limit:)`` runs (public so that tests can EXPLAIN it).
     public static func activityQuery(
         of userID: UUID,

@@ -49,6 +49,17 @@ public struct InMemoryOwnAccountReads: OwnAccountReads {
         }
     }
 
+    /// The user's event `eventID` when its type is one of `types`.
+    public func activityEntry(_ eventID: UUID, of userID: UUID, types: Set<EventType>) async throws -> ActivityRecord? {
+        self.storage.withState { state in
+            state.log.envelopes.enumerated()
+                .first {
+                    $0.element.eventID == eventID && $0.element.userID == userID && types.contains($0.element.type)
+                }
+                .map { Self.record($0.element, position: Int64($0.offset) + 1) }
+        }
+    }
+
     private static func record(_ envelope: EventEnvelope, position: Int64) -> ActivityRecord {
         ActivityRecord(
             eventID: envelope.eventID,

@@ -174,6 +174,7 @@ struct OwnSessionsHTTPTests {
             let routes = [
                 ("GET", "/v1/me/sessions"), ("DELETE", "/v1/me/sessions/\(UUID().uuidString)"),
                 ("POST", "/v1/me/sessions/revoke-others"), ("GET", "/v1/me/activity"),
+                ("POST", "/v1/me/activity/\(UUID().uuidString.lowercased())/not-me"),
             ]
             for (method, path) in routes {
                 for headers in [[], [("Authorization", "Bearer not-a-token")]] {
@@ -183,6 +184,44 @@ struct OwnSessionsHTTPTests {
                 }
             }
             #expect(try await harness.events(ofType: "audit.accessed").isEmpty)
+        }
+    }
+
+    /// "Not me" on a sign-in the user sees in their activity: every session of theirs ends, the caller's too,
+    /// and the report is in the log; another user's entry is 404 and ends nothing.
+    @Test func notMeEndsEverySessionOfTheUserAndIsRecorded() async throws {
+        try await ServerHarness.run { harness in
+            let phone = try await harness.signInDev("alice")
+            let intruder = try await harness.signInDev("alice")
+            let bob = try await harness.signInDev("bob")
+            let activity = try await harness.send("GET", "/v1/me/activity", as: phone)
+            let entries = try #require(activity.json["activity"]?.arrayValue)
+            // Newest first: the intruder's sign-in.
+            let reported = try #require(
+                entries.first { $0["type"]?.stringValue == "signin.succeeded" }?["event_id"]?.stringValue
+            )
+            let bobsEntry = try #require(
+                try await harness.send("GET", "/v1/me/activity", as: bob).json["activity"]?.arrayValue?.first?[
+                    "event_id"
+                ]?.stringValue
+            )
+            let refused = try await harness.send("POST", "/v1/me/activity/\(bobsEntry)/not-me", as: phone)
+            #expect(refused.status == 404 && refused.string("error") == "not_found")
+            #expect(try await harness.events(ofType: "session.revoked").isEmpty)
+
+            let answer = try await harness.send("POST", "/v1/me/activity/\(reported)/not-me", as: phone)
+            #expect(answer.status == 200, "\(answer.json.canonicalText)")
+            let ended = try #require(answer.json["sessions_ended"]?.arrayValue).compactMap(\.stringValue)
+            #expect(Set(ended) == Set([phone, intruder].map(\.sessionID.lowercased)))
+            for gone in [phone, intruder] { #expect(try await harness.refresh(gone.refreshToken).status == 401) }
+            #expect(try await harness.refresh(bob.refreshToken).status == 200)
+            let revoked = try await harness.events(ofType: "session.revoked")
+            #expect(revoked.count == 2 && revoked.allSatisfy { $0.reason == "not_me" })
+            let report = try #require(try await harness.events(ofType: "account.not_me_reported").first)
+            #expect(report.userID == phone.userID && report.data["reported_event_id"]?.stringValue == reported)
+            #expect(report.data["reported_type"]?.stringValue == "signin.succeeded")
+            let refusals = try await harness.events(ofType: "account.action_refused")
+            #expect(refusals.map { $0.data["action"]?.stringValue } == ["report_not_me"])
         }
     }
 

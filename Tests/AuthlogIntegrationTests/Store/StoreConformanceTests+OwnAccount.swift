@@ -87,4 +87,24 @@ extension StoreConformanceTests {
         #expect(issued.map(\.type) == [.tokenIssued, .userRegistered])
         #expect(try await store.ownAccount.activity(of: alice.userID, types: types, before: nil, limit: 0).isEmpty)
     }
+
+    /// One entry by id (`POST /v1/me/activity/{event_id}/not-me`): the user's own, of an activity type, or none.
+    @Test(arguments: StoreKind.allCases)
+    func anActivityEntryIsTheUsersOwnEventOfAnActivityType(kind: StoreKind) async throws {
+        guard let store = try await StoreUnderTest.make(kind) else { return }
+        let (alice, bob) = (Person(), Person())
+        try await store.events.append(try alice.registered(subjectHash: hashHex("a"), at: instant(0)))
+        try await store.events.append(try bob.registered(subjectHash: hashHex("b"), at: instant(0)))
+        let session = UUID()
+        let signin = try alice.signedIn(session, at: instant(1))
+        let issued = try alice.issued(IssuedToken(session: session, expiresAt: instant(86_400)), at: instant(1))
+        try await store.events.append(AppendCommand(events: [signin, issued]))
+        let types = EventType.userActivity
+        let entry = try await store.ownAccount.activityEntry(signin.eventID, of: alice.userID, types: types)
+        #expect(entry?.eventID == signin.eventID && entry?.type == .signinSucceeded && entry?.sessionID == session)
+        #expect(entry?.occurredAt == instant(1))
+        #expect(try await store.ownAccount.activityEntry(signin.eventID, of: bob.userID, types: types) == nil)
+        #expect(try await store.ownAccount.activityEntry(issued.eventID, of: alice.userID, types: types) == nil)
+        #expect(try await store.ownAccount.activityEntry(UUID(), of: alice.userID, types: types) == nil)
+    }
 }

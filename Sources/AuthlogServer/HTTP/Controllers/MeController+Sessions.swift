@@ -3,8 +3,8 @@ import AuthlogCore
 import Hummingbird
 
 /// The signed-in user's own sessions and activity: `GET /v1/me/sessions`, `DELETE /v1/me/sessions/{id}`,
-/// `POST /v1/me/sessions/revoke-others` and `GET /v1/me/activity`. The rules are ``AccountService``'s; each
-/// read is recorded as `audit.accessed` with actor `user:<id>`.
+/// `POST /v1/me/sessions/revoke-others`, `GET /v1/me/activity` and `POST /v1/me/activity/{event_id}/not-me`.
+/// The rules are ``AccountService``'s; each read is recorded as `audit.accessed` with actor `user:<id>`.
 extension MeController {
     func registerSessionRoutes(on routes: inout RouteTable) {
         routes.add(.get, "/v1/me/sessions", use: self.sessions)
@@ -14,6 +14,7 @@ extension MeController {
         // which is 404 `not_found` like any other.
         routes.add(.delete, "/v1/me/sessions/revoke-others", documentedAs: "/v1/me/sessions/{id}", use: self.endSession)
         routes.add(.get, "/v1/me/activity", use: self.activity)
+        routes.add(.post, "/v1/me/activity/{event_id}/not-me", use: self.notMe)
     }
 
     /// → `{"sessions": [{"session_id", "provider", "user_agent", "ip", "started_at", "last_refreshed_at",
@@ -57,6 +58,19 @@ extension MeController {
             metadata: self.requestMetadata.metadata(of: request, context: context)
         )
         return JSONResponse.make(.object([("revoked", .number(String(revoked)))]))
+    }
+
+    /// → `{"sessions_ended": [id, …]}`: the entry was reported as not the user's, and every active session of
+    /// theirs ended, the caller's own included; 404 `not_found` for an id that is not an entry of the caller's
+    /// activity.
+    @Sendable func notMe(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let bearer = try Self.bearer(request)
+        let ended = try await self.service.reportNotMe(
+            bearer: bearer,
+            eventID: context.parameters.get("event_id") ?? "",
+            metadata: self.requestMetadata.metadata(of: request, context: context)
+        )
+        return JSONResponse.make(.object([("sessions_ended", .array(ended.map { .string($0.lowercased) }))]))
     }
 
     /// `?after=&limit=` → `{"activity": [{"event_id", "type", "time", "provider", "ip", "user_agent",

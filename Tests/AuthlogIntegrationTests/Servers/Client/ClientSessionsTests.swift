@@ -52,6 +52,35 @@ extension Servers {
             }
         }
 
+        /// "This wasn't me" on another device's sign-in: both devices are signed out, this one with
+        /// `.reportedNotMe`; an id that is not an entry of the user's activity is `not_found` and ends nothing.
+        @Test func reportingNotMeSignsEveryDeviceOutThisOneToo() async throws {
+            try await ClientTestServer.run { server in
+                let store = InMemoryTokenStore()
+                let phone = AuthlogClient(baseURL: server.baseURL, tokenStore: store)
+                let stolen = AuthlogClient(baseURL: server.baseURL)
+                let mine = try await phone.signIn(with: .dev(subject: "lena"))
+                let theirs = try await stolen.signIn(with: .dev(subject: "lena"))
+                do {
+                    try await phone.reportNotMe(eventID: UUID().uuidString.lowercased())
+                    Issue.record("an unknown entry was reported")
+                } catch let error as AuthlogClientError {
+                    #expect(error.code == .notFound && error.status == 404)
+                }
+                let entry = try #require(
+                    try await phone.activity().entries.first { $0.type == "signin.succeeded" },
+                    "the newest sign-in: the other device's"
+                )
+                var events = phone.sessionEvents().makeAsyncIterator()
+                #expect(await events.next() == .initialSession(mine.tokens.identity))
+                let ended = try await phone.reportNotMe(eventID: entry.id)
+                #expect(Set(ended) == [mine.tokens.sessionID, theirs.tokens.sessionID])
+                #expect(await events.next() == .signedOut(.reportedNotMe))
+                #expect(await store.load() == nil)
+                await #expect(throws: AuthlogClientError.self) { try await stolen.refresh() }
+            }
+        }
+
         @Test func activityPagesNewestFirst() async throws {
             try await ClientTestServer.run { server in
                 let client = AuthlogClient(baseURL: server.baseURL)

@@ -29,6 +29,24 @@ extension AuthlogClient {
         ).revoked
     }
 
+    /// `POST /v1/me/activity/{event_id}/not-me`: the user says an entry of their activity (an
+    /// ``ActivityEntry/id``) was not them. authlog ends every session of theirs, this one too, and records
+    /// the report; the tokens are cleared here and ``SignOutReason/reportedNotMe`` is sent.
+    /// - Returns: the ids of the sessions that ended.
+    /// - Throws: ``AuthlogClientError``: `not_found` for an id that is not an entry of the user's activity,
+    ///   `.signedOut`, `.transport`.
+    @discardableResult
+    public func reportNotMe(eventID: String) async throws -> [String] {
+        let data = try await self.authorized(
+            "POST",
+            "/v1/me/activity/\(Self.segment(eventID))/not-me",
+            sessions: .anyOfUser
+        )
+        let ended = try APIConnection.decode(EndedSessions.self, data).sessionsEnded
+        await self.keeper.end(.reportedNotMe)
+        return ended
+    }
+
     /// `GET /v1/me/activity`: one page of the user's account activity, newest first.
     /// - Parameters:
     ///   - cursor: ``ActivityPage/next`` of the previous page, or `nil` for the newest.
@@ -49,6 +67,15 @@ extension AuthlogClient {
 /// `{"sessions": [...]}`.
 private struct SessionList: Decodable {
     let sessions: [SessionInfo]
+}
+
+/// `{"sessions_ended": [...]}`.
+private struct EndedSessions: Decodable {
+    let sessionsEnded: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case sessionsEnded = "sessions_ended"
+    }
 }
 
 /// `{"revoked": n}`.

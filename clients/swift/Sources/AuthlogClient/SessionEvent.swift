@@ -24,6 +24,9 @@ public enum SignOutReason: String, Sendable, Hashable {
     case credentialRevoked = "credential_revoked"
     /// The account was deleted.
     case accountDeleted = "account_deleted"
+    /// The user reported an entry of their activity as not theirs (``AuthlogClient/reportNotMe(eventID:)``):
+    /// every session of theirs ended, this one too; they sign in again.
+    case reportedNotMe = "reported_not_me"
 }
 
 /// Which session the client holds, without its tokens.
