@@ -42,6 +42,9 @@ public final class PlaceLookup: Sendable {
     /// The configured paths.
     public let files: PlaceFiles
     private let state: Mutex<State>
+    /// Held through a whole reload, so that a timer's and a SIGHUP's never interleave (the slower one would put
+    /// back the older file).
+    private let reloading = Mutex(())
 
     private struct State: Sendable {
         var city: Opened
@@ -94,6 +97,10 @@ public final class PlaceLookup: Sendable {
     /// reported once per change.
     @discardableResult
     public func reload(force: Bool = false) -> [ReloadOutcome] {
+        self.reloading.withLock { _ in self.reloadFiles(force: force) }
+    }
+
+    private func reloadFiles(force: Bool) -> [ReloadOutcome] {
         var outcomes: [ReloadOutcome] = []
         let (city, asn) = self.state.withLock { ($0.city, $0.asn) }
         if let opened = Self.reopened(city, path: self.files.city, setting: Self.citySetting, force: force, &outcomes) {

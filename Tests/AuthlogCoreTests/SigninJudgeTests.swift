@@ -75,6 +75,8 @@ struct SigninJudgeTests {
         #expect(slow.map(\.kind) == [.newCountry])
         let sameMinute = judge.judge(Self.facts("phone", Self.tokyo, minutes: 0), history: history)
         #expect(sameMinute.last?.kind == .impossibleTravel && sameMinute.last?.kilometresPerHour == nil)
+        let earlier = judge.judge(Self.facts("phone", Self.tokyo, minutes: -180), history: history)
+        #expect(earlier.map(\.kind) == [.newCountry], "judged out of order, three hours apart all the same")
         let nearby = judge.judge(Self.facts("phone", Self.busan, minutes: 5), history: history)
         #expect(nearby.map(\.kind) == [.newRegion, .impossibleTravel], "325 km less 220 km of radii in 5 minutes")
     }

@@ -6,18 +6,19 @@ import Testing
 
 /// What bounds a streamed export: the slots of a process, and the connection of a client that stops reading.
 struct ExportStreamBoundsTests {
-    /// Past the limit no slot is given; one comes back when the last reference to a taken one goes (a stream
+    /// One stream per key and `limit` in all; a slot comes back when the last reference to it goes (a stream
     /// that ended, failed, or whose answer was dropped before its body ran).
-    @Test func aSlotComesBackWhenItsLastReferenceGoes() {
+    @Test func oneSlotPerKeyAndAFewInAllEachBackWhenItsLastReferenceGoes() throws {
         let slots = ExportStreamSlots(limit: 2)
-        var first = ExportStreamSlot(of: slots)
-        let second = ExportStreamSlot(of: slots)
-        #expect(first != nil && second != nil)
-        #expect(ExportStreamSlot(of: slots) == nil, "both taken")
+        var first: ExportStreamSlot? = try ExportStreamSlot.take(of: slots, key: "siem").get()
+        #expect(throws: ExportStreamSlots.Busy.key) { try ExportStreamSlot.take(of: slots, key: "siem").get() }
+        let second = try ExportStreamSlot.take(of: slots, key: "auditor").get()
+        #expect(throws: ExportStreamSlots.Busy.server) { try ExportStreamSlot.take(of: slots, key: "third").get() }
         first = nil
-        let third = ExportStreamSlot(of: slots)
-        #expect(third != nil, "the first one's came back")
-        #expect(ExportStreamSlot(of: slots) == nil)
+        let third = try ExportStreamSlot.take(of: slots, key: "third").get()
+        #expect(throws: ExportStreamSlots.Busy.server, "the first one's came back and is taken again") {
+            try ExportStreamSlot.take(of: slots, key: "siem").get()
+        }
         withExtendedLifetime((first, second, third)) {}
     }
 

@@ -135,7 +135,9 @@ public struct SigninJudge: Sendable {
         to location: Place.Location,
         at: Timestamp
     ) -> SigninJudgement? {
-        let seconds = max(0, (at.microsecondsSinceEpoch - last.at.microsecondsSinceEpoch) / 1_000_000)
+        // Two sign-ins judged out of order (a late event, clocks of two processes apart) are as far apart in time
+        // either way.
+        let seconds = abs((at.microsecondsSinceEpoch - last.at.microsecondsSinceEpoch) / 1_000_000)
         let speed = TravelSpeed.kilometresPerHour(from: last.location, to: location, seconds: Double(seconds))
         guard speed > self.settings.maximumKilometresPerHour else { return nil }
         let apart =

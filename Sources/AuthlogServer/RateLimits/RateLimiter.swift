@@ -73,10 +73,18 @@ public final class RateLimiter: RefreshFamilyGate {
         try self.refuse(scope: .apiKey, key: name, route: LimitedRoute.audit.rawValue, wait: wait, requestID: requestID)
     }
 
-    /// The refusal of a request of a key when every slot of `route` is taken (a resource bounded per process,
-    /// not a bucket): 429 `rate_limited` with `Retry-After: 1`, counted and recorded as a rate-limited request is.
-    func busyRefusal(apiKey name: String, route: String, requestID: String) -> ServiceError {
-        self.refusal(scope: .apiKey, key: name, route: route, wait: 1, requestID: requestID)
+    /// The refusal of a request of a key that holds its slot of `route` already (429 `rate_limited`), or, with
+    /// `serverWide`, of one met by every slot of the process taken (503 `streams_busy`: the server's bound, not
+    /// the client's fault); `Retry-After: 1` either way, counted and recorded as a rate-limited request is.
+    func busyRefusal(apiKey name: String, route: String, serverWide: Bool, requestID: String) -> ServiceError {
+        let refusal = self.refusal(scope: .apiKey, key: name, route: route, wait: 1, requestID: requestID)
+        guard serverWide else { return refusal }
+        return ServiceError(
+            .serviceUnavailable,
+            "streams_busy",
+            "Every export stream of this server is in use; retry in 1 s.",
+            headers: [.retryAfter: "1"]
+        )
     }
 
     /// How long a refused request of `route` is held before its 429 is sent: the time its limit takes to give

@@ -8,8 +8,9 @@ import NIOCore
 /// or OCSF), in position order.
 ///
 /// Three stages overlap: page N+2 is read (the database's work) while page N+1's lines are built on a task of
-/// its own and page N is written. Memory is bounded by those three pages (``EventReader/streamPageSize``); a
-/// client that stops reading is cut off by ``StalledReaderGuard``. The body ends with HTTP's own end (the last
+/// its own and page N is written, 64 KiB at a time. Memory is bounded by those three pages
+/// (``EventReader/streamPageSize`` events, about ``EventReader/streamPageBytes`` of `data`); a client that stops
+/// reading is cut off by ``StalledReaderGuard``. The body ends with HTTP's own end (the last
 /// chunk) only when every line was written: any failure closes the connection without it, so a consumer
 /// knows a cut stream from a whole one and resumes after the last line it got.
 struct ExportStream: Sendable {
@@ -34,6 +35,9 @@ struct ExportStream: Sendable {
         }
     }
 
+    /// The most bytes handed to the channel at once: NIO's high-water mark (64 KiB).
+    static let sliceBytes = 64 << 10
+
     /// Writes every page, then the end.
     func write(to writer: inout any ResponseBodyWriter) async throws {
         var reading: Task<ReadPage, any Error>? = self.read(after: self.query.after)
@@ -51,7 +55,15 @@ struct ExportStream: Sendable {
                 } else {
                     reading = nil
                 }
-                if let bytes = try await building?.value, bytes.readableBytes > 0 { try await writer.write(bytes) }
+                if var bytes = try await building?.value {
+                    // In slices, each awaited: the channel turns writable again as the client reads, so a slow
+                    // reader that keeps reading is never taken for a stalled one (StalledReaderGuard).
+                    while let slice = bytes.readSlice(length: min(bytes.readableBytes, Self.sliceBytes)),
+                        slice.readableBytes > 0
+                    {
+                        try await writer.write(slice)
+                    }
+                }
                 building = built
             }
             try await writer.finish(nil)

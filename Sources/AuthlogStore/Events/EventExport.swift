@@ -129,21 +129,43 @@ extension EventReader {
     /// the scoped form would split into three round trips; ``rows(after:limit:filter:on:)`` rolls back on a throw.
     /// A page without filters (a SIEM's, a sink's) keeps one generic plan for the connection: planning the
     /// join over the log's partitions cost more than a millisecond a page, every page.
+    ///
+    /// With `byteCap` the page also stops once the `data` of the rows before a row reaches that many bytes (the
+    /// first row always comes): a streamed page stays a few megabytes even when ingested events carry 64 KiB
+    /// each.
     func readPage(
         after: Int64,
         limit: Int,
         filter: EventFilter,
+        byteCap: Int? = nil,
         on connection: Connection
     ) async throws -> [QueryResult] {
         var select: SQLQuery = "SELECT \(unescaped: ExportLine.columns) FROM authlog.events e WHERE position > \(after)"
         filter.appendConditions(to: &select)
         let limitPlaceholder = select.bind(limit)
         select.append(unescaped: " ORDER BY position LIMIT \(limitPlaceholder)")
+        if let byteCap { select = Self.capped(select, byteCap: byteCap) }
         var statements: [SQLQuery] = ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
         if filter == EventFilter() { statements.append("SET LOCAL plan_cache_mode = force_generic_plan") }
         statements += ["SELECT size FROM authlog.log_head", select, "COMMIT"]
         let results = try await connection.pipeline(statements)
         // The head's and the page's results, wherever the settings put them.
         return Array(results.suffix(3).prefix(2))
+    }
+
+    /// `page` (selecting ``ExportLine/columns``) cut where the running sum of its `data` text, before a row,
+    /// reaches `byteCap`; the text is made once per row, in the inner select.
+    private static func capped(_ page: SQLQuery, byteCap: Int) -> SQLQuery {
+        var capped = SQLQuery(
+            unsafeSQL: """
+                SELECT \(ExportLine.outputNames) FROM (SELECT page.*, sum(octet_length(page.data)) OVER (ORDER BY \
+                page.position ROWS UNBOUNDED PRECEDING) AS running FROM (\(page.sql)) page) sized \
+                WHERE sized.running - octet_length(sized.data) < 
+                """
+        )
+        for bind in page.binds { _ = capped.bind(bind) }
+        let capPlaceholder = capped.bind(byteCap)
+        capped.append(unescaped: "\(capPlaceholder) ORDER BY sized.position")
+        return capped
     }
 }

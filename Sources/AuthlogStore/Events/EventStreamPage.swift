@@ -1,10 +1,12 @@
 public import AuthlogPostgres
 
 extension EventReader {
-    /// The most events one page of a streamed export reads (``streamRows(after:through:filter:on:)``): three
-    /// pages are held at a time (one read, one being built, one written), about 3 × 5,000 lines of a few
-    /// hundred bytes each.
+    /// The most events one page of a streamed export reads (``streamRows(after:through:filter:on:)``).
     public static let streamPageSize = 5000
+
+    /// The most bytes of `data` one streamed page holds before its last row (4 MiB): with the other columns'
+    /// few hundred bytes a row, a page stays under about 8 MB even when ingested events carry 64 KiB each.
+    public static let streamPageBytes = 4 << 20
 
     /// The size of the sealed log now: where a streamed export stops.
     /// - Throws: ``StoreError`` `.schema` when the log has no head row, or from the server.
@@ -16,15 +18,19 @@ extension EventReader {
     }
 
     /// The sealed events with `after` < position ≤ `through` that match `filter`, at most
-    /// ``streamPageSize``, in position order, as read: their lines are built by the caller
-    /// (``ExportStreamRows/newlineDelimited()``), on another task while the next page is read.
+    /// ``streamPageSize`` and about ``streamPageBytes``, in position order, as read: their lines are built by
+    /// the caller (``ExportStreamRows/newlineDelimited()``), on another task while the next page is read.
     ///
-    /// No snapshot is needed across the pages of one stream: every event up to a sealed head keeps its
-    /// position and its bytes, so a stream of pages read after one another from the head read at its start
-    /// is the log's sequence as of that head. The page is read as ``page(after:limit:filter:on:)`` reads one,
-    /// with its generic plan (a bound on the position in the query made the planner join the whole rest of the
-    /// range for every page), and the rows past `through` are dropped.
-    /// - Throws: ``StoreError`` `.decoding` for a row without a position, or from the server.
+    /// Every event up to a sealed head keeps its position and its bytes, so pages read one after another,
+    /// from the head read at the stream's start, are the log's sequence as of that head — provided each comes
+    /// from a database that has that head. A read replica that is behind (or another standby than the one
+    /// the head came from) answers a short page: an empty page from a database whose own head is below
+    /// `through` is refused with `.outOfRange`, which sends the read to the primary (``ReadDatabase``), so a
+    /// stream never ends early without saying so. The page is read as ``page(after:limit:filter:on:)`` reads
+    /// one, with its generic plan (a bound on the position in the query made the planner join the whole rest of
+    /// the range for every page), and the rows past `through` are dropped.
+    /// - Throws: ``StoreError`` `.outOfRange` as above, `.decoding` for a row without a position, or from the
+    ///   server.
     public func streamRows(
         after: Int64,
         through: Int64,
@@ -33,23 +39,37 @@ extension EventReader {
     ) async throws -> ExportStreamRows {
         let results: [QueryResult]
         do {
-            results = try await self.readPage(after: after, limit: Self.streamPageSize, filter: filter, on: connection)
+            results = try await self.readPage(
+                after: after,
+                limit: Self.streamPageSize,
+                filter: filter,
+                byteCap: Self.streamPageBytes,
+                on: connection
+            )
         } catch {
             await connection.rollbackQuietly()
             throw error
         }
-        guard results.count == 2 else { throw StoreError(.schema, "a stream page has no rows") }
+        guard results.count == 2, let headRow = results[0].first else {
+            throw StoreError(.schema, "authlog.log_head has no row")
+        }
         let rows = results[1].rows
         var kept = 0
-        var last = after
+        var last: Int64?
         for row in rows {
             let position = try row.decode(Int64.self, at: 0)
             guard position <= through else { break }
             kept += 1
             last = position
         }
-        let isFull = rows.count == Self.streamPageSize && kept == rows.count
-        return ExportStreamRows(rows: rows.prefix(kept), next: isFull ? last : through, through: through)
+        guard let last else {
+            let head = try headRow.decode(Int64.self, at: 0)
+            guard head >= through else {
+                throw StoreError(.outOfRange, "this database's log ends at \(head), before the stream's end \(through)")
+            }
+            return ExportStreamRows(rows: [], next: through, through: through)
+        }
+        return ExportStreamRows(rows: rows.prefix(kept), next: last, through: through)
     }
 }
 
@@ -58,8 +78,9 @@ extension EventReader {
 public struct ExportStreamRows: Sendable {
     /// The rows, selected with ``ExportLine/columns``, none past `through`.
     let rows: ArraySlice<QueryRow>
-    /// Where the next page starts: the last event's position when the page is full, else `through` (every
-    /// match up to it was returned).
+    /// Where the next page starts: the last event's position, or `through` when the page is empty (every
+    /// match up to it was returned). A page that ends short of `through` is followed by another, which is empty
+    /// at the end of a filtered stream.
     public let next: Int64
     /// Where the stream ends.
     let through: Int64

@@ -20,6 +20,12 @@ enum ExportLine {
         e.schema_version, e.recorded_at, e.digest, e.leaf_hash
         """
 
+    /// The names ``columns`` come out as, in their order: what a select over a subquery of them lists.
+    static let outputNames = """
+        position, event_id, stream, stream_version, type, occurred_at, outcome, reason, provider, user_id, \
+        session_id, client_id, host, user_agent, request_id, data, schema_version, recorded_at, digest, leaf_hash
+        """
+
     /// The event's position and its line.
     /// - Throws: ``StoreError`` `.decoding` for a row that is not a stored event's.
     static func make(from row: QueryRow) throws -> (position: Int64, json: String) {

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogPostgres
 import AuthlogServer
 import AuthlogStore
 import AuthlogTesting
@@ -86,6 +87,48 @@ struct EventExportStreamTests {
         let restHead = try #require(rest.header("Authlog-Head").flatMap { Int64($0) })
         #expect(rest.status == 200 && restHead > head, "the stream's own record and the pages' were sealed since")
         #expect(try Self.lines(of: rest).map { Self.position(of: $0) } == (head + 1...restHead).map { $0 })
+    }
+
+    /// Events with large `data` (30 KB each, 200 of them: 6 MB) come in pages cut by bytes, about
+    /// `EventReader.streamPageBytes` each, and the stream still holds every one; a page read from a database
+    /// whose head is below the stream's end is refused (`.outOfRange`, which sends a replica's read to the
+    /// primary) instead of ending the stream early.
+    @Test func largeEventsComeInPagesCutByBytesAndADatabaseBehindTheEndIsRefused() async throws {
+        let server = try await ServerHarness.start()
+        defer { Task { await server.stop() } }
+        let blob = String(repeating: "x", count: 30_000)
+        for index in 1...200 {
+            try await server.components.store.append(
+                EventEnvelope(
+                    stream: StreamName(category: "signin", id: "apple"),
+                    type: .signinFailed,
+                    outcome: .failure,
+                    reason: "expired",
+                    provider: "apple",
+                    data: .members(["reason": .string("expired"), "note": .string("\(index) \(blob)")])
+                )
+            )
+        }
+        try await server.components.store.sealPending()
+        let connection = try await server.database.connect()
+        let head = try await EventReader().sealedHead(on: connection)
+        let first = try await EventReader().streamRows(after: 0, through: head, filter: EventFilter(), on: connection)
+        let page = try first.page()
+        #expect((130...140).contains(page.events.count), "4 MiB of 30 KB rows: \(page.events.count)")
+        #expect(first.next == page.events.last?.position)
+        do {
+            _ = try await EventReader().streamRows(after: head, through: head + 5, filter: .init(), on: connection)
+            Issue.record("an empty page from a database behind the stream's end ended the stream")
+        } catch let error as StoreError {
+            #expect(error.code == .outOfRange)
+        }
+        let end = try await EventReader().streamRows(after: head, through: head, filter: .init(), on: connection)
+        #expect(try end.page().events.isEmpty && end.next == head)
+
+        let key = try await APIKeyStore(pool: server.components.store.pool).create(name: "siem", scope: .audit)
+        let answer = try await Self.get("/v1/events/stream", key: key, on: server)
+        #expect(answer.status == 200)
+        #expect(try Self.lines(of: answer).map { Self.position(of: $0) } == (1...head).map { $0 })
     }
 
     /// The filters and `format=ocsf` give the lines the pages give for the same query.
