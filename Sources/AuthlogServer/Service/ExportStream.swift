@@ -8,7 +8,7 @@ import NIOCore
 /// or OCSF), in position order.
 ///
 /// Three stages overlap: page N+2 is read (the database's work) while page N+1's lines are built on a task of
-/// its own and page N is written, 64 KiB at a time. Memory is bounded by those three pages
+/// its own and page N is written, 256 KiB at a time. Memory is bounded by those three pages
 /// (``EventReader/streamPageSize`` events, about ``EventReader/streamPageBytes`` of `data`); a client that stops
 /// reading is cut off by ``StalledReaderGuard``. The body ends with HTTP's own end (the last
 /// chunk) only when every line was written: any failure closes the connection without it, so a consumer
@@ -35,8 +35,10 @@ struct ExportStream: Sendable {
         }
     }
 
-    /// The most bytes handed to the channel at once: NIO's high-water mark (64 KiB).
-    static let sliceBytes = 64 << 10
+    /// The most bytes handed to the channel at once (256 KiB): the channel turns writable again each time the
+    /// client has read about that much, so only a reader slower than 256 KiB in ``ConnectionLimits``'s 30 s
+    /// (under 9 KB/s) is taken for a stalled one; smaller slices cost a hop to the event loop each.
+    static let sliceBytes = 256 << 10
 
     /// Writes every page, then the end.
     func write(to writer: inout any ResponseBodyWriter) async throws {
