@@ -10,16 +10,6 @@ import Testing
 /// same lines the pages give, read once on the record, refused as the pages are.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct EventExportStreamTests {
-    private static func get(
-        _ path: String,
-        key: String?,
-        on server: ServerHarness
-    ) async throws
-        -> HTTPTestClient.Answer
-    {
-        try await ExportRequests.get(path, key: key, on: server)
-    }
-
     /// The answer's lines (each ended by a newline), parsed.
     private static func lines(of answer: HTTPTestClient.Answer) throws -> [JSONValue] {
         #expect(answer.body.last == UInt8(ascii: "\n") || answer.body.isEmpty, "every line ends with a newline")
@@ -38,7 +28,11 @@ struct EventExportStreamTests {
         var events: [JSONValue] = []
         var cursor: Int64 = 0
         while cursor < through {
-            let page = try await Self.get("/v1/events?after=\(cursor)&limit=1000\(query)", key: key, on: server)
+            let page = try await ExportRequests.get(
+                "/v1/events?after=\(cursor)&limit=1000\(query)",
+                key: key,
+                on: server
+            )
             guard case .array(let elements)? = page.json["events"], let next = page.json["next"]?.canonicalText,
                 let nextPosition = Int64(next)
             else {
@@ -69,7 +63,7 @@ struct EventExportStreamTests {
         defer { Task { await server.stop() } }
         try await SyntheticFailures.fill(conninfo: server.database.conninfo, count: 11_000)
         let key = try await APIKeyStore(pool: server.components.store.pool).create(name: "siem", scope: .audit)
-        let answer = try await Self.get("/v1/events/stream?after=0", key: key, on: server)
+        let answer = try await ExportRequests.get("/v1/events/stream?after=0", key: key, on: server)
         #expect(answer.status == 200)
         #expect(answer.header("Content-Type") == "application/x-ndjson")
         let head = try #require(answer.header("Authlog-Head").flatMap { Int64($0) })
@@ -83,7 +77,7 @@ struct EventExportStreamTests {
         #expect(reads.first?.2 == "export_stream after=0 through=11000", "\(reads.first.map { "\($0)" } ?? "none")")
         #expect(reads.filter { $0.2.hasPrefix("export_stream") }.count == 1, "one record for the whole answer")
 
-        let rest = try await Self.get("/v1/events/stream?after=\(head)", key: key, on: server)
+        let rest = try await ExportRequests.get("/v1/events/stream?after=\(head)", key: key, on: server)
         let restHead = try #require(rest.header("Authlog-Head").flatMap { Int64($0) })
         #expect(rest.status == 200 && restHead > head, "the stream's own record and the pages' were sealed since")
         #expect(try Self.lines(of: rest).map { Self.position(of: $0) } == (head + 1...restHead).map { $0 })
@@ -126,7 +120,7 @@ struct EventExportStreamTests {
         #expect(try end.page().events.isEmpty && end.next == head)
 
         let key = try await APIKeyStore(pool: server.components.store.pool).create(name: "siem", scope: .audit)
-        let answer = try await Self.get("/v1/events/stream", key: key, on: server)
+        let answer = try await ExportRequests.get("/v1/events/stream", key: key, on: server)
         #expect(answer.status == 200)
         #expect(try Self.lines(of: answer).map { Self.position(of: $0) } == (1...head).map { $0 })
     }
@@ -145,14 +139,16 @@ struct EventExportStreamTests {
         try await server.components.store.sealPending()
         for query in ["&provider=apple", "&user_id=\(user.uuidString.lowercased())", "&type=signin.failed&format=ocsf"]
         {
-            let answer = try await Self.get("/v1/events/stream?after=0\(query)", key: key, on: server)
+            let answer = try await ExportRequests.get("/v1/events/stream?after=0\(query)", key: key, on: server)
             #expect(answer.status == 200, "\(query)")
             let head = try #require(answer.header("Authlog-Head").flatMap { Int64($0) })
             let streamed = try Self.lines(of: answer)
             let paged = try await Self.pages(through: head, query: query, key: key, on: server)
             #expect(!streamed.isEmpty && streamed.map(\.canonicalText) == paged.map(\.canonicalText), "\(query)")
         }
-        let apple = try Self.lines(of: try await Self.get("/v1/events/stream?provider=apple", key: key, on: server))
+        let apple = try Self.lines(
+            of: try await ExportRequests.get("/v1/events/stream?provider=apple", key: key, on: server)
+        )
         #expect(apple.map { $0["provider"]?.stringValue } == ["apple", "apple"])
     }
 
@@ -172,15 +168,15 @@ struct EventExportStreamTests {
             ("/v1/events/stream?after=1000", "out_of_range"),
         ]
         for (path, code) in refused {
-            let answer = try await Self.get(path, key: key, on: server)
+            let answer = try await ExportRequests.get(path, key: key, on: server)
             #expect(answer.status == 400 && answer.string("error") == code, "\(path): \(answer.status)")
         }
         let reads = try await Self.accessQueries(server)
         #expect(reads.count == refused.count)
         #expect(reads.allSatisfy { $0.0 == "failure" && $0.1 == "invalid_request" && $0.2 == "export_stream" })
-        let anonymous = try await Self.get("/v1/events/stream", key: nil, on: server)
+        let anonymous = try await ExportRequests.get("/v1/events/stream", key: nil, on: server)
         #expect(anonymous.status == 401 && anonymous.string("error") == "invalid_api_key")
-        let wrongScope = try await Self.get("/v1/events/stream", key: ingest, on: server)
+        let wrongScope = try await ExportRequests.get("/v1/events/stream", key: ingest, on: server)
         #expect(wrongScope.status == 403 && wrongScope.string("error") == "insufficient_scope")
     }
 }

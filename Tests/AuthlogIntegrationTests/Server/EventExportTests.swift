@@ -22,16 +22,6 @@ struct EventExportTests {
         return keys
     }
 
-    private static func get(
-        _ path: String,
-        key: String?,
-        on server: ServerHarness
-    ) async throws
-        -> HTTPTestClient.Answer
-    {
-        try await ExportRequests.get(path, key: key, on: server)
-    }
-
     /// The `audit.accessed` events, in order: (outcome, reason, actor, query).
     private static func accessEvents(_ server: ServerHarness) async throws -> [(String, String?, String, String)] {
         try await server.events().filter { $0.type == "audit.accessed" }.map {
@@ -55,7 +45,7 @@ struct EventExportTests {
             ("missing", nil, 401, "invalid_api_key", "missing_api_key", "anonymous"),
         ]
         for (index, entry) in cases.enumerated() {
-            let answer = try await Self.get("/v1/events?limit=5", key: entry.key, on: server)
+            let answer = try await ExportRequests.get("/v1/events?limit=5", key: entry.key, on: server)
             #expect(answer.status == entry.status, "\(entry.label): \(answer.status)")
             #expect(answer.string("error") == entry.error, "\(entry.label)")
             if entry.status != 200 {
@@ -92,7 +82,7 @@ struct EventExportTests {
             ("/v1/events?after=1000", "out_of_range"),
         ]
         for (path, code) in refused {
-            let answer = try await Self.get(path, key: key, on: server)
+            let answer = try await ExportRequests.get(path, key: key, on: server)
             #expect(answer.status == 400, "\(path): \(answer.status)")
             #expect(answer.string("error") == code, "\(path)")
         }
@@ -179,7 +169,7 @@ struct EventExportTests {
             )
         }
         try await store.sealPending()
-        let apple = try await Self.get("/v1/events?provider=apple", key: key, on: server)
+        let apple = try await ExportRequests.get("/v1/events?provider=apple", key: key, on: server)
         guard case .array(let events)? = apple.json["events"] else {
             Issue.record("no events array: \(apple.status)")
             return
@@ -196,7 +186,7 @@ struct EventExportTests {
         #expect(proofReads.isEmpty, "anonymous proofs append no event")
         #expect(leaf.count == 64 && first["digest"]?.stringValue?.count == 64)
         #expect(first["recorded_at"]?.stringValue != nil && first["event_id"]?.stringValue != nil)
-        let byUser = try await Self.get("/v1/events?user_id=\(user.uuidString)", key: key, on: server)
+        let byUser = try await ExportRequests.get("/v1/events?user_id=\(user.uuidString)", key: key, on: server)
         guard case .array(let mine)? = byUser.json["events"] else {
             Issue.record("no events array")
             return
