@@ -6,20 +6,21 @@ import Testing
 
 /// What bounds a streamed export: the slots of a process, and the connection of a client that stops reading.
 struct ExportStreamBoundsTests {
-    /// One stream per key and `limit` in all; a slot comes back when the last reference to it goes (a stream
-    /// that ended, failed, or whose answer was dropped before its body ran).
-    @Test func oneSlotPerKeyAndAFewInAllEachBackWhenItsLastReferenceGoes() throws {
-        let slots = ExportStreamSlots(limit: 2)
+    /// One stream per key and four in all (the defaults); a slot comes back when the last reference to it goes
+    /// (a stream that ended, failed, or whose answer was dropped before its body ran).
+    @Test func oneSlotPerKeyAndFourInAllEachBackWhenItsLastReferenceGoes() throws {
+        let slots = ExportStreamSlots()
+        #expect(slots.limit == 4)
         var first: ExportStreamSlot? = try ExportStreamSlot.take(of: slots, key: "siem").get()
         #expect(throws: ExportStreamSlots.Busy.key) { try ExportStreamSlot.take(of: slots, key: "siem").get() }
-        let second = try ExportStreamSlot.take(of: slots, key: "auditor").get()
-        #expect(throws: ExportStreamSlots.Busy.server) { try ExportStreamSlot.take(of: slots, key: "third").get() }
+        let others = try ["auditor", "backup", "archive"].map { try ExportStreamSlot.take(of: slots, key: $0).get() }
+        #expect(throws: ExportStreamSlots.Busy.server) { try ExportStreamSlot.take(of: slots, key: "fifth").get() }
         first = nil
-        let third = try ExportStreamSlot.take(of: slots, key: "third").get()
+        let fifth = try ExportStreamSlot.take(of: slots, key: "fifth").get()
         #expect(throws: ExportStreamSlots.Busy.server, "the first one's came back and is taken again") {
             try ExportStreamSlot.take(of: slots, key: "siem").get()
         }
-        withExtendedLifetime((first, second, third)) {}
+        withExtendedLifetime((first, others, fifth)) {}
     }
 
     /// An answer that waits on a client that stopped reading closes the connection after the timeout; a client
