@@ -104,13 +104,7 @@ extension EventReader {
         on connection: Connection
     ) async throws -> ExportRows {
         let limit = min(max(limit, 1), Self.maximumExportPage)
-        let results: [QueryResult]
-        do {
-            results = try await self.readPage(after: after, limit: limit, filter: filter, on: connection)
-        } catch {
-            await connection.rollbackQuietly()
-            throw error
-        }
+        let results = try await self.readPage(after: after, limit: limit, filter: filter, on: connection)
         guard results.count == 2, let headRow = results[0].first else {
             throw StoreError(.schema, "authlog.log_head has no row")
         }
@@ -126,7 +120,7 @@ extension EventReader {
     /// The head and the page, in one snapshot and one round trip.
     ///
     /// Not ``Connection/withTransaction(_:_:)``: BEGIN, the two reads and COMMIT go in one pipeline, which
-    /// the scoped form would split into three round trips; ``rows(after:limit:filter:on:)`` rolls back on a throw.
+    /// the scoped form would split into three round trips, so this rolls back itself when anything throws.
     /// A page without filters (a SIEM's, a sink's) keeps one generic plan for the connection: planning the
     /// join over the log's partitions cost more than a millisecond a page, every page.
     ///
@@ -148,7 +142,13 @@ extension EventReader {
         var statements: [SQLQuery] = ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
         if filter == EventFilter() { statements.append("SET LOCAL plan_cache_mode = force_generic_plan") }
         statements += ["SELECT size FROM authlog.log_head", select, "COMMIT"]
-        let results = try await connection.pipeline(statements)
+        let results: [QueryResult]
+        do {
+            results = try await connection.pipeline(statements)
+        } catch {
+            await connection.rollbackQuietly()
+            throw error
+        }
         // The head's and the page's results, wherever the settings put them.
         return Array(results.suffix(3).prefix(2))
     }

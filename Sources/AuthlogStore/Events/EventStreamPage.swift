@@ -37,19 +37,13 @@ extension EventReader {
         filter: EventFilter,
         on connection: Connection
     ) async throws -> ExportStreamRows {
-        let results: [QueryResult]
-        do {
-            results = try await self.readPage(
-                after: after,
-                limit: Self.streamPageSize,
-                filter: filter,
-                byteCap: Self.streamPageBytes,
-                on: connection
-            )
-        } catch {
-            await connection.rollbackQuietly()
-            throw error
-        }
+        let results = try await self.readPage(
+            after: after,
+            limit: Self.streamPageSize,
+            filter: filter,
+            byteCap: Self.streamPageBytes,
+            on: connection
+        )
         guard results.count == 2, let headRow = results[0].first else {
             throw StoreError(.schema, "authlog.log_head has no row")
         }
