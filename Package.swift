@@ -134,6 +134,7 @@ let package = Package(
             dependencies: [
                 "AuthlogAccounts",
                 "AuthlogCore",
+                "AuthlogPlaces",
                 "AuthlogCrypto",
                 "AuthlogStore",
                 "AuthlogPostgres",
@@ -144,6 +145,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

@@ -23,6 +23,8 @@ public struct AccountState: Sendable {
     public var ownAccount: any OwnAccountReads
     /// The identity lockout projection.
     public var lockouts: any IdentityLockouts
+    /// Each user's recent sign-ins, for sign-in alerts.
+    public var signinHistory: any SigninHistoryReads
 
     /// Creates the set of ports.
     public init(
@@ -35,7 +37,8 @@ public struct AccountState: Sendable {
         notices: any ProviderNoticeClaims,
         userKeys: any UserKeyRing,
         ownAccount: any OwnAccountReads,
-        lockouts: any IdentityLockouts
+        lockouts: any IdentityLockouts,
+        signinHistory: any SigninHistoryReads
     ) {
         self.queries = queries
         self.expiry = expiry
@@ -47,6 +50,7 @@ public struct AccountState: Sendable {
         self.userKeys = userKeys
         self.ownAccount = ownAccount
         self.lockouts = lockouts
+        self.signinHistory = signinHistory
     }
 }
 
@@ -54,4 +58,12 @@ public struct AccountState: Sendable {
 public protocol SigninMetrics: Sendable {
     /// Counts one sign-in of `provider` with `outcome` (`success` or `failure`).
     func recordSignin(provider: String, outcome: String)
+    /// Counts one judgement of a sign-in judged unusual (`authlog_signin_judgements_total`): its kind and what
+    /// was done with the sign-in.
+    func recordSigninJudgement(kind: String, decision: String)
+}
+
+extension SigninMetrics {
+    /// Counts nothing: for metrics that do not count judgements.
+    public func recordSigninJudgement(kind: String, decision: String) {}
 }

@@ -45,6 +45,17 @@ public struct IdentityHasher: Sendable {
         UUID(version: 8, bytes: SHA256.hash(Array("authlog.user.v1\u{0}\(provider)\u{0}\(subjectHash)".utf8)))
     }
 
+    /// The keyed hash a user's device is known by: of AuthlogClient's device id when the request carried one,
+    /// else of the user agent's family and the client's network (its /24, or /48 for IPv6), so that a browser
+    /// is one device per network. Bound to the user, so one device id gives every user a different key.
+    func deviceKey(userID: UUID, deviceID: String?, family: String, address: IPAddress?) -> String {
+        if let deviceID {
+            return String(self.mac("authlog.device.v1\u{0}\(userID.lowercased)\u{0}id\u{0}\(deviceID)").prefix(32))
+        }
+        let network = address.map { Hex.encode(Array($0.bytes.prefix($0.bytes.count == 4 ? 3 : 6))) } ?? "none"
+        return String(self.mac("authlog.device.v1\u{0}\(userID.lowercased)\u{0}ua\u{0}\(family)\u{0}\(network)").prefix(32))
+    }
+
     private func mac(_ message: String) -> String {
         // HMAC fails only for an empty key, which the initialisers never make; fall back to a keyed SHA-256.
         let bytes = Array(message.utf8)

@@ -51,7 +51,7 @@ public struct PersonalDataVault: Sendable {
         return try JSONParser().parse(plaintext)
     }
 
-    private func userKey(for userID: UUID) async throws -> [UInt8] {
+    func userKey(for userID: UUID) async throws -> [UInt8] {
         let fresh = try SecureRandom.bytes(count: 32)
         let wrapped = try AESGCM.seal(fresh, key: self.dataKey, authenticating: Self.wrapContext(userID)).combined
         let stored = try await self.keys.keepFirst(wrapped, for: userID, at: .now())
@@ -60,7 +60,7 @@ public struct PersonalDataVault: Sendable {
 
     /// The user's key out of `wrapped`, under the data key or else a previous one.
     /// - Throws: ``CryptoError`` when none of them opens it.
-    private func unwrap(_ wrapped: [UInt8], for userID: UUID) throws -> [UInt8] {
+    func unwrap(_ wrapped: [UInt8], for userID: UUID) throws -> [UInt8] {
         let box = try AESGCM.SealedBox(combined: wrapped)
         if let opened = DataKeyOpening.open(
             box,

@@ -25,6 +25,8 @@ public struct ServiceDependencies: Sendable {
     public let ownAccount: any OwnAccountReads
     /// The identity lockout projection.
     public let lockouts: any IdentityLockouts
+    /// Each user's recent sign-ins, for sign-in alerts.
+    public let signinHistory: any SigninHistoryReads
     /// Keys subject and email hashes.
     public let hasher: IdentityHasher
     /// Signs and checks access tokens.
@@ -62,6 +64,7 @@ public struct ServiceDependencies: Sendable {
         self.userKeys = state.userKeys
         self.ownAccount = state.ownAccount
         self.lockouts = state.lockouts
+        self.signinHistory = state.signinHistory
         self.hasher = hasher
         self.accessTokens = accessTokens
         self.settings = settings

@@ -42,6 +42,9 @@ public struct ServiceSettings: Sendable {
     /// for.
     public var lockout = LockoutPolicy()
 
+    /// `alerts` and `places`: sign-in alerts (docs/signin.md, "Sign-in alerts").
+    public var alerts = SigninAlertSettings()
+
     /// The values `refresh_token.reuse_grace_seconds` may take.
     public static let refreshReuseGraceRange = 0...60
 

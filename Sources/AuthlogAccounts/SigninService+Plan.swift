@@ -27,6 +27,7 @@ extension SigninService {
         rememberMe: Bool,
         user: SigninUser,
         sealedProfile: String?,
+        sighting: SigninSighting?,
         metadata: RequestMetadata
     ) throws(ServiceError) -> (command: AppendCommand, response: TokenResponse) {
         let now = Timestamp.now()
@@ -58,6 +59,7 @@ extension SigninService {
                 user: user,
                 sessionID: sessionID,
                 tokens: tokens,
+                sighting: sighting,
                 metadata: metadata,
                 at: now
             )
@@ -150,6 +152,7 @@ extension SigninService {
         user: SigninUser,
         sessionID: UUID,
         tokens: IssuedTokens,
+        sighting: SigninSighting?,
         metadata: RequestMetadata,
         at now: Timestamp
     ) throws -> [EventEnvelope] {
@@ -168,7 +171,8 @@ extension SigninService {
                 nonceCheck: identity.nonceCheck.rawValue,
                 isNewUser: user.isNew,
                 upstreamProvider: EnvelopeText.normalized(identity.upstreamProvider, limit: EnvelopeText.Limit.code),
-                rememberMe: rememberMe
+                rememberMe: rememberMe,
+                sighting: sighting
             )
         )
         let issued = try self.dependencies.event(

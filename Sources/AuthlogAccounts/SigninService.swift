@@ -9,6 +9,8 @@ enum SessionStart {
     case started(TokenResponse)
     /// The identity (this subject hash) is locked: the sign-in is refused.
     case locked(subjectHash: String)
+    /// The sign-in is unusual for its user and the policy refuses it.
+    case unusual(SigninReview, userID: UUID)
 }
 
 /// Sign-in: verifies the provider proof, consumes the nonce once, registers the user on the identity's
@@ -83,6 +85,14 @@ public struct SigninService: Sendable {
         case .locked(let subjectHash):
             let refusal = ProofRefusal.locked(provider: providerName, subjectHash: subjectHash)
             throw await self.record(refusal, method: proof.method, action: nil, metadata: metadata)
+        case .unusual(let review, let userID):
+            throw await self.recordRefused(
+                review,
+                provider: providerName,
+                method: proof.method,
+                userID: userID,
+                metadata: metadata
+            )
         }
     }
 
@@ -237,6 +247,8 @@ public struct SigninService: Sendable {
                 )
             else { continue }
             let sealedProfile = try await self.sealedProfile(of: identity, user: user)
+            let review = try await self.review(of: identity, user: user, metadata: metadata, at: .now())
+            if let decision = review.decision, !decision.admits { return .unusual(review, userID: user.id) }
             var plan = try self.plan(
                 identity: identity,
                 subjectHash: subjectHash,
@@ -244,8 +256,10 @@ public struct SigninService: Sendable {
                 rememberMe: rememberMe,
                 user: user,
                 sealedProfile: sealedProfile,
+                sighting: review.sighting,
                 metadata: metadata
             )
+            try self.flag(&plan, review: review, userID: user.id, provider: identity.provider, metadata: metadata)
             plan.command.events.insert(contentsOf: lockEvents, at: 0)
             if let lockExpectation {
                 plan.command.expectedVersions[lockExpectation.stream] = .exactly(lockExpectation.version)
@@ -262,6 +276,7 @@ public struct SigninService: Sendable {
             // revoking the grant at deletion. The sign-in has committed, so a failure here does not undo it;
             // the next sign-in of the identity keeps them again.
             try? await registry.remember(identity, subjectHash: subjectHash, userID: user.id)
+            self.count(review)
             return .started(plan.response)
         }
         throw ServiceError(.conflict, "conflict", "The sign-in collided with another one; try again.")

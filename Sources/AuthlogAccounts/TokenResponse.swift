@@ -17,6 +17,9 @@ public struct TokenResponse: Sendable {
     public var refreshToken: String
     /// When the refresh token expires.
     public var refreshTokenExpiresAt: Timestamp
+    /// The sign-in was judged unusual for its user and recorded (`signin.flagged`): that event's id (what
+    /// `POST /v1/me/activity/{event_id}/not-me` takes) and the judgements' kinds. Answered as `signin_alert`.
+    public var signinAlert: (eventID: UUID, kinds: [SigninJudgement.Kind])?
 
     /// Creates an answer.
     public init(
@@ -48,6 +51,20 @@ public struct TokenResponse: Sendable {
             ("refresh_token", .string(self.refreshToken)),
             ("refresh_token_expires_at", .string(self.refreshTokenExpiresAt.description)),
             ("token_type", .string("Bearer")),
-        ])
+        ] + self.alertMembers)
+    }
+
+    /// `signin_alert`, when the sign-in was judged unusual.
+    private var alertMembers: [(name: String, value: JSONValue)] {
+        guard let alert = self.signinAlert else { return [] }
+        return [
+            (
+                "signin_alert",
+                .object([
+                    ("event_id", .string(alert.eventID.lowercased)),
+                    ("judgements", .array(alert.kinds.map { .string($0.rawValue) })),
+                ])
+            )
+        ]
     }
 }

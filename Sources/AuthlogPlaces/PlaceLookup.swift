@@ -148,3 +148,11 @@ public final class PlaceLookup: Sendable {
         return database
     }
 }
+
+extension PlaceLookup: AddressPlaces {
+    /// The place and the network of `address`, for sign-in alerts.
+    public func place(of address: IPAddress) -> (place: Place?, network: AutonomousSystem?) {
+        let facts = self.facts(about: address)
+        return (facts.place, facts.network)
+    }
+}

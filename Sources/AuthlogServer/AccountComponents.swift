@@ -1,6 +1,7 @@
 public import AuthlogAccounts
 public import AuthlogCore
 public import AuthlogCrypto
+public import AuthlogPlaces
 public import AuthlogProviders
 
 /// The account side of the server: the application services behind the sign-in, token, `/v1/me` and
@@ -33,6 +34,11 @@ public struct AccountComponents: Sendable {
     public let trustedProxies: TrustedProxies
     /// Introspection callers: id → secret.
     public let introspectionClients: [String: String]
+    /// The operator's MaxMind DB files, when `places.city_database` is set: `serve` reloads them when they change
+    /// and on SIGHUP.
+    public let places: PlaceLookup?
+    /// `places.reload_interval_seconds`.
+    public let placesReloadSeconds: Int
     /// Whether subject and email hashes use the fixed development key (neither a subject key nor a data key
     /// is configured); `serve` warns.
     public let usesDevelopmentSubjectKey: Bool
@@ -49,6 +55,10 @@ public struct AccountComponents: Sendable {
     ) throws {
         var settings = try ServiceSettings(configuration: configuration)
         settings.lockout = try Self.lockoutPolicy(of: configuration)
+        settings.alerts = try Self.alertSettings(of: configuration)
+        self.places = try Self.placeLookup(of: configuration)
+        self.placesReloadSeconds = configuration.places?.reloadIntervalSeconds ?? Self.defaultPlacesReloadSeconds
+        settings.alerts.places = self.places
         let keys = try Self.dataKeys(of: configuration)
         self.usesDevelopmentSubjectKey = keys.subject == nil
         self.metrics = metrics

@@ -62,7 +62,7 @@ extension EventType {
         case .signinSucceeded, .signinFailed: return .authentication(1, "Logon")
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired: return .authentication(2, "Logoff")
         case .sessionReauthenticated, .tokenIssued, .tokenRefreshed, .tokenRefreshFailed, .tokenReuseDetected,
-            .tokenRefreshReplayed, .tokenRevoked:
+            .tokenRefreshReplayed, .tokenRevoked, .signinFlagged:
             return .authentication(OCSFMapping.otherActivity, "Other")
         case .userRegistered: return .accountChange(1, "Create")
         case .accountDeleted: return .accountChange(6, "Delete")
@@ -164,7 +164,7 @@ extension EventType {
         switch self {
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return .high
         case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing,
-            .accountNotMeReported:
+            .accountNotMeReported, .signinFlagged:
             return .medium
         case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed:
             guard outcome == .failure, let reason else { return .informational }

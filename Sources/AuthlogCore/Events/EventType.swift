@@ -24,6 +24,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case accountDeleted = "account.deleted"
     case accountActionRefused = "account.action_refused"
     case accountNotMeReported = "account.not_me_reported"
+    case signinFlagged = "signin.flagged"
     case auditCheckpointSigned = "audit.checkpoint_signed"
     case auditAccessed = "audit.accessed"
     case auditRetentionApplied = "audit.retention_applied"
@@ -65,7 +66,8 @@ extension EventType {
         case .signinFailed: return ["signin"]
         case .tokenRefreshFailed: return ["session", "signin"]
         case .userRegistered, .identityLinked, .identityUnlinked, .providerConsentRevoked, .providerEmailChanged,
-            .providerRevocationAttempted, .accountDeleted, .accountActionRefused, .accountNotMeReported:
+            .providerRevocationAttempted, .accountDeleted, .accountActionRefused, .accountNotMeReported,
+            .signinFlagged:
             return ["user"]
         case .providerNotificationReceived: return ["provider"]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
@@ -94,6 +96,7 @@ extension EventType {
         case .providerConsentRevoked: return [.userID, .provider]
         case .providerEmailChanged: return [.userID, .provider]
         case .accountDeleted, .accountNotMeReported: return [.userID]
+        case .signinFlagged: return [.userID, .provider, .reason]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditSinkRecovered: return []
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm, .auditWriteOutage, .auditSinkFailing,
             .auditRefusalsDropped:
@@ -145,6 +148,7 @@ extension EventType {
         case .accountDeleted: return AccountDeleted.self
         case .accountActionRefused: return AccountActionRefused.self
         case .accountNotMeReported: return AccountNotMeReported.self
+        case .signinFlagged: return SigninFlagged.self
         case .auditCheckpointSigned: return AuditCheckpointSigned.self
         case .auditAccessed: return AuditAccessed.self
         case .auditRetentionApplied: return AuditRetentionApplied.self

@@ -152,6 +152,11 @@ public enum SigninFailureReason: String, Sendable, CaseIterable {
     /// The identity is locked after repeated failed proofs (`identity.locked`); answered exactly as a proof
     /// whose signature does not verify.
     case identityLocked = "identity_locked"
+    /// The sign-in is unusual for its user and the policy of what is unusual is `deny` (`signin.flagged`
+    /// follows in the same command).
+    case signinUnusual = "signin_unusual"
+    /// The sign-in is unusual for its user, the policy is `reauthenticate`, and the provider proof is not fresh.
+    case reauthenticationRequired = "reauthentication_required"
 }
 
 /// Why an identity was locked (`identity.locked`'s envelope reason).

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A provider proof was verified and a session started (`signin.succeeded`, stream `session-<id>`).
 public struct SigninSucceeded: EventPayload {
     /// The stored type name of this payload's events.
@@ -17,6 +19,17 @@ public struct SigninSucceeded: EventPayload {
     /// Whether the app asked for a "remember me" session; absent in events before it was recorded, which
     /// count as "remember me" (the default).
     public var rememberMe: Bool?
+    /// The device's key (``SigninFacts/deviceKey``), absent in events before sign-in alerts.
+    public var deviceKey: String?
+    /// The user agent's family (``UserAgentFamily``).
+    public var deviceFamily: String?
+    /// The country the operator's MaxMind DB file places the address in (ISO 3166-1 alpha-2).
+    public var country: String?
+    /// Its first subdivision.
+    public var region: String?
+    /// The city and the coarse location, sealed under the user's key (``SealedPlace``): deleting the account
+    /// shreds them. Absent without a data key or without a location.
+    public var sealedPlace: String?
 
     /// Creates the payload.
     public init(
@@ -26,9 +39,15 @@ public struct SigninSucceeded: EventPayload {
         nonceCheck: String? = nil,
         isNewUser: Bool,
         upstreamProvider: String? = nil,
-        rememberMe: Bool? = nil
+        rememberMe: Bool? = nil,
+        sighting: SigninSighting? = nil
     ) {
         self.rememberMe = rememberMe
+        self.deviceKey = sighting?.deviceKey
+        self.deviceFamily = sighting?.deviceFamily
+        self.country = sighting?.country
+        self.region = sighting?.region
+        self.sealedPlace = sighting?.sealedPlace
         self.method = method
         self.subjectHash = subjectHash
         self.authTime = authTime
@@ -115,5 +134,50 @@ public struct IdentityUnlinked: EventPayload {
     public init(provider: String, subjectHash: String) {
         self.provider = provider
         self.subjectHash = subjectHash
+    }
+}
+
+/// A sign-in judged unusual for its user (`signin.flagged`, stream `user-<id>`): a new device, a new country or
+/// region, impossible travel, a hosting network (``SigninJudge``). Recorded in the command of the sign-in it
+/// judges, which it names; its envelope's `reason` is the first judgement's kind, its outcome that of the
+/// sign-in (failure when the policy refused it).
+public struct SigninFlagged: EventPayload {
+    /// The stored type name of this payload's events.
+    public static let eventType = EventType.signinFlagged
+    /// The `event_id` of the `signin.succeeded` (or, when refused, `signin.failed`) judged.
+    public var judgedEventID: String
+    /// The findings, in ``SigninJudgement/Kind`` order.
+    public var judgements: [SigninJudgement]
+    /// What was done.
+    public var decision: SigninAlertDecision
+    /// The country and region of the sign-in, when the city file gives them (to tell the user where).
+    public var country: String?
+    /// The region.
+    public var region: String?
+    /// The device's user-agent family.
+    public var deviceFamily: String?
+
+    /// Creates the payload.
+    public init(
+        judgedEventID: UUID,
+        judgements: [SigninJudgement],
+        decision: SigninAlertDecision,
+        country: String? = nil,
+        region: String? = nil,
+        deviceFamily: String? = nil
+    ) {
+        self.judgedEventID = judgedEventID.lowercased
+        self.judgements = judgements
+        self.decision = decision
+        self.country = country
+        self.region = region
+        self.deviceFamily = deviceFamily
+    }
+
+    /// The envelope `reason` of a `signin.flagged` with `judgements`: impossible travel when it is one of them
+    /// (the strongest sign of a stolen account), else the first kind.
+    public static func reason(for judgements: [SigninJudgement]) -> String {
+        let kinds = judgements.map(\.kind)
+        return (kinds.contains(.impossibleTravel) ? .impossibleTravel : kinds.first ?? .newDevice).rawValue
     }
 }

@@ -24,7 +24,7 @@ public struct SigninFacts: Sendable, Equatable {
 }
 
 /// One finding about a sign-in that is unusual for its user.
-public struct SigninJudgement: Sendable, Equatable {
+public struct SigninJudgement: Sendable, Equatable, Codable {
     /// What is unusual.
     public enum Kind: String, Sendable, CaseIterable, Codable {
         /// A device the user never signed in from (or one dropped from the bounded list long ago).

@@ -26,13 +26,16 @@ extension ServerComponents {
     /// - tile directory (1 s) when `log.tile_directory` is set: the tree of the latest checkpoint as tlog-tiles
     ///   static files (``TileDirectory``), read from the read database, never on the write path;
     /// - sinks (1 s each) when `sinks` are configured: sealed events pushed to each sink by its own service
-    ///   (``SinkDeliverer``), its lease given up at shutdown; and every sink's cursor read into `/metrics`.
+    ///   (``SinkDeliverer``), its lease given up at shutdown; and every sink's cursor read into `/metrics`;
+    /// - places (`places.reload_interval_seconds`, default 300, and on SIGHUP) when `places.city_database` is set:
+    ///   the MaxMind DB files opened again when replaced.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let sealer: [any Service] = [
             self.sealerService(logger: logger), self.refusalService(logger: logger),
             self.writeOutageService(logger: logger), self.limitSyncService(pool: pool, logger: logger),
         ]
         return sealer + self.logServices(pool: pool, logger: logger) + self.upkeepServices(pool: pool, logger: logger)
+            + self.placeServices(logger: logger)
     }
 
     /// The sealer: wakes every second, records refused queue rows, and seals what is left on shutdown.

@@ -51,6 +51,10 @@ public struct ServerConfiguration: Codable, Sendable {
     public var rateLimits: RateLimitSettings?
     /// Where sealed events are pushed as they are sealed (``SinkSettings`` holds the defaults).
     public var sinks: [SinkEntry]?
+    /// The operator's MaxMind DB files that place sign-ins (unset: places are off).
+    public var places: PlacesSettings?
+    /// Sign-in alerts: new device, new country or region, impossible travel, hosting network.
+    public var alerts: AlertSettings?
 
     /// An empty configuration: every default.
     public init() {}

@@ -9,6 +9,8 @@ extension HTTPField.Name {
     static let receiptWitnessed = HTTPField.Name(knownValid: "Authlog-Receipt-Witnessed")
     /// `Authlog-Head`: the sealed log's size a streamed export ends at.
     static let exportHead = HTTPField.Name(knownValid: "Authlog-Head")
+    /// `Authlog-Device-Id`: AuthlogClient's per-install device id, on sign-ins and refreshes.
+    static let deviceID = HTTPField.Name(knownValid: "Authlog-Device-Id")
     /// `X-Forwarded-For`: believed only from trusted proxies.
     static let forwardedFor = HTTPField.Name(knownValid: "X-Forwarded-For")
 

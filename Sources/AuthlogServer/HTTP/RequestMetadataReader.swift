@@ -19,7 +19,8 @@ struct RequestMetadataReader: Sendable {
         RequestMetadata(
             ip: context.clientAddress ?? self.clientAddress(of: request, context: context),
             userAgent: request.headers[.userAgent],
-            requestID: context.requestID
+            requestID: context.requestID,
+            deviceID: RequestMetadata.deviceIDIfValid(request.headers[.deviceID])
         )
     }
 }

@@ -19,6 +19,12 @@ public final class ServerMetrics: Sendable {
         var logReads: [String: Int] = [:]
         var refusedConnections: [String: Int] = [:]
         var rateLimited: [RateLimitedKey: Int] = [:]
+        var judgements: [JudgementKey: Int] = [:]
+    }
+
+    private struct JudgementKey: Hashable {
+        let kind: String
+        let decision: String
     }
 
     private struct RateLimitedKey: Hashable {
@@ -57,6 +63,11 @@ public final class ServerMetrics: Sendable {
     /// Counts one sign-in attempt.
     public func recordSignin(provider: String, outcome: String) {
         self.state.withLock { $0.signins[SigninKey(provider: provider, outcome: outcome), default: 0] += 1 }
+    }
+
+    /// Counts one judgement of a sign-in judged unusual, by kind and what was done with the sign-in.
+    public func recordSigninJudgement(kind: String, decision: String) {
+        self.state.withLock { $0.judgements[JudgementKey(kind: kind, decision: decision), default: 0] += 1 }
     }
 
     /// Counts events this process appended (not those a retry found stored already), by type.
@@ -98,6 +109,7 @@ public final class ServerMetrics: Sendable {
         let logReads = state.logReads.sorted { $0.key < $1.key }
         let refusedConnections = state.refusedConnections.sorted { $0.key < $1.key }
         let rateLimited = state.rateLimited.sorted { ($0.key.scope, $0.key.route) < ($1.key.scope, $1.key.route) }
+        let judgements = state.judgements.sorted { ($0.key.kind, $0.key.decision) < ($1.key.kind, $1.key.decision) }
         let lines =
             Self.counter(
                 "authlog_http_requests_total",
@@ -115,6 +127,11 @@ public final class ServerMetrics: Sendable {
                 "authlog_signins_total",
                 help: "Sign-in attempts, by provider and outcome.",
                 samples: signins.map { ([("provider", $0.key.provider), ("outcome", $0.key.outcome)], $0.value) }
+            )
+            + Self.counter(
+                "authlog_signin_judgements_total",
+                help: "Sign-ins judged unusual (new_device, new_country, …), by judgement and decision.",
+                samples: judgements.map { ([("kind", $0.key.kind), ("decision", $0.key.decision)], $0.value) }
             )
             + Self.counter(
                 "authlog_events_appended_total",

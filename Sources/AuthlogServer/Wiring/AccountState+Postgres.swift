@@ -15,7 +15,8 @@ extension AccountState {
             notices: ProviderNoticeStore(pool: pool),
             userKeys: UserKeyStore(pool: pool),
             ownAccount: OwnAccountQueries(pool: pool),
-            lockouts: IdentityLockoutQueries(pool: pool)
+            lockouts: IdentityLockoutQueries(pool: pool),
+            signinHistory: SigninHistoryQueries(pool: pool)
         )
     }
 }

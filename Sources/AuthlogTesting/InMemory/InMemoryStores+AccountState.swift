@@ -13,7 +13,8 @@ extension InMemoryStores {
             notices: self.notices,
             userKeys: self.userKeys,
             ownAccount: self.ownAccount,
-            lockouts: self.lockouts
+            lockouts: self.lockouts,
+            signinHistory: InMemorySigninHistory(storage: self.ownAccount.storage)
         )
     }
 }

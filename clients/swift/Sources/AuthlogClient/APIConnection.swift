@@ -9,6 +9,8 @@ struct APIConnection: Sendable {
     let baseURL: URL
     let transport: any HTTPTransport
     let userAgent: String?
+    /// The install's device id, sent with each sign-in and refresh.
+    let deviceIDs: DeviceIDCache
 
     /// A request for `path` (such as `/v1/me`) with `query` and a JSON `body`.
     func request(
@@ -32,6 +34,15 @@ struct APIConnection: Sendable {
             request.httpBody = try JSONEncoder().encode(body)
         }
         return request
+    }
+
+    /// `request` with the install's device id as `Authlog-Device-Id` (sign-ins and refreshes), or as it is when the
+    /// token store keeps no id or cannot give it now: authlog then goes by the user agent and the network.
+    func identified(_ request: URLRequest) async -> URLRequest {
+        guard let deviceID = await self.deviceIDs.current() else { return request }
+        var identified = request
+        identified.setValue(deviceID, forHTTPHeaderField: DeviceID.header)
+        return identified
     }
 
     /// Whether `url` is one of authlog's own (the base URL's scheme, host and port, and a path under its path).
@@ -88,19 +99,20 @@ struct APIConnection: Sendable {
     /// a stalled answer is retried while the retry still gets the same pair (URLRequest's default is 60 s).
     static let refreshTimeout: TimeInterval = 3
 
-    /// `POST /v1/token/refresh`: the next pair for `tokens`, with the same provider, and the events the answer
-    /// names.
-    func refresh(_ tokens: AuthTokens) async throws -> (tokens: AuthTokens, eventIDs: [String]) {
-        var request = try self.request(
-            "POST",
-            "/v1/token/refresh",
-            body: ["refresh_token": .string(tokens.refreshToken)]
+    /// `POST /v1/token/refresh`, with the device id: the next pair for `tokens`, with the same provider, the events
+    /// the answer names, and its sign-in alert, if any.
+    func refresh(_ tokens: AuthTokens) async throws -> (tokens: AuthTokens, eventIDs: [String], alert: SigninAlert?) {
+        var request = await self.identified(
+            try self.request("POST", "/v1/token/refresh", body: ["refresh_token": .string(tokens.refreshToken)])
         )
         request.timeoutInterval = Self.refreshTimeout
         let (data, response) = try await self.perform(request)
         try Self.check(data, response)
         let answer = try Self.decode(TokenAnswer.self, data)
-        return (try answer.tokens(provider: tokens.provider), EventIDs.named(by: response, body: answer.eventIDs ?? []))
+        return (
+            try answer.tokens(provider: tokens.provider), EventIDs.named(by: response, body: answer.eventIDs ?? []),
+            answer.signinAlert
+        )
     }
 
     /// The kind of a transport error without its text (which may hold a URL): its type and code.
@@ -120,44 +132,5 @@ struct ErrorAnswer: Decodable {
         case error
         case errorDescription = "error_description"
         case providers
-    }
-}
-
-/// authlog's token answer (sign-in and refresh).
-struct TokenAnswer: Decodable {
-    let userID: String
-    let sessionID: String
-    let isNewUser: Bool?
-    let accessToken: String
-    let accessTokenExpiresAt: String
-    let refreshToken: String
-    let refreshTokenExpiresAt: String
-    let eventIDs: [String]?
-
-    enum CodingKeys: String, CodingKey {
-        case userID = "user_id"
-        case sessionID = "session_id"
-        case isNewUser = "is_new_user"
-        case accessToken = "access_token"
-        case accessTokenExpiresAt = "access_token_expires_at"
-        case refreshToken = "refresh_token"
-        case refreshTokenExpiresAt = "refresh_token_expires_at"
-        case eventIDs = "event_ids"
-    }
-
-    /// The tokens, or ``AuthlogClientError/Code/invalidResponse`` for times not in authlog's form.
-    func tokens(provider: String?) throws -> AuthTokens {
-        guard let accessExpiry = WireTime.parse(self.accessTokenExpiresAt),
-            let refreshExpiry = WireTime.parse(self.refreshTokenExpiresAt)
-        else { throw AuthlogClientError(.invalidResponse, detail: "The token answer's times cannot be read.") }
-        return AuthTokens(
-            userID: self.userID,
-            sessionID: self.sessionID,
-            accessToken: self.accessToken,
-            accessTokenExpiresAt: accessExpiry,
-            refreshToken: self.refreshToken,
-            refreshTokenExpiresAt: refreshExpiry,
-            provider: provider
-        )
     }
 }

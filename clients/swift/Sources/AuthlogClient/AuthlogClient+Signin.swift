@@ -15,11 +15,16 @@ extension AuthlogClient {
 
     /// `POST /v1/signin/{provider}`: signs in with `proof`, stores the new session's tokens (replacing any
     /// others) and sends ``SessionEvent/signedIn(userID:sessionID:)``.
+    ///
+    /// The request carries the install's device id as `Authlog-Device-Id` (``TokenStore/loadOrCreateDeviceID()``),
+    /// or goes without it when the token store cannot give it. When authlog found the sign-in unusual
+    /// (`signin_alert`), the alert is in ``SigninResult/signinAlert`` and ``SessionEvent/unusualSignin(_:)``
+    /// follows `signedIn`; a malformed `signin_alert` is ignored.
     /// - Parameters:
     ///   - proof: what the provider's SDK gave the app.
     ///   - rememberMe: `false` makes a session of 12 hours instead of 30 days (server defaults).
     ///   - clientID: the app's client id, recorded with the sign-in.
-    /// - Returns: the tokens, whether the user is new, and the events recorded.
+    /// - Returns: the tokens, whether the user is new, the events recorded, and the sign-in alert, if any.
     /// - Throws: ``AuthlogClientError`` with authlog's code (`nonce_mismatch`, `account_exists` with
     ///   ``AuthlogClientError/providers``, …), `.transport`, or `.tokenStore`.
     @discardableResult
@@ -33,7 +38,9 @@ extension AuthlogClient {
         var body = proof.members
         body["remember_me"] = .bool(rememberMe)
         if let clientID { body["client_id"] = .string(clientID) }
-        let request = try self.connection.request("POST", "/v1/signin/\(Self.segment(proof.provider))", body: body)
+        let request = await self.connection.identified(
+            try self.connection.request("POST", "/v1/signin/\(Self.segment(proof.provider))", body: body)
+        )
         let started = Date()
         let (data, response) = try await self.connection.perform(request)
         try APIConnection.check(data, response)
@@ -41,8 +48,15 @@ extension AuthlogClient {
         let tokens = try answer.tokens(provider: proof.provider)
         try await self.keeper.replace(with: tokens)
         self.events.yield(.signedIn(userID: tokens.userID, sessionID: tokens.sessionID))
+        let alert = answer.signinAlert
+        if let alert { self.events.yield(.unusualSignin(alert)) }
         await self.noteEvents(in: response, body: answer.eventIDs ?? [], for: tokens.identity, at: started)
-        return SigninResult(tokens: tokens, isNewUser: answer.isNewUser ?? false, eventIDs: answer.eventIDs ?? [])
+        return SigninResult(
+            tokens: tokens,
+            isNewUser: answer.isNewUser ?? false,
+            eventIDs: answer.eventIDs ?? [],
+            signinAlert: alert
+        )
     }
 
     /// `text` as one path segment.

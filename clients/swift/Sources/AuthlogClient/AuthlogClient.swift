@@ -60,7 +60,7 @@ public final class AuthlogClient: Sendable {
     /// A client of the authlog server at `baseURL`.
     /// - Parameters:
     ///   - baseURL: authlog's base URL.
-    ///   - tokenStore: where the session's tokens are kept between launches.
+    ///   - tokenStore: where the session's tokens and the install's device id are kept between launches.
     ///   - session: the URLSession requests go through.
     ///   - configuration: refresh timing and the user agent.
     ///   - monitor: the log's pins and the monitor's store and bounds; `nil` (the default) leaves the monitor off.
@@ -88,7 +88,12 @@ public final class AuthlogClient: Sendable {
         configuration: Configuration = Configuration(),
         monitor: LogMonitor.Configuration? = nil
     ) {
-        let connection = APIConnection(baseURL: baseURL, transport: transport, userAgent: configuration.userAgent)
+        let connection = APIConnection(
+            baseURL: baseURL,
+            transport: transport,
+            userAgent: configuration.userAgent,
+            deviceIDs: DeviceIDCache(store: tokenStore)
+        )
         let events = SessionEventBroadcaster()
         let link = MonitorLink()
         self.connection = connection
@@ -116,7 +121,7 @@ public final class AuthlogClient: Sendable {
 
     /// The session's events: first ``SessionEvent/initialSession(_:)`` with the state now (signed in with
     /// which session, or signed out; the token store is read for it if it was not yet), then sign-ins,
-    /// refreshes, and sign-outs with their reason. Each call opens a new stream.
+    /// refreshes, the alerts of unusual ones, and sign-outs with their reason. Each call opens a new stream.
     public func sessionEvents() -> AsyncStream<SessionEvent> {
         let (stream, needsState) = self.events.stream()
         if needsState {
@@ -132,7 +137,10 @@ public final class AuthlogClient: Sendable {
         try await self.keeper.current()
     }
 
-    /// Refreshes the tokens now (at launch, say), sharing a refresh already in flight.
+    /// Refreshes the tokens now (at launch, say), sharing a refresh already in flight. Every refresh sends the
+    /// install's device id (`Authlog-Device-Id`, ``TokenStore/loadOrCreateDeviceID()``); an answer whose
+    /// `signin_alert` says authlog found it unusual is reported as ``SessionEvent/unusualSignin(_:)`` after
+    /// ``SessionEvent/refreshed(sessionID:)``.
     /// - Throws: ``AuthlogClientError``: `.signedOut` when there is no session or authlog ended it.
     @discardableResult
     public func refresh() async throws -> AuthTokens {

@@ -13,12 +13,22 @@ import Darwin
 /// ``KeychainTokenStore``.
 ///
 /// Processes sharing the file share its refresh lock too: a ``FileRefreshLock`` on `<file>.lock` beside it.
+///
+/// The install's device id is in a second file beside it, `<file>.device-id` (``deviceIDURL``, also 0600 and
+/// replaced atomically), which ``clear()`` leaves.
 public actor FileTokenStore: TokenStore {
     /// The file.
     public let url: URL
 
+    /// The device id's file: `url` with `.device-id` appended.
+    public nonisolated let deviceIDURL: URL
+
     /// A ``FileRefreshLock`` on the file `url` with `.lock` appended, which every process using this file takes.
     public nonisolated let refreshLock: (any RefreshLock)?
+
+    /// The lock around the device id's creation, on `deviceIDURL` with `.lock` appended. It is not the refresh
+    /// lock: the client reads the id for a refresh while holding that one, and would wait for itself.
+    private let deviceIDLock: FileRefreshLock
 
     /// How the file's directory is flushed after each rename; tests pass one that fails.
     private let flushDirectory: @Sendable (_ directory: String, _ descriptor: Int32) -> Bool
@@ -31,7 +41,9 @@ public actor FileTokenStore: TokenStore {
     /// A store in the file at `url` whose directory is flushed with `flushDirectory`.
     package init(url: URL, flushDirectory: @escaping @Sendable (String, Int32) -> Bool) {
         self.url = url
+        self.deviceIDURL = URL(fileURLWithPath: url.path + ".device-id")
         self.refreshLock = FileRefreshLock(url: URL(fileURLWithPath: url.path + ".lock"))
+        self.deviceIDLock = FileRefreshLock(url: URL(fileURLWithPath: url.path + ".device-id.lock"), timeout: .seconds(5))
         self.flushDirectory = flushDirectory
     }
 
@@ -66,10 +78,47 @@ public actor FileTokenStore: TokenStore {
         }
     }
 
-    /// Removes the file.
+    /// Removes the file; the device id's file stays.
     /// - Throws: ``AuthlogClientError`` `.tokenStore` when it exists and cannot be removed.
     public func clear() throws {
         guard unlink(self.url.path) == 0 || errno == ENOENT else { throw Self.failure("cannot remove the token file") }
+    }
+
+    /// The device id in ``deviceIDURL``, or a new one written there (0600, replaced atomically) when there is none.
+    /// A new id is made under a lock on `<file>.device-id.lock`, and the file read again first, so that processes
+    /// asking at the same time all get the one made first. A file holding something else than an id is replaced.
+    /// - Returns: 43 base64url characters over 32 random bytes.
+    /// - Throws: ``AuthlogClientError`` `.tokenStore` when the file cannot be read or written or the lock cannot
+    ///   be taken, `.randomUnavailable` when the system's random generator fails.
+    public func loadOrCreateDeviceID() async throws -> String? {
+        let path = self.deviceIDURL.path
+        if let stored = try Self.deviceID(at: path) { return stored }
+        let flushDirectory = self.flushDirectory
+        return try await self.deviceIDLock.withLock {
+            if let stored = try Self.deviceID(at: path) { return stored }
+            let made = try DeviceID.make()
+            do throws(TransparencyError) {
+                try StoreFile.write(Array(made.utf8), to: path, flushDirectory: flushDirectory)
+            } catch {
+                throw AuthlogClientError(
+                    .tokenStore,
+                    detail: "The token store cannot write the device id's file (\(error.message))."
+                )
+            }
+            return made
+        }
+    }
+
+    /// The id in the file at `path`, or `nil` when there is no file or it holds no id.
+    private static func deviceID(at path: String) throws -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let text: String
+        do {
+            text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        } catch {
+            throw AuthlogClientError(.tokenStore, detail: "The device id's file cannot be read.")
+        }
+        return DeviceID.isWellFormed(text) ? text : nil
     }
 
     private static func failure(_ what: String) -> AuthlogClientError {

@@ -1,6 +1,11 @@
 /// Tokens held in memory only: the session ends with the process (tests, "do not remember me").
+///
+/// Its device id lasts as long as the store: an app that makes a new store at each launch looks to authlog like
+/// a new device each time (a `new_device` judgement at each sign-in). For "do not remember me" in an app, prefer
+/// a lasting store and `signIn(with:rememberMe: false)`.
 public actor InMemoryTokenStore: TokenStore {
     private var tokens: AuthTokens?
+    private var deviceID: String?
 
     /// Creates a store holding `tokens`.
     public init(_ tokens: AuthTokens? = nil) {
@@ -13,6 +18,16 @@ public actor InMemoryTokenStore: TokenStore {
     /// Holds `tokens` instead.
     public func save(_ tokens: AuthTokens) { self.tokens = tokens }
 
-    /// Drops the tokens.
+    /// Drops the tokens; the device id stays.
     public func clear() { self.tokens = nil }
+
+    /// The store's device id, made the first time it is asked for.
+    /// - Returns: 43 base64url characters over 32 random bytes.
+    /// - Throws: ``AuthlogClientError`` `.randomUnavailable` when the system's random generator fails.
+    public func loadOrCreateDeviceID() throws -> String? {
+        if let deviceID = self.deviceID { return deviceID }
+        let made = try DeviceID.make()
+        self.deviceID = made
+        return made
+    }
 }

@@ -10,6 +10,11 @@ import Security
 /// lock too: a ``FileRefreshLock`` on a file in their app group's container (docs/ios.md). The item is readable
 /// after the device's first unlock and never leaves the device (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`),
 /// so a background refresh works while the device is locked.
+///
+/// The install's device id is a second generic-password item of the same service and access group, under the
+/// account `device-id` (so give the tokens another account): as readable and as bound to this device as the
+/// tokens', never synchronized, and shared by the app and its extensions through the access group, so that they
+/// all send the same id. ``clear()`` leaves it; deleting the app may remove it.
 public actor KeychainTokenStore: TokenStore {
     /// The item's service (`kSecAttrService`).
     public let service: String
@@ -75,11 +80,60 @@ public actor KeychainTokenStore: TokenStore {
         guard status == errSecSuccess else { throw Self.failure("written", status) }
     }
 
-    /// Deletes the item.
+    /// Deletes the tokens' item; the device id's item stays.
     /// - Throws: ``AuthlogClientError`` `.tokenStore` with the Keychain's status.
     public func clear() throws {
         let status = SecItemDelete(self.query as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else { throw Self.failure("deleted", status) }
+    }
+
+    /// The device id in its own item (account `device-id`), or a new one added there when there is none. When
+    /// another process (an extension) adds its own first, that one is returned: every process gets the same id.
+    /// An item holding something else than an id is given a new one.
+    /// - Returns: 43 base64url characters over 32 random bytes.
+    /// - Throws: ``AuthlogClientError`` `.tokenStore` with the Keychain's status (such as before the device's
+    ///   first unlock), `.randomUnavailable` when the system's random generator fails.
+    public func loadOrCreateDeviceID() throws -> String? {
+        let stored = try self.storedDeviceID()
+        if let stored, DeviceID.isWellFormed(stored) { return stored }
+        let made = try DeviceID.make()
+        let data = Data(made.utf8)
+        if stored != nil {
+            let update = [kSecValueData as String: data] as CFDictionary
+            let status = SecItemUpdate(self.deviceIDQuery as CFDictionary, update)
+            guard status == errSecSuccess else { throw Self.failure("written", status) }
+            return made
+        }
+        var item = self.deviceIDQuery
+        item[kSecValueData as String] = data
+        item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+        // Never in iCloud Keychain (an item of `…ThisDeviceOnly` cannot be anyway): the id names this install.
+        item[kSecAttrSynchronizable as String] = false
+        let status = SecItemAdd(item as CFDictionary, nil)
+        if status == errSecDuplicateItem, let added = try self.storedDeviceID(), DeviceID.isWellFormed(added) {
+            return added
+        }
+        guard status == errSecSuccess else { throw Self.failure("added", status) }
+        return made
+    }
+
+    /// The device id item's contents as text, or `nil` when there is no item.
+    private func storedDeviceID() throws -> String? {
+        var query = self.deviceIDQuery
+        query[kSecReturnData as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return nil }
+        guard status == errSecSuccess, let data = result as? Data else { throw Self.failure("read", status) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The attributes naming the device id's item: the tokens' item's, with the account `device-id`.
+    private var deviceIDQuery: [String: Any] {
+        var query = self.query
+        query[kSecAttrAccount as String] = "device-id"
+        return query
     }
 
     /// The attributes naming the item.

@@ -9,6 +9,10 @@ public enum SessionEvent: Sendable, Hashable {
     case signedIn(userID: String, sessionID: String)
     /// The tokens were refreshed.
     case refreshed(sessionID: String)
+    /// authlog found the sign-in just reported (``signedIn(userID:sessionID:)``), or the refresh just reported
+    /// (``refreshed(sessionID:)``), unusual for the user, let it through and recorded it: show what was unusual
+    /// and offer "this was not me" (``AuthlogClient/reportNotMe(eventID:)`` with ``SigninAlert/eventID``).
+    case unusualSignin(SigninAlert)
     /// The session ended and its tokens were cleared: show the sign-in screen.
     case signedOut(SignOutReason)
 }

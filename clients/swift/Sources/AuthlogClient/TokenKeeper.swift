@@ -167,7 +167,7 @@ actor TokenKeeper {
         while true {
             do {
                 let requestedAt = Date()
-                let (next, eventIDs) = try await self.connection.refresh(tokens)
+                let (next, eventIDs, alert) = try await self.connection.refresh(tokens)
                 // A sign-in or sign-out meanwhile wins over the refreshed pair of the old session: nothing is
                 // written back.
                 guard self.tokens?.refreshToken == tokens.refreshToken else {
@@ -180,6 +180,7 @@ actor TokenKeeper {
                 // A sign-out while the store was being written (a store without a lock): it must not outlive it.
                 if self.tokens == nil { try? await self.store.clear() }
                 self.events.yield(.refreshed(sessionID: next.sessionID))
+                if let alert { self.events.yield(.unusualSignin(alert)) }
                 await self.monitor.noteRefresh(
                     eventIDs,
                     .answer(to: next.identity, at: requestedAt, types: EventExpectation.refreshTypes)

@@ -1,4 +1,4 @@
-/// Where the client keeps the session's tokens between launches.
+/// Where the client keeps the session's tokens between launches, and the install's device id.
 ///
 /// The client reads the store once, then writes every new pair (sign-in, each refresh) before using it, and
 /// clears it when the session ends. Keep only the newest pair: a spent refresh token presented again ends the
@@ -15,15 +15,35 @@ public protocol TokenStore: Sendable {
     /// Replaces the stored tokens.
     /// - Throws: when the storage cannot be written.
     func save(_ tokens: AuthTokens) async throws
-    /// Forgets the tokens.
+    /// Forgets the tokens, and only them: the device id stays.
     /// - Throws: when the storage cannot be written.
     func clear() async throws
     /// The lock that the processes sharing this store take around a refresh, or `nil` for a store no other
     /// process writes.
     var refreshLock: (any RefreshLock)? { get }
+    /// This install's device id, which the client sends with every sign-in and refresh as `Authlog-Device-Id`:
+    /// the stored one, or a new one made and stored the first time.
+    ///
+    /// The id is not a hardware identifier: it is 32 bytes from the system's secure random generator, in unpadded
+    /// base64url (43 characters). It belongs to the install, not to the session: ``clear()`` keeps it, so a user
+    /// who signs out and in again is still on a known device; deleting the app's data may drop it. Every process
+    /// sharing the store must get the same id, made once even when two ask at the same time. The client asks at
+    /// the first sign-in or refresh and keeps the answer; a value not of 22 to 64 base64url characters is not
+    /// sent.
+    /// - Returns: the id, or `nil` for a store that keeps none (the default): requests then go without the header
+    ///   and authlog tells devices apart by their user agent and network.
+    /// - Throws: when the storage cannot be read or written. The sign-in or refresh then goes without the header;
+    ///   it does not fail.
+    func loadOrCreateDeviceID() async throws -> String?
 }
 
 extension TokenStore {
     /// `nil`: a store of this process alone.
     public var refreshLock: (any RefreshLock)? { nil }
+
+    /// `nil`: a store of your own keeps no device id unless it implements this. To keep one, store 32 bytes from a
+    /// secure random generator in unpadded base64url (43 characters) beside the tokens, where ``clear()`` leaves
+    /// it, and make it once for all the processes sharing the store.
+    /// - Returns: `nil`.
+    public func loadOrCreateDeviceID() async throws -> String? { nil }
 }

@@ -1,0 +1,74 @@
+public import Foundation
+
+/// What a successful sign-in records of where it came from (`signin.succeeded`'s `device_key`, `device_family`,
+/// `country`, `region` and `sealed_place`): the user's next sign-ins are judged against these (``SigninHistory``).
+public struct SigninSighting: Sendable, Equatable {
+    /// The device's keyed hash.
+    public var deviceKey: String
+    /// The user agent's family.
+    public var deviceFamily: String
+    /// The country's ISO code, when the city file gives one.
+    public var country: String?
+    /// The region, when the city file gives one.
+    public var region: String?
+    /// The city and the coarse location sealed under the user's key (``SealedPlace``).
+    public var sealedPlace: String?
+
+    /// Creates a sighting.
+    public init(
+        deviceKey: String,
+        deviceFamily: String,
+        country: String? = nil,
+        region: String? = nil,
+        sealedPlace: String? = nil
+    ) {
+        self.deviceKey = deviceKey
+        self.deviceFamily = deviceFamily
+        self.country = country
+        self.region = region
+        self.sealedPlace = sealedPlace
+    }
+}
+
+/// One past successful sign-in of a user, as the history reads it back from its `signin.succeeded`.
+public struct PastSignin: Sendable, Equatable {
+    /// When.
+    public var at: Timestamp
+    /// What it recorded; `nil` for a sign-in recorded before sign-in alerts.
+    public var sighting: SigninSighting?
+
+    /// Creates a past sign-in.
+    public init(at: Timestamp, sighting: SigninSighting?) {
+        self.at = at
+        self.sighting = sighting
+    }
+}
+
+/// A user's recent sign-ins and the wrapped key their places are sealed under.
+public struct RecentSignins: Sendable, Equatable {
+    /// The newest successful sign-ins, newest first.
+    public var signins: [PastSignin]
+    /// The user's wrapped personal-data key (`authlog.user_keys`), when they have one.
+    public var wrappedUserKey: [UInt8]?
+
+    /// Creates the record.
+    public init(signins: [PastSignin] = [], wrappedUserKey: [UInt8]? = nil) {
+        self.signins = signins
+        self.wrappedUserKey = wrappedUserKey
+    }
+}
+
+/// Reads of a user's recent successful sign-ins: the history sign-in alerts judge against, read from the log
+/// itself (an index over `signin.succeeded` by user), so there is no second copy to keep in step, `authlog
+/// rebuild` has nothing to rebuild, and account deletion shreds the sealed places with the user's key.
+public protocol SigninHistoryReads: Sendable {
+    /// The newest `limit` `signin.succeeded` of `userID`, newest first, and the user's wrapped key.
+    /// - Throws: ``StoreError``.
+    func recentSignins(of userID: UUID, limit: Int) async throws -> RecentSignins
+}
+
+/// Where the operator's MaxMind DB files place an address (AuthlogPlaces' `PlaceLookup`).
+public protocol AddressPlaces: Sendable {
+    /// The place and the network of `address`; both nil when the files know nothing of it.
+    func place(of address: IPAddress) -> (place: Place?, network: AutonomousSystem?)
+}
