@@ -217,7 +217,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthlogPlacesTests",
-            dependencies: ["AuthlogPlaces", "AuthlogCore"],
+            dependencies: ["AuthlogPlaces", "AuthlogCore", "AuthlogTesting"],
             // The script that writes the MaxMind DB files the tests read, with MaxMind's Perl writer.
             exclude: ["Fixtures"],
             swiftSettings: strictSettings

@@ -1,6 +1,6 @@
-import AuthlogCore
+public import AuthlogCore
 import AuthlogCrypto
-import Foundation
+public import Foundation
 
 extension PersonalDataVault {
     /// The user's key out of `wrapped` (read with the history), or a new one kept first when the user has none.
@@ -30,5 +30,14 @@ extension PersonalDataVault {
     /// What a sealed place is bound to: its user, apart from the profile's context.
     static func placeContext(_ userID: UUID) -> [UInt8] {
         Array("authlog.place.v1\u{0}\(userID.lowercased)".utf8)
+    }
+}
+
+extension PersonalDataVault {
+    /// A sealed place (`signin.succeeded`'s `sealed_place`) opened with the user's wrapped key; nil when it does
+    /// not open.
+    /// - Throws: ``CryptoError`` when no data key opens the wrapped key.
+    public func openPlace(_ sealed: String, wrappedKey: [UInt8], for userID: UUID) throws -> SealedPlace? {
+        self.open(sealed, userKey: try self.unwrap(wrappedKey, for: userID), for: userID)
     }
 }

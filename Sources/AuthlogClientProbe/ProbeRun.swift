@@ -32,7 +32,7 @@ struct ProbeRun {
                 switch event {
                 case .refreshed: tally.refreshes += 1
                 case .signedOut: tally.signedOut += 1
-                case .initialSession, .signedIn: break
+                case .initialSession, .signedIn, .unusualSignin: break
                 }
             }
             return tally

@@ -71,7 +71,7 @@ extension AccountComponents {
     /// refused: it places nothing).
     /// - Throws: ``PlaceDatabaseError`` naming the setting and the path of a missing, unreadable or wrong file;
     ///   ``ServerConfiguration/Invalid`` for an ASN file without a city file or a bad interval.
-    static func placeLookup(of configuration: ServerConfiguration) throws -> PlaceLookup? {
+    public static func placeLookup(of configuration: ServerConfiguration) throws -> PlaceLookup? {
         let section = configuration.places
         _ = try ServiceSettings.checked(
             section?.reloadIntervalSeconds,

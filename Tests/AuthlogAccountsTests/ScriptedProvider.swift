@@ -38,12 +38,14 @@ final class ScriptedProvider: GrantRevoking {
         credential: String? = nil,
         upstream: String? = nil,
         displayName: String? = nil,
-        nonceCheck: NonceCheck = .matched
+        nonceCheck: NonceCheck = .matched,
+        authTime: Timestamp? = nil
     ) {
         let identity = VerifiedIdentity(
             provider: self.name,
             subject: subject,
             clientID: "\(self.name)-client",
+            authTime: authTime,
             nonceCheck: nonceCheck,
             verifiedEmail: email,
             emailIsAuthoritative: email != nil && (authoritative ?? (self.email == .authoritative)),

@@ -1,5 +1,6 @@
 import AuthlogCore
 import AuthlogPlaces
+import AuthlogTesting
 import Foundation
 import Testing
 

@@ -62,6 +62,8 @@ public struct ActivityRecord: Sendable, Equatable {
     public var userAgent: String?
     /// Its position in the log (its leaf index + 1); nil until the sealer gives it one.
     public var logPosition: Int64?
+    /// For a `signin.flagged`, its `data`: what was unusual about which sign-in, and what was done.
+    public var alert: JSONValue?
 
     /// Where it stands in the activity's order.
     public var position: ActivityPosition { ActivityPosition(occurredAt: self.occurredAt, eventID: self.eventID) }
@@ -77,7 +79,8 @@ public struct ActivityRecord: Sendable, Equatable {
         sessionID: UUID?,
         ip: IPAddress?,
         userAgent: String?,
-        logPosition: Int64? = nil
+        logPosition: Int64? = nil,
+        alert: JSONValue? = nil
     ) {
         self.eventID = eventID
         self.type = type
@@ -89,5 +92,6 @@ public struct ActivityRecord: Sendable, Equatable {
         self.ip = ip
         self.userAgent = userAgent
         self.logPosition = logPosition
+        self.alert = alert
     }
 }

@@ -102,7 +102,8 @@ public struct OwnAccountQueries: OwnAccountReads {
     /// The position is one probe of `log_leaves`' (event_id, log_month) key per row returned, NULL until sealed.
     static let activityColumns = """
         e.event_id, e.type, e.occurred_at, e.outcome, e.reason, e.provider, e.session_id, e.ip, e.user_agent,
-        (SELECT l.position FROM authlog.log_leaves l WHERE l.event_id = e.event_id AND l.log_month = e.log_month)
+        (SELECT l.position FROM authlog.log_leaves l WHERE l.event_id = e.event_id AND l.log_month = e.log_month),
+        CASE WHEN e.type = 'signin.flagged' THEN e.data END
         """
 
     private static func activityRecord(_ row: QueryRow) throws -> ActivityRecord {
@@ -119,7 +120,8 @@ public struct OwnAccountQueries: OwnAccountReads {
             sessionID: try row.decode(UUID?.self, at: 6),
             ip: try row.decode(IPAddress?.self, at: 7),
             userAgent: try row.decode(String?.self, at: 8),
-            logPosition: try row.decode(Int64?.self, at: 9)
+            logPosition: try row.decode(Int64?.self, at: 9),
+            alert: try row.decode(JSONValue?.self, at: 10)
         )
     }
 }

@@ -71,7 +71,8 @@ public struct InMemoryOwnAccountReads: OwnAccountReads {
             sessionID: envelope.sessionID,
             ip: envelope.ip,
             userAgent: envelope.userAgent,
-            logPosition: position
+            logPosition: position,
+            alert: envelope.type == .signinFlagged ? envelope.data : nil
         )
     }
 }

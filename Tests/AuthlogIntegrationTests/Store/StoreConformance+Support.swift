@@ -25,6 +25,7 @@ struct StoreUnderTest: Sendable {
     let userKeys: any UserKeyRing
     let ownAccount: any OwnAccountReads
     let lockouts: any IdentityLockouts
+    let signinHistory: any SigninHistoryReads
     /// The PostgreSQL database under test; `nil` in memory.
     var database: TestDatabase? = nil
 
@@ -44,7 +45,8 @@ struct StoreUnderTest: Sendable {
                 notices: stores.notices,
                 userKeys: stores.userKeys,
                 ownAccount: stores.ownAccount,
-                lockouts: stores.lockouts
+                lockouts: stores.lockouts,
+                signinHistory: stores.accountState.signinHistory
             )
         case .postgres:
             guard TestDatabase.isAvailable else { return nil }
@@ -62,6 +64,7 @@ struct StoreUnderTest: Sendable {
                 userKeys: UserKeyStore(pool: pool),
                 ownAccount: OwnAccountQueries(pool: pool),
                 lockouts: IdentityLockoutQueries(pool: pool),
+                signinHistory: SigninHistoryQueries(pool: pool),
                 database: database
             )
         }
@@ -135,6 +138,7 @@ struct Person {
         _ session: UUID,
         provider: String? = nil,
         rememberMe: Bool = true,
+        sighting: SigninSighting? = nil,
         at time: Timestamp
     ) throws -> EventEnvelope {
         try EventEnvelope(
@@ -142,7 +146,8 @@ struct Person {
                 method: "id_token",
                 subjectHash: hashHex("subject"),
                 isNewUser: false,
-                rememberMe: rememberMe
+                rememberMe: rememberMe,
+                sighting: sighting
             ),
             stream: Self.sessionStream(session),
             occurredAt: time,

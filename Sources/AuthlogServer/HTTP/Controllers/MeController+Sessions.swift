@@ -74,8 +74,9 @@ extension MeController {
     }
 
     /// `?after=&limit=` → `{"activity": [{"event_id", "type", "time", "provider", "ip", "user_agent",
-    /// "outcome", "position", "receipt_url"}], "next": cursor|null}`, newest first; `position` is the event's
-    /// place in the log, null until it is sealed.
+    /// "outcome", "position", "receipt_url", "reason", "alert"?}], "next": cursor|null}`, newest first;
+    /// `position` is the event's place in the log, null until it is sealed; `alert` marks a sign-in judged
+    /// unusual (`signin.flagged`): which sign-in, what was unusual, what was done.
     @Sendable func activity(_ request: Request, context: AppRequestContext) async throws -> Response {
         let bearer = try Self.bearer(request)
         let (records, next) = try await self.service.ownActivity(
@@ -95,7 +96,8 @@ extension MeController {
                 ("outcome", .string(record.outcome.rawValue)),
                 ("position", record.logPosition.map { .number(String($0)) } ?? .null),
                 ("receipt_url", .string("/v1/log/receipt/\(id)")),
-            ])
+                ("reason", record.reason.map { .string($0) } ?? .null),
+            ] + (record.alert.map { [("alert", $0)] } ?? []))
         }
         return JSONResponse.make(
             .object([("activity", .array(activity)), ("next", next.map { .string($0.text) } ?? .null)])

@@ -2,7 +2,8 @@
 /// authlog can tell this install's sign-ins from another device's without the user agent and the network.
 ///
 /// It is never a hardware identifier: 32 bytes from the system's secure random generator, in unpadded base64url
-/// (43 characters), made the first time it is needed and kept by the ``TokenStore`` (``TokenStore/loadOrCreateDeviceID()``).
+/// (43 characters), made the first time it is needed and kept by the ``TokenStore``
+/// (``TokenStore/loadOrCreateDeviceID()``).
 enum DeviceID {
     /// The request header that carries the id.
     static let header = "Authlog-Device-Id"

@@ -43,7 +43,10 @@ public actor FileTokenStore: TokenStore {
         self.url = url
         self.deviceIDURL = URL(fileURLWithPath: url.path + ".device-id")
         self.refreshLock = FileRefreshLock(url: URL(fileURLWithPath: url.path + ".lock"))
-        self.deviceIDLock = FileRefreshLock(url: URL(fileURLWithPath: url.path + ".device-id.lock"), timeout: .seconds(5))
+        self.deviceIDLock = FileRefreshLock(
+            url: URL(fileURLWithPath: url.path + ".device-id.lock"),
+            timeout: .seconds(5)
+        )
         self.flushDirectory = flushDirectory
     }
 

@@ -24,7 +24,7 @@ public actor InMemoryTokenStore: TokenStore {
     /// The store's device id, made the first time it is asked for.
     /// - Returns: 43 base64url characters over 32 random bytes.
     /// - Throws: ``AuthlogClientError`` `.randomUnavailable` when the system's random generator fails.
-    public func loadOrCreateDeviceID() throws -> String? {
+    public func loadOrCreateDeviceID() async throws -> String? {
         if let deviceID = self.deviceID { return deviceID }
         let made = try DeviceID.make()
         self.deviceID = made

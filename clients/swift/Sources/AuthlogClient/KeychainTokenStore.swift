@@ -93,7 +93,7 @@ public actor KeychainTokenStore: TokenStore {
     /// - Returns: 43 base64url characters over 32 random bytes.
     /// - Throws: ``AuthlogClientError`` `.tokenStore` with the Keychain's status (such as before the device's
     ///   first unlock), `.randomUnavailable` when the system's random generator fails.
-    public func loadOrCreateDeviceID() throws -> String? {
+    public func loadOrCreateDeviceID() async throws -> String? {
         let stored = try self.storedDeviceID()
         if let stored, DeviceID.isWellFormed(stored) { return stored }
         let made = try DeviceID.make()

@@ -1,7 +1,6 @@
+@_spi(Testing) import AuthlogClient
 import Foundation
 import Testing
-
-@_spi(Testing) import AuthlogClient
 
 #if canImport(Glibc)
 import Glibc
@@ -38,7 +37,11 @@ struct DeviceIDTests {
         try await client.signIn(with: .dev(subject: "ada"), rememberMe: false)
         try await client.refresh()
         let sent = server.tokenRequestDeviceIDs
-        #expect(server.received.map(\.path) == ["/v1/signin/dev", "/v1/token/refresh", "/v1/signin/dev", "/v1/token/refresh"])
+        #expect(
+            server.received.map(\.path) == [
+                "/v1/signin/dev", "/v1/token/refresh", "/v1/signin/dev", "/v1/token/refresh",
+            ]
+        )
         let deviceID = try #require(try await store.loadOrCreateDeviceID())
         #expect(sent == Array(repeating: deviceID, count: 4))
         #expect(Self.isDeviceID(deviceID), "\(deviceID)")
@@ -102,8 +105,8 @@ struct DeviceIDTests {
                 for _ in 0..<16 { group.addTask { try await FileTokenStore(url: url).loadOrCreateDeviceID() } }
                 return try await group.reduce(into: Set<String?>()) { $0.insert($1) }
             }
-            #expect(ids.count == 1)
-            #expect(ids.first == (try String(contentsOf: URL(fileURLWithPath: url.path + ".device-id"), encoding: .utf8)))
+            let stored = try String(contentsOf: URL(fileURLWithPath: url.path + ".device-id"), encoding: .utf8)
+            #expect(ids == [stored])
         }
     }
 

@@ -1,7 +1,6 @@
+@_spi(Testing) import AuthlogClient
 import Foundation
 import Testing
-
-@_spi(Testing) import AuthlogClient
 
 /// The token answer's `signin_alert` against ``AlertingTokenServer``: reported on the sign-in's result and as
 /// ``SessionEvent/unusualSignin(_:)`` right after the sign-in or refresh it is about; never when the answer has

@@ -1,0 +1,188 @@
+import AuthlogAccounts
+import AuthlogCore
+import AuthlogProviders
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// Sign-in alerts decided by SigninService over the in-memory stores: each sign-in judged against the user's
+/// newest sign-ins read from the log, `signin.flagged` in the same command, and each policy's answer.
+struct SigninAlertsTests {
+    /// Places by address, standing in for the operator's MaxMind DB file (AuthlogPlacesTests and the HTTP tests
+    /// read real files).
+    struct ScriptedPlaces: AddressPlaces {
+        var places: [String: (place: Place?, network: AutonomousSystem?)]
+
+        func place(of address: IPAddress) -> (place: Place?, network: AutonomousSystem?) {
+            self.places[address.description] ?? (nil, nil)
+        }
+    }
+
+    static let seoul = "175.45.0.1"
+    static let tokyo = "203.0.113.7"
+    static let busan = "175.45.9.9"
+    static let cloud = "52.95.110.1"
+    static let places = ScriptedPlaces(places: [
+        seoul: (Place(country: "KR", region: "11", city: "Seoul", location: .init(latitude: 37.5665, longitude: 126.978, accuracyKilometres: 5)), nil),
+        busan: (Place(country: "KR", region: "26", city: "Busan", location: .init(latitude: 35.1796, longitude: 129.0756, accuracyKilometres: 5)), nil),
+        tokyo: (Place(country: "JP", region: "13", city: "Tokyo", location: .init(latitude: 35.6762, longitude: 139.6503, accuracyKilometres: 5)), nil),
+        cloud: (Place(country: "KR", region: "11", city: "Seoul", location: .init(latitude: 37.5665, longitude: 126.978, accuracyKilometres: 5)), AutonomousSystem(number: 16509, organization: "AMAZON-02")),
+    ])
+
+    static func harness(_ policies: [SigninJudgement.Kind: SigninAlertPolicy] = [:]) throws -> RuleHarness {
+        var settings = RuleHarness.settings
+        settings.alerts.places = Self.places
+        settings.alerts.rules.policies = policies
+        return try RuleHarness(settings: settings)
+    }
+
+    static func from(_ address: String, device: String? = "device-one-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", agent: String = "ExampleApp/3.1 CFNetwork/1490 Darwin/23.2.0 (iPhone)") -> RequestMetadata {
+        RequestMetadata(ip: IPAddress(address), userAgent: agent, requestID: "alert-\(UUID())", deviceID: device)
+    }
+
+    func signIn(_ rules: RuleHarness, _ metadata: RequestMetadata, subject: String = "ana") async throws(ServiceError) -> TokenResponse {
+        try await rules.signin.signIn(provider: "dev", proof: SigninProof(subject: subject), rememberMe: true, metadata: metadata)
+    }
+
+    @Test func aFirstSigninIsNotJudgedAndTheSameDeviceAndPlaceAgainIsUsual() async throws {
+        let rules = try Self.harness()
+        let first = try await self.signIn(rules, Self.from(Self.seoul))
+        #expect(first.signinAlert == nil)
+        let again = try await self.signIn(rules, Self.from(Self.seoul))
+        #expect(again.signinAlert == nil)
+        #expect(rules.events(.signinFlagged).isEmpty)
+        let succeeded = try #require(rules.events(.signinSucceeded).last)
+        // What the sign-in recorded: a keyed hash, never the device id itself; the place in clear to the region.
+        #expect(succeeded.data["device_key"]?.stringValue?.count == 32)
+        #expect(succeeded.data.canonicalText.contains("device-one") == false)
+        #expect(succeeded.data["device_family"]?.stringValue == "ExampleApp on iOS")
+        #expect(succeeded.data["country"]?.stringValue == "KR")
+        #expect(succeeded.data["region"]?.stringValue == "11")
+        #expect(succeeded.data.canonicalText.contains("Seoul") == false)
+        #expect(succeeded.data["sealed_place"]?.stringValue != nil)
+    }
+
+    @Test func aNewDeviceIsFlaggedInTheSameCommandAndAnswered() async throws {
+        let rules = try Self.harness()
+        _ = try await self.signIn(rules, Self.from(Self.seoul))
+        let other = try await self.signIn(rules, Self.from(Self.seoul, device: "device-two-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"))
+        let flagged = try #require(rules.events(.signinFlagged).first)
+        let succeeded = try #require(rules.events(.signinSucceeded).last)
+        #expect(flagged.data["judged_event_id"]?.stringValue == succeeded.eventID.lowercased)
+        #expect(flagged.data["judgements"] == .array([.object([("kind", .string("new_device"))])]))
+        #expect(flagged.data["decision"]?.stringValue == "recorded")
+        #expect(flagged.reason == "new_device" && flagged.outcome == .success && flagged.userID == other.userID)
+        #expect(other.signinAlert?.eventID == flagged.eventID)
+        #expect(other.signinAlert?.kinds == [.newDevice])
+        #expect(other.json["signin_alert"]?["judgements"] == .array([.string("new_device")]))
+        // The new device is known now.
+        let third = try await self.signIn(rules, Self.from(Self.seoul, device: "device-two-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"))
+        #expect(third.signinAlert == nil)
+    }
+
+    @Test func withoutADeviceIDTheFamilyAndTheNetworkStandForTheDevice() async throws {
+        let rules = try Self.harness()
+        _ = try await self.signIn(rules, Self.from(Self.seoul, device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/120.0 Safari/537.36"))
+        // Another Chrome version on the same network is the same device; another /24 is not.
+        // What the HTTP layer makes of a header that is not a device id: none.
+        #expect(RequestMetadata.deviceIDIfValid("not a device id") == nil)
+        #expect(RequestMetadata.deviceIDIfValid("short") == nil)
+        #expect(RequestMetadata.deviceIDIfValid(String(repeating: "a", count: 65)) == nil)
+        #expect(RequestMetadata.deviceIDIfValid("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-_") != nil)
+        let update = try await self.signIn(rules, Self.from("175.45.0.200", device: RequestMetadata.deviceIDIfValid("not a device id"), agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36"))
+        #expect(update.signinAlert == nil)
+        let elsewhere = try await self.signIn(rules, Self.from(Self.busan, device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36"))
+        #expect(elsewhere.signinAlert?.kinds.contains(.newDevice) == true)
+    }
+
+    @Test func theSameDeviceFromANewCountryIsImpossibleTravelWithinMinutes() async throws {
+        let rules = try Self.harness()
+        _ = try await self.signIn(rules, Self.from(Self.seoul))
+        let tokyo = try await self.signIn(rules, Self.from(Self.tokyo))
+        #expect(tokyo.signinAlert?.kinds == [.newCountry, .impossibleTravel])
+        let flagged = try #require(rules.events(.signinFlagged).first)
+        #expect(flagged.reason == "impossible_travel")
+        let travel = try #require(flagged.data["judgements"].flatMap { value -> JSONValue? in
+            guard case .array(let items) = value else { return nil }
+            return items.first { $0["kind"]?.stringValue == "impossible_travel" }
+        })
+        // Seoul (37.5665, 126.978) to Tokyo (35.6762, 139.6503) is 1,149 km; less both 5 km radii.
+        #expect(travel["kilometres"] == .number("1139"))
+        #expect(flagged.data["country"]?.stringValue == "JP")
+        // A new region of a known country, same device: only the region (Busan is 325 km from Tokyo's last
+        // sign-in too, and seconds later: impossible as well).
+        let busan = try await self.signIn(rules, Self.from(Self.busan))
+        #expect(busan.signinAlert?.kinds == [.newRegion, .impossibleTravel])
+    }
+
+    @Test func aHostingNetworkIsFlagged() async throws {
+        let rules = try Self.harness()
+        _ = try await self.signIn(rules, Self.from(Self.seoul))
+        let cloud = try await self.signIn(rules, Self.from(Self.cloud))
+        #expect(cloud.signinAlert?.kinds == [.hostingNetwork])
+        let flagged = try #require(rules.events(.signinFlagged).first)
+        #expect(flagged.data["judgements"] == .array([.object([("kind", .string("hosting_network")), ("autonomous_system", .number("16509"))])]))
+    }
+
+    @Test func denyRefusesWithSigninUnusualAndRecordsBothEventsWithoutLockingTheIdentity() async throws {
+        let rules = try Self.harness([.newCountry: .deny])
+        let first = try await self.signIn(rules, Self.from(Self.seoul))
+        let sessions = rules.events(.signinSucceeded).count
+        await #expect { try await self.signIn(rules, Self.from(Self.tokyo)) } throws: { error in
+            (error as? ServiceError)?.code == "signin_unusual" && (error as? ServiceError)?.status == .unauthorized
+        }
+        #expect(rules.events(.signinSucceeded).count == sessions)
+        let failed = try #require(rules.events(.signinFailed).last)
+        let flagged = try #require(rules.events(.signinFlagged).last)
+        #expect(failed.reason == "signin_unusual" && failed.userID == first.userID)
+        #expect(failed.data["subject_hash"] == nil)
+        #expect(flagged.data["judged_event_id"]?.stringValue == failed.eventID.lowercased)
+        #expect(flagged.data["decision"]?.stringValue == "denied" && flagged.outcome == .failure)
+        // The refused place is not learnt: the same sign-in is refused again; home still works.
+        await #expect(throws: ServiceError.self) { try await self.signIn(rules, Self.from(Self.tokyo)) }
+        #expect(try await self.signIn(rules, Self.from(Self.seoul)).signinAlert == nil)
+    }
+
+    @Test func reauthenticateAdmitsAFreshProofAndRefusesAStaleOne() async throws {
+        let rules = try Self.harness([.newDevice: .reauthenticate])
+        rules.google.accept("g-1", authTime: .now())
+        _ = try await rules.signIn(with: "google", "g-1", metadata: Self.from(Self.seoul))
+        let fresh = try await rules.signIn(with: "google", "g-1", metadata: Self.from(Self.seoul, device: "device-new-cccccccccccccccccccccccccccccccccc"))
+        #expect(fresh.signinAlert?.kinds == [.newDevice])
+        #expect(rules.events(.signinFlagged).last?.data["decision"]?.stringValue == "reauthenticated")
+        rules.google.accept("g-1", authTime: Timestamp.now().adding(seconds: -3_600))
+        await #expect { try await rules.signIn(with: "google", "g-1", metadata: Self.from(Self.seoul, device: "device-old-dddddddddddddddddddddddddddddddddd")) } throws: { error in
+            (error as? ServiceError)?.code == "reauthentication_required"
+        }
+        #expect(rules.events(.signinFlagged).last?.data["decision"]?.stringValue == "reauthentication_required")
+        #expect(rules.events(.signinFailed).last?.reason == "reauthentication_required")
+        // A proof that does not say when the user authenticated is not fresh either.
+        rules.google.accept("g-1")
+        await #expect(throws: ServiceError.self) {
+            try await rules.signIn(with: "google", "g-1", metadata: Self.from(Self.seoul, device: "device-odd-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"))
+        }
+    }
+
+    @Test func deletionShredsTheSealedPlaces() async throws {
+        let rules = try Self.harness()
+        let first = try await self.signIn(rules, Self.from(Self.seoul))
+        let sealed = try #require(rules.events(.signinSucceeded).last?.data["sealed_place"]?.stringValue)
+        let vault = PersonalDataVault(dataKey: RuleHarness.dataKey, keys: rules.stores.userKeys)
+        let key = try #require(try await rules.stores.userKeys.wrappedKey(for: first.userID))
+        #expect(try vault.openPlace(sealed, wrappedKey: key, for: first.userID)?.city == "Seoul")
+        _ = try await rules.accounts.deleteAccount(bearer: first.accessToken, metadata: RuleHarness.request)
+        #expect(try await rules.stores.userKeys.wrappedKey(for: first.userID) == nil)
+        // The sealed text is still in the log, and nothing can open it: the key is gone.
+        #expect(rules.events(.signinSucceeded).contains { $0.data["sealed_place"]?.stringValue == sealed })
+    }
+
+    @Test func alertsOffRecordNothing() async throws {
+        var settings = RuleHarness.settings
+        settings.alerts.enabled = false
+        let rules = try RuleHarness(settings: settings)
+        _ = try await self.signIn(rules, Self.from(Self.seoul))
+        let other = try await self.signIn(rules, Self.from(Self.tokyo, device: nil))
+        #expect(other.signinAlert == nil)
+        #expect(rules.events(.signinSucceeded).allSatisfy { $0.data["device_key"] == nil })
+    }
+}

@@ -1,0 +1,43 @@
+import AuthlogCore
+import AuthlogStore
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// A user's recent sign-ins for sign-in alerts (SigninHistoryReads): the same answers from memory and PostgreSQL.
+extension StoreConformanceTests {
+    @Test(arguments: StoreKind.allCases)
+    func recentSigninsAreTheUsersNewestFirstWithWhatTheyRecordedAndTheKey(kind: StoreKind) async throws {
+        guard let store = try await StoreUnderTest.make(kind) else { return }
+        let (alice, bob) = (Person(), Person())
+        try await store.events.append(try alice.registered(subjectHash: hashHex("a"), at: instant(0)))
+        try await store.events.append(try bob.registered(subjectHash: hashHex("b"), at: instant(0)))
+        #expect(try await store.signinHistory.recentSignins(of: alice.userID, limit: 10) == RecentSignins())
+        let phone = SigninSighting(deviceKey: "k-phone", deviceFamily: "App on iOS", country: "KR", region: "11", sealedPlace: "sealed-1")
+        let laptop = SigninSighting(deviceKey: "k-laptop", deviceFamily: "Firefox on Linux")
+        // One sign-in from before sign-in alerts (nothing recorded), two after, a refresh and another user's between.
+        try await store.events.append(try alice.signedIn(UUID(), at: instant(1)))
+        try await store.events.append(try alice.signedIn(UUID(), sighting: phone, at: instant(3)))
+        try await store.events.append(try bob.signedIn(UUID(), sighting: laptop, at: instant(4)))
+        let session = UUID()
+        let token = IssuedToken(session: session, expiresAt: instant(86_400))
+        try await store.events.append(
+            AppendCommand(events: [
+                try alice.signedIn(session, sighting: laptop, at: instant(5)), try alice.issued(token, at: instant(5)),
+            ])
+        )
+        try await store.events.append(try alice.refreshed(token, into: token.next(expiresAt: instant(86_400)), at: instant(6)))
+        _ = try await store.userKeys.keepFirst([1, 2, 3], for: alice.userID, at: instant(7))
+
+        let recent = try await store.signinHistory.recentSignins(of: alice.userID, limit: 10)
+        #expect(recent.signins == [
+            PastSignin(at: instant(5), sighting: laptop), PastSignin(at: instant(3), sighting: phone),
+            PastSignin(at: instant(1), sighting: nil),
+        ])
+        #expect(recent.wrappedUserKey == [1, 2, 3])
+        let newest = try await store.signinHistory.recentSignins(of: alice.userID, limit: 1)
+        #expect(newest.signins.map(\.at) == [instant(5)])
+        let bobs = try await store.signinHistory.recentSignins(of: bob.userID, limit: 10)
+        #expect(bobs.signins == [PastSignin(at: instant(4), sighting: laptop)] && bobs.wrappedUserKey == nil)
+    }
+}
