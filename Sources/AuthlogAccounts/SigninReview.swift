@@ -15,12 +15,13 @@ struct SigninReview: Sendable {
     /// The review of a sign-in with alerts off, or of nothing unusual.
     static let none = SigninReview()
 
-    /// The events that record the findings about the judged event `judged` (of `user`, `provider`): nothing for a
-    /// usual sign-in, else one `signin.flagged`.
+    /// The events that record the findings about the judged event `judged` (of `user`, `provider`; a refresh's
+    /// names its session): nothing for a usual sign-in, else one `signin.flagged`.
     func flaggedEvents(
         judged: EventEnvelope,
         userID: UUID,
         provider: String,
+        sessionID: UUID? = nil,
         metadata: RequestMetadata,
         dependencies: ServiceDependencies,
         at now: Timestamp
@@ -34,6 +35,7 @@ struct SigninReview: Sendable {
                 reason: SigninFlagged.reason(for: self.judgements),
                 provider: provider,
                 userID: userID,
+                sessionID: sessionID,
                 at: now,
                 data: SigninFlagged(
                     judgedEventID: judged.eventID,
@@ -46,84 +48,29 @@ struct SigninReview: Sendable {
             )
         ]
     }
-}
 
-extension SigninService {
-    /// Judges a verified sign-in of `user` against their recent sign-ins: a new device, a new country or region,
-    /// impossible travel, a hosting network. A new user has no history: nothing is judged, the sighting is
-    /// recorded. The city and the location are sealed under the user's key (with a data key; without one
-    /// they are not kept, and impossible travel is not judged). A place that cannot be sealed is left out;
-    /// the sign-in goes on.
-    /// - Throws: ``ServiceError`` 503 when the history cannot be read.
-    func review(
-        of identity: VerifiedIdentity,
-        user: SigninUser,
-        metadata: RequestMetadata,
-        at now: Timestamp
-    ) async throws(ServiceError) -> SigninReview {
-        let alerts = self.dependencies.settings.alerts
-        guard alerts.enabled else { return .none }
-        let family = UserAgentFamily.of(metadata.userAgent)
-        let deviceKey = self.dependencies.hasher.deviceKey(
-            userID: user.id,
-            deviceID: metadata.deviceID,
-            family: family,
-            address: metadata.ip
-        )
-        let located = metadata.ip.flatMap { alerts.places?.place(of: $0) }
-        let place = located?.place
-        var recent = RecentSignins()
-        if !user.isNew {
-            let limit = alerts.rules.historySignins
-            recent = try await self.dependencies.storeCall {
-                try await self.dependencies.signinHistory.recentSignins(of: user.id, limit: limit)
-            }
+    /// Counts the judgements (`authlog_signin_judgements_total`), once the command that records them is in.
+    func count(into metrics: any SigninMetrics) {
+        guard let decision = self.decision else { return }
+        for judgement in self.judgements {
+            metrics.recordSigninJudgement(kind: judgement.kind.rawValue, decision: decision.rawValue)
         }
-        let (sealedPlace, lastLocated) = await self.sealedPlaces(of: place, recent: recent, userID: user.id)
-        let sighting = SigninSighting(
-            deviceKey: deviceKey,
-            deviceFamily: family,
-            country: place?.country,
-            region: place?.region,
-            sealedPlace: sealedPlace
-        )
-        let history = SigninHistory(past: recent.signins, lastLocated: lastLocated, settings: alerts.rules.judge)
-        let facts = SigninFacts(deviceKey: deviceKey, family: family, place: place, network: located?.network, at: now)
-        let judgements = SigninJudge(settings: alerts.rules.judge).judge(facts, history: history)
-        let decision = alerts.rules.decision(for: judgements, freshProof: self.isFresh(identity.authTime, at: now))
-        return SigninReview(sighting: sighting, judgements: judgements, decision: decision)
     }
 
-    /// Whether a proof made at `authTime` is fresh at `now`: within the re-authentication window (and not from
-    /// the future by more than a minute of clock skew). A proof that does not say when is not fresh.
-    private func isFresh(_ authTime: Timestamp?, at now: Timestamp) -> Bool {
-        guard let authTime else { return false }
-        let age = (now.microsecondsSinceEpoch - authTime.microsecondsSinceEpoch) / 1_000_000
-        return age >= -60 && age <= self.dependencies.settings.reauthenticationWindow
-    }
-
-    /// This sign-in's place sealed under the user's key, and the last located sign-in opened from the newest
-    /// sealed place of `recent`; both nil without a data key or when the key cannot be had.
-    private func sealedPlaces(
-        of place: Place?,
-        recent: RecentSignins,
-        userID: UUID
-    ) async -> (sealed: String?, lastLocated: SigninHistory.Located?) {
-        guard let vault = self.dependencies.vault else { return (nil, nil) }
-        let newestSealed = recent.signins.first { $0.sighting?.sealedPlace != nil }
-        let toSeal = SealedPlace(city: place?.city, location: place?.location)
-        guard toSeal.json != nil || newestSealed != nil,
-            let userKey = try? await vault.userKey(wrapped: recent.wrappedUserKey, for: userID)
-        else { return (nil, nil) }
-        let sealed = try? vault.seal(toSeal, userKey: userKey, for: userID)
-        guard let newestSealed, let text = newestSealed.sighting?.sealedPlace,
-            let location = vault.open(text, userKey: userKey, for: userID)?.location
-        else { return (sealed, nil) }
-        let lastLocated = SigninHistory.Located(
-            location: location,
-            country: newestSealed.sighting?.country,
-            at: newestSealed.at
+    /// The answer to a sign-in or refresh the policy refuses: 401 `reauthentication_required` when only a fresh
+    /// proof (within `window` seconds) would do, 401 `signin_unusual` when it is denied.
+    func refusal(window: Int64) -> ServiceError {
+        if self.decision == .reauthenticationRequired {
+            return ServiceError(
+                .unauthorized,
+                SigninFailureReason.reauthenticationRequired.rawValue,
+                "This sign-in is unusual for the account: sign in at the provider again (a proof made within the last \(window) seconds)."
+            )
+        }
+        return ServiceError(
+            .unauthorized,
+            SigninFailureReason.signinUnusual.rawValue,
+            "This sign-in is unusual for the account and is refused; sign in from a device or place used before."
         )
-        return (sealed, lastLocated)
     }
 }

@@ -37,7 +37,7 @@ extension SigninService {
         metadata: RequestMetadata
     ) async -> ServiceError {
         self.dependencies.metrics.recordSignin(provider: provider, outcome: Outcome.failure.rawValue)
-        let answer = self.refusedAnswer(review.decision ?? .denied)
+        let answer = review.refusal(window: self.dependencies.settings.reauthenticationWindow)
         do {
             let now = Timestamp.now()
             let failed = try metadata.envelope(
@@ -61,32 +61,7 @@ extension SigninService {
         } catch {
             return ServiceError.failure(error)
         }
-        self.count(review)
+        review.count(into: self.dependencies.metrics)
         return answer
-    }
-
-    /// 401 `signin_unusual` for a denied sign-in; 401 `reauthentication_required` for one that needs a fresh proof.
-    private func refusedAnswer(_ decision: SigninAlertDecision) -> ServiceError {
-        if decision == .reauthenticationRequired {
-            let window = self.dependencies.settings.reauthenticationWindow
-            return ServiceError(
-                .unauthorized,
-                SigninFailureReason.reauthenticationRequired.rawValue,
-                "This sign-in is unusual for the account: sign in at the provider again (a proof made within the last \(window) seconds)."
-            )
-        }
-        return ServiceError(
-            .unauthorized,
-            SigninFailureReason.signinUnusual.rawValue,
-            "This sign-in is unusual for the account and is refused; sign in from a device or place used before."
-        )
-    }
-
-    /// Counts the judgements of a recorded review (`authlog_signin_judgements_total`).
-    func count(_ review: SigninReview) {
-        guard let decision = review.decision else { return }
-        for judgement in review.judgements {
-            self.dependencies.metrics.recordSigninJudgement(kind: judgement.kind.rawValue, decision: decision.rawValue)
-        }
     }
 }

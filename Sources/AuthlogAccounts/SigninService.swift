@@ -247,7 +247,8 @@ public struct SigninService: Sendable {
                 )
             else { continue }
             let sealedProfile = try await self.sealedProfile(of: identity, user: user)
-            let review = try await self.review(of: identity, user: user, metadata: metadata, at: .now())
+            let review = try await SigninReviewer(dependencies: self.dependencies)
+                .review(signinOf: user, authTime: identity.authTime, metadata: metadata, at: .now())
             if let decision = review.decision, !decision.admits { return .unusual(review, userID: user.id) }
             var plan = try self.plan(
                 identity: identity,
@@ -276,7 +277,7 @@ public struct SigninService: Sendable {
             // revoking the grant at deletion. The sign-in has committed, so a failure here does not undo it;
             // the next sign-in of the identity keeps them again.
             try? await registry.remember(identity, subjectHash: subjectHash, userID: user.id)
-            self.count(review)
+            review.count(into: self.dependencies.metrics)
             return .started(plan.response)
         }
         throw ServiceError(.conflict, "conflict", "The sign-in collided with another one; try again.")

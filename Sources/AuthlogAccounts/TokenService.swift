@@ -114,16 +114,25 @@ public struct TokenService: Sendable {
             try await self.recordRefreshFailure(reason: .expired, record: record, metadata: metadata, at: now)
             throw Self.invalidGrant("The refresh token has expired.")
         }
+        let review = try await SigninReviewer(dependencies: self.dependencies)
+            .review(refreshOf: record.session, metadata: metadata, at: now)
+        if let decision = review.decision, !decision.admits {
+            throw try await self.refuse(review, record: record, metadata: metadata, at: now)
+        }
         do {
             let rotation = try self.rotation(of: record, presentedToken: refreshToken, metadata: metadata, at: now)
+            let flagged = try self.flaggedEvents(review, judged: rotation.event, record: record, metadata: metadata)
             guard
                 try await self.append(
-                    [rotation.event],
+                    [rotation.event] + flagged,
                     expecting: record.sessionVersion,
                     sealing: rotation.sealedSuccessor
                 )
             else { return .collided }
-            return .answered(rotation.response)
+            review.count(into: self.dependencies.metrics)
+            var response = rotation.response
+            if let alert = flagged.first { response.signinAlert = (alert.eventID, review.judgements.map(\.kind)) }
+            return .answered(response)
         } catch {
             // A rotation that failed on our side is still an attempt: it is recorded where the store lets us.
             try await self.recordRefreshFailure(code: error.code, record: record, metadata: metadata, at: now)

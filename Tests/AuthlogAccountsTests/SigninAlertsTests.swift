@@ -185,4 +185,47 @@ struct SigninAlertsTests {
         #expect(other.signinAlert == nil)
         #expect(rules.events(.signinSucceeded).allSatisfy { $0.data["device_key"] == nil })
     }
+
+    @Test func aRefreshFromElsewhereIsFlaggedOncePerSessionAndNamesItsSession() async throws {
+        let rules = try Self.harness()
+        let home = try await self.signIn(rules, Self.from(Self.seoul))
+        let away = try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo))
+        #expect(away.signinAlert?.kinds == [.newCountry, .impossibleTravel])
+        let flagged = try #require(rules.events(.signinFlagged).last)
+        let refreshed = try #require(rules.events(.tokenRefreshed).last)
+        #expect(flagged.data["judged_event_id"]?.stringValue == refreshed.eventID.lowercased)
+        #expect(flagged.sessionID == home.sessionID && flagged.data["decision"]?.stringValue == "recorded")
+        // The user who travels is told once: the next refreshes from there are usual.
+        let again = try await rules.tokens.refresh(away.refreshToken, metadata: Self.from(Self.tokyo))
+        #expect(again.signinAlert == nil)
+        #expect(rules.events(.signinFlagged).count == 1)
+        // The token moved to another device (another AuthlogClient id): flagged.
+        let moved = try await rules.tokens.refresh(again.refreshToken, metadata: Self.from(Self.tokyo, device: "device-thief-ffffffffffffffffffffffffffffffff"))
+        #expect(moved.signinAlert?.kinds == [.newDevice])
+    }
+
+    @Test func aRefreshWithoutPlacesOrADeviceIDIsNotJudged() async throws {
+        var settings = RuleHarness.settings
+        settings.alerts.rules.policies = [.newDevice: .deny]
+        let rules = try RuleHarness(settings: settings)
+        let first = try await self.signIn(rules, Self.from(Self.seoul, device: nil))
+        // Another network would be another device for a sign-in; a refresh without a device id is not judged.
+        let refreshed = try await rules.tokens.refresh(first.refreshToken, metadata: Self.from(Self.tokyo, device: nil))
+        #expect(refreshed.signinAlert == nil && rules.events(.signinFlagged).isEmpty)
+    }
+
+    @Test func denyRefusesARefreshFromElsewhereWithoutSpendingTheToken() async throws {
+        let rules = try Self.harness([.newCountry: .deny])
+        let home = try await self.signIn(rules, Self.from(Self.seoul))
+        await #expect { try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo)) } throws: { error in
+            (error as? ServiceError)?.code == "signin_unusual"
+        }
+        let failed = try #require(rules.events(.tokenRefreshFailed).last)
+        #expect(failed.reason == "signin_unusual" && failed.sessionID == home.sessionID)
+        #expect(rules.events(.signinFlagged).last?.data["decision"]?.stringValue == "denied")
+        #expect(rules.events(.tokenRefreshed).isEmpty)
+        // A denied refresh does not count as told: the next one from there is refused too; home still refreshes.
+        await #expect(throws: ServiceError.self) { try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo)) }
+        #expect(try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.seoul)).signinAlert == nil)
+    }
 }

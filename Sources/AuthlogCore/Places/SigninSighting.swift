@@ -58,6 +58,23 @@ public struct RecentSignins: Sendable, Equatable {
     }
 }
 
+/// A session's sign-in and what was flagged of its refreshes so far.
+public struct SessionSignin: Sendable, Equatable {
+    /// The session's `signin.succeeded`; nil when the log has none (an ingested session).
+    public var signin: PastSignin?
+    /// The kinds already flagged on the session's refreshes (admitted ones: `recorded`), each flagged once.
+    public var flaggedKinds: Set<SigninJudgement.Kind>
+    /// The user's wrapped personal-data key.
+    public var wrappedUserKey: [UInt8]?
+
+    /// Creates the record.
+    public init(signin: PastSignin? = nil, flaggedKinds: Set<SigninJudgement.Kind> = [], wrappedUserKey: [UInt8]? = nil) {
+        self.signin = signin
+        self.flaggedKinds = flaggedKinds
+        self.wrappedUserKey = wrappedUserKey
+    }
+}
+
 /// Reads of a user's recent successful sign-ins: the history sign-in alerts judge against, read from the log
 /// itself (an index over `signin.succeeded` by user), so there is no second copy to keep in step, `authlog
 /// rebuild` has nothing to rebuild, and account deletion shreds the sealed places with the user's key.
@@ -65,6 +82,10 @@ public protocol SigninHistoryReads: Sendable {
     /// The newest `limit` `signin.succeeded` of `userID`, newest first, and the user's wrapped key.
     /// - Throws: ``StoreError``.
     func recentSignins(of userID: UUID, limit: Int) async throws -> RecentSignins
+    /// The `signin.succeeded` of `session` (of `userID`), the kinds flagged on its admitted refreshes, and the
+    /// user's wrapped key.
+    /// - Throws: ``StoreError``.
+    func sessionSignin(of userID: UUID, session: UUID) async throws -> SessionSignin
 }
 
 /// Where the operator's MaxMind DB files place an address (AuthlogPlaces' `PlaceLookup`).

@@ -13,21 +13,41 @@ public struct InMemorySigninHistory: SigninHistoryReads {
                 .filter { $0.userID == userID && $0.type == .signinSucceeded }
                 .sorted { $1.occurredAt < $0.occurredAt }
                 .prefix(max(limit, 0))
-                .map { envelope in
-                    let payload = try? envelope.payload(as: SigninSucceeded.self)
-                    var sighting: SigninSighting?
-                    if let payload, let key = payload.deviceKey, let family = payload.deviceFamily {
-                        sighting = SigninSighting(
-                            deviceKey: key,
-                            deviceFamily: family,
-                            country: payload.country,
-                            region: payload.region,
-                            sealedPlace: payload.sealedPlace
-                        )
-                    }
-                    return PastSignin(at: envelope.occurredAt, sighting: sighting)
-                }
+                .map(Self.pastSignin)
             return RecentSignins(signins: signins, wrappedUserKey: state.tables.userKeys[userID])
         }
+    }
+
+    /// The `signin.succeeded` of `session`, the kinds flagged on its admitted refreshes, and the user's key.
+    public func sessionSignin(of userID: UUID, session: UUID) async throws -> SessionSignin {
+        self.storage.withState { state in
+            let events = state.log.envelopes.filter { $0.userID == userID && $0.sessionID == session }
+            let signin = events.filter { $0.type == .signinSucceeded }.max { $0.occurredAt < $1.occurredAt }
+            let kinds = events.filter { $0.type == .signinFlagged }
+                .compactMap { try? $0.payload(as: SigninFlagged.self) }
+                .filter { $0.decision.admits }
+                .flatMap { $0.judgements.map(\.kind) }
+            return SessionSignin(
+                signin: signin.map(Self.pastSignin),
+                flaggedKinds: Set(kinds),
+                wrappedUserKey: state.tables.userKeys[userID]
+            )
+        }
+    }
+
+    /// What a `signin.succeeded` recorded.
+    private static func pastSignin(_ envelope: EventEnvelope) -> PastSignin {
+        let payload = try? envelope.payload(as: SigninSucceeded.self)
+        var sighting: SigninSighting?
+        if let payload, let key = payload.deviceKey, let family = payload.deviceFamily {
+            sighting = SigninSighting(
+                deviceKey: key,
+                deviceFamily: family,
+                country: payload.country,
+                region: payload.region,
+                sealedPlace: payload.sealedPlace
+            )
+        }
+        return PastSignin(at: envelope.occurredAt, sighting: sighting)
     }
 }

@@ -40,4 +40,40 @@ extension StoreConformanceTests {
         let bobs = try await store.signinHistory.recentSignins(of: bob.userID, limit: 10)
         #expect(bobs.signins == [PastSignin(at: instant(4), sighting: laptop)] && bobs.wrappedUserKey == nil)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aSessionsSigninIsReadWithTheKindsItsAdmittedRefreshesWereFlaggedFor(kind: StoreKind) async throws {
+        guard let store = try await StoreUnderTest.make(kind) else { return }
+        let alice = Person()
+        try await store.events.append(try alice.registered(subjectHash: hashHex("a"), at: instant(0)))
+        let (session, other) = (UUID(), UUID())
+        let phone = SigninSighting(deviceKey: "k-phone", deviceFamily: "App on iOS", country: "KR")
+        try await store.events.append(try alice.signedIn(session, sighting: phone, at: instant(1)))
+        try await store.events.append(try alice.signedIn(other, at: instant(2)))
+        #expect(
+            try await store.signinHistory.sessionSignin(of: alice.userID, session: session)
+                == SessionSignin(signin: PastSignin(at: instant(1), sighting: phone))
+        )
+        func flagged(_ kinds: [SigninJudgement.Kind], _ decision: SigninAlertDecision, session: UUID, at time: Int64) throws
+            -> EventEnvelope
+        {
+            try EventEnvelope(
+                SigninFlagged(judgedEventID: UUID(), judgements: kinds.map { SigninJudgement(kind: $0) }, decision: decision),
+                stream: StreamName(category: "user", id: alice.userID.lowercased),
+                occurredAt: instant(time),
+                outcome: decision.admits ? .success : .failure,
+                reason: kinds.first?.rawValue,
+                provider: alice.provider,
+                userID: alice.userID,
+                sessionID: session
+            )
+        }
+        try await store.events.append(try flagged([.newCountry, .impossibleTravel], .recorded, session: session, at: 3))
+        try await store.events.append(try flagged([.newDevice], .denied, session: session, at: 4))
+        try await store.events.append(try flagged([.hostingNetwork], .recorded, session: other, at: 5))
+        let read = try await store.signinHistory.sessionSignin(of: alice.userID, session: session)
+        #expect(read.flaggedKinds == [.newCountry, .impossibleTravel])
+        #expect(read.signin?.sighting == phone && read.wrappedUserKey == nil)
+        #expect(try await store.signinHistory.sessionSignin(of: alice.userID, session: UUID()) == SessionSignin())
+    }
 }

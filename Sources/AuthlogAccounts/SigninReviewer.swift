@@ -1,0 +1,143 @@
+import AuthlogCore
+import AuthlogProviders
+import Foundation
+
+/// Judges sign-ins and refreshes against what the log says of the user (docs/signin.md, "Sign-in alerts").
+struct SigninReviewer {
+    let dependencies: ServiceDependencies
+
+    private var alerts: SigninAlertSettings { self.dependencies.settings.alerts }
+
+    /// Judges a verified sign-in of `user` against their newest sign-ins: a new device, a new country or
+    /// region, impossible travel, a hosting network. A new user has no history: nothing is judged, the sighting
+    /// is recorded. The city and the location are sealed under the user's key (with a data key; without one
+    /// they are not kept, and impossible travel is not judged). A place that cannot be sealed is left out; the
+    /// sign-in goes on.
+    /// - Throws: ``ServiceError`` 503 when the history cannot be read.
+    func review(
+        signinOf user: SigninUser,
+        authTime: Timestamp?,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) async throws(ServiceError) -> SigninReview {
+        guard self.alerts.enabled else { return .none }
+        let facts = self.facts(of: user.id, metadata: metadata, at: now)
+        var recent = RecentSignins()
+        if !user.isNew {
+            let limit = self.alerts.rules.historySignins
+            recent = try await self.dependencies.storeCall {
+                try await self.dependencies.signinHistory.recentSignins(of: user.id, limit: limit)
+            }
+        }
+        let newestSealed = recent.signins.first { $0.sighting?.sealedPlace != nil }
+        let (sealedPlace, lastLocated) = await self.sealedPlaces(
+            of: facts.place,
+            newestSealed: newestSealed,
+            wrappedKey: recent.wrappedUserKey,
+            userID: user.id
+        )
+        let history = SigninHistory(past: recent.signins, lastLocated: lastLocated, settings: self.alerts.rules.judge)
+        let judgements = SigninJudge(settings: self.alerts.rules.judge).judge(facts, history: history)
+        return SigninReview(
+            sighting: Self.sighting(of: facts, sealedPlace: sealedPlace),
+            judgements: judgements,
+            decision: self.alerts.rules.decision(for: judgements, freshProof: self.isFresh(authTime, at: now))
+        )
+    }
+
+    /// Judges a refresh of `session` against the sign-in that started it: another device (only when the request
+    /// carries AuthlogClient's device id: a network change is no sign of a moved token), another country or
+    /// region, impossible travel since the sign-in, a hosting network. Each kind is flagged once per session
+    /// (a user who travels is told once, not at every refresh). Judged only with places configured or a device
+    /// id sent: otherwise there is nothing a refresh could add, and no read is spent. A refresh carries no
+    /// provider proof, so `reauthenticate` refuses it (sign in again).
+    /// - Throws: ``ServiceError`` 503 when the session's sign-in cannot be read.
+    func review(
+        refreshOf session: SessionRecord,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) async throws(ServiceError) -> SigninReview {
+        guard self.alerts.enabled, self.alerts.places != nil || metadata.deviceID != nil else { return .none }
+        let start = try await self.dependencies.storeCall {
+            try await self.dependencies.signinHistory.sessionSignin(of: session.userID, session: session.sessionID)
+        }
+        guard let signin = start.signin, let sighting = signin.sighting else { return .none }
+        var facts = self.facts(of: session.userID, metadata: metadata, at: now)
+        if metadata.deviceID == nil { facts.deviceKey = sighting.deviceKey }
+        let (_, lastLocated) = await self.sealedPlaces(
+            of: nil,
+            newestSealed: sighting.sealedPlace == nil ? nil : signin,
+            wrappedKey: start.wrappedUserKey,
+            userID: session.userID
+        )
+        let history = SigninHistory(past: [signin], lastLocated: lastLocated, settings: self.alerts.rules.judge)
+        let judgements = SigninJudge(settings: self.alerts.rules.judge).judge(facts, history: history)
+            .filter { !start.flaggedKinds.contains($0.kind) }
+        return SigninReview(
+            sighting: Self.sighting(of: facts, sealedPlace: nil),
+            judgements: judgements,
+            decision: self.alerts.rules.decision(for: judgements, freshProof: false)
+        )
+    }
+
+    /// What the request says of the device and the place.
+    private func facts(of userID: UUID, metadata: RequestMetadata, at now: Timestamp) -> SigninFacts {
+        let family = UserAgentFamily.of(metadata.userAgent)
+        let located = metadata.ip.flatMap { self.alerts.places?.place(of: $0) }
+        return SigninFacts(
+            deviceKey: self.dependencies.hasher.deviceKey(
+                userID: userID,
+                deviceID: metadata.deviceID,
+                family: family,
+                address: metadata.ip
+            ),
+            family: family,
+            place: located?.place,
+            network: located?.network,
+            at: now
+        )
+    }
+
+    private static func sighting(of facts: SigninFacts, sealedPlace: String?) -> SigninSighting {
+        SigninSighting(
+            deviceKey: facts.deviceKey,
+            deviceFamily: facts.family,
+            country: facts.place?.country,
+            region: facts.place?.region,
+            sealedPlace: sealedPlace
+        )
+    }
+
+    /// Whether a proof made at `authTime` is fresh at `now`: within the re-authentication window (and not from
+    /// the future by more than a minute of clock skew). A proof that does not say when is not fresh.
+    private func isFresh(_ authTime: Timestamp?, at now: Timestamp) -> Bool {
+        guard let authTime else { return false }
+        let age = (now.microsecondsSinceEpoch - authTime.microsecondsSinceEpoch) / 1_000_000
+        return age >= -60 && age <= self.dependencies.settings.reauthenticationWindow
+    }
+
+    /// `place` sealed under the user's key, and the located sign-in opened from `newestSealed`; both nil without
+    /// a data key or when the key cannot be had.
+    private func sealedPlaces(
+        of place: Place?,
+        newestSealed: PastSignin?,
+        wrappedKey: [UInt8]?,
+        userID: UUID
+    ) async -> (sealed: String?, lastLocated: SigninHistory.Located?) {
+        guard let vault = self.dependencies.vault else { return (nil, nil) }
+        let toSeal = SealedPlace(city: place?.city, location: place?.location)
+        guard toSeal.json != nil || newestSealed != nil,
+            let userKey = try? await vault.userKey(wrapped: wrappedKey, for: userID)
+        else { return (nil, nil) }
+        let sealed = try? vault.seal(toSeal, userKey: userKey, for: userID)
+        guard let newestSealed, let text = newestSealed.sighting?.sealedPlace,
+            let location = vault.open(text, userKey: userKey, for: userID)?.location
+        else { return (sealed, nil) }
+        let lastLocated = SigninHistory.Located(
+            location: location,
+            country: newestSealed.sighting?.country,
+            at: newestSealed.at
+        )
+        return (sealed, lastLocated)
+    }
+}
