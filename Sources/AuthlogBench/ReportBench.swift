@@ -136,6 +136,15 @@ struct ReportBench: AsyncParsableCommand {
                 WHERE started_at < \(query.until)::timestamptz
                 GROUP BY 1
                 """
+        case .alerts:
+            let group = day ? "(occurred_at AT TIME ZONE 'UTC')::date" : "reason"
+            return """
+                SELECT \(unescaped: group), count(*)
+                FROM authlog.event_records
+                WHERE type = 'signin.flagged'
+                  AND occurred_at >= \(query.since)::timestamptz AND occurred_at < \(query.until)::timestamptz
+                GROUP BY 1
+                """
         }
     }
 

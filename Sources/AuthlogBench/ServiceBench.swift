@@ -22,7 +22,7 @@ struct ServiceBench: AsyncParsableCommand {
             Then refreshes with one request in ten an immediate replay of the token just spent (the reuse grace \
             window) against refreshes without, in the order without, with, with, without; goal: at least 0.9x. \
             With --limits-only: refreshes with the rate limits on against off (goal: at least 0.95x), and the \
-            events a one-address flood's refusals wrote per 1,000 refused (goal: at most 1).
+            events a one-address flood's refusals wrote per 1,000 refused (goal: at most 1). With --alerts-only:             sign-ins with sign-in alerts on (device ids, real MaxMind DB files, the history read, the place sealed)             against off, on two servers over one database (goal: at least 0.95x), and the places lookup's time.
             """
     )
 
@@ -53,6 +53,9 @@ struct ServiceBench: AsyncParsableCommand {
     )
     var limitsOnly = false
 
+    @Flag(help: "Only measure sign-ins with sign-in alerts on against off (and their ratio), and the places lookup.")
+    var alertsOnly = false
+
     func validate() throws {
         guard (1...1024).contains(self.connections) else { throw ValidationError("--connections: 1…1024") }
         guard self.processes.allSatisfy({ (1...16).contains($0) }) else { throw ValidationError("--processes: 1…16") }
@@ -80,6 +83,12 @@ struct ServiceBench: AsyncParsableCommand {
         if self.limitsOnly {
             await server.stop()
             try await self.measureLimits(database: database, for: duration)
+            await apple.stop()
+            return
+        }
+        if self.alertsOnly {
+            await server.stop()
+            try await self.measureAlerts(database: database, apple: apple, for: duration)
             await apple.stop()
             return
         }
@@ -161,8 +170,14 @@ struct ServiceBench: AsyncParsableCommand {
         )
     }
 
-    static func startServer(database: BenchDatabase, apple: FakeIdentityProvider) async throws -> ServiceRunner {
-        let document: JSONValue = .members([
+    /// authlog's server in this process over `database`, with Apple pointed at the fake and `extra` members
+    /// added to its configuration.
+    static func startServer(
+        database: BenchDatabase,
+        apple: FakeIdentityProvider,
+        extra: [String: JSONValue] = [:]
+    ) async throws -> ServiceRunner {
+        var members: [String: JSONValue] = [
             "development": .bool(true),
             // Every client of the load runs on this host: no per-address limit in the way.
             "rate_limits": .members(["enabled": .bool(false)]),
@@ -171,7 +186,9 @@ struct ServiceBench: AsyncParsableCommand {
                     "client_ids": .array([.string("com.example.bench")]), "jwks_url": .string(apple.baseURL + "/jwks"),
                 ])
             ]),
-        ])
+        ]
+        members.merge(extra) { _, new in new }
+        let document = JSONValue.object(members.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
         let configuration = try document.decode(ServerConfiguration.self)
         let components = try ServerComponents(
             configuration: configuration,

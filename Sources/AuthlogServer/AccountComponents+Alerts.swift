@@ -9,7 +9,7 @@ extension AccountComponents {
     /// `alerts` (docs/configuration.md): speeds of 100 to 20,000 km/h, 1 to 200 known devices and areas, 1 to
     /// 200 sign-ins of history, each policy `record`, `reauthenticate` or `deny`.
     /// - Throws: ``ServerConfiguration/Invalid`` for a value outside its range or an unknown policy.
-    static func alertSettings(of configuration: ServerConfiguration) throws -> SigninAlertSettings {
+    public static func alertSettings(of configuration: ServerConfiguration) throws -> SigninAlertSettings {
         let section = configuration.alerts
         var settings = SigninAlertSettings()
         settings.enabled = section?.enabled ?? true

@@ -52,5 +52,7 @@ struct ConfigCheckCommand: ParsableCommand {
         )
         _ = try WitnessSettings(configuration: configuration, checkpointKey: checkpoints.signer?.verifier)
         _ = try TrustedProxies(configuration.trustedProxies ?? [])
+        _ = try AccountComponents.alertSettings(of: configuration)
+        _ = try AccountComponents.placeLookup(of: configuration)
     }
 }

@@ -4,7 +4,7 @@ import AuthlogServer
 import AuthlogStore
 import Foundation
 
-/// `authlog report [signins|failures|sessions|revocations]`.
+/// `authlog report [signins|failures|sessions|revocations|alerts]`.
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
@@ -12,7 +12,8 @@ struct ReportCommand: AsyncParsableCommand {
         discussion: """
             signins: succeeded and failed sign-ins. failures: failed sign-ins by reason. sessions: started, ended \
             by logout, expiry, revocation, reuse or deletion, and active at the end of the range. revocations: \
-            revoked sessions by source (user, admin, provider_notice, credential_state, reuse, deletion). \
+            revoked sessions by source (user, admin, provider_notice, credential_state, reuse, deletion). alerts: \
+            sign-ins and refreshes judged unusual (signin.flagged) by judgement, counted by decision. \
             The range is --since (inclusive) to --until (exclusive), each a date (2026-11-01, midnight UTC) or an \
             ISO 8601 timestamp. --format html writes one self-contained evidence page (charts, tables, the \
             verify verdict and the latest signed checkpoint). Each report run is itself recorded as an \
@@ -25,7 +26,7 @@ struct ReportCommand: AsyncParsableCommand {
         case table, csv, json, html
     }
 
-    @Argument(help: "signins, failures, sessions or revocations.")
+    @Argument(help: "signins, failures, sessions, revocations or alerts.")
     var kind: String = Report.Kind.signins.rawValue
 
     @Option(help: "Start of the range (inclusive). Default: 30 days before --until.")

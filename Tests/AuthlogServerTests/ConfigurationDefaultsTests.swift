@@ -40,6 +40,12 @@ struct ConfigurationDefaultsTests {
         ("rate_limits.window_seconds", String(RateLimitDefaults.windowSeconds)),
         ("rate_limits.per_family", Self.rate(RateLimitDefaults.perFamily)),
         ("rate_limits.per_api_key", Self.rate(RateLimitDefaults.perAPIKey)),
+        ("places.reload_interval_seconds", String(AccountComponents.defaultPlacesReloadSeconds)),
+        ("alerts.enabled", "true"),
+        ("alerts.maximum_speed_kmh", String(Int(SigninJudge.Settings().maximumKilometresPerHour))),
+        ("alerts.known_devices", String(SigninJudge.Settings().maximumDevices)),
+        ("alerts.known_areas", String(SigninJudge.Settings().maximumAreas)),
+        ("alerts.history_signins", String(SigninAlertRules().historySignins)),
     ]
 
     /// A rate as the documentation writes it: `10/s, burst 50`.

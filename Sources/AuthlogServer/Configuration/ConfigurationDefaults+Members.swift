@@ -56,6 +56,16 @@ extension ConfigurationDefaults {
         add("rate_limits.lockout.window_seconds", number(LockoutPolicy.defaultWindowSeconds))
         add("rate_limits.lockout.first_lock_seconds", number(LockoutPolicy.defaultFirstLockSeconds))
         add("rate_limits.lockout.maximum_lock_seconds", number(LockoutPolicy.defaultMaximumLockSeconds))
+        add("places.reload_interval_seconds", number(AccountComponents.defaultPlacesReloadSeconds))
+        let judge = SigninJudge.Settings()
+        add("alerts.enabled", .bool(true))
+        add("alerts.maximum_speed_kmh", number(Int(judge.maximumKilometresPerHour)))
+        add("alerts.known_devices", number(judge.maximumDevices))
+        add("alerts.known_areas", number(judge.maximumAreas))
+        add("alerts.history_signins", number(SigninAlertRules().historySignins))
+        for kind in SigninJudgement.Kind.allCases {
+            add("alerts.policies.\(kind.rawValue)", .string(SigninAlertPolicy.record.rawValue))
+        }
         let providers = configuration.providers
         if providers?.apple != nil { add("providers.apple.jwks_url", .string(Self.appleJWKSURL)) }
         if providers?.google != nil { add("providers.google.jwks_url", .string(Self.googleJWKSURL)) }

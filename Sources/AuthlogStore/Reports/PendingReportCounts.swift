@@ -8,8 +8,9 @@ enum PendingReportCounts {
     /// into the `WITH` query `inserted`.
     static let eventColumns = "type, occurred_at, outcome, reason, provider, client_id, data"
 
-    /// The sign-ins (by hour, type, provider, client and failure reason) and the refused requests (by hour,
-    /// provider, client and ``RefusalReason`` detail) among the rows of `inserted`.
+    /// The sign-ins (by hour, type, provider, client and failure reason), the refused requests (by hour,
+    /// provider, client and ``RefusalReason`` detail) and the judgements of `signin.flagged` (by hour, provider,
+    /// client and `<judgement>/<decision>`) among the rows of `inserted`.
     static let events = """
         INSERT INTO authlog.report_pending (hour, metric, provider, client_id, detail, n)
         SELECT date_trunc('hour', occurred_at, 'UTC'), type, coalesce(provider, ''), coalesce(client_id, ''),
@@ -23,6 +24,15 @@ enum PendingReportCounts {
         FROM inserted i
         CROSS JOIN LATERAL authlog.refusal_items(i.type, i.outcome, i.reason, i.data) AS r
         WHERE i.type IN ('ratelimit.exceeded', 'request.refused', 'audit.accessed')
+        GROUP BY 1, 3, 4, 5
+        UNION ALL
+        SELECT date_trunc('hour', i.occurred_at, 'UTC'), 'signin.flagged', coalesce(i.provider, ''),
+               coalesce(i.client_id, ''), coalesce(j.value->>'kind', '') || '/' || coalesce(i.data->>'decision', ''),
+               count(*)
+        FROM inserted i
+        CROSS JOIN LATERAL jsonb_array_elements(CASE jsonb_typeof(i.data->'judgements')
+                                                    WHEN 'array' THEN i.data->'judgements' ELSE '[]' END) AS j
+        WHERE i.type = 'signin.flagged'
         GROUP BY 1, 3, 4, 5
         """
 

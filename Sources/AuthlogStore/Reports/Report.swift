@@ -15,6 +15,8 @@ public struct Report: Sendable, Equatable {
         case sessions
         /// Revoked sessions, by who or what revoked them.
         case revocations
+        /// Sign-ins and refreshes judged unusual (`signin.flagged`), by judgement, counted by what was done.
+        case alerts
 
         /// The columns of counts, in order.
         public var measures: [String] {
@@ -27,6 +29,7 @@ public struct Report: Sendable, Equatable {
                     "active_at_end",
                 ]
             case .revocations: return ["revocations"]
+            case .alerts: return ["recorded", "reauthenticated", "reauthentication_required", "denied"]
             }
         }
 
@@ -34,7 +37,7 @@ public struct Report: Sendable, Equatable {
         public var defaultDimensions: [Dimension] {
             switch self {
             case .signins, .sessions: return [.provider]
-            case .failures, .revocations: return [.reason]
+            case .failures, .revocations, .alerts: return [.reason]
             }
         }
 
@@ -45,7 +48,13 @@ public struct Report: Sendable, Equatable {
         }
 
         /// What the `reason` dimension holds for this kind: a failure's reason, a revocation's source.
-        public var reasonLabel: String { self == .revocations ? "source" : "reason" }
+        public var reasonLabel: String {
+            switch self {
+            case .revocations: return "source"
+            case .alerts: return "judgement"
+            default: return "reason"
+            }
+        }
 
         /// A title for people.
         public var title: String {
@@ -54,6 +63,7 @@ public struct Report: Sendable, Equatable {
             case .failures: return "Failed sign-ins and refused requests"
             case .sessions: return "Sessions"
             case .revocations: return "Revocations"
+            case .alerts: return "Sign-in alerts"
             }
         }
     }
@@ -66,7 +76,7 @@ public struct Report: Sendable, Equatable {
         case provider
         /// The app's client id.
         case client
-        /// A failure's reason or a revocation's source.
+        /// A failure's reason, a revocation's source, an alert's judgement.
         case reason
     }
 

@@ -61,6 +61,7 @@ public struct ReportQuery: Sendable, Equatable {
         case .failures: return ["signin.failed", "refused"]
         case .sessions: return ["session.started", "session.ended"]
         case .revocations: return ["session.ended"]
+        case .alerts: return ["signin.flagged"]
         }
     }
 

@@ -68,6 +68,7 @@ struct ReportTally {
             default: name = "ended_revocation"
             }
         case (.revocations, "session.ended") where !Self.naturalEnds.contains(group.detail): name = "revocations"
+        case (.alerts, "signin.flagged"): name = String(group.detail.split(separator: "/").last ?? "")
         default: return nil
         }
         return measures.firstIndex(of: name)
@@ -89,7 +90,10 @@ struct ReportTally {
             case .day: return withDay ? group.day : nil
             case .provider: return group.provider.isEmpty ? Self.none : group.provider
             case .client: return group.client.isEmpty ? Self.none : group.client
-            case .reason: return group.detail.isEmpty ? Self.none : group.detail
+            case .reason:
+                // An alert's detail is `<judgement>/<decision>`: the row is the judgement, the column the decision.
+                let detail = self.kind == .alerts ? String(group.detail.split(separator: "/").first ?? "") : group.detail
+                return detail.isEmpty ? Self.none : detail
             }
         }
     }

@@ -69,6 +69,21 @@ struct SigninAlertsHTTPTests {
         let delivered = String(decoding: try await Self.deliver(server), as: UTF8.self)
         #expect(delivered.contains("\"type\":\"signin.flagged\""))
         #expect(delivered.contains("\"impossible_travel\""))
+        // The report and the dashboard view count each judgement by decision, from the roll-ups the writer fed
+        // and, recounted from the events, the same.
+        let connection = try await server.database.connect()
+        for recount in [false, true] {
+            if recount { try await connection.execute("SELECT authlog.recount_reports()") }
+            let report = try await ReportQuery(kind: .alerts, since: .now().adding(seconds: -3_600), until: .now().adding(seconds: 60), dimensions: [.reason]).run(on: connection)
+            #expect(report.header == ["judgement", "recorded", "reauthenticated", "reauthentication_required", "denied"])
+            #expect(report.rows == [
+                Report.Row(keys: ["impossible_travel"], values: [1, 0, 0, 0]), Report.Row(keys: ["new_country"], values: [1, 0, 0, 0]),
+            ])
+            let view = try await connection.query(
+                "SELECT judgement, decision, sum(alerts)::bigint FROM dashboard.signin_alerts_hourly GROUP BY 1, 2 ORDER BY 1"
+            ).rows.map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(String.self, at: 1)) \(try $0.decode(Int64.self, at: 2))" }
+            #expect(view == ["impossible_travel recorded 1", "new_country recorded 1"])
+        }
         let metrics = String(decoding: try await server.client.send("GET", "/metrics").body, as: UTF8.self)
         #expect(metrics.contains("authlog_signin_judgements_total{kind=\"impossible_travel\",decision=\"recorded\"} 1"))
         // "Not me" on the alert ends every session.

@@ -33,6 +33,7 @@ struct DashboardTests {
         "Revocations per day by kind": [["time", "metric", "value"]],
         "Revocations by source": [["source", "revocations"]],
         "Refused requests per hour by reason": [["time", "metric", "value"]],
+        "Sign-in alerts per hour by judgement and decision": [["time", "metric", "value"]],
     ]
 
     /// The relations outside schema `dashboard` that authlog_reader may read all the same: migration 8
@@ -302,6 +303,23 @@ extension DashboardTests {
         // A rate-limited flood of sign-ins: a window's first refusal, then its summary of the rest.
         recent.append(try RefusalFixtures.rateLimited(route: "signin", count: 1, at: minutesAgo(90)))
         recent.append(try RefusalFixtures.rateLimited(route: "signin", count: 4_999, at: minutesAgo(89)))
+        // A sign-in judged unusual: a new country and impossible travel, recorded.
+        let traveller = UUID.version7()
+        recent.append(
+            try EventEnvelope(
+                SigninFlagged(
+                    judgedEventID: .version7(),
+                    judgements: [SigninJudgement(kind: .newCountry), SigninJudgement(kind: .impossibleTravel)],
+                    decision: .recorded
+                ),
+                stream: StreamName(category: "user", id: traveller.lowercased),
+                occurredAt: minutesAgo(45),
+                reason: "impossible_travel",
+                provider: "apple",
+                userID: traveller,
+                clientID: "com.example.app"
+            )
+        )
         try await store.append(AppendCommand(events: recent))
         return database
     }

@@ -34,9 +34,55 @@ struct ReportQueryTests {
             var reason: String
             var count: Int64
         }
+        /// One judgement of a `signin.flagged`.
+        struct Alert {
+            var at: Timestamp
+            var provider: String
+            var client: String
+            var judgement: String
+            var decision: String
+        }
         var signins: [Signin] = []
         var sessions: [Session] = []
         var refusals: [Refusal] = []
+        var alerts: [Alert] = []
+    }
+
+    /// `events` with a `signin.flagged` after every seventh successful sign-in, its judgements and decision
+    /// picked from the sign-in's event id (so the traffic generator's own sequence is untouched).
+    static func withAlerts(_ events: [EventEnvelope]) throws -> [EventEnvelope] {
+        var result: [EventEnvelope] = []
+        var signins = 0
+        for event in events {
+            result.append(event)
+            guard event.type == .signinSucceeded, let userID = event.userID else { continue }
+            signins += 1
+            guard signins % 7 == 0 else { continue }
+            let seed = Int(event.eventID.uuid.15)
+            let kinds = SigninJudgement.Kind.allCases
+            let judgements = [kinds[seed % kinds.count], kinds[(seed / 5 + 1) % kinds.count]].map {
+                SigninJudgement(kind: $0)
+            }
+            let decision = SigninAlertDecision.allCases[seed % SigninAlertDecision.allCases.count]
+            result.append(
+                try EventEnvelope(
+                    SigninFlagged(
+                        judgedEventID: event.eventID,
+                        judgements: Array(Set(judgements.map(\.kind))).sorted { $0.rawValue < $1.rawValue }
+                            .map { SigninJudgement(kind: $0) },
+                        decision: decision
+                    ),
+                    stream: StreamName(category: "user", id: userID.lowercased),
+                    occurredAt: event.occurredAt,
+                    outcome: decision.admits ? .success : .failure,
+                    reason: judgements[0].kind.rawValue,
+                    provider: event.provider,
+                    userID: userID,
+                    clientID: event.clientID
+                )
+            )
+        }
+        return result
     }
 
     /// The refused requests one event accounts for, by the failures report's reason, read here from its
@@ -109,6 +155,26 @@ struct ReportQueryTests {
             }
         }
         for row in try await connection.query(
+            """
+            SELECT occurred_at, coalesce(provider, '(none)'), coalesce(client_id, '(none)'), data
+            FROM authlog.event_records WHERE type = 'signin.flagged'
+            """
+        ).rows {
+            let data = try row.decode(JSONValue.self, at: 3)
+            guard case .array(let judgements) = data["judgements"] else { continue }
+            for judgement in judgements {
+                items.alerts.append(
+                    .init(
+                        at: try row.decode(Timestamp.self, at: 0),
+                        provider: try row.decode(String.self, at: 1),
+                        client: try row.decode(String.self, at: 2),
+                        judgement: judgement["kind"]?.stringValue ?? "",
+                        decision: data["decision"]?.stringValue ?? ""
+                    )
+                )
+            }
+        }
+        for row in try await connection.query(
             "SELECT provider, coalesce(client_id, '(none)'), started_at, ended_at, state, end_reason FROM authlog.sessions"
         ).rows {
             let state = try row.decode(String.self, at: 4)
@@ -174,6 +240,10 @@ struct ReportQueryTests {
                     "failed",
                     item.count
                 )
+            }
+        case .alerts:
+            for item in items.alerts where inRange(item.at) {
+                add(keys(day: item.at, provider: item.provider, client: item.client, reason: item.judgement), item.decision)
             }
         case .revocations:
             for item in items.sessions {
@@ -285,9 +355,9 @@ struct ReportQueryTests {
         let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         // Two appends: the first is folded into the counts (as serve does every second), the second waits in
         // report_pending.
-        try await store.append(AppendCommand(events: traffic.events(count: 2500)))
+        try await store.append(AppendCommand(events: try Self.withAlerts(traffic.events(count: 2500))))
         try await ReportRollups.fold(using: store.pool)
-        try await store.append(AppendCommand(events: traffic.events(count: 1500)))
+        try await store.append(AppendCommand(events: try Self.withAlerts(traffic.events(count: 1500))))
         let connection = try await database.connect()
         #expect(
             try await database.scalar("SELECT count(*) FROM authlog.report_counts") > 0,
@@ -295,6 +365,7 @@ struct ReportQueryTests {
         )
         let items = try await Self.items(database)
         #expect(Set(items.sessions.compactMap(\.cause)).isSuperset(of: ["logout", "expiry", "reuse", "admin", "user"]))
+        #expect(Set(items.alerts.map(\.decision)) == Set(SigninAlertDecision.allCases.map(\.rawValue)))
         let ranges: [(String, String)] = [
             ("2026-10-01", "2026-11-01"),
             ("2026-10-03T12:34:56.789Z", "2026-10-05T06:30:00Z"),
