@@ -53,7 +53,9 @@ public struct IdentityHasher: Sendable {
             return String(self.mac("authlog.device.v1\u{0}\(userID.lowercased)\u{0}id\u{0}\(deviceID)").prefix(32))
         }
         let network = address.map { Hex.encode(Array($0.bytes.prefix($0.bytes.count == 4 ? 3 : 6))) } ?? "none"
-        return String(self.mac("authlog.device.v1\u{0}\(userID.lowercased)\u{0}ua\u{0}\(family)\u{0}\(network)").prefix(32))
+        return String(
+            self.mac("authlog.device.v1\u{0}\(userID.lowercased)\u{0}ua\u{0}\(family)\u{0}\(network)").prefix(32)
+        )
     }
 
     private func mac(_ message: String) -> String {

@@ -43,15 +43,17 @@ public struct TokenResponse: Sendable {
     /// The JSON body, with lowercase UUIDs and RFC 3339 UTC times, and `event_ids`: the events the request
     /// appended so far (receipts; ``AppendedEvents``).
     public var json: JSONValue {
-        .object([
-            ("event_ids", .array((AppendedEvents.current?.ids ?? []).map { .string($0.lowercased) })),
-            ("user_id", .string(self.userID.lowercased)), ("session_id", .string(self.sessionID.lowercased)),
-            ("is_new_user", .bool(self.isNewUser)), ("access_token", .string(self.accessToken)),
-            ("access_token_expires_at", .string(self.accessTokenExpiresAt.description)),
-            ("refresh_token", .string(self.refreshToken)),
-            ("refresh_token_expires_at", .string(self.refreshTokenExpiresAt.description)),
-            ("token_type", .string("Bearer")),
-        ] + self.alertMembers)
+        .object(
+            [
+                ("event_ids", .array((AppendedEvents.current?.ids ?? []).map { .string($0.lowercased) })),
+                ("user_id", .string(self.userID.lowercased)), ("session_id", .string(self.sessionID.lowercased)),
+                ("is_new_user", .bool(self.isNewUser)), ("access_token", .string(self.accessToken)),
+                ("access_token_expires_at", .string(self.accessTokenExpiresAt.description)),
+                ("refresh_token", .string(self.refreshToken)),
+                ("refresh_token_expires_at", .string(self.refreshTokenExpiresAt.description)),
+                ("token_type", .string("Bearer")),
+            ] + self.alertMembers
+        )
     }
 
     /// `signin_alert`, when the sign-in was judged unusual.

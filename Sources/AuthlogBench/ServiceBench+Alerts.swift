@@ -83,7 +83,9 @@ extension ServiceBench {
             let run = try await LoadRun.run(connections: self.connections, for: duration) { _, iteration in
                 try await signIn(client, index: ticket.take(), iteration: iteration)
             }
-            say("sign-ins with alerts \(alerts ? "on (device id, places, history, sealed place)" : "off"): \(run.summary)")
+            say(
+                "sign-ins with alerts \(alerts ? "on (device id, places, history, sealed place)" : "off"): \(run.summary)"
+            )
             runs[alerts, default: []].append(run)
         }
         await on.stop()
@@ -105,7 +107,9 @@ extension ServiceBench {
     /// The lookup's own time: city and ASN facts of addresses in and out of the files, a million times.
     static func measureLookups(_ files: PlaceFilesFixture) throws {
         let lookup = try PlaceLookup(files: PlaceFiles(city: files.city, asn: files.asn))
-        let addresses = ["175.223.10.7", "126.0.3.4", "2001:db8:10::5", "198.51.100.9", "192.0.2.1"].compactMap { IPAddress($0) }
+        let addresses = ["175.223.10.7", "126.0.3.4", "2001:db8:10::5", "198.51.100.9", "192.0.2.1"].compactMap {
+            IPAddress($0)
+        }
         let count = 1_000_000
         var found = 0
         let start = ContinuousClock.now

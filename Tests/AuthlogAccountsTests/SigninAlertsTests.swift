@@ -23,10 +23,38 @@ struct SigninAlertsTests {
     static let busan = "175.45.9.9"
     static let cloud = "52.95.110.1"
     static let places = ScriptedPlaces(places: [
-        seoul: (Place(country: "KR", region: "11", city: "Seoul", location: .init(latitude: 37.5665, longitude: 126.978, accuracyKilometres: 5)), nil),
-        busan: (Place(country: "KR", region: "26", city: "Busan", location: .init(latitude: 35.1796, longitude: 129.0756, accuracyKilometres: 5)), nil),
-        tokyo: (Place(country: "JP", region: "13", city: "Tokyo", location: .init(latitude: 35.6762, longitude: 139.6503, accuracyKilometres: 5)), nil),
-        cloud: (Place(country: "KR", region: "11", city: "Seoul", location: .init(latitude: 37.5665, longitude: 126.978, accuracyKilometres: 5)), AutonomousSystem(number: 16509, organization: "AMAZON-02")),
+        seoul: (
+            Place(
+                country: "KR",
+                region: "11",
+                city: "Seoul",
+                location: .init(latitude: 37.5665, longitude: 126.978, accuracyKilometres: 5)
+            ), nil
+        ),
+        busan: (
+            Place(
+                country: "KR",
+                region: "26",
+                city: "Busan",
+                location: .init(latitude: 35.1796, longitude: 129.0756, accuracyKilometres: 5)
+            ), nil
+        ),
+        tokyo: (
+            Place(
+                country: "JP",
+                region: "13",
+                city: "Tokyo",
+                location: .init(latitude: 35.6762, longitude: 139.6503, accuracyKilometres: 5)
+            ), nil
+        ),
+        cloud: (
+            Place(
+                country: "KR",
+                region: "11",
+                city: "Seoul",
+                location: .init(latitude: 37.5665, longitude: 126.978, accuracyKilometres: 5)
+            ), AutonomousSystem(number: 16509, organization: "AMAZON-02")
+        ),
     ])
 
     static func harness(_ policies: [SigninJudgement.Kind: SigninAlertPolicy] = [:]) throws -> RuleHarness {
@@ -36,12 +64,25 @@ struct SigninAlertsTests {
         return try RuleHarness(settings: settings)
     }
 
-    static func from(_ address: String, device: String? = "device-one-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", agent: String = "ExampleApp/3.1 CFNetwork/1490 Darwin/23.2.0 (iPhone)") -> RequestMetadata {
+    static func from(
+        _ address: String,
+        device: String? = "device-one-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        agent: String = "ExampleApp/3.1 CFNetwork/1490 Darwin/23.2.0 (iPhone)"
+    ) -> RequestMetadata {
         RequestMetadata(ip: IPAddress(address), userAgent: agent, requestID: "alert-\(UUID())", deviceID: device)
     }
 
-    func signIn(_ rules: RuleHarness, _ metadata: RequestMetadata, subject: String = "ana") async throws(ServiceError) -> TokenResponse {
-        try await rules.signin.signIn(provider: "dev", proof: SigninProof(subject: subject), rememberMe: true, metadata: metadata)
+    func signIn(
+        _ rules: RuleHarness,
+        _ metadata: RequestMetadata,
+        subject: String = "ana"
+    ) async throws(ServiceError) -> TokenResponse {
+        try await rules.signin.signIn(
+            provider: "dev",
+            proof: SigninProof(subject: subject),
+            rememberMe: true,
+            metadata: metadata
+        )
     }
 
     @Test func aFirstSigninIsNotJudgedAndTheSameDeviceAndPlaceAgainIsUsual() async throws {
@@ -65,7 +106,10 @@ struct SigninAlertsTests {
     @Test func aNewDeviceIsFlaggedInTheSameCommandAndAnswered() async throws {
         let rules = try Self.harness()
         _ = try await self.signIn(rules, Self.from(Self.seoul))
-        let other = try await self.signIn(rules, Self.from(Self.seoul, device: "device-two-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"))
+        let other = try await self.signIn(
+            rules,
+            Self.from(Self.seoul, device: "device-two-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
+        )
         let flagged = try #require(rules.events(.signinFlagged).first)
         let succeeded = try #require(rules.events(.signinSucceeded).last)
         #expect(flagged.data["judged_event_id"]?.stringValue == succeeded.eventID.lowercased)
@@ -76,22 +120,38 @@ struct SigninAlertsTests {
         #expect(other.signinAlert?.kinds == [.newDevice])
         #expect(other.json["signin_alert"]?["judgements"] == .array([.string("new_device")]))
         // The new device is known now.
-        let third = try await self.signIn(rules, Self.from(Self.seoul, device: "device-two-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"))
+        let third = try await self.signIn(
+            rules,
+            Self.from(Self.seoul, device: "device-two-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
+        )
         #expect(third.signinAlert == nil)
     }
 
     @Test func withoutADeviceIDTheFamilyAndTheNetworkStandForTheDevice() async throws {
         let rules = try Self.harness()
-        _ = try await self.signIn(rules, Self.from(Self.seoul, device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/120.0 Safari/537.36"))
+        _ = try await self.signIn(
+            rules,
+            Self.from(Self.seoul, device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/120.0 Safari/537.36")
+        )
         // Another Chrome version on the same network is the same device; another /24 is not.
         // What the HTTP layer makes of a header that is not a device id: none.
         #expect(RequestMetadata.deviceIDIfValid("not a device id") == nil)
         #expect(RequestMetadata.deviceIDIfValid("short") == nil)
         #expect(RequestMetadata.deviceIDIfValid(String(repeating: "a", count: 65)) == nil)
         #expect(RequestMetadata.deviceIDIfValid("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-_") != nil)
-        let update = try await self.signIn(rules, Self.from("175.45.0.200", device: RequestMetadata.deviceIDIfValid("not a device id"), agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36"))
+        let update = try await self.signIn(
+            rules,
+            Self.from(
+                "175.45.0.200",
+                device: RequestMetadata.deviceIDIfValid("not a device id"),
+                agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36"
+            )
+        )
         #expect(update.signinAlert == nil)
-        let elsewhere = try await self.signIn(rules, Self.from(Self.busan, device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36"))
+        let elsewhere = try await self.signIn(
+            rules,
+            Self.from(Self.busan, device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36")
+        )
         #expect(elsewhere.signinAlert?.kinds.contains(.newDevice) == true)
     }
 
@@ -102,10 +162,12 @@ struct SigninAlertsTests {
         #expect(tokyo.signinAlert?.kinds == [.newCountry, .impossibleTravel])
         let flagged = try #require(rules.events(.signinFlagged).first)
         #expect(flagged.reason == "impossible_travel")
-        let travel = try #require(flagged.data["judgements"].flatMap { value -> JSONValue? in
-            guard case .array(let items) = value else { return nil }
-            return items.first { $0["kind"]?.stringValue == "impossible_travel" }
-        })
+        let travel = try #require(
+            flagged.data["judgements"].flatMap { value -> JSONValue? in
+                guard case .array(let items) = value else { return nil }
+                return items.first { $0["kind"]?.stringValue == "impossible_travel" }
+            }
+        )
         // Seoul (37.5665, 126.978) to Tokyo (35.6762, 139.6503) is 1,149 km; less both 5 km radii.
         #expect(travel["kilometres"] == .number("1139"))
         #expect(flagged.data["country"]?.stringValue == "JP")
@@ -121,7 +183,10 @@ struct SigninAlertsTests {
         let cloud = try await self.signIn(rules, Self.from(Self.cloud))
         #expect(cloud.signinAlert?.kinds == [.hostingNetwork])
         let flagged = try #require(rules.events(.signinFlagged).first)
-        #expect(flagged.data["judgements"] == .array([.object([("kind", .string("hosting_network")), ("autonomous_system", .number("16509"))])]))
+        #expect(
+            flagged.data["judgements"]
+                == .array([.object([("kind", .string("hosting_network")), ("autonomous_system", .number("16509"))])])
+        )
     }
 
     @Test func denyRefusesWithSigninUnusualAndRecordsBothEventsWithoutLockingTheIdentity() async throws {
@@ -147,11 +212,21 @@ struct SigninAlertsTests {
         let rules = try Self.harness([.newDevice: .reauthenticate])
         rules.google.accept("g-1", authTime: .now())
         _ = try await rules.signIn(with: "google", "g-1", metadata: Self.from(Self.seoul))
-        let fresh = try await rules.signIn(with: "google", "g-1", metadata: Self.from(Self.seoul, device: "device-new-cccccccccccccccccccccccccccccccccc"))
+        let fresh = try await rules.signIn(
+            with: "google",
+            "g-1",
+            metadata: Self.from(Self.seoul, device: "device-new-cccccccccccccccccccccccccccccccccc")
+        )
         #expect(fresh.signinAlert?.kinds == [.newDevice])
         #expect(rules.events(.signinFlagged).last?.data["decision"]?.stringValue == "reauthenticated")
         rules.google.accept("g-1", authTime: Timestamp.now().adding(seconds: -3_600))
-        await #expect { try await rules.signIn(with: "google", "g-1", metadata: Self.from(Self.seoul, device: "device-old-dddddddddddddddddddddddddddddddddd")) } throws: { error in
+        await #expect {
+            try await rules.signIn(
+                with: "google",
+                "g-1",
+                metadata: Self.from(Self.seoul, device: "device-old-dddddddddddddddddddddddddddddddddd")
+            )
+        } throws: { error in
             (error as? ServiceError)?.code == "reauthentication_required"
         }
         #expect(rules.events(.signinFlagged).last?.data["decision"]?.stringValue == "reauthentication_required")
@@ -159,7 +234,11 @@ struct SigninAlertsTests {
         // A proof that does not say when the user authenticated is not fresh either.
         rules.google.accept("g-1")
         await #expect(throws: ServiceError.self) {
-            try await rules.signIn(with: "google", "g-1", metadata: Self.from(Self.seoul, device: "device-odd-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"))
+            try await rules.signIn(
+                with: "google",
+                "g-1",
+                metadata: Self.from(Self.seoul, device: "device-odd-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")
+            )
         }
     }
 
@@ -200,7 +279,10 @@ struct SigninAlertsTests {
         #expect(again.signinAlert == nil)
         #expect(rules.events(.signinFlagged).count == 1)
         // The token moved to another device (another AuthlogClient id): flagged.
-        let moved = try await rules.tokens.refresh(again.refreshToken, metadata: Self.from(Self.tokyo, device: "device-thief-ffffffffffffffffffffffffffffffff"))
+        let moved = try await rules.tokens.refresh(
+            again.refreshToken,
+            metadata: Self.from(Self.tokyo, device: "device-thief-ffffffffffffffffffffffffffffffff")
+        )
         #expect(moved.signinAlert?.kinds == [.newDevice])
     }
 
@@ -217,7 +299,8 @@ struct SigninAlertsTests {
     @Test func denyRefusesARefreshFromElsewhereWithoutSpendingTheToken() async throws {
         let rules = try Self.harness([.newCountry: .deny])
         let home = try await self.signIn(rules, Self.from(Self.seoul))
-        await #expect { try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo)) } throws: { error in
+        await #expect { try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo)) } throws: {
+            error in
             (error as? ServiceError)?.code == "signin_unusual"
         }
         let failed = try #require(rules.events(.tokenRefreshFailed).last)
@@ -225,7 +308,9 @@ struct SigninAlertsTests {
         #expect(rules.events(.signinFlagged).last?.data["decision"]?.stringValue == "denied")
         #expect(rules.events(.tokenRefreshed).isEmpty)
         // A denied refresh does not count as told: the next one from there is refused too; home still refreshes.
-        await #expect(throws: ServiceError.self) { try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo)) }
+        await #expect(throws: ServiceError.self) {
+            try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo))
+        }
         #expect(try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.seoul)).signinAlert == nil)
     }
 }

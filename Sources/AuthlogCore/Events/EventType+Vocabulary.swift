@@ -91,7 +91,12 @@ extension EventType {
         case .identityLocked: return [.always("authn_login_lock")]
         // The sheet names impossible travel; a new device, country or network it does not.
         case .signinFlagged:
-            return [OWASPVocabularyRule(reasons: [SigninJudgement.Kind.impossibleTravel.rawValue], name: "authn_impossible_travel")]
+            return [
+                OWASPVocabularyRule(
+                    reasons: [SigninJudgement.Kind.impossibleTravel.rawValue],
+                    name: "authn_impossible_travel"
+                )
+            ]
         case .tokenRefreshReplayed, .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused,
             .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
             .auditSinkRecovered, .auditRefusalsDropped, .identityUnlocked:

@@ -68,7 +68,8 @@ public struct SessionSignin: Sendable, Equatable {
     public var wrappedUserKey: [UInt8]?
 
     /// Creates the record.
-    public init(signin: PastSignin? = nil, flaggedKinds: Set<SigninJudgement.Kind> = [], wrappedUserKey: [UInt8]? = nil) {
+    public init(signin: PastSignin? = nil, flaggedKinds: Set<SigninJudgement.Kind> = [], wrappedUserKey: [UInt8]? = nil)
+    {
         self.signin = signin
         self.flaggedKinds = flaggedKinds
         self.wrappedUserKey = wrappedUserKey

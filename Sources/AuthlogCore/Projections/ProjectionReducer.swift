@@ -80,7 +80,8 @@ public enum ProjectionReducer {
             guard let sessionID = envelope.sessionID else { return [] }
             return [.reauthenticateSession(sessionID: sessionID, at: at)]
         case .tokenRefreshFailed, .tokenRefreshReplayed, .providerEmailChanged, .providerNotificationReceived,
-            .providerRevocationAttempted, .accountActionRefused, .accountNotMeReported, .signinFlagged, .auditCheckpointSigned,
+            .providerRevocationAttempted, .accountActionRefused, .accountNotMeReported, .signinFlagged,
+            .auditCheckpointSigned,
             .auditAccessed,
             .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
             .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditSinkRecovered,

@@ -92,7 +92,8 @@ struct ReportTally {
             case .client: return group.client.isEmpty ? Self.none : group.client
             case .reason:
                 // An alert's detail is `<judgement>/<decision>`: the row is the judgement, the column the decision.
-                let detail = self.kind == .alerts ? String(group.detail.split(separator: "/").first ?? "") : group.detail
+                let detail =
+                    self.kind == .alerts ? String(group.detail.split(separator: "/").first ?? "") : group.detail
                 return detail.isEmpty ? Self.none : detail
             }
         }

@@ -60,7 +60,8 @@ public struct SigninHistoryQueries: SigninHistoryReads {
             ).rows
         }
         guard let row = rows.first else { return SessionSignin() }
-        let kinds = try row.decode(String?.self, at: 7)?.split(separator: ",")
+        let kinds =
+            try row.decode(String?.self, at: 7)?.split(separator: ",")
             .compactMap { SigninJudgement.Kind(rawValue: String($0)) } ?? []
         return SessionSignin(
             signin: try Self.pastSignin(row),

@@ -19,7 +19,8 @@ struct ServePlacesCommandTests {
         let corrupt = files.directory.appendingPathComponent("corrupt.mmdb").path
         try Data(repeating: 0x2A, count: 4096).write(to: URL(fileURLWithPath: corrupt))
         for (path, problem) in [
-            (corrupt, "not a MaxMind DB file"), (files.directory.appendingPathComponent("gone.mmdb").path, "cannot be read"),
+            (corrupt, "not a MaxMind DB file"),
+            (files.directory.appendingPathComponent("gone.mmdb").path, "cannot be read"),
             (files.asn, "is a GeoLite2-ASN file, not a city or country file"),
         ] {
             let run = try await CLIProcess.run(
@@ -53,7 +54,10 @@ struct ServePlacesCommandTests {
         defer { server.stop() }
         let client = HTTPTestClient(baseURL: server.baseURL)
         let headers = [("X-Forwarded-For", "175.223.10.5"), ("User-Agent", "Places/1.0")]
-        #expect(try await client.post("/v1/signin/dev", .members(["subject": .string("ana")]), headers: headers).status == 200)
+        #expect(
+            try await client.post("/v1/signin/dev", .members(["subject": .string("ana")]), headers: headers).status
+                == 200
+        )
         // The monthly update: the new file written beside the old and renamed over it, then SIGHUP.
         let next = files.directory.appendingPathComponent("next.mmdb").path
         try files.write(city: next, asn: files.directory.appendingPathComponent("next-asn.mmdb").path, moved: true)

@@ -25,10 +25,16 @@ struct SigninAlertsHTTPTests {
         }
     }
 
-    static func signIn(_ server: ServerHarness, from address: String, device: String? = device) async throws
+    static func signIn(
+        _ server: ServerHarness,
+        from address: String,
+        device: String? = device
+    ) async throws
         -> HTTPTestClient.Answer
     {
-        var headers = [("User-Agent", "ExampleApp/2.0 CFNetwork/1490 Darwin/23.2.0 (iPhone)"), ("X-Forwarded-For", address)]
+        var headers = [
+            ("User-Agent", "ExampleApp/2.0 CFNetwork/1490 Darwin/23.2.0 (iPhone)"), ("X-Forwarded-For", address),
+        ]
         if let device { headers.append(("Authlog-Device-Id", device)) }
         return try await server.post("/v1/signin/dev", .members(["subject": .string("ana")]), headers: headers)
     }
@@ -49,7 +55,11 @@ struct SigninAlertsHTTPTests {
         #expect(succeeded.map { $0.data["country"]?.stringValue } == ["KR", "JP"])
         #expect(succeeded.map { $0.data["region"]?.stringValue } == ["11", "13"])
         #expect(succeeded.allSatisfy { $0.data["sealed_place"]?.stringValue != nil && $0.data["device_key"] != nil })
-        #expect(succeeded.allSatisfy { !$0.data.canonicalText.contains("Seoul") && !$0.data.canonicalText.contains(Self.device) })
+        #expect(
+            succeeded.allSatisfy {
+                !$0.data.canonicalText.contains("Seoul") && !$0.data.canonicalText.contains(Self.device)
+            }
+        )
         let flagged = try #require(try await server.events(ofType: "signin.flagged").first)
         #expect(flagged.stream == "user-\(try #require(flagged.userID).lowercased)")
         #expect(flagged.reason == "impossible_travel" && flagged.ip == Self.tokyo)
@@ -74,20 +84,36 @@ struct SigninAlertsHTTPTests {
         let connection = try await server.database.connect()
         for recount in [false, true] {
             if recount { try await connection.execute("SELECT authlog.recount_reports()") }
-            let report = try await ReportQuery(kind: .alerts, since: .now().adding(seconds: -3_600), until: .now().adding(seconds: 60), dimensions: [.reason]).run(on: connection)
-            #expect(report.header == ["judgement", "recorded", "reauthenticated", "reauthentication_required", "denied"])
-            #expect(report.rows == [
-                Report.Row(keys: ["impossible_travel"], values: [1, 0, 0, 0]), Report.Row(keys: ["new_country"], values: [1, 0, 0, 0]),
-            ])
+            let report = try await ReportQuery(
+                kind: .alerts,
+                since: .now().adding(seconds: -3_600),
+                until: .now().adding(seconds: 60),
+                dimensions: [.reason]
+            ).run(on: connection)
+            #expect(
+                report.header == ["judgement", "recorded", "reauthenticated", "reauthentication_required", "denied"]
+            )
+            #expect(
+                report.rows == [
+                    Report.Row(keys: ["impossible_travel"], values: [1, 0, 0, 0]),
+                    Report.Row(keys: ["new_country"], values: [1, 0, 0, 0]),
+                ]
+            )
             let view = try await connection.query(
                 "SELECT judgement, decision, sum(alerts)::bigint FROM dashboard.signin_alerts_hourly GROUP BY 1, 2 ORDER BY 1"
-            ).rows.map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(String.self, at: 1)) \(try $0.decode(Int64.self, at: 2))" }
+            ).rows.map {
+                "\(try $0.decode(String.self, at: 0)) \(try $0.decode(String.self, at: 1)) \(try $0.decode(Int64.self, at: 2))"
+            }
             #expect(view == ["impossible_travel recorded 1", "new_country recorded 1"])
         }
         let metrics = String(decoding: try await server.client.send("GET", "/metrics").body, as: UTF8.self)
         #expect(metrics.contains("authlog_signin_judgements_total{kind=\"impossible_travel\",decision=\"recorded\"} 1"))
         // "Not me" on the alert ends every session.
-        let report = try await server.send("POST", "/v1/me/activity/\(entry["event_id"]?.stringValue ?? "")/not-me", as: session)
+        let report = try await server.send(
+            "POST",
+            "/v1/me/activity/\(entry["event_id"]?.stringValue ?? "")/not-me",
+            as: session
+        )
         #expect(report.status == 200 && report.json["sessions_ended"]?.arrayValue?.count == 2)
     }
 
@@ -111,7 +137,11 @@ struct SigninAlertsHTTPTests {
         _ = try await Self.signIn(server, from: Self.seoul)
         // The operator's monthly update moves the network to Busan; the timer (or SIGHUP) reloads it.
         let replacement = files.directory.appendingPathComponent("next.mmdb").path
-        try files.write(city: replacement, asn: files.directory.appendingPathComponent("next-asn.mmdb").path, moved: true)
+        try files.write(
+            city: replacement,
+            asn: files.directory.appendingPathComponent("next-asn.mmdb").path,
+            moved: true
+        )
         try FileManager.default.removeItem(atPath: files.city)
         try FileManager.default.moveItem(atPath: replacement, toPath: files.city)
         let places = try #require(server.components.account.places)

@@ -243,7 +243,10 @@ struct ReportQueryTests {
             }
         case .alerts:
             for item in items.alerts where inRange(item.at) {
-                add(keys(day: item.at, provider: item.provider, client: item.client, reason: item.judgement), item.decision)
+                add(
+                    keys(day: item.at, provider: item.provider, client: item.client, reason: item.judgement),
+                    item.decision
+                )
             }
         case .revocations:
             for item in items.sessions {

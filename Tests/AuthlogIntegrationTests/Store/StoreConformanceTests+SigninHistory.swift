@@ -13,7 +13,13 @@ extension StoreConformanceTests {
         try await store.events.append(try alice.registered(subjectHash: hashHex("a"), at: instant(0)))
         try await store.events.append(try bob.registered(subjectHash: hashHex("b"), at: instant(0)))
         #expect(try await store.signinHistory.recentSignins(of: alice.userID, limit: 10) == RecentSignins())
-        let phone = SigninSighting(deviceKey: "k-phone", deviceFamily: "App on iOS", country: "KR", region: "11", sealedPlace: "sealed-1")
+        let phone = SigninSighting(
+            deviceKey: "k-phone",
+            deviceFamily: "App on iOS",
+            country: "KR",
+            region: "11",
+            sealedPlace: "sealed-1"
+        )
         let laptop = SigninSighting(deviceKey: "k-laptop", deviceFamily: "Firefox on Linux")
         // One sign-in from before sign-in alerts (nothing recorded), two after, a refresh and another user's between.
         try await store.events.append(try alice.signedIn(UUID(), at: instant(1)))
@@ -26,14 +32,18 @@ extension StoreConformanceTests {
                 try alice.signedIn(session, sighting: laptop, at: instant(5)), try alice.issued(token, at: instant(5)),
             ])
         )
-        try await store.events.append(try alice.refreshed(token, into: token.next(expiresAt: instant(86_400)), at: instant(6)))
+        try await store.events.append(
+            try alice.refreshed(token, into: token.next(expiresAt: instant(86_400)), at: instant(6))
+        )
         _ = try await store.userKeys.keepFirst([1, 2, 3], for: alice.userID, at: instant(7))
 
         let recent = try await store.signinHistory.recentSignins(of: alice.userID, limit: 10)
-        #expect(recent.signins == [
-            PastSignin(at: instant(5), sighting: laptop), PastSignin(at: instant(3), sighting: phone),
-            PastSignin(at: instant(1), sighting: nil),
-        ])
+        #expect(
+            recent.signins == [
+                PastSignin(at: instant(5), sighting: laptop), PastSignin(at: instant(3), sighting: phone),
+                PastSignin(at: instant(1), sighting: nil),
+            ]
+        )
         #expect(recent.wrappedUserKey == [1, 2, 3])
         let newest = try await store.signinHistory.recentSignins(of: alice.userID, limit: 1)
         #expect(newest.signins.map(\.at) == [instant(5)])
@@ -54,11 +64,20 @@ extension StoreConformanceTests {
             try await store.signinHistory.sessionSignin(of: alice.userID, session: session)
                 == SessionSignin(signin: PastSignin(at: instant(1), sighting: phone))
         )
-        func flagged(_ kinds: [SigninJudgement.Kind], _ decision: SigninAlertDecision, session: UUID, at time: Int64) throws
+        func flagged(
+            _ kinds: [SigninJudgement.Kind],
+            _ decision: SigninAlertDecision,
+            session: UUID,
+            at time: Int64
+        ) throws
             -> EventEnvelope
         {
             try EventEnvelope(
-                SigninFlagged(judgedEventID: UUID(), judgements: kinds.map { SigninJudgement(kind: $0) }, decision: decision),
+                SigninFlagged(
+                    judgedEventID: UUID(),
+                    judgements: kinds.map { SigninJudgement(kind: $0) },
+                    decision: decision
+                ),
                 stream: StreamName(category: "user", id: alice.userID.lowercased),
                 occurredAt: instant(time),
                 outcome: decision.admits ? .success : .failure,
@@ -68,7 +87,9 @@ extension StoreConformanceTests {
                 sessionID: session
             )
         }
-        try await store.events.append(try flagged([.newCountry, .impossibleTravel], .recorded, session: session, at: 3))
+        try await store.events.append(
+            try flagged([.newCountry, .impossibleTravel], .recorded, session: session, at: 3)
+        )
         try await store.events.append(try flagged([.newDevice], .denied, session: session, at: 4))
         try await store.events.append(try flagged([.hostingNetwork], .recorded, session: other, at: 5))
         let read = try await store.signinHistory.sessionSignin(of: alice.userID, session: session)

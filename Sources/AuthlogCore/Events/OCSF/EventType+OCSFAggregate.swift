@@ -37,7 +37,8 @@ extension EventType {
             .tokenRefreshed, .tokenRefreshFailed, .tokenReuseDetected, .tokenRefreshReplayed, .tokenRevoked,
             .sessionLoggedOut, .sessionRevoked, .sessionExpired, .sessionReauthenticated, .providerConsentRevoked,
             .providerEmailChanged, .providerNotificationReceived, .providerRevocationAttempted, .accountDeleted,
-            .accountActionRefused, .accountNotMeReported, .signinFlagged, .auditCheckpointSigned, .auditRetentionApplied,
+            .accountActionRefused, .accountNotMeReported, .signinFlagged, .auditCheckpointSigned,
+            .auditRetentionApplied,
             .auditCheckpointRefused,
             .auditWitnessAlarm, .auditWitnessAlarmCleared, .identityLocked, .identityUnlocked:
             return nil

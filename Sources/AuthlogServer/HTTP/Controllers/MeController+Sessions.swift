@@ -86,18 +86,20 @@ extension MeController {
         )
         let activity = records.map { record -> JSONValue in
             let id = record.eventID.lowercased
-            return .object([
-                ("event_id", .string(id)),
-                ("type", .string(record.type.rawValue)),
-                ("time", .string(record.occurredAt.description)),
-                ("provider", record.provider.map { .string($0) } ?? .null),
-                ("ip", record.ip.map { .string($0.description) } ?? .null),
-                ("user_agent", record.userAgent.map { .string($0) } ?? .null),
-                ("outcome", .string(record.outcome.rawValue)),
-                ("position", record.logPosition.map { .number(String($0)) } ?? .null),
-                ("receipt_url", .string("/v1/log/receipt/\(id)")),
-                ("reason", record.reason.map { .string($0) } ?? .null),
-            ] + (record.alert.map { [("alert", $0)] } ?? []))
+            return .object(
+                [
+                    ("event_id", .string(id)),
+                    ("type", .string(record.type.rawValue)),
+                    ("time", .string(record.occurredAt.description)),
+                    ("provider", record.provider.map { .string($0) } ?? .null),
+                    ("ip", record.ip.map { .string($0.description) } ?? .null),
+                    ("user_agent", record.userAgent.map { .string($0) } ?? .null),
+                    ("outcome", .string(record.outcome.rawValue)),
+                    ("position", record.logPosition.map { .number(String($0)) } ?? .null),
+                    ("receipt_url", .string("/v1/log/receipt/\(id)")),
+                    ("reason", record.reason.map { .string($0) } ?? .null),
+                ] + (record.alert.map { [("alert", $0)] } ?? [])
+            )
         }
         return JSONResponse.make(
             .object([("activity", .array(activity)), ("next", next.map { .string($0.text) } ?? .null)])

@@ -24,7 +24,9 @@ extension Servers {
                 let second = try await other.signIn(with: .dev(subject: "maya"))
                 let alert = try #require(second.signinAlert)
                 #expect(alert.judgements == [.newDevice])
-                #expect(await events.next() == .signedIn(userID: second.tokens.userID, sessionID: second.tokens.sessionID))
+                #expect(
+                    await events.next() == .signedIn(userID: second.tokens.userID, sessionID: second.tokens.sessionID)
+                )
                 #expect(await events.next() == .unusualSignin(alert))
 
                 // The user says it was not them, from the first device: both are signed out.
