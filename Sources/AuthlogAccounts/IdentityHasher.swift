@@ -52,10 +52,18 @@ public struct IdentityHasher: Sendable {
         if let deviceID {
             return String(self.mac("authlog.device.v1\u{0}\(userID.lowercased)\u{0}id\u{0}\(deviceID)").prefix(32))
         }
-        let network = address.map { Hex.encode(Array($0.bytes.prefix($0.bytes.count == 4 ? 3 : 6))) } ?? "none"
+        let network = address.map(Self.networkPrefix) ?? "none"
         return String(
             self.mac("authlog.device.v1\u{0}\(userID.lowercased)\u{0}ua\u{0}\(family)\u{0}\(network)").prefix(32)
         )
+    }
+
+    /// The /24 of an IPv4 address (an IPv4-mapped IPv6 one too: `::ffff:a.b.c.d`), the /48 of an IPv6 one, in hex.
+    static func networkPrefix(_ address: IPAddress) -> String {
+        let bytes = address.bytes
+        let mapped = bytes.count == 16 && bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+        if mapped { return Hex.encode(Array(bytes[12..<15])) }
+        return Hex.encode(Array(bytes.prefix(bytes.count == 4 ? 3 : 6)))
     }
 
     private func mac(_ message: String) -> String {

@@ -39,42 +39,36 @@ struct SigninReviewer {
         let history = SigninHistory(past: recent.signins, lastLocated: lastLocated, settings: self.alerts.rules.judge)
         let judgements = SigninJudge(settings: self.alerts.rules.judge).judge(facts, history: history)
         return SigninReview(
-            sighting: Self.sighting(of: facts, sealedPlace: sealedPlace),
+            sighting: Self.sighting(of: facts, sealedPlace: sealedPlace, byDeviceID: metadata.deviceID != nil),
             judgements: judgements,
             decision: self.alerts.rules.decision(for: judgements, freshProof: self.isFresh(authTime, at: now))
         )
     }
 
-    /// Judges a refresh of `session` against the sign-in that started it: another device (only when the request
-    /// carries AuthlogClient's device id: a network change is no sign of a moved token), another country or
-    /// region, impossible travel since the sign-in, a hosting network. Each kind is flagged once per session
-    /// (a user who travels is told once, not at every refresh). Judged only with places configured or a device
-    /// id sent: otherwise there is nothing a refresh could add, and no read is spent. A refresh carries no
-    /// provider proof, so `reauthenticate` refuses it (sign in again).
-    /// - Throws: ``ServiceError`` 503 when the session's sign-in cannot be read.
-    func review(
-        refreshOf session: SessionRecord,
-        metadata: RequestMetadata,
-        at now: Timestamp
-    ) async throws(ServiceError) -> SigninReview {
-        guard self.alerts.enabled, self.alerts.places != nil || metadata.deviceID != nil else { return .none }
-        let start = try await self.dependencies.storeCall {
-            try await self.dependencies.signinHistory.sessionSignin(of: session.userID, session: session.sessionID)
-        }
-        guard let signin = start.signin, let sighting = signin.sighting else { return .none }
-        var facts = self.facts(of: session.userID, metadata: metadata, at: now)
-        if metadata.deviceID == nil { facts.deviceKey = sighting.deviceKey }
+    /// Judges a refresh against the sign-in that started its session (``RefreshTokenRecord/sessionSignin``, read
+    /// with the token in one statement): another device (when the sign-in sent AuthlogClient's device id, a
+    /// refresh with another id or with none is another device: the refresh token was copied; a session signed in
+    /// without one is not judged on devices, since a network change is no sign of a moved token), another
+    /// country or region, impossible travel since the sign-in, a hosting network. Each kind is flagged once per
+    /// session (what its sign-in was flagged for counts), so a user who travels is told once, not at every
+    /// refresh. A refresh carries no provider proof, so `reauthenticate` refuses it (sign in again).
+    func review(refreshOf record: RefreshTokenRecord, metadata: RequestMetadata, at now: Timestamp) async -> SigninReview {
+        guard self.alerts.enabled, let start = record.sessionSignin, let signin = start.signin,
+            let sighting = signin.sighting
+        else { return .none }
+        var facts = self.facts(of: record.userID, metadata: metadata, at: now)
+        if !sighting.byDeviceID { facts.deviceKey = sighting.deviceKey }
         let (_, lastLocated) = await self.sealedPlaces(
             of: nil,
             newestSealed: sighting.sealedPlace == nil ? nil : signin,
             wrappedKey: start.wrappedUserKey,
-            userID: session.userID
+            userID: record.userID
         )
         let history = SigninHistory(past: [signin], lastLocated: lastLocated, settings: self.alerts.rules.judge)
         let judgements = SigninJudge(settings: self.alerts.rules.judge).judge(facts, history: history)
             .filter { !start.flaggedKinds.contains($0.kind) }
         return SigninReview(
-            sighting: Self.sighting(of: facts, sealedPlace: nil),
+            sighting: Self.sighting(of: facts, sealedPlace: nil, byDeviceID: metadata.deviceID != nil),
             judgements: judgements,
             decision: self.alerts.rules.decision(for: judgements, freshProof: false)
         )
@@ -98,13 +92,14 @@ struct SigninReviewer {
         )
     }
 
-    private static func sighting(of facts: SigninFacts, sealedPlace: String?) -> SigninSighting {
+    private static func sighting(of facts: SigninFacts, sealedPlace: String?, byDeviceID: Bool) -> SigninSighting {
         SigninSighting(
             deviceKey: facts.deviceKey,
             deviceFamily: facts.family,
             country: facts.place?.country,
             region: facts.place?.region,
-            sealedPlace: sealedPlace
+            sealedPlace: sealedPlace,
+            byDeviceID: byDeviceID
         )
     }
 

@@ -3,7 +3,8 @@ import Foundation
 
 extension SigninService {
     /// Adds the `signin.flagged` of an unusual sign-in the policy admits to its command, naming its
-    /// `signin.succeeded`, and its id and kinds to the answer (`signin_alert`).
+    /// `signin.succeeded` and the new session (so its refreshes are not flagged again for the same kinds), and
+    /// its id and kinds to the answer (`signin_alert`).
     func flag(
         _ plan: inout (command: AppendCommand, response: TokenResponse),
         review: SigninReview,
@@ -16,6 +17,7 @@ extension SigninService {
             judged: succeeded,
             userID: userID,
             provider: provider,
+            sessionID: succeeded.sessionID,
             metadata: metadata,
             dependencies: self.dependencies,
             at: succeeded.occurredAt

@@ -52,8 +52,9 @@ public struct TokenService: Sendable {
         var replayRounds = 0
         var admitted = false
         while conflicts < self.dependencies.settings.maximumAttempts {
+            let alerts = self.dependencies.settings.alerts.enabled
             let record = try await self.dependencies.storeCall {
-                try await self.dependencies.queries.refreshToken(hash: hash)
+                try await self.dependencies.queries.refreshToken(hash: hash, withSessionSignin: alerts)
             }
             // One request is one refresh of its family, however many rounds it takes: one that lost a race on
             // the session stream and decides again takes nothing more (concurrent replays of one token take
@@ -114,8 +115,8 @@ public struct TokenService: Sendable {
             try await self.recordRefreshFailure(reason: .expired, record: record, metadata: metadata, at: now)
             throw Self.invalidGrant("The refresh token has expired.")
         }
-        let review = try await SigninReviewer(dependencies: self.dependencies)
-            .review(refreshOf: record.session, metadata: metadata, at: now)
+        let review = await SigninReviewer(dependencies: self.dependencies)
+            .review(refreshOf: record, metadata: metadata, at: now)
         if let decision = review.decision, !decision.admits {
             throw try await self.refuse(review, record: record, metadata: metadata, at: now)
         }

@@ -22,7 +22,10 @@ struct ServiceBench: AsyncParsableCommand {
             Then refreshes with one request in ten an immediate replay of the token just spent (the reuse grace \
             window) against refreshes without, in the order without, with, with, without; goal: at least 0.9x. \
             With --limits-only: refreshes with the rate limits on against off (goal: at least 0.95x), and the \
-            events a one-address flood's refusals wrote per 1,000 refused (goal: at most 1). With --alerts-only:             sign-ins with sign-in alerts on (device ids, real MaxMind DB files, the history read, the place sealed)             against off, on two servers over one database (goal: at least 0.95x), and the places lookup's time.
+            events a one-address flood's refusals wrote per 1,000 refused (goal: at most 1). With --alerts-only: \
+            sign-ins with sign-in alerts on (device ids, real MaxMind DB files, the history read, the place sealed) \
+            against off, on two servers over one database (goal: at least 0.95x), the same for refreshes, and the \
+            places lookup's time.
             """
     )
 

@@ -24,7 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
             docs/configuration.md); any member may come from the environment instead (AUTHLOG_ and its path, \
             segments joined by __), and an unknown key or a wrong type exits 2; `authlog config check` shows \
             the configuration in force. SIGTERM or SIGINT stops \
-            the server gracefully: it finishes the requests in flight, whose events are committed first.
+            the server gracefully: it finishes the requests in flight, whose events are committed first. SIGHUP \
+            reloads the places files of sign-in alerts.
             """
     )
 
@@ -44,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
     var dev = false
 
     func run() async throws {
+        // SIGHUP reloads the places files (HangupReloadService): ignored until that service traps it, so that a
+        // reload sent while the server starts cannot stop it.
+        signal(SIGHUP, SIG_IGN)
         let logger = Self.makeLogger()
         var configuration = try loadConfiguration(self.config)
         if self.dev { configuration.development = true }

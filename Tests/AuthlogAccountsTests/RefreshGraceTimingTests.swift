@@ -23,9 +23,9 @@ struct RefreshGraceTimingTests {
             self.delay = delay
         }
 
-        func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
+        func refreshToken(hash: [UInt8], withSessionSignin: Bool) async throws -> RefreshTokenRecord? {
             if self.isSlow.withLock({ $0 }) { try await Task.sleep(for: self.delay) }
-            return try await self.base.refreshToken(hash: hash)
+            return try await self.base.refreshToken(hash: hash, withSessionSignin: withSessionSignin)
         }
         func identities(provider: String, subjectHashes: [String]) async throws -> [String: IdentityRecord] {
             try await self.base.identities(provider: provider, subjectHashes: subjectHashes)

@@ -148,6 +148,12 @@ struct SigninAlertsTests {
             )
         )
         #expect(update.signinAlert == nil)
+        // An IPv4-mapped IPv6 address (a dual-stack listener, a proxy forwarding ::ffff:…) is the same /24.
+        let mapped = try await self.signIn(
+            rules,
+            Self.from("::ffff:175.45.0.77", device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36")
+        )
+        #expect(mapped.signinAlert == nil)
         let elsewhere = try await self.signIn(
             rules,
             Self.from(Self.busan, device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36")
@@ -312,5 +318,25 @@ struct SigninAlertsTests {
             try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo))
         }
         #expect(try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.seoul)).signinAlert == nil)
+    }
+
+    @Test func aStolenRefreshTokenPresentedWithoutTheDeviceIDIsANewDevice() async throws {
+        let rules = try Self.harness()
+        let home = try await self.signIn(rules, Self.from(Self.seoul))
+        // The same address and user agent, but no Authlog-Device-Id (curl with a copied token).
+        let copied = try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.seoul, device: nil))
+        #expect(copied.signinAlert?.kinds == [.newDevice])
+        #expect(rules.events(.signinFlagged).last?.sessionID == home.sessionID)
+    }
+
+    @Test func whatTheSigninWasFlaggedForIsNotFlaggedAgainOnItsRefreshes() async throws {
+        let rules = try Self.harness()
+        _ = try await self.signIn(rules, Self.from(Self.seoul))
+        let cloud = try await self.signIn(rules, Self.from(Self.cloud))
+        #expect(cloud.signinAlert?.kinds == [.hostingNetwork])
+        #expect(rules.events(.signinFlagged).last?.sessionID == cloud.sessionID)
+        let refreshed = try await rules.tokens.refresh(cloud.refreshToken, metadata: Self.from(Self.cloud))
+        #expect(refreshed.signinAlert == nil)
+        #expect(rules.events(.signinFlagged).count == 1)
     }
 }

@@ -132,6 +132,9 @@ struct SigninJudgeTests {
             ("ExampleApp/1.0 (iPhone; iOS 18.1)", "ExampleApp on iOS"),
             ("ExampleApp/2.3 (iPhone; iOS 19.0)", "ExampleApp on iOS"),
             ("curl/8.5.0", "curl"),
+            // A product name is the client's text: its control characters are escaped, as in every envelope value.
+            ("Evil\u{85}App/1.0", "Evil\\u{85}App"),
+            ("\u{1B}[31m/1.0", "\\u{1B}[31m"),
             (nil, "unknown"),
         ]
         for (agent, family) in cases { #expect(UserAgentFamily.of(agent) == family, "\(agent ?? "nil")") }

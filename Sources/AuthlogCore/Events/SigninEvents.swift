@@ -30,6 +30,8 @@ public struct SigninSucceeded: EventPayload {
     /// The city and the coarse location, sealed under the user's key (``SealedPlace``): deleting the account
     /// shreds them. Absent without a data key or without a location.
     public var sealedPlace: String?
+    /// Whether `device_key` is of AuthlogClient's device id (`true`), not of the user agent and the network.
+    public var deviceIdSent: Bool?
 
     /// Creates the payload.
     public init(
@@ -48,6 +50,7 @@ public struct SigninSucceeded: EventPayload {
         self.country = sighting?.country
         self.region = sighting?.region
         self.sealedPlace = sighting?.sealedPlace
+        self.deviceIdSent = sighting.map(\.byDeviceID)
         self.method = method
         self.subjectHash = subjectHash
         self.authTime = authTime
@@ -139,8 +142,8 @@ public struct IdentityUnlinked: EventPayload {
 
 /// A sign-in judged unusual for its user (`signin.flagged`, stream `user-<id>`): a new device, a new country or
 /// region, impossible travel, a hosting network (``SigninJudge``). Recorded in the command of the sign-in it
-/// judges, which it names; its envelope's `reason` is the first judgement's kind, its outcome that of the
-/// sign-in (failure when the policy refused it).
+/// judges, which it names, with the session signed in or refreshed; its envelope's `reason` is
+/// ``reason(for:)``, its outcome that of the sign-in (failure when the policy refused it).
 public struct SigninFlagged: EventPayload {
     /// The stored type name of this payload's events.
     public static let eventType = EventType.signinFlagged

@@ -13,6 +13,9 @@ public struct SigninSighting: Sendable, Equatable {
     public var region: String?
     /// The city and the coarse location sealed under the user's key (``SealedPlace``).
     public var sealedPlace: String?
+    /// Whether the device key is of AuthlogClient's device id (not of the user agent and the network): only
+    /// then can a refresh tell another device by its key.
+    public var byDeviceID: Bool
 
     /// Creates a sighting.
     public init(
@@ -20,8 +23,10 @@ public struct SigninSighting: Sendable, Equatable {
         deviceFamily: String,
         country: String? = nil,
         region: String? = nil,
-        sealedPlace: String? = nil
+        sealedPlace: String? = nil,
+        byDeviceID: Bool = false
     ) {
+        self.byDeviceID = byDeviceID
         self.deviceKey = deviceKey
         self.deviceFamily = deviceFamily
         self.country = country
@@ -58,11 +63,12 @@ public struct RecentSignins: Sendable, Equatable {
     }
 }
 
-/// A session's sign-in and what was flagged of its refreshes so far.
+/// A session's sign-in and what was flagged of it so far.
 public struct SessionSignin: Sendable, Equatable {
     /// The session's `signin.succeeded`; nil when the log has none (an ingested session).
     public var signin: PastSignin?
-    /// The kinds already flagged on the session's refreshes (admitted ones: `recorded`), each flagged once.
+    /// The kinds already flagged on the session (its sign-in and its refreshes; admitted ones only: `recorded`,
+    /// `reauthenticated`), each flagged once per session.
     public var flaggedKinds: Set<SigninJudgement.Kind>
     /// The user's wrapped personal-data key.
     public var wrappedUserKey: [UInt8]?
@@ -74,23 +80,4 @@ public struct SessionSignin: Sendable, Equatable {
         self.flaggedKinds = flaggedKinds
         self.wrappedUserKey = wrappedUserKey
     }
-}
-
-/// Reads of a user's recent successful sign-ins: the history sign-in alerts judge against, read from the log
-/// itself (an index over `signin.succeeded` by user), so there is no second copy to keep in step, `authlog
-/// rebuild` has nothing to rebuild, and account deletion shreds the sealed places with the user's key.
-public protocol SigninHistoryReads: Sendable {
-    /// The newest `limit` `signin.succeeded` of `userID`, newest first, and the user's wrapped key.
-    /// - Throws: ``StoreError``.
-    func recentSignins(of userID: UUID, limit: Int) async throws -> RecentSignins
-    /// The `signin.succeeded` of `session` (of `userID`), the kinds flagged on its admitted refreshes, and the
-    /// user's wrapped key.
-    /// - Throws: ``StoreError``.
-    func sessionSignin(of userID: UUID, session: UUID) async throws -> SessionSignin
-}
-
-/// Where the operator's MaxMind DB files place an address (AuthlogPlaces' `PlaceLookup`).
-public protocol AddressPlaces: Sendable {
-    /// The place and the network of `address`; both nil when the files know nothing of it.
-    func place(of address: IPAddress) -> (place: Place?, network: AutonomousSystem?)
 }

@@ -13,8 +13,9 @@ public enum UserAgentFamily {
         let client =
             Self.browsers.first { products.contains($0.token) }.map(\.name)
             ?? products.first { $0 != "Mozilla" } ?? products.first ?? "unknown"
-        guard let system = Self.systems.first(where: { text.contains($0.marker) })?.name else { return client }
-        return "\(client) on \(system)"
+        let family = Self.systems.first(where: { text.contains($0.marker) }).map { "\(client) on \($0.name)" } ?? client
+        // A product name is the client's own text: control characters escaped, as every envelope value's are.
+        return EnvelopeText.normalized(family, limit: 96) ?? "unknown"
     }
 
     /// The product names of a user agent (`Chrome` of `Chrome/120.0`), outside its comments.

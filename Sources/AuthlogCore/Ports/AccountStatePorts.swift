@@ -11,8 +11,9 @@ public protocol SessionReads: Sendable {
     func identities(provider: String, subjectHashes: [String]) async throws -> [String: IdentityRecord]
     /// The linked (not released) identities of a user, oldest first.
     func identities(of userID: UUID) async throws -> [IdentityRecord]
-    /// The refresh token whose SHA-256 is `hash`, if any.
-    func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord?
+    /// The refresh token whose SHA-256 is `hash`, if any; `withSessionSignin` also reads its session's sign-in
+    /// (``RefreshTokenRecord/sessionSignin``) in the same statement, for sign-in alerts.
+    func refreshToken(hash: [UInt8], withSessionSignin: Bool) async throws -> RefreshTokenRecord?
     /// One session, if it exists.
     func session(_ sessionID: UUID) async throws -> SessionRecord?
     /// The active sessions of a user, or of a user with one provider, oldest first, with each session
@@ -22,6 +23,13 @@ public protocol SessionReads: Sendable {
     func userExists(_ userID: UUID) async throws -> Bool
     /// Whether the store answers.
     func isReachable() async -> Bool
+}
+
+extension SessionReads {
+    /// The refresh token whose SHA-256 is `hash`, if any, without its session's sign-in.
+    public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
+        try await self.refreshToken(hash: hash, withSessionSignin: false)
+    }
 }
 
 /// The active sessions past a lifetime, for the sweeper.

@@ -19,6 +19,9 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     /// The answer its rotation gave, sealed under a key only the presented token derives
     /// (`refresh_tokens.successor_sealed`), while a spent token may still be replayed within the grace window.
     public var sealedSuccessor: [UInt8]?
+    /// The session's sign-in and what its admitted refreshes were flagged for, when read
+    /// (`withSessionSignin`).
+    public var sessionSignin: SessionSignin?
 
     /// The session.
     public var sessionID: UUID { self.session.sessionID }
@@ -36,8 +39,10 @@ public struct RefreshTokenRecord: Sendable, Equatable {
         session: SessionRecord,
         sessionVersion: Int32,
         rotatedAt: Timestamp? = nil,
-        sealedSuccessor: [UInt8]? = nil
+        sealedSuccessor: [UInt8]? = nil,
+        sessionSignin: SessionSignin? = nil
     ) {
+        self.sessionSignin = sessionSignin
         self.tokenID = tokenID
         self.familyID = familyID
         self.state = state

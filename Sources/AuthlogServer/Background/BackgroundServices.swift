@@ -27,8 +27,8 @@ extension ServerComponents {
     ///   static files (``TileDirectory``), read from the read database, never on the write path;
     /// - sinks (1 s each) when `sinks` are configured: sealed events pushed to each sink by its own service
     ///   (``SinkDeliverer``), its lease given up at shutdown; and every sink's cursor read into `/metrics`;
-    /// - places (`places.reload_interval_seconds`, default 300, and on SIGHUP) when `places.city_database` is set:
-    ///   the MaxMind DB files opened again when replaced.
+    /// - places (`places.reload_interval_seconds`, default 300) when `places.city_database` is set: the MaxMind
+    ///   DB files opened again when replaced; and SIGHUP, always trapped, reloads them at once.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let sealer: [any Service] = [
             self.sealerService(logger: logger), self.refusalService(logger: logger),

@@ -52,7 +52,7 @@ public struct SessionQueries: SessionReads {
 
     /// The refresh token whose SHA-256 is `hash`, if any.
     /// - Throws: ``StoreError``.
-    public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
+    public func refreshToken(hash: [UInt8], withSessionSignin: Bool) async throws -> RefreshTokenRecord? {
         let row = try await self.pool.withConnection { connection in
             try await connection.query(
                 """
@@ -60,8 +60,10 @@ public struct SessionQueries: SessionReads {
                        (SELECT max(e.stream_version) FROM authlog.event_records e
                         WHERE e.stream = 'session-' || t.session_id::text),
                        \(unescaped: Self.sessionColumns), t.rotated_at, t.successor_sealed
+                       \(unescaped: withSessionSignin ? Self.sessionSigninColumns : "")
                 FROM authlog.refresh_tokens t JOIN authlog.sessions s USING (session_id)
                     LEFT JOIN authlog.users u ON u.user_id = s.user_id
+                    \(unescaped: withSessionSignin ? Self.sessionSigninJoin : "")
                 WHERE t.token_hash = \(ByteaValue(hash))
                 """
             ).first
@@ -78,7 +80,44 @@ public struct SessionQueries: SessionReads {
             session: try Self.session(row, from: 5),
             sessionVersion: try row.decode(Int32?.self, at: 4) ?? 0,
             rotatedAt: try row.decode(Timestamp?.self, at: 16),
-            sealedSuccessor: try row.decode(ByteaValue?.self, at: 17)?.bytes
+            sealedSuccessor: try row.decode(ByteaValue?.self, at: 17)?.bytes,
+            sessionSignin: withSessionSignin ? try Self.sessionSignin(row, from: 18) : nil
+        )
+    }
+
+    /// For sign-in alerts, after the refresh token's columns: the session's `signin.succeeded` (its
+    /// `occurred_at` is the session's `started_at`: one probe of `event_records_user_signins`) with its sighting,
+    /// the kinds flagged on the session's admitted sign-in and refreshes since it started, and the user's
+    /// wrapped key.
+    static let sessionSigninColumns = """
+        , ss.occurred_at, \(SigninHistoryQueries.sightingColumns("ss.data")),
+          (SELECT string_agg(DISTINCT j.value->>'kind', ',')
+           FROM authlog.event_records f
+           CROSS JOIN LATERAL jsonb_array_elements(CASE jsonb_typeof(f.data->'judgements')
+                                                       WHEN 'array' THEN f.data->'judgements' ELSE '[]' END) AS j
+           WHERE f.user_id = s.user_id AND f.type = 'signin.flagged' AND f.occurred_at >= s.started_at
+             AND f.session_id = s.session_id AND f.data->>'decision' IN ('recorded', 'reauthenticated')),
+          (SELECT k.wrapped_key FROM authlog.user_keys k WHERE k.user_id = s.user_id)
+        """
+
+    /// The join ``sessionSigninColumns`` reads `ss` from.
+    static let sessionSigninJoin = """
+        LEFT JOIN LATERAL (
+            SELECT e.occurred_at, e.data FROM authlog.event_records e
+            WHERE e.user_id = s.user_id AND e.type = 'signin.succeeded' AND e.occurred_at = s.started_at
+              AND e.session_id = s.session_id
+            LIMIT 1
+        ) AS ss ON true
+        """
+
+    /// The ``SessionSignin`` of a row whose columns from `column` are ``sessionSigninColumns``.
+    private static func sessionSignin(_ row: QueryRow, from column: Int) throws -> SessionSignin {
+        let kinds = try row.decode(String?.self, at: column + 7)?.split(separator: ",")
+            .compactMap { SigninJudgement.Kind(rawValue: String($0)) } ?? []
+        return SessionSignin(
+            signin: try SigninHistoryQueries.pastSignin(row, at: column),
+            flaggedKinds: Set(kinds),
+            wrappedUserKey: try row.decode(ByteaValue?.self, at: column + 8)?.bytes
         )
     }
 

@@ -31,7 +31,7 @@ public struct InMemorySessionReads: SessionReads {
     }
 
     /// The refresh token whose SHA-256 is `hash`, if any and if its session exists.
-    public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
+    public func refreshToken(hash: [UInt8], withSessionSignin: Bool) async throws -> RefreshTokenRecord? {
         self.storage.withState { state in
             guard let token = state.projections.refreshTokens.first(where: { $0.row.tokenHash == hash }),
                 let session = state.projections.sessions[token.row.sessionID]
@@ -44,9 +44,26 @@ public struct InMemorySessionReads: SessionReads {
                 session: Self.record(session, in: state.projections),
                 sessionVersion: Self.version(of: session.sessionID, in: state.log),
                 rotatedAt: token.rotatedAt,
-                sealedSuccessor: token.successorSealed
+                sealedSuccessor: token.successorSealed,
+                sessionSignin: withSessionSignin ? Self.sessionSignin(of: session, in: state) : nil
             )
         }
+    }
+
+    /// The session's sign-in, the kinds flagged on it (admitted only) since it started, and its user's key, as
+    /// AuthlogStore's `SessionQueries` reads them.
+    private static func sessionSignin(of session: InMemoryProjections.Session, in state: InMemoryStorage.State) -> SessionSignin {
+        let events = state.log.envelopes.filter { $0.userID == session.userID && $0.sessionID == session.sessionID }
+        let signin = events.first { $0.type == .signinSucceeded && $0.occurredAt == session.startedAt }
+        let kinds = events.filter { $0.type == .signinFlagged && $0.occurredAt >= session.startedAt }
+            .compactMap { try? $0.payload(as: SigninFlagged.self) }
+            .filter { $0.decision.admits }
+            .flatMap { $0.judgements.map(\.kind) }
+        return SessionSignin(
+            signin: signin.map(InMemorySigninHistory.pastSignin),
+            flaggedKinds: Set(kinds),
+            wrappedUserKey: state.tables.userKeys[session.userID]
+        )
     }
 
     /// One session, if it exists.

@@ -18,25 +18,8 @@ public struct InMemorySigninHistory: SigninHistoryReads {
         }
     }
 
-    /// The `signin.succeeded` of `session`, the kinds flagged on its admitted refreshes, and the user's key.
-    public func sessionSignin(of userID: UUID, session: UUID) async throws -> SessionSignin {
-        self.storage.withState { state in
-            let events = state.log.envelopes.filter { $0.userID == userID && $0.sessionID == session }
-            let signin = events.filter { $0.type == .signinSucceeded }.max { $0.occurredAt < $1.occurredAt }
-            let kinds = events.filter { $0.type == .signinFlagged }
-                .compactMap { try? $0.payload(as: SigninFlagged.self) }
-                .filter { $0.decision.admits }
-                .flatMap { $0.judgements.map(\.kind) }
-            return SessionSignin(
-                signin: signin.map(Self.pastSignin),
-                flaggedKinds: Set(kinds),
-                wrappedUserKey: state.tables.userKeys[userID]
-            )
-        }
-    }
-
     /// What a `signin.succeeded` recorded.
-    private static func pastSignin(_ envelope: EventEnvelope) -> PastSignin {
+    static func pastSignin(_ envelope: EventEnvelope) -> PastSignin {
         let payload = try? envelope.payload(as: SigninSucceeded.self)
         var sighting: SigninSighting?
         if let payload, let key = payload.deviceKey, let family = payload.deviceFamily {
@@ -45,7 +28,8 @@ public struct InMemorySigninHistory: SigninHistoryReads {
                 deviceFamily: family,
                 country: payload.country,
                 region: payload.region,
-                sealedPlace: payload.sealedPlace
+                sealedPlace: payload.sealedPlace,
+                byDeviceID: payload.deviceIdSent ?? false
             )
         }
         return PastSignin(at: envelope.occurredAt, sighting: sighting)

@@ -75,4 +75,21 @@ struct ServePlacesCommandTests {
         #expect(moved.json["signin_alert"]?["judgements"] == .array([.string("new_region")]))
         #expect(server.process.isRunning, "SIGHUP does not stop the server")
     }
+
+    /// `systemctl reload authlog` sends SIGHUP whether or not places are configured: it must never stop the server.
+    @Test func sighupWithoutPlacesFilesLeavesTheServerRunning() async throws {
+        let database = try await TestDatabase.make()
+        let server = try await ServeProcess.start(database: database)
+        defer { server.stop() }
+        kill(server.process.processIdentifier, SIGHUP)
+        let deadline = ContinuousClock.now + .seconds(30)
+        var log = ""
+        while ContinuousClock.now < deadline, !log.contains("SIGHUP: nothing to reload") {
+            try await Task.sleep(for: .milliseconds(50))
+            log = (try? String(contentsOfFile: server.logFile, encoding: .utf8)) ?? ""
+        }
+        #expect(log.contains("SIGHUP: nothing to reload (no places.city_database)"))
+        #expect(server.process.isRunning)
+        #expect(try await HTTPTestClient(baseURL: server.baseURL).send("GET", "/healthz").status == 200)
+    }
 }

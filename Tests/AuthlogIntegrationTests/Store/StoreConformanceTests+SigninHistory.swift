@@ -52,25 +52,27 @@ extension StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
-    func aSessionsSigninIsReadWithTheKindsItsAdmittedRefreshesWereFlaggedFor(kind: StoreKind) async throws {
+    func aRefreshTokenIsReadWithItsSessionsSigninAndTheKindsItWasFlaggedFor(kind: StoreKind) async throws {
         guard let store = try await StoreUnderTest.make(kind) else { return }
         let alice = Person()
         try await store.events.append(try alice.registered(subjectHash: hashHex("a"), at: instant(0)))
         let (session, other) = (UUID(), UUID())
-        let phone = SigninSighting(deviceKey: "k-phone", deviceFamily: "App on iOS", country: "KR")
-        try await store.events.append(try alice.signedIn(session, sighting: phone, at: instant(1)))
+        let phone = SigninSighting(deviceKey: "k-phone", deviceFamily: "App on iOS", country: "KR", byDeviceID: true)
+        let token = IssuedToken(session: session, expiresAt: instant(86_400))
+        try await store.events.append(
+            AppendCommand(events: [
+                try alice.signedIn(session, sighting: phone, at: instant(1)), try alice.issued(token, at: instant(1)),
+            ])
+        )
         try await store.events.append(try alice.signedIn(other, at: instant(2)))
+        // Without asking, nothing is read; asked, the sign-in with nothing flagged yet.
+        #expect(try await store.sessions.refreshToken(hash: token.hash)?.sessionSignin == nil)
         #expect(
-            try await store.signinHistory.sessionSignin(of: alice.userID, session: session)
+            try await store.sessions.refreshToken(hash: token.hash, withSessionSignin: true)?.sessionSignin
                 == SessionSignin(signin: PastSignin(at: instant(1), sighting: phone))
         )
-        func flagged(
-            _ kinds: [SigninJudgement.Kind],
-            _ decision: SigninAlertDecision,
-            session: UUID,
-            at time: Int64
-        ) throws
-            -> EventEnvelope
+        func flagged(_ kinds: [SigninJudgement.Kind], _ decision: SigninAlertDecision, session: UUID, at time: Int64)
+            throws -> EventEnvelope
         {
             try EventEnvelope(
                 SigninFlagged(
@@ -87,14 +89,15 @@ extension StoreConformanceTests {
                 sessionID: session
             )
         }
-        try await store.events.append(
-            try flagged([.newCountry, .impossibleTravel], .recorded, session: session, at: 3)
-        )
+        // Admitted flags of this session count; a denied one, and another session's, do not.
+        try await store.events.append(try flagged([.newCountry, .impossibleTravel], .recorded, session: session, at: 3))
         try await store.events.append(try flagged([.newDevice], .denied, session: session, at: 4))
         try await store.events.append(try flagged([.hostingNetwork], .recorded, session: other, at: 5))
-        let read = try await store.signinHistory.sessionSignin(of: alice.userID, session: session)
-        #expect(read.flaggedKinds == [.newCountry, .impossibleTravel])
-        #expect(read.signin?.sighting == phone && read.wrappedUserKey == nil)
-        #expect(try await store.signinHistory.sessionSignin(of: alice.userID, session: UUID()) == SessionSignin())
+        _ = try await store.userKeys.keepFirst([9, 9], for: alice.userID, at: instant(6))
+        let read = try #require(
+            try await store.sessions.refreshToken(hash: token.hash, withSessionSignin: true)?.sessionSignin
+        )
+        #expect(read.flaggedKinds == Set<SigninJudgement.Kind>([.newCountry, .impossibleTravel]))
+        #expect(read.signin?.sighting == phone && read.wrappedUserKey == [9, 9])
     }
 }

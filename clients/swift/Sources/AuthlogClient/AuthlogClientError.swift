@@ -20,6 +20,9 @@ public struct AuthlogClientError: Error, Sendable, Hashable, CustomStringConvert
         public static let reauthenticationRequired = Code(rawValue: "reauthentication_required")
         /// Another user holds the identity's verified email; ``AuthlogClientError/providers`` names theirs.
         public static let accountExists = Code(rawValue: "account_exists")
+        /// A sign-in or refresh judged unusual for the user (a new device, place or network) and refused by the
+        /// server's policy: the user signs in again, from a device or place used before.
+        public static let signinUnusual = Code(rawValue: "signin_unusual")
         /// The thing named does not exist (or is not the user's).
         public static let notFound = Code(rawValue: "not_found")
         /// No session on this device: sign in first (client code; no request was made).

@@ -31,6 +31,10 @@ public enum SignOutReason: String, Sendable, Hashable {
     /// The user reported an entry of their activity as not theirs (``AuthlogClient/reportNotMe(eventID:)``):
     /// every session of theirs ended, this one too; they sign in again.
     case reportedNotMe = "reported_not_me"
+    /// authlog refused a refresh as unusual for the user (`signin_unusual` or `reauthentication_required`: a new
+    /// device, place or network under a policy that refuses it): the tokens were cleared; the user signs in
+    /// again, with a fresh provider proof.
+    case refusedAsUnusual = "refused_as_unusual"
 }
 
 /// Which session the client holds, without its tokens.

@@ -186,10 +186,10 @@ actor TokenKeeper {
                     .answer(to: next.identity, at: requestedAt, types: EventExpectation.refreshTypes)
                 )
                 return next
-            } catch let error as AuthlogClientError where error.code == .invalidGrant {
+            } catch let error as AuthlogClientError where error.code == .invalidGrant || Self.isRefusedAsUnusual(error) {
                 if let newer = try? await self.adoptStored(replacing: tokens) { return newer }
                 if self.tokens?.refreshToken == tokens.refreshToken {
-                    self.forget(.sessionEnded)
+                    self.forget(Self.isRefusedAsUnusual(error) ? .refusedAsUnusual : .sessionEnded)
                     try? await self.clearIfSignedOut()
                 }
                 throw AuthlogClientError(.signedOut, status: error.status, detail: error.detail)
@@ -270,4 +270,11 @@ actor TokenKeeper {
     }
 
     private static let signedOut = AuthlogClientError(.signedOut, detail: "There is no session: sign in first.")
+
+    /// Whether a refresh was refused because the server judged it unusual (a new device, place or network) and
+    /// its policy refuses such refreshes: a refresh carries no provider proof, so asking again cannot help; the
+    /// session ends on this device and the user signs in again.
+    private static func isRefusedAsUnusual(_ error: AuthlogClientError) -> Bool {
+        error.status == 401 && (error.code == .signinUnusual || error.code == .reauthenticationRequired)
+    }
 }

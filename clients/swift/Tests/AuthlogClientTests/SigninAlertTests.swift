@@ -55,6 +55,29 @@ struct SigninAlertTests {
         #expect(await events.next() == .unusualSignin(Self.alert))
     }
 
+    /// A refresh the server refuses as unusual (`signin_unusual`, `reauthentication_required`) cannot succeed by
+    /// asking again: the tokens are cleared and the app is told to sign in, instead of a loop of refused refreshes.
+    @Test(arguments: ["signin_unusual", "reauthentication_required"])
+    func aRefreshRefusedAsUnusualSignsOutInsteadOfRetrying(_ code: String) async throws {
+        let server = AlertingTokenServer()
+        let store = InMemoryTokenStore()
+        let client = Self.client(server, store)
+        var events = client.sessionEvents().makeAsyncIterator()
+        #expect(await events.next() == .initialSession(nil))
+        let signedIn = try await client.signIn(with: .dev(subject: "ada"))
+        #expect(await events.next() == .signedIn(userID: "user-1", sessionID: signedIn.tokens.sessionID))
+        server.refuseRefreshes(with: code)
+        do {
+            try await client.refresh()
+            Issue.record("a refused refresh succeeded")
+        } catch let error as AuthlogClientError {
+            #expect(error.code == .signedOut && error.status == 401)
+        }
+        #expect(await events.next() == .signedOut(.refusedAsUnusual))
+        #expect(try await store.load() == nil)
+        #expect(server.received.filter { $0.path == "/v1/token/refresh" }.count == 1, "asked once, not again")
+    }
+
     /// The first sign-in is flagged, the second is not: after the second `signedIn` comes the refresh's event,
     /// no alert.
     @Test func anAnswerWithoutAnAlertRaisesNone() async throws {

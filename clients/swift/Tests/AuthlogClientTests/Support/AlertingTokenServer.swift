@@ -26,6 +26,8 @@ final class AlertingTokenServer: HTTPTransport, @unchecked Sendable {
     /// The `signin_alert` members of the next token answers, first first, as JSONSerialization reads them.
     private var alerts: [Any] = []
     private var log: [Received] = []
+    /// The `error` every refresh is refused with (401), when set.
+    private var refreshRefusal: String?
 
     /// Every request so far, in order.
     var received: [Received] { self.lock.withLock { self.log } }
@@ -41,6 +43,9 @@ final class AlertingTokenServer: HTTPTransport, @unchecked Sendable {
         let member = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
         self.lock.withLock { self.alerts.append(member) }
     }
+
+    /// Refuses every refresh from now on with 401 and `code` (`signin_unusual`, `reauthentication_required`).
+    func refuseRefreshes(with code: String) { self.lock.withLock { self.refreshRefusal = code } }
 
     func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let path = request.url?.path ?? ""
@@ -65,6 +70,7 @@ final class AlertingTokenServer: HTTPTransport, @unchecked Sendable {
         case "/v1/signin/dev":
             return (200, self.tokens(session: UUID().uuidString.lowercased()))
         case "/v1/token/refresh":
+            if let code = self.refreshRefusal { return (401, ["error": code, "error_description": "refused"]) }
             let body = request.httpBody.flatMap { try? JSONDecoder().decode([String: String].self, from: $0) }
             guard let presented = body?["refresh_token"], self.liveRefreshTokens.remove(presented) != nil,
                 let session = presented.split(separator: "/").first
