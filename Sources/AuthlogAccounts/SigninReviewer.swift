@@ -56,14 +56,21 @@ struct SigninReviewer {
         guard self.alerts.enabled, let start = record.sessionSignin, let signin = start.signin,
             let sighting = signin.sighting
         else { return .none }
-        var facts = self.facts(of: record.userID, metadata: metadata, at: now)
+        // From the sign-in's own network the place is the sign-in's: neither looked up nor opened (most refreshes).
+        let sameNetwork =
+            metadata.ip.map(IdentityHasher.networkPrefix) != nil
+            && metadata.ip.map(IdentityHasher.networkPrefix) == start.address.map(IdentityHasher.networkPrefix)
+        var facts = self.facts(of: record.userID, metadata: metadata, at: now, lookingUp: !sameNetwork)
         if !sighting.byDeviceID { facts.deviceKey = sighting.deviceKey }
-        let (_, lastLocated) = await self.sealedPlaces(
-            of: nil,
-            newestSealed: sighting.sealedPlace == nil ? nil : signin,
-            wrappedKey: start.wrappedUserKey,
-            userID: record.userID
-        )
+        let lastLocated =
+            sameNetwork || sighting.sealedPlace == nil
+            ? nil
+            : await self.sealedPlaces(
+                of: nil,
+                newestSealed: signin,
+                wrappedKey: start.wrappedUserKey,
+                userID: record.userID
+            ).lastLocated
         let history = SigninHistory(past: [signin], lastLocated: lastLocated, settings: self.alerts.rules.judge)
         let judgements = SigninJudge(settings: self.alerts.rules.judge).judge(facts, history: history)
             .filter { !start.flaggedKinds.contains($0.kind) }
@@ -75,9 +82,14 @@ struct SigninReviewer {
     }
 
     /// What the request says of the device and the place.
-    private func facts(of userID: UUID, metadata: RequestMetadata, at now: Timestamp) -> SigninFacts {
+    private func facts(
+        of userID: UUID,
+        metadata: RequestMetadata,
+        at now: Timestamp,
+        lookingUp: Bool = true
+    ) -> SigninFacts {
         let family = UserAgentFamily.of(metadata.userAgent)
-        let located = metadata.ip.flatMap { self.alerts.places?.place(of: $0) }
+        let located = lookingUp ? metadata.ip.flatMap { self.alerts.places?.place(of: $0) } : nil
         return SigninFacts(
             deviceKey: self.dependencies.hasher.deviceKey(
                 userID: userID,

@@ -88,10 +88,11 @@ extension ServiceBench {
             )
             runs[alerts, default: []].append(run)
         }
-        await on.stop()
-        await off.stop()
         let rate = { (alerts: Bool) in (runs[alerts] ?? []).map(\.rate).reduce(0, +) / 2 }
         let ratio = rate(true) / rate(false)
+        let refreshes = try await self.measureAlertRefreshes(servers, for: duration)
+        await on.stop()
+        await off.stop()
         say(
             String(
                 format: "goal: sign-ins with alerts on >= 0.95x off: %.0f/s against %.0f/s, %.2fx %@",
@@ -101,7 +102,64 @@ extension ServiceBench {
                 ratio >= 0.95 ? "met" : "NOT met"
             )
         )
+        say(
+            String(
+                format: "refreshes with alerts on against off (no goal): %.0f/s against %.0f/s, %.2fx",
+                refreshes.on,
+                refreshes.off,
+                refreshes.on / refreshes.off
+            )
+        )
         try Self.measureLookups(files)
+    }
+
+    /// Refreshes per second with alerts on (each judged against its session's sign-in, read in the refresh
+    /// token's statement, its sealed place opened) against off, each worker's chain begun by a dev sign-in with a
+    /// device id from Seoul and refreshed from there; off, on, on, off.
+    private func measureAlertRefreshes(
+        _ servers: [Bool: HTTPTestClient],
+        for duration: Duration
+    ) async throws -> (on: Double, off: Double) {
+        @Sendable func headers(_ worker: Int) -> [(String, String)] {
+            [
+                ("User-Agent", "BenchApp/1.0 CFNetwork/1490 Darwin/23.2.0 (iPhone)"),
+                ("X-Forwarded-For", "175.223.10.\(worker % 250 + 1)"),
+                ("Authlog-Device-Id", Base64URL.encode(SHA256.hash(Array("bench-refresh-device-\(worker)".utf8)))),
+            ]
+        }
+        var chains: [Bool: TokenChains] = [:]
+        for (alerts, client) in servers {
+            var tokens: [String] = []
+            for worker in 0..<self.connections {
+                let answer = try await client.post(
+                    "/v1/signin/dev",
+                    .members(["subject": .string("bench-refresh-\(alerts)-\(worker)")]),
+                    headers: headers(worker)
+                )
+                guard let token = answer.json["refresh_token"]?.stringValue else {
+                    throw BenchFailure("a sign-in for the refresh chains failed")
+                }
+                tokens.append(token)
+            }
+            chains[alerts] = TokenChains(tokens)
+        }
+        var rates: [Bool: Double] = [:]
+        for alerts in [false, true, true, false] {
+            guard let client = servers[alerts], let chain = chains[alerts] else { continue }
+            let run = try await LoadRun.run(connections: self.connections, for: duration) { worker, _ in
+                let answer = try await client.post(
+                    "/v1/token/refresh",
+                    .members(["refresh_token": .string(chain.token(worker))]),
+                    headers: headers(worker)
+                )
+                guard answer.status == 200, let next = answer.json["refresh_token"]?.stringValue else { return false }
+                chain.set(worker, next)
+                return true
+            }
+            say("refreshes with alerts \(alerts ? "on" : "off"): \(run.summary)")
+            rates[alerts, default: 0] += run.rate / 2
+        }
+        return (rates[true] ?? 0, rates[false] ?? 0)
     }
 
     /// The lookup's own time: city and ASN facts of addresses in and out of the files, a million times.

@@ -72,10 +72,17 @@ public struct SessionSignin: Sendable, Equatable {
     public var flaggedKinds: Set<SigninJudgement.Kind>
     /// The user's wrapped personal-data key.
     public var wrappedUserKey: [UInt8]?
+    /// The client address the sign-in came from (its envelope's `ip`).
+    public var address: IPAddress?
 
     /// Creates the record.
-    public init(signin: PastSignin? = nil, flaggedKinds: Set<SigninJudgement.Kind> = [], wrappedUserKey: [UInt8]? = nil)
-    {
+    public init(
+        signin: PastSignin? = nil,
+        flaggedKinds: Set<SigninJudgement.Kind> = [],
+        wrappedUserKey: [UInt8]? = nil,
+        address: IPAddress? = nil
+    ) {
+        self.address = address
         self.signin = signin
         self.flaggedKinds = flaggedKinds
         self.wrappedUserKey = wrappedUserKey

@@ -87,8 +87,8 @@ public struct SessionQueries: SessionReads {
 
     /// For sign-in alerts, after the refresh token's columns: the session's `signin.succeeded` (its
     /// `occurred_at` is the session's `started_at`: one probe of `event_records_user_signins`) with its sighting,
-    /// the kinds flagged on the session's admitted sign-in and refreshes since it started, and the user's
-    /// wrapped key.
+    /// the kinds flagged on the session's admitted sign-in and refreshes since it started, the user's wrapped
+    /// key, and the sign-in's address.
     static let sessionSigninColumns = """
         , ss.occurred_at, \(SigninHistoryQueries.sightingColumns("ss.data")),
           (SELECT string_agg(DISTINCT j.value->>'kind', ',')
@@ -97,13 +97,13 @@ public struct SessionQueries: SessionReads {
                                                        WHEN 'array' THEN f.data->'judgements' ELSE '[]' END) AS j
            WHERE f.user_id = s.user_id AND f.type = 'signin.flagged' AND f.occurred_at >= s.started_at
              AND f.session_id = s.session_id AND f.data->>'decision' IN ('recorded', 'reauthenticated')),
-          (SELECT k.wrapped_key FROM authlog.user_keys k WHERE k.user_id = s.user_id)
+          (SELECT k.wrapped_key FROM authlog.user_keys k WHERE k.user_id = s.user_id), ss.ip
         """
 
     /// The join ``sessionSigninColumns`` reads `ss` from.
     static let sessionSigninJoin = """
         LEFT JOIN LATERAL (
-            SELECT e.occurred_at, e.data FROM authlog.event_records e
+            SELECT e.occurred_at, e.data, e.ip FROM authlog.event_records e
             WHERE e.user_id = s.user_id AND e.type = 'signin.succeeded' AND e.occurred_at = s.started_at
               AND e.session_id = s.session_id
             LIMIT 1
@@ -117,7 +117,8 @@ public struct SessionQueries: SessionReads {
         return SessionSignin(
             signin: try SigninHistoryQueries.pastSignin(row, at: column),
             flaggedKinds: Set(kinds),
-            wrappedUserKey: try row.decode(ByteaValue?.self, at: column + 8)?.bytes
+            wrappedUserKey: try row.decode(ByteaValue?.self, at: column + 8)?.bytes,
+            address: try row.decode(IPAddress?.self, at: column + 9)
         )
     }
 

@@ -62,7 +62,8 @@ public struct InMemorySessionReads: SessionReads {
         return SessionSignin(
             signin: signin.map(InMemorySigninHistory.pastSignin),
             flaggedKinds: Set(kinds),
-            wrappedUserKey: state.tables.userKeys[session.userID]
+            wrappedUserKey: state.tables.userKeys[session.userID],
+            address: signin?.ip
         )
     }
 

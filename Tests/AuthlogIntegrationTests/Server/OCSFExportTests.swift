@@ -40,37 +40,6 @@ struct OCSFExportTests {
         return try await OCSFExport.lines(of: page, on: connection)
     }
 
-    /// Runs a sink of format `ocsf` (the server's own ``SinkDeliverer``, POSTing to a ``SinkReceiver`` on
-    /// 127.0.0.1) until it has delivered the whole sealed log; returns the bodies it received, in order.
-    static func deliver(_ server: ServerHarness) async throws -> [UInt8] {
-        let secret = "an-ocsf-test-sink-secret-of-forty-chars!"
-        let receiver = try await SinkReceiver.start(secret: secret)
-        defer { Task { await receiver.stop() } }
-        let entry: JSONValue = .members([
-            "name": .string("siem"), "type": .string("http"), "url": .string(receiver.url),
-            "secret": .string(secret), "format": .string("ocsf"),
-        ])
-        var configuration = ServerConfiguration()
-        configuration.sinks = [
-            try JSONDecoder().decode(ServerConfiguration.SinkEntry.self, from: Data(entry.canonicalText.utf8))
-        ]
-        let sink = try #require(try SinkSettings(configuration: configuration).sinks.first)
-        let deliverer = SinkDeliverer(
-            sink: sink,
-            cursors: SinkCursors(pool: server.components.store.pool),
-            pool: server.components.store.pool,
-            store: server.components.store,
-            metrics: SinkMetrics(),
-            logger: Logger(label: "ocsf-export-tests")
-        )
-        let head = try await server.components.store.pool.withConnection { try await EventReader().head(on: $0).size }
-        for _ in 0..<100 where (receiver.positions.max() ?? 0) < head {
-            await deliverer.pass()
-        }
-        #expect(receiver.positions == Array(1...head), "every event once, in order")
-        return receiver.batches.flatMap(\.body)
-    }
-
     @Test func aPushSinkAPullExportAndTheCommandGiveTheSameBytesAndEveryLineValidates() async throws {
         let (server, _, checkpointSize) = try await Self.signedLog()
         defer { Task { await server.stop() } }
@@ -81,7 +50,7 @@ struct OCSFExportTests {
         let pushed = try await SinkPayload.body(of: page, format: .ocsf, on: connection)
         let lines = String(decoding: pushed, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(lines.count == Int(head))
-        let delivered = try await Self.deliver(server)
+        let delivered = try await server.deliverToSink(format: "ocsf")
         #expect(delivered.prefix(pushed.count) == pushed[...], "a sink of format ocsf received these bytes over HTTP")
 
         let exported = try await CLIProcess.run(

@@ -76,7 +76,7 @@ struct SigninAlertsHTTPTests {
         #expect(entry["event_id"] == alert["event_id"])
         #expect(entry["alert"]?["decision"]?.stringValue == "recorded")
         #expect(entry["alert"]?["country"]?.stringValue == "JP")
-        let delivered = String(decoding: try await Self.deliver(server), as: UTF8.self)
+        let delivered = String(decoding: try await server.deliverToSink(format: "export"), as: UTF8.self)
         #expect(delivered.contains("\"type\":\"signin.flagged\""))
         #expect(delivered.contains("\"impossible_travel\""))
         // The report and the dashboard view count each judgement by decision, from the roll-ups the writer fed
@@ -165,36 +165,5 @@ struct SigninAlertsHTTPTests {
                 "\(error)".hasPrefix("places.city_database \(path): ")
             }
         }
-    }
-
-    /// Runs an export-format sink (the server's own ``SinkDeliverer``, POSTing to a ``SinkReceiver`` on
-    /// 127.0.0.1) until it has delivered the whole sealed log; returns the bodies it received.
-    static func deliver(_ server: ServerHarness) async throws -> [UInt8] {
-        let secret = "an-alerts-test-sink-secret-of-forty-chars"
-        let receiver = try await SinkReceiver.start(secret: secret)
-        defer { Task { await receiver.stop() } }
-        let entry: JSONValue = .members([
-            "name": .string("backend"), "type": .string("http"), "url": .string(receiver.url),
-            "secret": .string(secret),
-        ])
-        var configuration = ServerConfiguration()
-        configuration.sinks = [
-            try JSONDecoder().decode(ServerConfiguration.SinkEntry.self, from: Data(entry.canonicalText.utf8))
-        ]
-        let sink = try #require(try SinkSettings(configuration: configuration).sinks.first)
-        let deliverer = SinkDeliverer(
-            sink: sink,
-            cursors: SinkCursors(pool: server.components.store.pool),
-            pool: server.components.store.pool,
-            store: server.components.store,
-            metrics: SinkMetrics(),
-            logger: Logger(label: "signin-alerts-tests")
-        )
-        try await server.components.store.sealPending()
-        let head = try await server.components.store.pool.withConnection { try await EventReader().head(on: $0).size }
-        for _ in 0..<100 where (receiver.positions.max() ?? 0) < head {
-            await deliverer.pass()
-        }
-        return receiver.batches.flatMap(\.body)
     }
 }
