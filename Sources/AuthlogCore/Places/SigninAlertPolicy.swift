@@ -36,7 +36,8 @@ public struct SigninAlertRules: Sendable, Equatable {
     public var judge: SigninJudge.Settings
     /// The policy of each kind of judgement (absent: `record`).
     public var policies: [SigninJudgement.Kind: SigninAlertPolicy]
-    /// How many of the user's newest sign-ins make the history (default 50).
+    /// How many of the user's newest sign-ins make the history (default 20: months of a person's sign-ins, since
+    /// refreshes keep them signed in between).
     public var historySignins: Int
 
     /// The most sign-ins a history may read.
@@ -46,7 +47,7 @@ public struct SigninAlertRules: Sendable, Equatable {
     public init(
         judge: SigninJudge.Settings = SigninJudge.Settings(),
         policies: [SigninJudgement.Kind: SigninAlertPolicy] = [:],
-        historySignins: Int = 50
+        historySignins: Int = 20
     ) {
         self.judge = judge
         self.policies = policies

@@ -10,21 +10,27 @@ public struct SigninHistoryQueries: SigninHistoryReads {
     /// Creates the reads over `pool`.
     public init(pool: ConnectionPool) { self.pool = pool }
 
-    /// The newest `limit` `signin.succeeded` of `userID`, newest first, and the user's wrapped key.
+    /// The newest `limit` `signin.succeeded` of `userID`, newest first, and the user's wrapped key; of the sealed
+    /// places only the newest is read (the judge opens no other).
     /// - Throws: ``StoreError``.
     public func recentSignins(of userID: UUID, limit: Int) async throws -> RecentSignins {
         let rows = try await self.pool.withConnection { connection in
             try await connection.query(
                 """
-                SELECT k.wrapped_key, s.occurred_at, \(unescaped: Self.sightingColumns("s.data"))
-                FROM (SELECT 1) AS one
-                LEFT JOIN authlog.user_keys k ON k.user_id = \(userID)
-                LEFT JOIN LATERAL (
+                WITH recent AS (
                     SELECT e.occurred_at, e.data FROM authlog.event_records e
                     WHERE e.user_id = \(userID) AND e.type = 'signin.succeeded'
                     ORDER BY e.occurred_at DESC LIMIT \(max(limit, 0))
-                ) AS s ON true
-                ORDER BY s.occurred_at DESC
+                )
+                SELECT k.wrapped_key, r.occurred_at, r.data->>'device_key', r.data->>'device_family',
+                    r.data->>'country', r.data->>'region',
+                    CASE WHEN r.occurred_at = (SELECT max(occurred_at) FROM recent WHERE data ? 'sealed_place')
+                         THEN r.data->>'sealed_place' END,
+                    r.data->>'device_id_sent' = 'true'
+                FROM (SELECT 1) AS one
+                LEFT JOIN authlog.user_keys k ON k.user_id = \(userID)
+                LEFT JOIN recent r ON true
+                ORDER BY r.occurred_at DESC
                 """
             ).rows
         }

@@ -14,7 +14,14 @@ public struct InMemorySigninHistory: SigninHistoryReads {
                 .sorted { $1.occurredAt < $0.occurredAt }
                 .prefix(max(limit, 0))
                 .map(Self.pastSignin)
-            return RecentSignins(signins: signins, wrappedUserKey: state.tables.userKeys[userID])
+            // Of the sealed places only the newest is read, as in PostgreSQL.
+            let newestSealed = signins.firstIndex { $0.sighting?.sealedPlace != nil }
+            let trimmed = signins.enumerated().map { index, signin in
+                var signin = signin
+                if index != newestSealed { signin.sighting?.sealedPlace = nil }
+                return signin
+            }
+            return RecentSignins(signins: trimmed, wrappedUserKey: state.tables.userKeys[userID])
         }
     }
 
