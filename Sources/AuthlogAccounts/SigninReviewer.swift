@@ -24,19 +24,24 @@ struct SigninReviewer {
         let facts = self.facts(of: user.id, metadata: metadata, at: now)
         var recent = RecentSignins()
         if !user.isNew {
-            let limit = self.alerts.rules.historySignins
+            let rules = self.alerts.rules
             recent = try await self.dependencies.storeCall {
-                try await self.dependencies.signinHistory.recentSignins(of: user.id, limit: limit)
+                try await self.dependencies.signinHistory.recentSignins(
+                    of: user.id,
+                    limit: rules.historySignins,
+                    devices: rules.judge.maximumDevices,
+                    areas: rules.judge.maximumAreas
+                )
             }
         }
-        let newestSealed = recent.signins.first { $0.sighting?.sealedPlace != nil }
         let (sealedPlace, lastLocated) = await self.sealedPlaces(
             of: facts.place,
-            newestSealed: newestSealed,
+            newestSealed: recent.newestSealed,
             wrappedKey: recent.wrappedUserKey,
             userID: user.id
         )
-        let history = SigninHistory(past: recent.signins, lastLocated: lastLocated, settings: self.alerts.rules.judge)
+        var history = recent.history
+        history.lastLocated = lastLocated
         let judgements = SigninJudge(settings: self.alerts.rules.judge).judge(facts, history: history)
         return SigninReview(
             sighting: Self.sighting(of: facts, sealedPlace: sealedPlace, byDeviceID: metadata.deviceID != nil),
@@ -63,11 +68,11 @@ struct SigninReviewer {
         var facts = self.facts(of: record.userID, metadata: metadata, at: now, lookingUp: !sameNetwork)
         if !sighting.byDeviceID { facts.deviceKey = sighting.deviceKey }
         let lastLocated =
-            sameNetwork || sighting.sealedPlace == nil
+            sameNetwork
             ? nil
             : await self.sealedPlaces(
                 of: nil,
-                newestSealed: signin,
+                newestSealed: sighting.sealedPlace.map { SealedSighting(at: signin.at, sealedPlace: $0, country: sighting.country) },
                 wrappedKey: start.wrappedUserKey,
                 userID: record.userID
             ).lastLocated
@@ -127,7 +132,7 @@ struct SigninReviewer {
     /// a data key or when the key cannot be had.
     private func sealedPlaces(
         of place: Place?,
-        newestSealed: PastSignin?,
+        newestSealed: SealedSighting?,
         wrappedKey: [UInt8]?,
         userID: UUID
     ) async -> (sealed: String?, lastLocated: SigninHistory.Located?) {
@@ -137,14 +142,10 @@ struct SigninReviewer {
             let userKey = try? await vault.userKey(wrapped: wrappedKey, for: userID)
         else { return (nil, nil) }
         let sealed = try? vault.seal(toSeal, userKey: userKey, for: userID)
-        guard let newestSealed, let text = newestSealed.sighting?.sealedPlace,
-            let location = vault.open(text, userKey: userKey, for: userID)?.location
+        guard let newestSealed,
+            let location = vault.open(newestSealed.sealedPlace, userKey: userKey, for: userID)?.location
         else { return (sealed, nil) }
-        let lastLocated = SigninHistory.Located(
-            location: location,
-            country: newestSealed.sighting?.country,
-            at: newestSealed.at
-        )
+        let lastLocated = SigninHistory.Located(location: location, country: newestSealed.country, at: newestSealed.at)
         return (sealed, lastLocated)
     }
 }

@@ -47,7 +47,7 @@ extension ServiceBench {
         @Sendable func signIn(_ client: HTTPTestClient, index: Int, iteration: Int) async throws -> Bool {
             guard index < tokens.count else { return false }
             let user = index % users
-            let away = iteration % 20 == 19
+            let away = iteration % 20 == 19 && ProcessInfo.processInfo.environment["BENCH_NO_AWAY"] == nil
             let address = away ? "126.0.\(user / 250).\(user % 250 + 1)" : "175.223.10.\(user % 250 + 1)"
             let device = Base64URL.encode(SHA256.hash(Array("bench-device-\(user)".utf8)))
             return try await client.post(
@@ -78,14 +78,17 @@ extension ServiceBench {
             }
         }
         var runs: [Bool: [LoadRun]] = [:]
+        let postmaster = try await ProcessCPU.postmaster(of: try await Connection.connect(database.conninfo))
         for alerts in [false, true, true, false] {
             guard let client = servers[alerts] else { continue }
+            let cpu = CPUSplit.start(postmaster: postmaster)
             let run = try await LoadRun.run(connections: self.connections, for: duration) { _, iteration in
                 try await signIn(client, index: ticket.take(), iteration: iteration)
             }
             say(
                 "sign-ins with alerts \(alerts ? "on (device id, places, history, sealed place)" : "off"): \(run.summary)"
             )
+            say("  \(cpu.perRequest(of: run))")
             runs[alerts, default: []].append(run)
         }
         let rate = { (alerts: Bool) in (runs[alerts] ?? []).map(\.rate).reduce(0, +) / 2 }

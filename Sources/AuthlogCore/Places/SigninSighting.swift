@@ -49,17 +49,71 @@ public struct PastSignin: Sendable, Equatable {
     }
 }
 
-/// A user's recent sign-ins and the wrapped key their places are sealed under.
+/// A user's history as the judge reads it, summed up by the store from their newest sign-ins (so that a sign-in
+/// reads one row, not one per past sign-in), with the newest sealed place and the key it is sealed under.
 public struct RecentSignins: Sendable, Equatable {
-    /// The newest successful sign-ins, newest first.
-    public var signins: [PastSignin]
+    /// The sign-ins that recorded a sighting, the devices (newest first, at most the judge's bound; their
+    /// `family` and `firstSeen` are not read) and the countries and regions (newest first, each pair once, at
+    /// most the judge's bound); `lastLocated` is left to the caller, which opens ``newestSealed``.
+    public var history: SigninHistory
+    /// The newest sign-in with a sealed place.
+    public var newestSealed: SealedSighting?
     /// The user's wrapped personal-data key (`authlog.user_keys`), when they have one.
     public var wrappedUserKey: [UInt8]?
 
     /// Creates the record.
-    public init(signins: [PastSignin] = [], wrappedUserKey: [UInt8]? = nil) {
-        self.signins = signins
+    public init(history: SigninHistory = SigninHistory(), newestSealed: SealedSighting? = nil, wrappedUserKey: [UInt8]? = nil) {
+        self.history = history
+        self.newestSealed = newestSealed
         self.wrappedUserKey = wrappedUserKey
+    }
+
+    /// The history of `signins` (newest first, as the store reads them), bounded by `devices` and `areas`: what
+    /// every store answers, each in its own way.
+    public static func summing(
+        _ signins: [PastSignin],
+        devices: Int,
+        areas: Int,
+        wrappedUserKey: [UInt8]?
+    ) -> RecentSignins {
+        var history = SigninHistory()
+        var newestSealed: SealedSighting?
+        for signin in signins {
+            guard let sighting = signin.sighting else { continue }
+            history.signins += 1
+            if !history.devices.contains(where: { $0.key == sighting.deviceKey }) && history.devices.count < devices {
+                history.devices.append(
+                    .init(key: sighting.deviceKey, family: "", firstSeen: signin.at, lastSeen: signin.at)
+                )
+            }
+            if let country = sighting.country,
+                !history.areas.contains(where: { $0.country == country && $0.region == sighting.region }),
+                history.areas.count < areas
+            {
+                history.areas.append(.init(country: country, region: sighting.region, lastSeen: signin.at))
+            }
+            if newestSealed == nil, let sealed = sighting.sealedPlace {
+                newestSealed = SealedSighting(at: signin.at, sealedPlace: sealed, country: sighting.country)
+            }
+        }
+        return RecentSignins(history: history, newestSealed: newestSealed, wrappedUserKey: wrappedUserKey)
+    }
+}
+
+/// The newest sign-in of a user that sealed its place.
+public struct SealedSighting: Sendable, Equatable {
+    /// When.
+    public var at: Timestamp
+    /// The sealed place (``SealedPlace``).
+    public var sealedPlace: String
+    /// The sign-in's country.
+    public var country: String?
+
+    /// Creates it.
+    public init(at: Timestamp, sealedPlace: String, country: String?) {
+        self.at = at
+        self.sealedPlace = sealedPlace
+        self.country = country
     }
 }
 

@@ -4,8 +4,9 @@ public import Foundation
 /// itself (an index over `signin.succeeded` by user), so there is no second copy to keep in step, `authlog
 /// rebuild` has nothing to rebuild, and account deletion shreds the sealed places with the user's key.
 public protocol SigninHistoryReads: Sendable {
-    /// The newest `limit` `signin.succeeded` of `userID`, newest first, and the user's wrapped key; only the
-    /// newest sealed place among them is read (the others are nil).
+    /// The history of the newest `limit` `signin.succeeded` of `userID` (``RecentSignins/summing(_:devices:areas:wrappedUserKey:)``
+    /// says what it holds: at most `devices` devices and `areas` countries and regions), the newest sealed place
+    /// among them, and the user's wrapped key, in one read.
     /// - Throws: ``StoreError``.
-    func recentSignins(of userID: UUID, limit: Int) async throws -> RecentSignins
+    func recentSignins(of userID: UUID, limit: Int, devices: Int, areas: Int) async throws -> RecentSignins
 }

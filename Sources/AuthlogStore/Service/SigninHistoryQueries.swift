@@ -10,35 +10,76 @@ public struct SigninHistoryQueries: SigninHistoryReads {
     /// Creates the reads over `pool`.
     public init(pool: ConnectionPool) { self.pool = pool }
 
-    /// The newest `limit` `signin.succeeded` of `userID`, newest first, and the user's wrapped key; of the sealed
-    /// places only the newest is read (the judge opens no other).
+    /// The history of the newest `limit` `signin.succeeded` of `userID`, summed up in SQL (one row: at most
+    /// `devices` devices and `areas` countries and regions, newest first), the newest sealed place among them,
+    /// and the user's wrapped key, in one statement.
     /// - Throws: ``StoreError``.
-    public func recentSignins(of userID: UUID, limit: Int) async throws -> RecentSignins {
-        let rows = try await self.pool.withConnection { connection in
+    public func recentSignins(of userID: UUID, limit: Int, devices: Int, areas: Int) async throws -> RecentSignins {
+        let row = try await self.pool.withConnection { connection in
             try await connection.query(
                 """
                 WITH recent AS (
-                    SELECT e.occurred_at, e.data FROM authlog.event_records e
+                    SELECT e.occurred_at AS at, e.data FROM authlog.event_records e
                     WHERE e.user_id = \(userID) AND e.type = 'signin.succeeded'
                     ORDER BY e.occurred_at DESC LIMIT \(max(limit, 0))
+                ), sighted AS (
+                    SELECT at, data->>'device_key' AS device, data->>'country' AS country, data->>'region' AS region,
+                        data->>'sealed_place' AS sealed
+                    FROM recent WHERE data ? 'device_key' AND data ? 'device_family'
                 )
-                SELECT k.wrapped_key, r.occurred_at, r.data->>'device_key', r.data->>'device_family',
-                    r.data->>'country', r.data->>'region',
-                    CASE WHEN r.occurred_at = (SELECT max(occurred_at) FROM recent WHERE data ? 'sealed_place')
-                         THEN r.data->>'sealed_place' END,
-                    r.data->>'device_id_sent' = 'true'
+                SELECT (SELECT count(*) FROM sighted),
+                    (SELECT json_agg(json_build_array(device, (extract(epoch FROM seen) * 1000000)::bigint)
+                                     ORDER BY seen DESC, device)
+                     FROM (SELECT device, max(at) AS seen FROM sighted GROUP BY device
+                           ORDER BY seen DESC, device LIMIT \(max(devices, 0))) AS d),
+                    (SELECT json_agg(json_build_array(country, region, (extract(epoch FROM seen) * 1000000)::bigint)
+                                     ORDER BY seen DESC, country, region)
+                     FROM (SELECT country, region, max(at) AS seen FROM sighted WHERE country IS NOT NULL
+                           GROUP BY country, region ORDER BY seen DESC, country, region LIMIT \(max(areas, 0))) AS a),
+                    p.at, p.sealed, p.country,
+                    (SELECT k.wrapped_key FROM authlog.user_keys k WHERE k.user_id = \(userID))
                 FROM (SELECT 1) AS one
-                LEFT JOIN authlog.user_keys k ON k.user_id = \(userID)
-                LEFT JOIN recent r ON true
-                ORDER BY r.occurred_at DESC
+                LEFT JOIN LATERAL (
+                    SELECT at, sealed, country FROM sighted WHERE sealed IS NOT NULL ORDER BY at DESC LIMIT 1
+                ) AS p ON true
                 """
-            ).rows
+            ).first
         }
-        var recent = RecentSignins(wrappedUserKey: try rows.first?.decode(ByteaValue?.self, at: 0)?.bytes)
-        for row in rows {
-            if let signin = try Self.pastSignin(row) { recent.signins.append(signin) }
+        guard let row else { return RecentSignins() }
+        var history = SigninHistory()
+        history.signins = try row.decode(Int.self, at: 0)
+        for item in Self.items(try row.decode(JSONValue?.self, at: 1)) {
+            guard item.count == 2, let key = item[0].stringValue, let seen = Self.timestamp(item[1]) else { continue }
+            history.devices.append(.init(key: key, family: "", firstSeen: seen, lastSeen: seen))
         }
-        return recent
+        for item in Self.items(try row.decode(JSONValue?.self, at: 2)) {
+            guard item.count == 3, let country = item[0].stringValue, let seen = Self.timestamp(item[2]) else { continue }
+            history.areas.append(.init(country: country, region: item[1].stringValue, lastSeen: seen))
+        }
+        var newestSealed: SealedSighting?
+        if let at = try row.decode(Timestamp?.self, at: 3), let sealed = try row.decode(String?.self, at: 4) {
+            newestSealed = SealedSighting(at: at, sealedPlace: sealed, country: try row.decode(String?.self, at: 5))
+        }
+        return RecentSignins(
+            history: history,
+            newestSealed: newestSealed,
+            wrappedUserKey: try row.decode(ByteaValue?.self, at: 6)?.bytes
+        )
+    }
+
+    /// The arrays of a JSON array of arrays (none for null).
+    private static func items(_ value: JSONValue?) -> [[JSONValue]] {
+        guard case .array(let items) = value else { return [] }
+        return items.compactMap { item in
+            guard case .array(let members) = item else { return nil }
+            return members
+        }
+    }
+
+    /// Microseconds since 1970 as a JSON number.
+    private static func timestamp(_ value: JSONValue) -> Timestamp? {
+        guard case .number(let text) = value, let micros = Int64(text) else { return nil }
+        return Timestamp(microsecondsSinceEpoch: micros)
     }
 
     /// The members of a `signin.succeeded`'s `data` (the SQL expression `data`) that ``pastSignin(_:at:)``

@@ -6,22 +6,21 @@ public import Foundation
 public struct InMemorySigninHistory: SigninHistoryReads {
     let storage: InMemoryStorage
 
-    /// The newest `limit` `signin.succeeded` of `userID`, newest first, and the user's wrapped key.
-    public func recentSignins(of userID: UUID, limit: Int) async throws -> RecentSignins {
+    /// The history of the newest `limit` `signin.succeeded` of `userID`, as AuthlogStore's
+    /// `SigninHistoryQueries` sums it up.
+    public func recentSignins(of userID: UUID, limit: Int, devices: Int, areas: Int) async throws -> RecentSignins {
         self.storage.withState { state in
             let signins = state.log.envelopes
                 .filter { $0.userID == userID && $0.type == .signinSucceeded }
                 .sorted { $1.occurredAt < $0.occurredAt }
                 .prefix(max(limit, 0))
                 .map(Self.pastSignin)
-            // Of the sealed places only the newest is read, as in PostgreSQL.
-            let newestSealed = signins.firstIndex { $0.sighting?.sealedPlace != nil }
-            let trimmed = signins.enumerated().map { index, signin in
-                var signin = signin
-                if index != newestSealed { signin.sighting?.sealedPlace = nil }
-                return signin
-            }
-            return RecentSignins(signins: trimmed, wrappedUserKey: state.tables.userKeys[userID])
+            return RecentSignins.summing(
+                signins,
+                devices: devices,
+                areas: areas,
+                wrappedUserKey: state.tables.userKeys[userID]
+            )
         }
     }
 

@@ -12,7 +12,10 @@ extension StoreConformanceTests {
         let (alice, bob) = (Person(), Person())
         try await store.events.append(try alice.registered(subjectHash: hashHex("a"), at: instant(0)))
         try await store.events.append(try bob.registered(subjectHash: hashHex("b"), at: instant(0)))
-        #expect(try await store.signinHistory.recentSignins(of: alice.userID, limit: 10) == RecentSignins())
+        #expect(
+            try await store.signinHistory.recentSignins(of: alice.userID, limit: 10, devices: 5, areas: 5)
+                == RecentSignins()
+        )
         let phone = SigninSighting(
             deviceKey: "k-phone",
             deviceFamily: "App on iOS",
@@ -37,18 +40,29 @@ extension StoreConformanceTests {
         )
         _ = try await store.userKeys.keepFirst([1, 2, 3], for: alice.userID, at: instant(7))
 
-        let recent = try await store.signinHistory.recentSignins(of: alice.userID, limit: 10)
-        #expect(
-            recent.signins == [
-                PastSignin(at: instant(5), sighting: laptop), PastSignin(at: instant(3), sighting: phone),
-                PastSignin(at: instant(1), sighting: nil),
-            ]
-        )
+        let recent = try await store.signinHistory.recentSignins(of: alice.userID, limit: 10, devices: 5, areas: 5)
+        // Two sign-ins with a sighting (the older one has none), the devices and areas newest first.
+        var history = SigninHistory()
+        history.signins = 2
+        history.devices = [
+            .init(key: "k-laptop", family: "", firstSeen: instant(5), lastSeen: instant(5)),
+            .init(key: "k-phone", family: "", firstSeen: instant(3), lastSeen: instant(3)),
+        ]
+        history.areas = [.init(country: "KR", region: "11", lastSeen: instant(3))]
+        #expect(recent.history == history)
+        #expect(recent.newestSealed == SealedSighting(at: instant(3), sealedPlace: "sealed-1", country: "KR"))
         #expect(recent.wrappedUserKey == [1, 2, 3])
-        let newest = try await store.signinHistory.recentSignins(of: alice.userID, limit: 1)
-        #expect(newest.signins.map(\.at) == [instant(5)])
-        let bobs = try await store.signinHistory.recentSignins(of: bob.userID, limit: 10)
-        #expect(bobs.signins == [PastSignin(at: instant(4), sighting: laptop)] && bobs.wrappedUserKey == nil)
+        // The bounds: the newest sign-in only, one device at most.
+        let newest = try await store.signinHistory.recentSignins(of: alice.userID, limit: 1, devices: 5, areas: 5)
+        #expect(newest.history.devices.map(\.key) == ["k-laptop"] && newest.newestSealed == nil)
+        let oneDevice = try await store.signinHistory.recentSignins(of: alice.userID, limit: 10, devices: 1, areas: 0)
+        #expect(oneDevice.history.devices.map(\.key) == ["k-laptop"] && oneDevice.history.areas.isEmpty)
+        #expect(oneDevice.history.signins == 2)
+        let bobs = try await store.signinHistory.recentSignins(of: bob.userID, limit: 10, devices: 5, areas: 5)
+        #expect(bobs.history.devices.map(\.key) == ["k-laptop"] && bobs.wrappedUserKey == nil)
+        #expect(
+            try await store.signinHistory.recentSignins(of: UUID(), limit: 10, devices: 5, areas: 5) == RecentSignins()
+        )
     }
 
     @Test(arguments: StoreKind.allCases)
