@@ -232,7 +232,7 @@ public struct SessionQueries: SessionReads {
         )
     }
 
-    private static func identity(_ row: QueryRow) throws -> IdentityRecord {
+    static func identity(_ row: QueryRow) throws -> IdentityRecord {
         IdentityRecord(
             provider: try row.decode(String.self, at: 0),
             subjectHash: try row.decode(String.self, at: 1),
@@ -242,7 +242,7 @@ public struct SessionQueries: SessionReads {
         )
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
     }
 }

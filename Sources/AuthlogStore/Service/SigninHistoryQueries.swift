@@ -15,55 +15,99 @@ public struct SigninHistoryQueries: SigninHistoryReads {
     /// and the user's wrapped key, in one statement.
     /// - Throws: ``StoreError``.
     public func recentSignins(of userID: UUID, limit: Int, devices: Int, areas: Int) async throws -> RecentSignins {
-        let row = try await self.pool.withConnection { connection in
-            try await connection.query(
-                """
-                WITH recent AS (
-                    SELECT e.occurred_at AS at, e.data FROM authlog.event_records e
-                    WHERE e.user_id = \(userID) AND e.type = 'signin.succeeded'
-                    ORDER BY e.occurred_at DESC LIMIT \(max(limit, 0))
-                ), sighted AS (
-                    SELECT at, data->>'device_key' AS device, data->>'country' AS country, data->>'region' AS region,
-                        data->>'sealed_place' AS sealed
-                    FROM recent WHERE data ? 'device_key' AND data ? 'device_family'
-                )
-                SELECT (SELECT count(*) FROM sighted),
-                    (SELECT json_agg(json_build_array(device, (extract(epoch FROM seen) * 1000000)::bigint)
-                                     ORDER BY seen DESC, device)
-                     FROM (SELECT device, max(at) AS seen FROM sighted GROUP BY device
-                           ORDER BY seen DESC, device LIMIT \(max(devices, 0))) AS d),
-                    (SELECT json_agg(json_build_array(country, region, (extract(epoch FROM seen) * 1000000)::bigint)
-                                     ORDER BY seen DESC, country, region)
-                     FROM (SELECT country, region, max(at) AS seen FROM sighted WHERE country IS NOT NULL
-                           GROUP BY country, region ORDER BY seen DESC, country, region LIMIT \(max(areas, 0))) AS a),
-                    p.at, p.sealed, p.country,
-                    (SELECT k.wrapped_key FROM authlog.user_keys k WHERE k.user_id = \(userID))
-                FROM (SELECT 1) AS one
-                LEFT JOIN LATERAL (
-                    SELECT at, sealed, country FROM sighted WHERE sealed IS NOT NULL ORDER BY at DESC LIMIT 1
-                ) AS p ON true
-                """
-            ).first
-        }
+        var query = SQLQuery(unsafeSQL: "SELECT * FROM (")
+        let user = query.bind(userID) + "::uuid"
+        query.append(unescaped: Self.summary(user: user, limit: limit, devices: devices, areas: areas) + ") AS h")
+        let row = try await self.pool.withConnection { try await $0.query(query).first }
         guard let row else { return RecentSignins() }
+        return try Self.recentSignins(row, from: 0)
+    }
+
+    /// The identity rows of `provider` whose subject hash is one of `subjectHashes`, each linked to an active
+    /// user with that user's history (``recentSignins(of:limit:devices:areas:)``), in one statement: the sign-in
+    /// looks its identity up anyway, so its history costs no round trip of its own.
+    /// - Throws: ``StoreError``.
+    public func identitiesWithHistory(
+        provider: String,
+        subjectHashes: [String],
+        limit: Int,
+        devices: Int,
+        areas: Int
+    ) async throws -> [String: (identity: IdentityRecord, history: RecentSignins?)] {
+        // Hex hashes need no quoting inside an array literal.
+        let hashes = subjectHashes.filter { $0.utf8.allSatisfy(SessionQueries.isHexDigit) }.joined(separator: ",")
+        var query = SQLQuery(
+            unsafeSQL: """
+                SELECT i.provider, i.subject_hash, i.user_id, i.released_at IS NOT NULL,
+                       coalesce(u.status = 'active', false), h.*
+                FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id)
+                LEFT JOIN LATERAL (\(Self.summary(user: "i.user_id", limit: limit, devices: devices, areas: areas)))
+                    AS h ON i.released_at IS NULL AND u.status = 'active'
+                WHERE i.subject_hash = ANY('{\(hashes)}'::text[]) AND i.provider = 
+                """
+        )
+        query.append(unescaped: query.bind(provider))
+        let rows = try await self.pool.withConnection { try await $0.query(query).rows }
+        var found: [String: (identity: IdentityRecord, history: RecentSignins?)] = [:]
+        for row in rows {
+            let identity = try SessionQueries.identity(row)
+            let linked = !identity.isReleased && identity.userIsActive
+            found[identity.subjectHash] = (identity, linked ? try Self.recentSignins(row, from: 5) : nil)
+        }
+        return found
+    }
+
+    /// The one-row summary of the newest `limit` `signin.succeeded` of the user `user` (an SQL expression: a
+    /// parameter or a column), in the columns ``recentSignins(_:from:)`` decodes.
+    static func summary(user: String, limit: Int, devices: Int, areas: Int) -> String {
+        """
+        WITH recent AS (
+            SELECT e.occurred_at AS at, e.data FROM authlog.event_records e
+            WHERE e.user_id = \(user) AND e.type = 'signin.succeeded'
+            ORDER BY e.occurred_at DESC LIMIT \(max(limit, 0))
+        ), sighted AS (
+            SELECT at, data->>'device_key' AS device, data->>'country' AS country, data->>'region' AS region,
+                data->>'sealed_place' AS sealed
+            FROM recent WHERE data ? 'device_key' AND data ? 'device_family'
+        )
+        SELECT (SELECT count(*) FROM sighted) AS sighted_signins,
+            (SELECT json_agg(json_build_array(device, (extract(epoch FROM seen) * 1000000)::bigint)
+                             ORDER BY seen DESC, device)
+             FROM (SELECT device, max(at) AS seen FROM sighted GROUP BY device
+                   ORDER BY seen DESC, device LIMIT \(max(devices, 0))) AS d) AS devices,
+            (SELECT json_agg(json_build_array(country, region, (extract(epoch FROM seen) * 1000000)::bigint)
+                             ORDER BY seen DESC, country, region)
+             FROM (SELECT country, region, max(at) AS seen FROM sighted WHERE country IS NOT NULL
+                   GROUP BY country, region ORDER BY seen DESC, country, region LIMIT \(max(areas, 0))) AS a) AS areas,
+            p.at AS sealed_at, p.sealed, p.country AS sealed_country,
+            (SELECT k.wrapped_key FROM authlog.user_keys k WHERE k.user_id = \(user)) AS wrapped_key
+        FROM (SELECT 1) AS one
+        LEFT JOIN LATERAL (
+            SELECT at, sealed, country FROM sighted WHERE sealed IS NOT NULL ORDER BY at DESC LIMIT 1
+        ) AS p ON true
+        """
+    }
+
+    /// The ``RecentSignins`` of a row whose columns from `column` are ``summary(user:limit:devices:areas:)``'s.
+    static func recentSignins(_ row: QueryRow, from column: Int) throws -> RecentSignins {
         var history = SigninHistory()
-        history.signins = try row.decode(Int.self, at: 0)
-        for item in Self.items(try row.decode(JSONValue?.self, at: 1)) {
+        history.signins = try row.decode(Int?.self, at: column) ?? 0
+        for item in Self.items(try row.decode(JSONValue?.self, at: column + 1)) {
             guard item.count == 2, let key = item[0].stringValue, let seen = Self.timestamp(item[1]) else { continue }
             history.devices.append(.init(key: key, family: "", firstSeen: seen, lastSeen: seen))
         }
-        for item in Self.items(try row.decode(JSONValue?.self, at: 2)) {
+        for item in Self.items(try row.decode(JSONValue?.self, at: column + 2)) {
             guard item.count == 3, let country = item[0].stringValue, let seen = Self.timestamp(item[2]) else { continue }
             history.areas.append(.init(country: country, region: item[1].stringValue, lastSeen: seen))
         }
         var newestSealed: SealedSighting?
-        if let at = try row.decode(Timestamp?.self, at: 3), let sealed = try row.decode(String?.self, at: 4) {
-            newestSealed = SealedSighting(at: at, sealedPlace: sealed, country: try row.decode(String?.self, at: 5))
+        if let at = try row.decode(Timestamp?.self, at: column + 3), let sealed = try row.decode(String?.self, at: column + 4) {
+            newestSealed = SealedSighting(at: at, sealedPlace: sealed, country: try row.decode(String?.self, at: column + 5))
         }
         return RecentSignins(
             history: history,
             newestSealed: newestSealed,
-            wrappedUserKey: try row.decode(ByteaValue?.self, at: 6)?.bytes
+            wrappedUserKey: try row.decode(ByteaValue?.self, at: column + 6)?.bytes
         )
     }
 
