@@ -34,8 +34,10 @@ public struct SigninHistoryQueries: SigninHistoryReads {
         devices: Int,
         areas: Int
     ) async throws -> [String: (identity: IdentityRecord, history: RecentSignins?)] {
-        // Hex hashes need no quoting inside an array literal.
-        let hashes = subjectHashes.filter { $0.utf8.allSatisfy(SessionQueries.isHexDigit) }.joined(separator: ",")
+        // Hex hashes need no quoting inside an array literal; it is a parameter, so that every sign-in runs the
+        // same prepared statement (a text of its own would be planned again each time, partitions and all).
+        let hashes = "{" + subjectHashes.filter { $0.utf8.allSatisfy(SessionQueries.isHexDigit) }.joined(separator: ",")
+            + "}"
         var query = SQLQuery(
             unsafeSQL: """
                 SELECT i.provider, i.subject_hash, i.user_id, i.released_at IS NOT NULL,
@@ -43,10 +45,10 @@ public struct SigninHistoryQueries: SigninHistoryReads {
                 FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id)
                 LEFT JOIN LATERAL (\(Self.summary(user: "i.user_id", limit: limit, devices: devices, areas: areas)))
                     AS h ON i.released_at IS NULL AND u.status = 'active'
-                WHERE i.subject_hash = ANY('{\(hashes)}'::text[]) AND i.provider = 
+                WHERE i.subject_hash = ANY(
                 """
         )
-        query.append(unescaped: query.bind(provider))
+        query.append(unescaped: query.bind(hashes) + "::text[]) AND i.provider = " + query.bind(provider))
         let rows = try await self.pool.withConnection { try await $0.query(query).rows }
         var found: [String: (identity: IdentityRecord, history: RecentSignins?)] = [:]
         for row in rows {
