@@ -61,7 +61,8 @@ public struct IdentityHasher: Sendable {
     /// The /24 of an IPv4 address (an IPv4-mapped IPv6 one too: `::ffff:a.b.c.d`), the /48 of an IPv6 one, in hex.
     static func networkPrefix(_ address: IPAddress) -> String {
         let bytes = address.bytes
-        let mapped = bytes.count == 16 && bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+        let mapped =
+            bytes.count == 16 && bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
         if mapped { return Hex.encode(Array(bytes[12..<15])) }
         return Hex.encode(Array(bytes.prefix(bytes.count == 4 ? 3 : 6)))
     }

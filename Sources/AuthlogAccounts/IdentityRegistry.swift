@@ -41,7 +41,8 @@ struct IdentityRegistry: Sendable {
     /// Finds whether the identity `provider`/`subject` belongs to a user.
     /// - Throws: as ``standing(of:)``.
     func standing(provider: String, subject: String) async throws(ServiceError) -> IdentityStanding {
-        try await self.standing(provider: provider, subject: subject) { hashes -> [String: (identity: IdentityRecord, history: Never?)] in
+        try await self.standing(provider: provider, subject: subject) {
+            hashes -> [String: (identity: IdentityRecord, history: Never?)] in
             try await self.dependencies.queries.identities(provider: provider, subjectHashes: hashes)
                 .mapValues { (identity: $0, history: nil) }
         }.standing

@@ -59,7 +59,11 @@ struct SigninReviewer {
     /// country or region, impossible travel since the sign-in, a hosting network. Each kind is flagged once per
     /// session (what its sign-in was flagged for counts), so a user who travels is told once, not at every
     /// refresh. A refresh carries no provider proof, so `reauthenticate` refuses it (sign in again).
-    func review(refreshOf record: RefreshTokenRecord, metadata: RequestMetadata, at now: Timestamp) async -> SigninReview {
+    func review(
+        refreshOf record: RefreshTokenRecord,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) async -> SigninReview {
         guard self.alerts.enabled, let start = record.sessionSignin, let signin = start.signin,
             let sighting = signin.sighting
         else { return .none }
@@ -74,7 +78,9 @@ struct SigninReviewer {
             ? nil
             : await self.sealedPlaces(
                 of: nil,
-                newestSealed: sighting.sealedPlace.map { SealedSighting(at: signin.at, sealedPlace: $0, country: sighting.country) },
+                newestSealed: sighting.sealedPlace.map {
+                    SealedSighting(at: signin.at, sealedPlace: $0, country: sighting.country)
+                },
                 wrappedKey: start.wrappedUserKey,
                 userID: record.userID
             ).lastLocated

@@ -11,7 +11,8 @@ extension ServiceBench {
     /// files written by MaxMind's Perl writer, the history read and the place sealed) against alerts off, on two
     /// servers over one database, in the order off, on, on, off (so that a growing log weighs on both alike);
     /// goal: at least 0.95x. Returning users (2,000, each signed in once on each server before the clock), each
-    /// from its own address and device, one sign-in in twenty from the other city (judged: impossible travel).
+    /// from its own address and device, one sign-in in `--away-every` (20) from the other city (judged: a new
+    /// country and impossible travel, and the next one home impossible travel again).
     /// Then the lookup's own time per sign-in.
     func measureAlerts(database: BenchDatabase, apple: FakeIdentityProvider, for duration: Duration) async throws {
         guard let files = try PlaceFilesFixture.make() else {
@@ -41,13 +42,14 @@ extension ServiceBench {
         let perRun = Int(self.seconds * 3_000) + users
         let tokens = try Self.appleTokens(apple: apple, count: users * 2 + perRun * 4)
         let ticket = Ticket()
+        let awayEvery = self.awayEvery
         // The first 2 × 2,000 tokens warm the servers up, one per user each; the runs take the rest.
         // One sign-in with the next token, of its user (token `index` is Apple user `index % 2000`), from the
         // user's own address and device; every twentieth from Tokyo.
         @Sendable func signIn(_ client: HTTPTestClient, index: Int, iteration: Int) async throws -> Bool {
             guard index < tokens.count else { return false }
             let user = index % users
-            let away = iteration % 20 == 19 && ProcessInfo.processInfo.environment["BENCH_NO_AWAY"] == nil
+            let away = awayEvery > 0 && iteration % awayEvery == awayEvery - 1
             let address = away ? "126.0.\(user / 250).\(user % 250 + 1)" : "175.223.10.\(user % 250 + 1)"
             let device = Base64URL.encode(SHA256.hash(Array("bench-device-\(user)".utf8)))
             return try await client.post(

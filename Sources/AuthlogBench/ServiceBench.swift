@@ -59,6 +59,9 @@ struct ServiceBench: AsyncParsableCommand {
     @Flag(help: "Only measure sign-ins with sign-in alerts on against off (and their ratio), and the places lookup.")
     var alertsOnly = false
 
+    @Option(help: "With --alerts-only: one sign-in in this many comes from another city (0: none).")
+    var awayEvery = 20
+
     func validate() throws {
         guard (1...1024).contains(self.connections) else { throw ValidationError("--connections: 1…1024") }
         guard self.processes.allSatisfy({ (1...16).contains($0) }) else { throw ValidationError("--processes: 1…16") }

@@ -151,7 +151,11 @@ struct SigninAlertsTests {
         // An IPv4-mapped IPv6 address (a dual-stack listener, a proxy forwarding ::ffff:…) is the same /24.
         let mapped = try await self.signIn(
             rules,
-            Self.from("::ffff:175.45.0.77", device: nil, agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36")
+            Self.from(
+                "::ffff:175.45.0.77",
+                device: nil,
+                agent: "Mozilla/5.0 (Windows NT 10.0) Chrome/121.0 Safari/537.36"
+            )
         )
         #expect(mapped.signinAlert == nil)
         let elsewhere = try await self.signIn(

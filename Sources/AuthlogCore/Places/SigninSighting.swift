@@ -62,7 +62,11 @@ public struct RecentSignins: Sendable, Equatable {
     public var wrappedUserKey: [UInt8]?
 
     /// Creates the record.
-    public init(history: SigninHistory = SigninHistory(), newestSealed: SealedSighting? = nil, wrappedUserKey: [UInt8]? = nil) {
+    public init(
+        history: SigninHistory = SigninHistory(),
+        newestSealed: SealedSighting? = nil,
+        wrappedUserKey: [UInt8]? = nil
+    ) {
         self.history = history
         self.newestSealed = newestSealed
         self.wrappedUserKey = wrappedUserKey

@@ -112,7 +112,8 @@ public struct SessionQueries: SessionReads {
 
     /// The ``SessionSignin`` of a row whose columns from `column` are ``sessionSigninColumns``.
     private static func sessionSignin(_ row: QueryRow, from column: Int) throws -> SessionSignin {
-        let kinds = try row.decode(String?.self, at: column + 7)?.split(separator: ",")
+        let kinds =
+            try row.decode(String?.self, at: column + 7)?.split(separator: ",")
             .compactMap { SigninJudgement.Kind(rawValue: String($0)) } ?? []
         return SessionSignin(
             signin: try SigninHistoryQueries.pastSignin(row, at: column),

@@ -36,7 +36,8 @@ public struct SigninHistoryQueries: SigninHistoryReads {
     ) async throws -> [String: (identity: IdentityRecord, history: RecentSignins?)] {
         // Hex hashes need no quoting inside an array literal; it is a parameter, so that every sign-in runs the
         // same prepared statement (a text of its own would be planned again each time, partitions and all).
-        let hashes = "{" + subjectHashes.filter { $0.utf8.allSatisfy(SessionQueries.isHexDigit) }.joined(separator: ",")
+        let hashes =
+            "{" + subjectHashes.filter { $0.utf8.allSatisfy(SessionQueries.isHexDigit) }.joined(separator: ",")
             + "}"
         var query = SQLQuery(
             unsafeSQL: """
@@ -99,12 +100,20 @@ public struct SigninHistoryQueries: SigninHistoryReads {
             history.devices.append(.init(key: key, family: "", firstSeen: seen, lastSeen: seen))
         }
         for item in Self.items(try row.decode(JSONValue?.self, at: column + 2)) {
-            guard item.count == 3, let country = item[0].stringValue, let seen = Self.timestamp(item[2]) else { continue }
+            guard item.count == 3, let country = item[0].stringValue, let seen = Self.timestamp(item[2]) else {
+                continue
+            }
             history.areas.append(.init(country: country, region: item[1].stringValue, lastSeen: seen))
         }
         var newestSealed: SealedSighting?
-        if let at = try row.decode(Timestamp?.self, at: column + 3), let sealed = try row.decode(String?.self, at: column + 4) {
-            newestSealed = SealedSighting(at: at, sealedPlace: sealed, country: try row.decode(String?.self, at: column + 5))
+        if let at = try row.decode(Timestamp?.self, at: column + 3),
+            let sealed = try row.decode(String?.self, at: column + 4)
+        {
+            newestSealed = SealedSighting(
+                at: at,
+                sealedPlace: sealed,
+                country: try row.decode(String?.self, at: column + 5)
+            )
         }
         return RecentSignins(
             history: history,

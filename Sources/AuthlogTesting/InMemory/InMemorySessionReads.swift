@@ -52,7 +52,10 @@ public struct InMemorySessionReads: SessionReads {
 
     /// The session's sign-in, the kinds flagged on it (admitted only) since it started, and its user's key, as
     /// AuthlogStore's `SessionQueries` reads them.
-    private static func sessionSignin(of session: InMemoryProjections.Session, in state: InMemoryStorage.State) -> SessionSignin {
+    private static func sessionSignin(
+        of session: InMemoryProjections.Session,
+        in state: InMemoryStorage.State
+    ) -> SessionSignin {
         let events = state.log.envelopes.filter { $0.userID == session.userID && $0.sessionID == session.sessionID }
         let signin = events.first { $0.type == .signinSucceeded && $0.occurredAt == session.startedAt }
         let kinds = events.filter { $0.type == .signinFlagged && $0.occurredAt >= session.startedAt }

@@ -96,7 +96,12 @@ extension StoreConformanceTests {
             try await store.sessions.refreshToken(hash: token.hash, withSessionSignin: true)?.sessionSignin
                 == SessionSignin(signin: PastSignin(at: instant(1), sighting: phone))
         )
-        func flagged(_ kinds: [SigninJudgement.Kind], _ decision: SigninAlertDecision, session: UUID, at time: Int64)
+        func flagged(
+            _ kinds: [SigninJudgement.Kind],
+            _ decision: SigninAlertDecision,
+            session: UUID,
+            at time: Int64
+        )
             throws -> EventEnvelope
         {
             try EventEnvelope(
@@ -115,7 +120,9 @@ extension StoreConformanceTests {
             )
         }
         // Admitted flags of this session count; a denied one, and another session's, do not.
-        try await store.events.append(try flagged([.newCountry, .impossibleTravel], .recorded, session: session, at: 3))
+        try await store.events.append(
+            try flagged([.newCountry, .impossibleTravel], .recorded, session: session, at: 3)
+        )
         try await store.events.append(try flagged([.newDevice], .denied, session: session, at: 4))
         try await store.events.append(try flagged([.hostingNetwork], .recorded, session: other, at: 5))
         _ = try await store.userKeys.keepFirst([9, 9], for: alice.userID, at: instant(6))

@@ -186,7 +186,8 @@ actor TokenKeeper {
                     .answer(to: next.identity, at: requestedAt, types: EventExpectation.refreshTypes)
                 )
                 return next
-            } catch let error as AuthlogClientError where error.code == .invalidGrant || Self.isRefusedAsUnusual(error) {
+            } catch let error as AuthlogClientError where error.code == .invalidGrant || Self.isRefusedAsUnusual(error)
+            {
                 if let newer = try? await self.adoptStored(replacing: tokens) { return newer }
                 if self.tokens?.refreshToken == tokens.refreshToken {
                     self.forget(Self.isRefusedAsUnusual(error) ? .refusedAsUnusual : .sessionEnded)
