@@ -233,7 +233,7 @@ public struct SessionQueries: SessionReads {
         )
     }
 
-    static func identity(_ row: QueryRow) throws -> IdentityRecord {
+    private static func identity(_ row: QueryRow) throws -> IdentityRecord {
         IdentityRecord(
             provider: try row.decode(String.self, at: 0),
             subjectHash: try row.decode(String.self, at: 1),
@@ -243,7 +243,7 @@ public struct SessionQueries: SessionReads {
         )
     }
 
-    static func isHexDigit(_ byte: UInt8) -> Bool {
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
     }
 }

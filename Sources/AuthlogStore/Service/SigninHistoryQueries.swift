@@ -23,43 +23,6 @@ public struct SigninHistoryQueries: SigninHistoryReads {
         return try Self.recentSignins(row, from: 0)
     }
 
-    /// The identity rows of `provider` whose subject hash is one of `subjectHashes`, each linked to an active
-    /// user with that user's history (``recentSignins(of:limit:devices:areas:)``), in one statement: the sign-in
-    /// looks its identity up anyway, so its history costs no round trip of its own.
-    /// - Throws: ``StoreError``.
-    public func identitiesWithHistory(
-        provider: String,
-        subjectHashes: [String],
-        limit: Int,
-        devices: Int,
-        areas: Int
-    ) async throws -> [String: (identity: IdentityRecord, history: RecentSignins?)] {
-        // Hex hashes need no quoting inside an array literal; it is a parameter, so that every sign-in runs the
-        // same prepared statement (a text of its own would be planned again each time, partitions and all).
-        let hashes =
-            "{" + subjectHashes.filter { $0.utf8.allSatisfy(SessionQueries.isHexDigit) }.joined(separator: ",")
-            + "}"
-        var query = SQLQuery(
-            unsafeSQL: """
-                SELECT i.provider, i.subject_hash, i.user_id, i.released_at IS NOT NULL,
-                       coalesce(u.status = 'active', false), h.*
-                FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id)
-                LEFT JOIN LATERAL (\(Self.summary(user: "i.user_id", limit: limit, devices: devices, areas: areas)))
-                    AS h ON i.released_at IS NULL AND u.status = 'active'
-                WHERE i.subject_hash = ANY(
-                """
-        )
-        query.append(unescaped: query.bind(hashes) + "::text[]) AND i.provider = " + query.bind(provider))
-        let rows = try await self.pool.withConnection { try await $0.query(query).rows }
-        var found: [String: (identity: IdentityRecord, history: RecentSignins?)] = [:]
-        for row in rows {
-            let identity = try SessionQueries.identity(row)
-            let linked = !identity.isReleased && identity.userIsActive
-            found[identity.subjectHash] = (identity, linked ? try Self.recentSignins(row, from: 5) : nil)
-        }
-        return found
-    }
-
     /// The one-row summary of the newest `limit` `signin.succeeded` of the user `user` (an SQL expression: a
     /// parameter or a column), in the columns ``recentSignins(_:from:)`` decodes.
     static func summary(user: String, limit: Int, devices: Int, areas: Int) -> String {
