@@ -82,7 +82,14 @@ struct SigninReviewer {
                 wrappedKey: start.wrappedUserKey,
                 userID: record.userID
             ).lastLocated
-        let history = SigninHistory(past: [signin], lastLocated: lastLocated, settings: self.alerts.rules.judge)
+        // The session's sign-in as a history of one, summed up as every store sums a user's sign-ins.
+        var history = RecentSignins.summing(
+            [signin],
+            devices: self.alerts.rules.judge.maximumDevices,
+            areas: self.alerts.rules.judge.maximumAreas,
+            wrappedUserKey: nil
+        ).history
+        history.lastLocated = lastLocated
         let judgements = SigninJudge(settings: self.alerts.rules.judge).judge(facts, history: history)
             .filter { !start.flaggedKinds.contains($0.kind) }
         return SigninReview(

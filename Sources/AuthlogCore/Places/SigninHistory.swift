@@ -63,23 +63,6 @@ public struct SigninHistory: Sendable, Equatable {
     /// An empty history: a user who never signed in.
     public init() {}
 
-    /// The history of `past` sign-ins (newest first, as read), bounded by `settings`, with `lastLocated` (read
-    /// from the newest sealed place). Sign-ins recorded before sign-in alerts carry nothing and are not counted,
-    /// so that a user's first sign-in after an upgrade raises no alert either.
-    public init(past: [PastSignin], lastLocated: Located?, settings: SigninJudge.Settings) {
-        var history = SigninHistory()
-        for signin in past.reversed() {
-            guard let sighting = signin.sighting else { continue }
-            let place = Place(country: sighting.country, region: sighting.region)
-            history = history.recording(
-                SigninFacts(deviceKey: sighting.deviceKey, family: sighting.deviceFamily, place: place, at: signin.at),
-                settings: settings
-            )
-        }
-        history.lastLocated = lastLocated
-        self = history
-    }
-
     /// The history after a sign-in with these facts, bounded by `settings`.
     public func recording(_ facts: SigninFacts, settings: SigninJudge.Settings) -> SigninHistory {
         var next = self
