@@ -134,7 +134,9 @@ extension ProjectionWriter {
     }
 
     /// Keeps each rotated token's sealed answer and drops the boxes of the other tokens of its family (an
-    /// older rotation's answer is never given again once a newer one exists).
+    /// older rotation's answer is never given again once a newer one exists). The token is found by its key and
+    /// the boxes by `refresh_tokens_sealed_successors` (migration 32), which holds only tokens with a box, so
+    /// the statement costs the same for a family of one token as for one of thousands.
     private func sealSuccessors(_ run: [ProjectionChange]) -> SQLQuery {
         self.keyedUpdate(
             """
@@ -143,8 +145,8 @@ extension ProjectionWriter {
             """,
             columns: "token_id uuid, family_id uuid, sealed bytea",
             match: """
-                t.family_id = v.family_id AND ((t.token_id = v.token_id AND t.state = 'rotated')
-                    OR (t.token_id <> v.token_id AND t.successor_sealed IS NOT NULL))
+                (t.token_id = v.token_id AND t.state = 'rotated')
+                    OR (t.family_id = v.family_id AND t.successor_sealed IS NOT NULL AND t.token_id <> v.token_id)
                 """,
             run
         ) { change in

@@ -14,17 +14,8 @@ public struct SessionQueries: SessionReads {
     /// subject), keyed by subject hash.
     /// - Throws: ``StoreError``.
     public func identities(provider: String, subjectHashes: [String]) async throws -> [String: IdentityRecord] {
-        // Hex hashes need no quoting inside an array literal.
-        let array = "{" + subjectHashes.filter { $0.utf8.allSatisfy(Self.isHexDigit) }.joined(separator: ",") + "}"
         let rows = try await self.pool.withConnection { connection in
-            try await connection.query(
-                """
-                SELECT i.provider, i.subject_hash, i.user_id, i.released_at IS NOT NULL,
-                       coalesce(u.status = 'active', false)
-                FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id)
-                WHERE i.provider = \(provider) AND i.subject_hash = ANY(\(array)::text[])
-                """
-            ).rows
+            try await connection.query(Self.identityLookup(provider: provider, subjectHashes: subjectHashes)).rows
         }
         var found: [String: IdentityRecord] = [:]
         for row in rows {
@@ -32,6 +23,30 @@ public struct SessionQueries: SessionReads {
             found[record.subjectHash] = record
         }
         return found
+    }
+
+    /// The identity lookup's statement. Up to two hashes (what a sign-in asks for) are two parameters, the
+    /// second repeating the first when there is one: with a variable-length array PostgreSQL's generic plan
+    /// costs more than each custom one, so the statement was planned afresh on most executions
+    /// (`pg_stat_statements`: 30,578 plans in 42,964 calls of `authlog-bench service`).
+    static func identityLookup(provider: String, subjectHashes: [String]) -> SQLQuery {
+        var query: SQLQuery = """
+            SELECT i.provider, i.subject_hash, i.user_id, i.released_at IS NOT NULL,
+                   coalesce(u.status = 'active', false)
+            FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id)
+            WHERE i.provider = \(provider) AND i.subject_hash
+            """
+        if let first = subjectHashes.first, subjectHashes.count <= 2 {
+            let firstPlaceholder = query.bind(first)
+            let secondPlaceholder = query.bind(subjectHashes.last ?? first)
+            query.append(unescaped: " IN (\(firstPlaceholder), \(secondPlaceholder))")
+        } else {
+            // Hex hashes need no quoting inside an array literal.
+            let array = "{" + subjectHashes.filter { $0.utf8.allSatisfy(Self.isHexDigit) }.joined(separator: ",") + "}"
+            let placeholder = query.bind(array)
+            query.append(unescaped: " = ANY(\(placeholder)::text[])")
+        }
+        return query
     }
 
     /// The linked (not released) identities of a user, oldest first.

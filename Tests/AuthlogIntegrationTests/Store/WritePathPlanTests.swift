@@ -66,7 +66,7 @@ struct WritePathPlanTests {
                 change: .revokeUserTokens(userID: id, provider: nil, reason: "deleted", at: at),
                 index: "refresh_tokens_user_id"
             ),
-            Probe(change: .sealSuccessor(successor), index: "refresh_tokens_family_id"),
+            Probe(change: .sealSuccessor(successor), index: "refresh_tokens_sealed_successors"),
             Probe(change: .deleteUser(userID: id, at: at), index: "users_pkey"),
             Probe(change: .unlinkIdentity(provider: "apple", subjectHash: "h"), index: "identities_pkey"),
             Probe(change: .releaseUserIdentities(userID: id, at: at), index: "identities_user_id"),
