@@ -16,6 +16,12 @@ enum IdentityStanding: Sendable, Equatable {
         case .linked(_, let hash), .unregistered(let hash): return hash
         }
     }
+
+    /// The user it belongs to, when linked.
+    var userID: UUID? {
+        if case .linked(let userID, _) = self { return userID }
+        return nil
+    }
 }
 
 /// Identities as the service keeps them: the keyed subject hashes and their generations, verified emails as
@@ -35,18 +41,52 @@ struct IdentityRegistry: Sendable {
     /// Finds whether the identity `provider`/`subject` belongs to a user.
     /// - Throws: as ``standing(of:)``.
     func standing(provider: String, subject: String) async throws(ServiceError) -> IdentityStanding {
+        try await self.standing(provider: provider, subject: subject) {
+            hashes -> [String: (identity: IdentityRecord, history: Never?)] in
+            try await self.dependencies.queries.identities(provider: provider, subjectHashes: hashes)
+                .mapValues { (identity: $0, history: nil) }
+        }.standing
+    }
+
+    /// The standing of `identity` and, when it is linked, its user's sign-in history (sign-in alerts), read
+    /// with the identity in one statement.
+    /// - Throws: as ``standing(of:)``.
+    func standingWithHistory(
+        of identity: VerifiedIdentity,
+        rules: SigninAlertRules
+    ) async throws(ServiceError) -> (standing: IdentityStanding, history: RecentSignins?) {
+        let reads = self.dependencies.signinHistory
+        let found = try await self.standing(provider: identity.provider, subject: identity.subject) { hashes in
+            try await reads.identitiesWithHistory(
+                provider: identity.provider,
+                subjectHashes: hashes,
+                limit: rules.historySignins,
+                devices: rules.judge.maximumDevices,
+                areas: rules.judge.maximumAreas
+            )
+        }
+        return (found.standing, found.history)
+    }
+
+    /// The standing found by `lookup` (the rows of some subject hashes, each with what it brings along), and
+    /// what the linked row brought.
+    private func standing<Extra: Sendable>(
+        provider: String,
+        subject: String,
+        lookup: ([String]) async throws -> [String: (identity: IdentityRecord, history: Extra?)]
+    ) async throws(ServiceError) -> (standing: IdentityStanding, history: Extra?) {
         // Generations are looked up a few at a time: almost every identity is found at generation 0, and each
         // hash is an HMAC and an index probe on the sign-in path.
         let hasher = self.dependencies.hasher
         for first in stride(from: 0, to: IdentityHasher.maximumGenerations, by: Self.generationsPerLookup) {
             let last = min(first + Self.generationsPerLookup, IdentityHasher.maximumGenerations)
             let hashes = (first..<last).map { hasher.subjectHash(provider: provider, subject: subject, generation: $0) }
-            let rows = try await self.dependencies.storeCall {
-                try await self.dependencies.queries.identities(provider: provider, subjectHashes: hashes)
-            }
+            let rows = try await self.dependencies.storeCall { try await lookup(hashes) }
             for hash in hashes {
-                guard let row = rows[hash] else { return .unregistered(subjectHash: hash) }
-                if !row.isReleased && row.userIsActive { return .linked(userID: row.userID, subjectHash: hash) }
+                guard let row = rows[hash] else { return (.unregistered(subjectHash: hash), nil) }
+                if !row.identity.isReleased && row.identity.userIsActive {
+                    return (.linked(userID: row.identity.userID, subjectHash: hash), row.history)
+                }
             }
         }
         throw ServiceError(.conflict, "identity_exhausted", "This identity cannot be registered again.")

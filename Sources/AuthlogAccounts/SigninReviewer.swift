@@ -8,7 +8,8 @@ struct SigninReviewer {
 
     private var alerts: SigninAlertSettings { self.dependencies.settings.alerts }
 
-    /// Judges a verified sign-in of `user` against their newest sign-ins (one read, summed up by the store): a new device, a new country or
+    /// Judges a verified sign-in of `user` against their newest sign-ins (`known`, when the identity's read
+    /// brought them; else read here): a new device, a new country or
     /// region, impossible travel, a hosting network. A new user has no history: nothing is judged, the sighting
     /// is recorded. The city and the location are sealed under the user's key (with a data key; without one
     /// they are not kept, and impossible travel is not judged). A place that cannot be sealed is left out; the
@@ -16,14 +17,15 @@ struct SigninReviewer {
     /// - Throws: ``ServiceError`` 503 when the history cannot be read.
     func review(
         signinOf user: SigninUser,
+        history known: RecentSignins?,
         authTime: Timestamp?,
         metadata: RequestMetadata,
         at now: Timestamp
     ) async throws(ServiceError) -> SigninReview {
         guard self.alerts.enabled else { return .none }
         let facts = self.facts(of: user.id, metadata: metadata, at: now)
-        var recent = RecentSignins()
-        if !user.isNew {
+        var recent = known ?? RecentSignins()
+        if !user.isNew && known == nil {
             let rules = self.alerts.rules
             recent = try await self.dependencies.storeCall {
                 try await self.dependencies.signinHistory.recentSignins(

@@ -215,8 +215,13 @@ public struct SigninService: Sendable {
         let registry = IdentityRegistry(dependencies: self.dependencies)
         let locks = IdentityLocks(dependencies: self.dependencies)
         var lastConflict = false
+        let alerts = self.dependencies.settings.alerts
         for attempt in 0..<self.dependencies.settings.maximumAttempts {
-            let standing = try await registry.standing(of: identity)
+            // With sign-in alerts the identity's user comes with their history, in the same read.
+            let (standing, history) =
+                alerts.enabled
+                ? try await registry.standingWithHistory(of: identity, rules: alerts.rules)
+                : (try await registry.standing(of: identity), nil)
             let subjectHash = standing.subjectHash
             var lockEvents: [EventEnvelope] = []
             var lockExpectation: (stream: StreamName, version: Int32)?
@@ -250,6 +255,7 @@ public struct SigninService: Sendable {
             let review = try await SigninReviewer(dependencies: self.dependencies)
                 .review(
                     signinOf: user,
+                    history: standing.userID == user.id ? history : nil,
                     authTime: identity.authTime,
                     metadata: metadata,
                     at: .now()

@@ -9,4 +9,15 @@ public protocol SigninHistoryReads: Sendable {
     /// among them, and the user's wrapped key, in one read.
     /// - Throws: ``StoreError``.
     func recentSignins(of userID: UUID, limit: Int, devices: Int, areas: Int) async throws -> RecentSignins
+    /// The identity rows of `provider` whose subject hash is one of `subjectHashes` (as
+    /// ``SessionReads/identities(provider:subjectHashes:)``), each linked to an active user with that user's
+    /// history (as ``recentSignins(of:limit:devices:areas:)``), in one read: what a sign-in looks up first.
+    /// - Throws: ``StoreError``.
+    func identitiesWithHistory(
+        provider: String,
+        subjectHashes: [String],
+        limit: Int,
+        devices: Int,
+        areas: Int
+    ) async throws -> [String: (identity: IdentityRecord, history: RecentSignins?)]
 }

@@ -25,17 +25,27 @@ public struct SessionQueries: SessionReads {
         return found
     }
 
-    /// The identity lookup's statement. Up to two hashes (what a sign-in asks for) are two parameters, the
-    /// second repeating the first when there is one: with a variable-length array PostgreSQL's generic plan
+    /// The identity lookup's statement, with `columns` after the identity's and `joining` after its tables
+    /// (what a sign-in with alerts reads along). Up to two hashes (what a sign-in asks for) are two parameters,
+    /// the second repeating the first when there is one: with a variable-length array PostgreSQL's generic plan
     /// costs more than each custom one, so the statement was planned afresh on most executions
     /// (`pg_stat_statements`: 30,578 plans in 42,964 calls of `authlog-bench service`).
-    static func identityLookup(provider: String, subjectHashes: [String]) -> SQLQuery {
-        var query: SQLQuery = """
-            SELECT i.provider, i.subject_hash, i.user_id, i.released_at IS NOT NULL,
-                   coalesce(u.status = 'active', false)
-            FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id)
-            WHERE i.provider = \(provider) AND i.subject_hash
-            """
+    static func identityLookup(
+        provider: String,
+        subjectHashes: [String],
+        columns: String = "",
+        joining: String = ""
+    ) -> SQLQuery {
+        var query = SQLQuery(
+            unsafeSQL: """
+                SELECT i.provider, i.subject_hash, i.user_id, i.released_at IS NOT NULL,
+                       coalesce(u.status = 'active', false)\(columns)
+                FROM authlog.identities i LEFT JOIN authlog.users u USING (user_id) \(joining)
+                WHERE i.provider =
+                """
+        )
+        let providerPlaceholder = query.bind(provider)
+        query.append(unescaped: " " + providerPlaceholder + " AND i.subject_hash")
         if let first = subjectHashes.first, subjectHashes.count <= 2 {
             let firstPlaceholder = query.bind(first)
             let secondPlaceholder = query.bind(subjectHashes.last ?? first)
@@ -248,7 +258,7 @@ public struct SessionQueries: SessionReads {
         )
     }
 
-    private static func identity(_ row: QueryRow) throws -> IdentityRecord {
+    static func identity(_ row: QueryRow) throws -> IdentityRecord {
         IdentityRecord(
             provider: try row.decode(String.self, at: 0),
             subjectHash: try row.decode(String.self, at: 1),
@@ -258,7 +268,7 @@ public struct SessionQueries: SessionReads {
         )
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
     }
 }

@@ -23,6 +23,36 @@ public struct SigninHistoryQueries: SigninHistoryReads {
         return try Self.recentSignins(row, from: 0)
     }
 
+    /// The identity rows of `provider` whose subject hash is one of `subjectHashes`, each linked to an active
+    /// user with that user's history (``recentSignins(of:limit:devices:areas:)``), in one statement: the sign-in
+    /// looks its identity up anyway, so its history costs no round trip of its own.
+    /// - Throws: ``StoreError``.
+    public func identitiesWithHistory(
+        provider: String,
+        subjectHashes: [String],
+        limit: Int,
+        devices: Int,
+        areas: Int
+    ) async throws -> [String: (identity: IdentityRecord, history: RecentSignins?)] {
+        let query = SessionQueries.identityLookup(
+            provider: provider,
+            subjectHashes: subjectHashes,
+            columns: ", h.*",
+            joining: """
+                LEFT JOIN LATERAL (\(Self.summary(user: "i.user_id", limit: limit, devices: devices, areas: areas)))
+                    AS h ON i.released_at IS NULL AND u.status = 'active'
+                """
+        )
+        let rows = try await self.pool.withConnection { try await $0.query(query).rows }
+        var found: [String: (identity: IdentityRecord, history: RecentSignins?)] = [:]
+        for row in rows {
+            let identity = try SessionQueries.identity(row)
+            let linked = !identity.isReleased && identity.userIsActive
+            found[identity.subjectHash] = (identity, linked ? try Self.recentSignins(row, from: 5) : nil)
+        }
+        return found
+    }
+
     /// The one-row summary of the newest `limit` `signin.succeeded` of the user `user` (an SQL expression: a
     /// parameter or a column), in the columns ``recentSignins(_:from:)`` decodes.
     static func summary(user: String, limit: Int, devices: Int, areas: Int) -> String {

@@ -24,6 +24,30 @@ public struct InMemorySigninHistory: SigninHistoryReads {
         }
     }
 
+    /// The identity rows with each linked active user's history, as AuthlogStore's `SigninHistoryQueries` reads
+    /// them.
+    public func identitiesWithHistory(
+        provider: String,
+        subjectHashes: [String],
+        limit: Int,
+        devices: Int,
+        areas: Int
+    ) async throws -> [String: (identity: IdentityRecord, history: RecentSignins?)] {
+        let identities = try await InMemorySessionReads(storage: self.storage)
+            .identities(provider: provider, subjectHashes: subjectHashes)
+        var found: [String: (identity: IdentityRecord, history: RecentSignins?)] = [:]
+        for (hash, identity) in identities {
+            let linked = !identity.isReleased && identity.userIsActive
+            found[hash] = (
+                identity,
+                linked
+                    ? try await self.recentSignins(of: identity.userID, limit: limit, devices: devices, areas: areas)
+                    : nil
+            )
+        }
+        return found
+    }
+
     /// What a `signin.succeeded` recorded.
     static func pastSignin(_ envelope: EventEnvelope) -> PastSignin {
         let payload = try? envelope.payload(as: SigninSucceeded.self)

@@ -63,6 +63,17 @@ extension StoreConformanceTests {
         #expect(
             try await store.signinHistory.recentSignins(of: UUID(), limit: 10, devices: 5, areas: 5) == RecentSignins()
         )
+        // The sign-in's first read: the identity rows, the linked one with its user's history.
+        let found = try await store.signinHistory.identitiesWithHistory(
+            provider: alice.provider,
+            subjectHashes: [hashHex("a"), hashHex("unknown")],
+            limit: 10,
+            devices: 5,
+            areas: 5
+        )
+        #expect(found.keys.sorted() == [hashHex("a")])
+        #expect(found[hashHex("a")]?.identity.userID == alice.userID)
+        #expect(found[hashHex("a")]?.history == recent)
     }
 
     @Test(arguments: StoreKind.allCases)
