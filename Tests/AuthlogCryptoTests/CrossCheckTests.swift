@@ -40,6 +40,25 @@ struct CrossCheckTests {
         ])
         #expect(try await CrossCheck.run(["verify", algorithm.rawValue], input: tampered.canonicalText).status == 1)
     }
+
+    /// A DPoP proof made by joserfc (RFC 9449's header, its own `jwk` export) verifies here, and the key's
+    /// thumbprint is the one joserfc computes (RFC 7638).
+    @Test(arguments: [SignatureAlgorithm.es256, .edDSA])
+    func dpopProofsMadeByJoserfcVerifyHere(algorithm: SignatureAlgorithm) async throws {
+        let url = "https://auth.example.com/v1/token/refresh"
+        let now = Timestamp.now()
+        let output = try await CrossCheck.run([
+            "dpop", algorithm.rawValue, url, "\(now.microsecondsSinceEpoch / 1_000_000)",
+        ])
+        let document = try JSONParser().parse(output.stdout)
+        let proof = try DPoPProofVerifier().verify(
+            try #require(document["proof"]?.stringValue),
+            for: DPoPRequest(method: "POST", target: try #require(DPoPTarget(url))),
+            at: now
+        )
+        #expect(proof.thumbprint == document["thumbprint"]?.stringValue)
+        #expect(proof.algorithm == algorithm)
+    }
 }
 
 enum CrossCheck {

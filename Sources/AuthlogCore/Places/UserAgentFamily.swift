@@ -34,7 +34,11 @@ public enum UserAgentFamily {
                 names.append(name)
             }
             for byte in word {
-                if byte == UInt8(ascii: "(") { depth += 1 } else if byte == UInt8(ascii: ")") { depth = max(depth - 1, 0) }
+                if byte == UInt8(ascii: "(") {
+                    depth += 1
+                } else if byte == UInt8(ascii: ")") {
+                    depth = max(depth - 1, 0)
+                }
             }
         }
         return names

@@ -2,9 +2,11 @@
 
   crosscheck.py sign ALG      -> prints {"jwk": <public JWK>, "token": <JWS signed by joserfc>}
   crosscheck.py verify ALG    -> reads {"jwk": ..., "token": ...} on stdin, prints the claims, exit 1 if invalid
+  crosscheck.py dpop ALG HTU IAT -> prints {"proof": <DPoP proof for POST HTU>, "thumbprint": <RFC 7638, joserfc's>}
 """
 import json
 import sys
+import uuid
 import warnings
 
 from joserfc import jwt
@@ -29,6 +31,13 @@ def main():
         key = generate(alg)
         token = jwt.encode({"alg": alg, "kid": "python"}, {"sub": "signed-by-python", "iss": "joserfc"}, key, algorithms=[alg])
         print(json.dumps({"jwk": dict(key.as_dict(private=False), kid="python"), "token": token}))
+        return 0
+    if mode == "dpop":
+        key = generate(alg)
+        header = {"typ": "dpop+jwt", "alg": alg, "jwk": key.as_dict(private=False)}
+        claims = {"jti": str(uuid.uuid4()), "htm": "POST", "htu": sys.argv[3], "iat": int(sys.argv[4])}
+        proof = jwt.encode(header, claims, key, algorithms=[alg])
+        print(json.dumps({"proof": proof, "thumbprint": key.thumbprint()}))
         return 0
     request = json.load(sys.stdin)
     key = KEY_TYPES[alg].import_key(request["jwk"])
