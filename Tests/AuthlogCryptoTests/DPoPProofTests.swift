@@ -75,6 +75,31 @@ struct DPoPProofTests {
         try proof.requireKey(try key.publicKey().jwkThumbprint())
     }
 
+    /// The replay ledger's key is one per (key, jti): the same proof twice is one key, the same jti from another
+    /// key is another. The ledger keeps it until the proof could no longer verify.
+    @Test func replayKeysAreOnePerKeyAndJTI() throws {
+        let thief = try #require(Self.thiefKey)
+        let claims = self.claims("jti", .string("same"))
+        let first = try self.verifier.verify(try self.proof(claims: claims), for: try self.request, at: Self.now)
+        let again = try self.verifier.verify(try self.proof(claims: claims), for: try self.request, at: Self.now)
+        let header: [(String, JSONValue)] = [
+            ("typ", .string("dpop+jwt")), ("alg", .string("ES256")), ("jwk", try self.jwk(thief)),
+        ]
+        let other = try self.verifier.verify(
+            try self.proof(header: header, claims: claims, signer: thief),
+            for: try self.request,
+            at: Self.now
+        )
+        #expect(first.replayKey == again.replayKey)
+        #expect(first.replayKey != other.replayKey)
+        #expect(first.replayKey.count == 32)
+        let end = self.verifier.lifetimeEnd(of: first)
+        #expect(throws: DPoPRefusal.self) {
+            try self.verifier.verify(try self.proof(claims: claims), for: try self.request, at: end)
+        }
+        _ = try self.verifier.verify(try self.proof(claims: claims), for: try self.request, at: end.adding(seconds: -1))
+    }
+
     @Test func anEdDSAProofVerifies() throws {
         let key = try PrivateKey.generate(for: .edDSA)
         let header: [(String, JSONValue)] = [

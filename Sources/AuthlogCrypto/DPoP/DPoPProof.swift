@@ -13,6 +13,12 @@ public struct DPoPProof: Sendable, Equatable {
     /// The algorithm it was signed with.
     public let algorithm: SignatureAlgorithm
 
+    /// What the replay ledger keeps of the proof: the SHA-256 of its key's thumbprint and its `jti`, so that two
+    /// clients whose `jti`s happen to agree are not each other's replay, and no `jti` is stored as sent.
+    public var replayKey: [UInt8] {
+        SHA256.hash(Array("authlog dpop jti\u{0}\(self.thumbprint)\u{0}\(self.jti)".utf8))
+    }
+
     /// Refuses the proof unless its key is the one tokens were bound to.
     /// - Throws: ``DPoPRefusal`` `.wrongKey`.
     public func requireKey(_ thumbprint: String) throws(DPoPRefusal) {

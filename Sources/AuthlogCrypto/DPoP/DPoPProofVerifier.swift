@@ -29,6 +29,12 @@ public struct DPoPProofVerifier: Sendable {
         self.maximumSkew = maximumSkew
     }
 
+    /// The instant after which `proof` no longer verifies (its `iat` past ``maximumAge``): how long the replay
+    /// ledger must keep it.
+    public func lifetimeEnd(of proof: DPoPProof) -> Timestamp {
+        proof.issuedAt.adding(seconds: self.maximumAge + 1)
+    }
+
     /// Verifies `proof` for `request` at `now`. `nonces` are the server nonces currently accepted, nil when
     /// nonces are off (a nonce the proof carries is then ignored).
     /// - Throws: ``DPoPRefusal`` naming the check that failed.

@@ -51,6 +51,8 @@ struct InMemoryStateTables: Sendable {
     var issuedNonces: [[UInt8]: Timestamp] = [:]
     /// `consumed_nonces`: when each (provider, hash) pair was consumed.
     var consumedNonces: [ConsumedNonce: Timestamp] = [:]
+    /// `dpop_proofs`: the end of each accepted proof's lifetime, by proof hash.
+    var dpopProofs: [[UInt8]: Timestamp] = [:]
     /// `provider_credentials`: the sealed credential by identity.
     var credentials: [IdentityKey: [UInt8]] = [:]
     /// `user_emails`, in insertion order; (email hash, user, provider) is unique.

@@ -9,6 +9,8 @@ public struct InMemoryStores: Sendable {
     public let sessionExpiry: InMemorySessionExpiryReads
     /// Single-use nonces.
     public let nonces: InMemoryNonceLedger
+    /// DPoP proofs already accepted.
+    public let dpopProofs: InMemoryDPoPProofLedger
     /// Sealed provider credentials.
     public let credentials: InMemoryProviderCredentialVault
     /// Verified emails as keyed hashes.
@@ -31,6 +33,7 @@ public struct InMemoryStores: Sendable {
         self.sessions = InMemorySessionReads(storage: storage)
         self.sessionExpiry = InMemorySessionExpiryReads(storage: storage)
         self.nonces = InMemoryNonceLedger(storage: storage)
+        self.dpopProofs = InMemoryDPoPProofLedger(storage: storage)
         self.credentials = InMemoryProviderCredentialVault(storage: storage)
         self.emails = InMemoryEmailOwnership(storage: storage)
         self.revocations = InMemoryProviderRevocationQueue(storage: storage)

@@ -18,6 +18,7 @@ struct StoreUnderTest: Sendable {
     let sessions: any SessionReads
     let expiry: any SessionExpiryReads
     let nonces: any NonceLedger
+    let dpopProofs: any DPoPProofLedger
     let credentials: any ProviderCredentialVault
     let emails: any EmailOwnership
     let revocations: any ProviderRevocationQueue
@@ -39,6 +40,7 @@ struct StoreUnderTest: Sendable {
                 sessions: stores.sessions,
                 expiry: stores.sessionExpiry,
                 nonces: stores.nonces,
+                dpopProofs: stores.dpopProofs,
                 credentials: stores.credentials,
                 emails: stores.emails,
                 revocations: stores.revocations,
@@ -57,6 +59,7 @@ struct StoreUnderTest: Sendable {
                 sessions: SessionQueries(pool: pool),
                 expiry: SessionExpiryQueries(pool: pool),
                 nonces: NonceStore(pool: pool),
+                dpopProofs: DPoPProofStore(pool: pool),
                 credentials: ProviderCredentialStore(pool: pool),
                 emails: UserEmailStore(pool: pool),
                 revocations: RevocationQueue(pool: pool),
