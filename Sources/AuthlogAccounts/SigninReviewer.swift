@@ -9,11 +9,10 @@ struct SigninReviewer {
     private var alerts: SigninAlertSettings { self.dependencies.settings.alerts }
 
     /// Judges a verified sign-in of `user` against their newest sign-ins (`known`, when the identity's read
-    /// brought them; else read here): a new device, a new country or
-    /// region, impossible travel, a hosting network. A new user has no history: nothing is judged, the sighting
-    /// is recorded. The city and the location are sealed under the user's key (with a data key; without one
-    /// they are not kept, and impossible travel is not judged). A place that cannot be sealed is left out; the
-    /// sign-in goes on.
+    /// brought them; else read here): a new device, a new country or region, impossible travel, a hosting
+    /// network. A new user has no history: nothing is judged, the sighting is recorded. The city and the
+    /// location are sealed under the user's key (with a data key; without one they are not kept, and impossible
+    /// travel is not judged). A place that cannot be sealed is left out; the sign-in goes on.
     /// - Throws: ``ServiceError`` 503 when the history cannot be read.
     func review(
         signinOf user: SigninUser,
