@@ -54,7 +54,7 @@ struct DPoPProofTests {
         _ proof: String,
         _ reason: DPoPRefusal.Reason,
         request: DPoPRequest? = nil,
-        nonces: Set<String>? = nil
+        nonces: DPoPNonces? = nil
     ) throws {
         let request = try request ?? self.request
         #expect(throws: DPoPRefusal.self) {
@@ -167,22 +167,42 @@ struct DPoPProofTests {
         try self.expectRefusal(try self.proof(claims: self.claims("iat", .number("\(ahead)"))), .futureIssuedAt)
     }
 
-    @Test func aMissingNonceIsRefusedWhenNoncesAreOn() throws {
-        try self.expectRefusal(try self.proof(), .missingNonce, nonces: ["n-1"])
-        try self.expectRefusal(
-            try self.proof(claims: self.claims("nonce", .string("n-0"))),
-            .staleNonce,
-            nonces: ["n-1"]
-        )
+    @Test func aMissingOrOldNonceIsRefusedWhenNoncesAreOn() throws {
+        let nonces = try DPoPNonces(secret: [UInt8](repeating: 9, count: 32), rotationSeconds: 300)
+        try self.expectRefusal(try self.proof(), .missingNonce, nonces: nonces)
+        let old = nonces.current(at: Self.now.adding(seconds: -600))
+        try self.expectRefusal(try self.proof(claims: self.claims("nonce", .string(old))), .staleNonce, nonces: nonces)
         #expect(DPoPRefusal(.missingNonce, "").oauthError == "use_dpop_nonce")
+        #expect(DPoPRefusal(.staleNonce, "").oauthError == "use_dpop_nonce")
         #expect(DPoPRefusal(.badSignature, "").oauthError == "invalid_dpop_proof")
+        let current = nonces.current(at: Self.now)
         let accepted = try self.verifier.verify(
-            try self.proof(claims: self.claims("nonce", .string("n-1"))),
+            try self.proof(claims: self.claims("nonce", .string(current))),
             for: try self.request,
-            nonces: ["n-1"],
+            nonces: nonces,
             at: Self.now
         )
-        #expect(accepted.nonce == "n-1")
+        #expect(accepted.nonce == current)
+    }
+
+    /// Nonces come from the secret and the time slot: accepted in their slot and the next, never after, never
+    /// from another secret, never altered.
+    @Test func nonceSlotsRotate() throws {
+        let nonces = try DPoPNonces(secret: [UInt8](repeating: 9, count: 32), rotationSeconds: 300)
+        let other = try DPoPNonces(secret: [UInt8](repeating: 8, count: 32), rotationSeconds: 300)
+        let slotStart = Timestamp(microsecondsSinceEpoch: (Self.now.microsecondsSinceEpoch / 300_000_000) * 300_000_000)
+        let issued = nonces.current(at: slotStart.adding(seconds: 299))
+        #expect(nonces.current(at: slotStart) == issued, "one nonce per slot")
+        #expect(nonces.current(at: slotStart.adding(seconds: 300)) != issued, "the next slot has another")
+        #expect(nonces.accepts(issued, at: slotStart.adding(seconds: 599)), "accepted through the next slot")
+        #expect(!nonces.accepts(issued, at: slotStart.adding(seconds: 600)), "not two slots on")
+        #expect(!nonces.accepts(issued, at: slotStart.adding(seconds: -1)), "not before its slot")
+        #expect(!other.accepts(issued, at: slotStart), "another deployment's secret")
+        var altered = try #require(Base64URL.decode(issued))
+        altered[altered.count - 1] ^= 1
+        #expect(!nonces.accepts(Base64URL.encode(altered), at: slotStart))
+        #expect(!nonces.accepts("not a nonce", at: slotStart))
+        #expect(!nonces.accepts(String(repeating: "A", count: 4096), at: slotStart))
     }
 
     @Test func algNoneIsRefused() throws {

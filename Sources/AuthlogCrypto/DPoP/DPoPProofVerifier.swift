@@ -35,13 +35,13 @@ public struct DPoPProofVerifier: Sendable {
         proof.issuedAt.adding(seconds: self.maximumAge + 1)
     }
 
-    /// Verifies `proof` for `request` at `now`. `nonces` are the server nonces currently accepted, nil when
-    /// nonces are off (a nonce the proof carries is then ignored).
+    /// Verifies `proof` for `request` at `now`. `nonces` are the server's nonces, nil when nonces are off (a
+    /// nonce the proof carries is then ignored).
     /// - Throws: ``DPoPRefusal`` naming the check that failed.
     public func verify(
         _ proof: String,
         for request: DPoPRequest,
-        nonces: Set<String>? = nil,
+        nonces: DPoPNonces? = nil,
         at now: Timestamp
     ) throws(DPoPRefusal) -> DPoPProof {
         let (payload, key, algorithm) = try Self.verifiedParts(of: proof)
@@ -72,7 +72,9 @@ public struct DPoPProofVerifier: Sendable {
         let nonce = payload["nonce"]?.stringValue
         if let nonces {
             guard let nonce else { throw DPoPRefusal(.missingNonce, "the server asks for a nonce") }
-            guard nonces.contains(nonce) else { throw DPoPRefusal(.staleNonce, "the nonce is not a current one") }
+            guard nonces.accepts(nonce, at: now) else {
+                throw DPoPRefusal(.staleNonce, "the nonce is not a current one")
+            }
         }
         let thumbprint: String
         do {
