@@ -268,7 +268,7 @@ public struct SessionQueries: SessionReads {
         )
     }
 
-    static func isHexDigit(_ byte: UInt8) -> Bool {
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
     }
 }
