@@ -25,6 +25,8 @@ public struct AccountState: Sendable {
     public var lockouts: any IdentityLockouts
     /// Each user's recent sign-ins, for sign-in alerts.
     public var signinHistory: any SigninHistoryReads
+    /// The DPoP proofs already accepted.
+    public var dpopProofs: any DPoPProofLedger
 
     /// Creates the set of ports.
     public init(
@@ -38,8 +40,10 @@ public struct AccountState: Sendable {
         userKeys: any UserKeyRing,
         ownAccount: any OwnAccountReads,
         lockouts: any IdentityLockouts,
-        signinHistory: any SigninHistoryReads
+        signinHistory: any SigninHistoryReads,
+        dpopProofs: any DPoPProofLedger
     ) {
+        self.dpopProofs = dpopProofs
         self.queries = queries
         self.expiry = expiry
         self.nonces = nonces

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogCrypto
 import AuthlogProviders
 
 /// A refused sign-in proof: the provider it is recorded under, the reason, and the answer to give.
@@ -49,6 +50,12 @@ struct ProofRefusal: Error {
     /// A request whose body could not be read.
     init(provider: String, unreadable reason: RequestRefusalReason, answer: ServiceError) {
         self.init(provider: provider, reason: reason.rawValue, answer: answer)
+    }
+
+    /// A refused DPoP proof: its exact reason (`dpop_bad_signature`, …) is recorded; it names no subject, so
+    /// it never counts toward a lockout.
+    init(provider: String, dpop refusal: DPoPRefusal, answer: ServiceError) {
+        self.init(provider: provider, reason: refusal.reason.rawValue, answer: answer)
     }
 
     /// A failure of our own (store, randomness): its answer's code is the reason.

@@ -14,6 +14,9 @@ public struct RequestMetadata: Sendable {
     /// AuthlogClient's per-install device id (`Authlog-Device-Id`), when it is one (``deviceIDIfValid(_:)``).
     /// Never stored: only its keyed hash is.
     public var deviceID: String?
+    /// The RFC 7638 thumbprint of the DPoP key the request proved it holds (its proof checked and its `jti`
+    /// recorded), which the tokens it issues are bound to.
+    public var dpopKey: String?
 
     /// Creates metadata.
     public init(

@@ -1,5 +1,5 @@
 public import AuthlogCore
-import AuthlogCrypto
+public import AuthlogCrypto
 import Foundation
 
 /// What the sign-in and token services share: the event store, the state ports, the token issuer, the
@@ -27,6 +27,10 @@ public struct ServiceDependencies: Sendable {
     public let lockouts: any IdentityLockouts
     /// Each user's recent sign-ins, for sign-in alerts.
     public let signinHistory: any SigninHistoryReads
+    /// The DPoP proofs already accepted (each `jti` once within its lifetime).
+    public let dpopProofs: any DPoPProofLedger
+    /// The server's DPoP nonces, when `dpop.nonces` asks proofs to carry one.
+    public let dpopNonces: DPoPNonces?
     /// Keys subject and email hashes.
     public let hasher: IdentityHasher
     /// Signs and checks access tokens.
@@ -52,8 +56,11 @@ public struct ServiceDependencies: Sendable {
         metrics: any SigninMetrics,
         dataKey: [UInt8]?,
         previousDataKeys: [[UInt8]] = [],
-        hasher: IdentityHasher
+        hasher: IdentityHasher,
+        dpopNonces: DPoPNonces? = nil
     ) {
+        self.dpopProofs = state.dpopProofs
+        self.dpopNonces = dpopNonces
         self.store = store
         self.queries = state.queries
         self.nonces = state.nonces
@@ -87,6 +94,7 @@ public struct ServiceDependencies: Sendable {
         userID: UUID,
         sessionID: UUID,
         clientID: String?,
+        dpopJKT: String? = nil,
         now: Timestamp
     ) throws
         -> (token: String, id: UUID, expiresAt: Timestamp)
@@ -101,7 +109,8 @@ public struct ServiceDependencies: Sendable {
                 sessionID: sessionID,
                 clientID: clientID,
                 issuedAt: issuedAt,
-                expiresAt: expiresAt
+                expiresAt: expiresAt,
+                dpopJKT: dpopJKT
             )
         )
         return (token, id, Timestamp(microsecondsSinceEpoch: expiresAt * 1_000_000))

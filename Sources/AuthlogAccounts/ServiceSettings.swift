@@ -44,6 +44,8 @@ public struct ServiceSettings: Sendable {
 
     /// `alerts` and `places`: sign-in alerts (docs/signin.md, "Sign-in alerts").
     public var alerts = SigninAlertSettings()
+    /// DPoP (RFC 9449): each client's policy, server nonces, the accepted age of a proof.
+    public var dpop = DPoPSettings()
 
     /// The values `refresh_token.reuse_grace_seconds` may take.
     public static let refreshReuseGraceRange = 0...60

@@ -70,7 +70,8 @@ extension SigninService {
                 accessToken: tokens.access.token,
                 accessTokenExpiresAt: tokens.access.expiresAt,
                 refreshToken: tokens.refresh.token,
-                refreshTokenExpiresAt: tokens.refreshExpiresAt
+                refreshTokenExpiresAt: tokens.refreshExpiresAt,
+                dpopBound: metadata.dpopKey != nil
             )
             return (AppendCommand(events: events, expectedVersions: expectations), response)
         } catch {
@@ -92,6 +93,7 @@ extension SigninService {
             userID: userID,
             sessionID: sessionID,
             clientID: metadata.clientID,
+            dpopJKT: metadata.dpopKey,
             now: now
         )
         let refresh = try RefreshTokenSecret.make()
@@ -189,7 +191,8 @@ extension SigninService {
                 refreshTokenHash: Hex.encode(tokens.refresh.hash),
                 familyID: UUID.version7(at: now),
                 refreshTokenExpiresAt: tokens.refreshExpiresAt,
-                kind: tokens.kind
+                kind: tokens.kind,
+                dpopJKT: metadata.dpopKey
             )
         )
         return [succeeded, issued]

@@ -57,6 +57,11 @@ public struct SigninService: Sendable {
         rememberMe: Bool,
         metadata: RequestMetadata
     ) async throws(ServiceError) -> TokenResponse {
+        let dpopProof = try await self.offeredDPoPProof(
+            provider: providerName,
+            method: proof.method,
+            metadata: metadata
+        )
         let identity: VerifiedIdentity
         switch await self.verifiedIdentity(provider: providerName, proof: proof) {
         case .success(let verified): identity = verified
@@ -65,6 +70,7 @@ public struct SigninService: Sendable {
         }
         var metadata = metadata
         metadata.clientID = identity.clientID ?? metadata.clientID
+        try await self.bind(dpopProof, provider: providerName, method: proof.method, metadata: &metadata)
         let start: SessionStart
         do {
             start = try await self.startSession(

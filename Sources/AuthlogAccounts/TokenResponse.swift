@@ -20,6 +20,8 @@ public struct TokenResponse: Sendable {
     /// The sign-in was judged unusual for its user and recorded (`signin.flagged`): that event's id (what
     /// `POST /v1/me/activity/{event_id}/not-me` takes) and the judgements' kinds. Answered as `signin_alert`.
     public var signinAlert: (eventID: UUID, kinds: [SigninJudgement.Kind])?
+    /// Whether the tokens are bound to a DPoP key (RFC 9449): answered as `token_type: DPoP`, else `Bearer`.
+    public var dpopBound: Bool
 
     /// Creates an answer.
     public init(
@@ -29,8 +31,10 @@ public struct TokenResponse: Sendable {
         accessToken: String,
         accessTokenExpiresAt: Timestamp,
         refreshToken: String,
-        refreshTokenExpiresAt: Timestamp
+        refreshTokenExpiresAt: Timestamp,
+        dpopBound: Bool = false
     ) {
+        self.dpopBound = dpopBound
         self.userID = userID
         self.sessionID = sessionID
         self.isNewUser = isNewUser
@@ -51,7 +55,7 @@ public struct TokenResponse: Sendable {
                 ("access_token_expires_at", .string(self.accessTokenExpiresAt.description)),
                 ("refresh_token", .string(self.refreshToken)),
                 ("refresh_token_expires_at", .string(self.refreshTokenExpiresAt.description)),
-                ("token_type", .string("Bearer")),
+                ("token_type", .string(self.dpopBound ? "DPoP" : "Bearer")),
             ] + self.alertMembers
         )
     }

@@ -80,7 +80,8 @@ extension TokenService {
                 accessToken: answer.accessToken,
                 accessTokenExpiresAt: answer.accessTokenExpiresAt,
                 refreshToken: answer.refreshToken,
-                refreshTokenExpiresAt: answer.refreshTokenExpiresAt
+                refreshTokenExpiresAt: answer.refreshTokenExpiresAt,
+                dpopBound: record.dpopJKT != nil
             )
         )
     }

@@ -1,4 +1,5 @@
 import AuthlogCore
+import AuthlogCrypto
 import Foundation
 
 /// The `token_type_hint` values of RFC 7009 §2.1.
@@ -15,7 +16,10 @@ extension TokenService {
     /// an access token ends its session the same way (`token.revoked` for its `jti`, then `session.revoked`
     /// with reason `token_revoked`), since a JWT cannot be recalled on its own. An unknown, invalid, expired
     /// or already revoked token changes nothing (§2.2: the answer is 200 all the same).
-    /// - Throws: ``ServiceError`` 503 when the database is down.
+    ///
+    /// The client's credentials authorize the revocation, so a DPoP proof is not needed; one that is sent must
+    /// check out, and a refresh token bound to another key than the proof's is not revoked.
+    /// - Throws: ``ServiceError`` 401 `invalid_dpop_proof` for a refused proof, 503 when the database is down.
     public func revoke(
         _ token: String,
         hint: TokenTypeHint?,
@@ -23,13 +27,20 @@ extension TokenService {
         metadata: RequestMetadata
     ) async throws(ServiceError) {
         let actor = "client:\(EnvelopeText.normalized(clientID, limit: EnvelopeText.Limit.code) ?? "unknown")"
+        let gate = DPoPGate(dependencies: self.dependencies)
+        var key: String?
+        switch gate.offered(at: .now()) {
+        case nil: break
+        case .failure(let refusal)?: throw gate.answer(refusal, at: .now())
+        case .success(let proof)?: key = proof.thumbprint
+        }
         // The hint orders the search (§2.1); a wrong hint still finds the token.
         let order: [TokenTypeHint] =
             hint == .accessToken ? [.accessToken, .refreshToken] : [.refreshToken, .accessToken]
         for kind in order {
             switch kind {
             case .refreshToken:
-                if try await self.revokeRefreshToken(token, actor: actor, metadata: metadata) { return }
+                if try await self.revokeRefreshToken(token, actor: actor, key: key, metadata: metadata) { return }
             case .accessToken:
                 if try await self.revokeAccessToken(token, actor: actor, metadata: metadata) { return }
             }
@@ -39,6 +50,7 @@ extension TokenService {
     private func revokeRefreshToken(
         _ token: String,
         actor: String,
+        key: String?,
         metadata: RequestMetadata
     ) async throws(ServiceError)
         -> Bool
@@ -48,6 +60,10 @@ extension TokenService {
             try await self.dependencies.queries.refreshToken(hash: RefreshTokenSecret.hash(of: token))
         }
         guard let record else { return false }
+        if let key, let bound = record.dpopJKT, key != bound {
+            let gate = DPoPGate(dependencies: self.dependencies)
+            throw gate.answer(DPoPRefusal(.wrongKey, "the refresh token is bound to another key"), at: .now())
+        }
         guard record.state != .revoked, record.session.isUsable else { return true }
         var metadata = metadata
         metadata.clientID = record.clientID
@@ -76,7 +92,7 @@ extension TokenService {
     ) async throws(ServiceError)
         -> Bool
     {
-        guard let (claims, session) = try? await self.authenticate(bearer: token) else { return false }
+        guard let (claims, session) = try? await self.activeAccessToken(token) else { return false }
         var metadata = metadata
         metadata.clientID = session.clientID
         let now = Timestamp.now()

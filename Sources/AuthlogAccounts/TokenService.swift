@@ -48,6 +48,7 @@ public struct TokenService: Sendable {
         let hash = RefreshTokenSecret.hash(of: refreshToken)
         // A replay is judged by when it was presented, not by when its turn on the session stream came.
         let presentedAt = Timestamp.now()
+        let offered = DPoPGate(dependencies: self.dependencies).offered(at: presentedAt)
         var conflicts = 0
         var replayRounds = 0
         var admitted = false
@@ -62,6 +63,7 @@ public struct TokenService: Sendable {
             if let record, !admitted {
                 try self.familyGate?.admitRefresh(family: record.familyID.lowercased, requestID: metadata.requestID)
                 admitted = true
+                try await self.requireProof(offered, for: record, metadata: metadata, at: presentedAt)
             }
             switch try await self.attempt(refreshToken, record: record, metadata: metadata, presentedAt: presentedAt) {
             case .answered(let response):
@@ -229,12 +231,26 @@ public struct TokenService: Sendable {
     /// The claims of a valid access token whose session is still active.
     /// - Throws: ``ServiceError`` 401 `invalid_token`, 503 when the database is down.
     public func authenticate(bearer: String) async throws(ServiceError) -> (AccessTokenClaims, SessionRecord) {
-        let claims: AccessTokenClaims
+        let claims = try self.verifiedClaims(of: bearer)
+        let proof = try await self.requireProof(forAccessToken: bearer, claims: claims)
+        let session = try await self.activeSession(of: claims)
+        try await self.recordOnce(proof)
+        return (claims, session)
+    }
+
+    /// The claims of an access token whose signature, issuer, audience and expiry check out.
+    /// - Throws: ``ServiceError`` 401 `invalid_token`.
+    private func verifiedClaims(of bearer: String) throws(ServiceError) -> AccessTokenClaims {
         do {
-            claims = try self.dependencies.accessTokens.verify(bearer)
+            return try self.dependencies.accessTokens.verify(bearer)
         } catch {
             throw ServiceError.invalidToken("The access token is not valid (\(error.reason)).")
         }
+    }
+
+    /// The session of `claims`, when it is still active.
+    /// - Throws: ``ServiceError`` 401 `invalid_token`, 503 when the database is down.
+    private func activeSession(of claims: AccessTokenClaims) async throws(ServiceError) -> SessionRecord {
         let session = try await self.dependencies.storeCall {
             try await self.dependencies.queries.session(claims.sessionID)
         }
@@ -243,13 +259,20 @@ public struct TokenService: Sendable {
         else {
             throw ServiceError.invalidToken("The session of this access token has ended.")
         }
-        return (claims, session)
+        return session
+    }
+
+    /// The claims and session of an active access token, without a DPoP proof: for introspection and
+    /// revocation, whose callers authenticate as clients.
+    func activeAccessToken(_ token: String) async throws(ServiceError) -> (AccessTokenClaims, SessionRecord) {
+        let claims = try self.verifiedClaims(of: token)
+        return (claims, try await self.activeSession(of: claims))
     }
 
     /// RFC 7662 introspection: the claims of an active access or refresh token, else `{"active": false}`.
     /// - Throws: ``ServiceError`` 503 when the database is down.
     public func introspect(_ token: String) async throws(ServiceError) -> JSONValue {
-        if let (claims, _) = try? await self.authenticate(bearer: token) {
+        if let (claims, _) = try? await self.activeAccessToken(token) {
             var members: [(name: String, value: JSONValue)] = [
                 ("active", .bool(true)), ("token_type", .string("access_token")),
                 ("sub", .string(claims.userID.lowercased)), ("sid", .string(claims.sessionID.lowercased)),
@@ -258,6 +281,7 @@ public struct TokenService: Sendable {
                 ("exp", .number(String(claims.expiresAt))),
             ]
             if let clientID = claims.clientID { members.append(("client_id", .string(clientID))) }
+            if let jkt = claims.dpopJKT { members.append(("cnf", .object([("jkt", .string(jkt))]))) }
             return .object(members)
         }
         let record = try await self.dependencies.storeCall {
@@ -275,6 +299,7 @@ public struct TokenService: Sendable {
             ("exp", .number(String(record.expiresAt.microsecondsSinceEpoch / 1_000_000))),
         ]
         if let clientID = record.clientID { members.append(("client_id", .string(clientID))) }
+        if let jkt = record.dpopJKT { members.append(("cnf", .object([("jkt", .string(jkt))]))) }
         return .object(members)
     }
 
@@ -295,6 +320,7 @@ public struct TokenService: Sendable {
                 userID: record.userID,
                 sessionID: record.sessionID,
                 clientID: record.clientID,
+                dpopJKT: record.dpopJKT,
                 now: now
             )
             let refresh = try RefreshTokenSecret.make()
@@ -307,7 +333,8 @@ public struct TokenService: Sendable {
                 refreshTokenExpiresAt: expiresAt,
                 accessTokenID: access.id,
                 accessTokenExpiresAt: access.expiresAt,
-                kind: record.kind
+                kind: record.kind,
+                dpopJKT: record.dpopJKT
             )
             let event = try self.event(
                 record: record,
@@ -324,7 +351,8 @@ public struct TokenService: Sendable {
                 accessToken: access.token,
                 accessTokenExpiresAt: access.expiresAt,
                 refreshToken: refresh.token,
-                refreshTokenExpiresAt: expiresAt
+                refreshTokenExpiresAt: expiresAt,
+                dpopBound: record.dpopJKT != nil
             )
             let sealed = self.sealedSuccessor(
                 of: response,
@@ -370,7 +398,7 @@ public struct TokenService: Sendable {
 
     /// Records `token.refresh_failed` with a reason the token service did not decide itself (a refused body,
     /// a failure of our own), spelled as the answer's error code.
-    private func recordRefreshFailure(
+    func recordRefreshFailure(
         code reason: String,
         record: RefreshTokenRecord?,
         metadata: RequestMetadata,

@@ -34,6 +34,8 @@ public struct AccountComponents: Sendable {
     public let trustedProxies: TrustedProxies
     /// Introspection callers: id → secret.
     public let introspectionClients: [String: String]
+    /// `public_url`: the base of the URLs DPoP proofs name (`htu`).
+    public let publicURL: String?
     /// The operator's MaxMind DB files, when `places.city_database` is set: `serve` reloads them when they change
     /// and on SIGHUP.
     public let places: PlaceLookup?
@@ -56,6 +58,7 @@ public struct AccountComponents: Sendable {
         var settings = try ServiceSettings(configuration: configuration)
         settings.lockout = try Self.lockoutPolicy(of: configuration)
         settings.alerts = try Self.alertSettings(of: configuration)
+        settings.dpop = try Self.dpopSettings(of: configuration)
         self.places = try Self.placeLookup(of: configuration)
         self.placesReloadSeconds = configuration.places?.reloadIntervalSeconds ?? Self.defaultPlacesReloadSeconds
         settings.alerts.places = self.places
@@ -70,8 +73,10 @@ public struct AccountComponents: Sendable {
             metrics: metrics,
             dataKey: keys.data,
             previousDataKeys: keys.previous,
-            hasher: IdentityHasher(key: keys.subject ?? IdentityHasher.developmentKey)
+            hasher: IdentityHasher(key: keys.subject ?? IdentityHasher.developmentKey),
+            dpopNonces: try Self.dpopNonces(settings: settings.dpop, dataKey: keys.data)
         )
+        self.publicURL = configuration.publicURL
         self.registry = try ProviderRegistry(
             settings: configuration.providers,
             development: configuration.development ?? false,

@@ -16,6 +16,9 @@ public struct AccessTokenClaims: Sendable, Equatable {
     public var issuedAt: Int64
     /// `exp`, in seconds.
     public var expiresAt: Int64
+    /// `cnf.jkt` (RFC 9449 §6.1): the RFC 7638 thumbprint of the DPoP key the token is bound to; a request
+    /// with it must carry a proof by that key.
+    public var dpopJKT: String?
 }
 
 /// Signs and checks authlog's access tokens: ES256 JWTs with `typ: at+jwt`, authlog's `kid`, its `iss`
@@ -76,6 +79,7 @@ public struct AccessTokenIssuer: Sendable {
             ("sid", .string(claims.sessionID.lowercased)),
         ]
         if let clientID = claims.clientID { members.append(("client_id", .string(clientID))) }
+        if let jkt = claims.dpopJKT { members.append(("cnf", .object([("jkt", .string(jkt))]))) }
         return try self.signer.sign(.object(members), type: Self.tokenType)
     }
 
@@ -101,13 +105,19 @@ public struct AccessTokenIssuer: Sendable {
             let jti = claims["jti"]?.stringValue.flatMap(UUID.init(canonical:))
         else { throw AccessTokenError(reason: "malformed") }
         guard Timestamp(now).microsecondsSinceEpoch / 1_000_000 < exp else { throw AccessTokenError(reason: "expired") }
+        var jkt: String?
+        if let confirmation = claims["cnf"] {
+            guard let value = confirmation["jkt"]?.stringValue else { throw AccessTokenError(reason: "malformed") }
+            jkt = value
+        }
         return AccessTokenClaims(
             tokenID: jti,
             userID: sub,
             sessionID: sid,
             clientID: claims["client_id"]?.stringValue,
             issuedAt: iat,
-            expiresAt: exp
+            expiresAt: exp,
+            dpopJKT: jkt
         )
     }
 }

@@ -38,6 +38,7 @@ extension TokenIssued {
         if let hash = self.refreshTokenHash, Hex.decode(hash)?.count != 32 {
             throw EventValidationError(field: "data.refresh_token_hash", problem: "must be 64 hex digits")
         }
+        try checkThumbprint(self.dpopJKT)
     }
 }
 
@@ -47,5 +48,18 @@ extension TokenRefreshed {
         guard Hex.decode(self.newTokenHash)?.count == 32 else {
             throw EventValidationError(field: "data.new_token_hash", problem: "must be 64 hex digits")
         }
+        try checkThumbprint(self.dpopJKT)
+    }
+}
+
+/// A DPoP key's RFC 7638 thumbprint, when present, is 43 base64url characters (a SHA-256 digest).
+private func checkThumbprint(_ thumbprint: String?) throws(EventValidationError) {
+    guard let thumbprint else { return }
+    let alphabet = thumbprint.utf8.allSatisfy { byte in
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == 0x2D || byte == 0x5F
+    }
+    guard thumbprint.utf8.count == 43, alphabet else {
+        throw EventValidationError(field: "data.dpop_jkt", problem: "must be 43 base64url characters")
     }
 }

@@ -25,6 +25,9 @@ public struct TokenIssued: EventPayload {
     public var refreshTokenExpiresAt: Timestamp?
     /// Whether the refresh token is a "remember me" token.
     public var kind: RefreshTokenKind
+    /// The RFC 7638 thumbprint of the DPoP key (RFC 9449) the family and the access token are bound to, when
+    /// the sign-in carried a proof.
+    public var dpopJKT: String?
 
     /// Creates the payload.
     public init(
@@ -34,8 +37,10 @@ public struct TokenIssued: EventPayload {
         refreshTokenHash: String? = nil,
         familyID: UUID? = nil,
         refreshTokenExpiresAt: Timestamp? = nil,
-        kind: RefreshTokenKind = .rememberMe
+        kind: RefreshTokenKind = .rememberMe,
+        dpopJKT: String? = nil
     ) {
+        self.dpopJKT = dpopJKT
         self.accessTokenID = accessTokenID
         self.accessTokenExpiresAt = accessTokenExpiresAt
         self.refreshTokenID = refreshTokenID
@@ -65,6 +70,8 @@ public struct TokenRefreshed: EventPayload {
     public var accessTokenExpiresAt: Timestamp
     /// Whether the family is a "remember me" family.
     public var kind: RefreshTokenKind
+    /// The thumbprint of the DPoP key the family is bound to (and whose proof this refresh carried), when bound.
+    public var dpopJKT: String?
 
     /// Creates the payload.
     public init(
@@ -75,8 +82,10 @@ public struct TokenRefreshed: EventPayload {
         refreshTokenExpiresAt: Timestamp,
         accessTokenID: UUID,
         accessTokenExpiresAt: Timestamp,
-        kind: RefreshTokenKind = .rememberMe
+        kind: RefreshTokenKind = .rememberMe,
+        dpopJKT: String? = nil
     ) {
+        self.dpopJKT = dpopJKT
         self.oldTokenID = oldTokenID
         self.newTokenID = newTokenID
         self.newTokenHash = newTokenHash

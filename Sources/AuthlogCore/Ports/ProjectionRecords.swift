@@ -22,6 +22,8 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     /// The session's sign-in and what its admitted refreshes were flagged for, when read
     /// (`withSessionSignin`).
     public var sessionSignin: SessionSignin?
+    /// The RFC 7638 thumbprint of the DPoP key the family is bound to (`refresh_tokens.dpop_jkt`), when bound.
+    public var dpopJKT: String?
 
     /// The session.
     public var sessionID: UUID { self.session.sessionID }
@@ -40,8 +42,10 @@ public struct RefreshTokenRecord: Sendable, Equatable {
         sessionVersion: Int32,
         rotatedAt: Timestamp? = nil,
         sealedSuccessor: [UInt8]? = nil,
-        sessionSignin: SessionSignin? = nil
+        sessionSignin: SessionSignin? = nil,
+        dpopJKT: String? = nil
     ) {
+        self.dpopJKT = dpopJKT
         self.sessionSignin = sessionSignin
         self.tokenID = tokenID
         self.familyID = familyID

@@ -120,6 +120,8 @@ public struct RefreshTokenRow: Sendable, Equatable {
     public var issuedAt: Timestamp
     /// When it expires.
     public var expiresAt: Timestamp
+    /// The thumbprint of the DPoP key its family is bound to, when bound.
+    public var dpopJKT: String?
 
     /// Creates a row.
     public init(
@@ -132,8 +134,10 @@ public struct RefreshTokenRow: Sendable, Equatable {
         provider: String?,
         kind: RefreshTokenKind,
         issuedAt: Timestamp,
-        expiresAt: Timestamp
+        expiresAt: Timestamp,
+        dpopJKT: String? = nil
     ) {
+        self.dpopJKT = dpopJKT
         self.tokenHash = tokenHash
         self.tokenID = tokenID
         self.familyID = familyID

@@ -157,7 +157,8 @@ public enum ProjectionReducer {
                         provider: envelope.provider,
                         kind: payload.kind,
                         issuedAt: at,
-                        expiresAt: expiresAt
+                        expiresAt: expiresAt,
+                        dpopJKT: payload.dpopJKT
                     )
                 )
             )
@@ -189,7 +190,8 @@ public enum ProjectionReducer {
                     provider: envelope.provider,
                     kind: payload.kind,
                     issuedAt: at,
-                    expiresAt: payload.refreshTokenExpiresAt
+                    expiresAt: payload.refreshTokenExpiresAt,
+                    dpopJKT: payload.dpopJKT
                 )
             ),
             .touchSession(sessionID: sessionID, at: at),

@@ -39,6 +39,9 @@ public struct DPoPRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongKey = "dpop_wrong_key"
         /// The proof's `jti` was seen before within its lifetime.
         case replayed = "dpop_replayed"
+        /// A proof came with a refresh token whose family was never bound to a key (issued to a sign-in without
+        /// one): a family is bound at sign-in only, never later by whoever holds the token.
+        case familyUnbound = "dpop_family_unbound"
     }
 
     /// The check that failed.

@@ -205,9 +205,10 @@ extension ServerComponents {
         return services
     }
 
-    /// Nonce purge, session sweeper, lock expiry, provider revocation retries, report counts and log months.
+    /// Nonce and DPoP proof purges, session sweeper, lock expiry, provider revocation retries, report counts and log months.
     private func upkeepServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let nonces = NonceStore(pool: pool)
+        let dpopProofs = DPoPProofStore(pool: pool)
         let store = self.store
         let sweeper = self.account.sweeper
         let locks = self.account.locks
@@ -221,6 +222,16 @@ extension ServerComponents {
                     if purged > 0 { logger.debug("purged old nonces", metadata: ["count": "\(purged)"]) }
                 } catch {
                     logger.warning("could not purge old nonces", metadata: ["error": "\(error)"])
+                }
+            },
+            PeriodicService(name: "dpop-proof-purge", every: .seconds(30)) {
+                // Proofs whose iat left the accepted window: they fail on their iat before the ledger is asked,
+                // so the rows stay bounded by the proofs accepted in one window and one purge interval.
+                do {
+                    let purged = try await dpopProofs.purge(before: Timestamp.now())
+                    if purged > 0 { logger.debug("purged old DPoP proofs", metadata: ["count": "\(purged)"]) }
+                } catch {
+                    logger.warning("could not purge old DPoP proofs", metadata: ["error": "\(error)"])
                 }
             },
             PeriodicService(name: "session-sweeper", every: .seconds(60)) { await sweeper.sweepOnce(logger: logger) },

@@ -55,6 +55,8 @@ public struct ServerConfiguration: Codable, Sendable {
     public var places: PlacesSettings?
     /// Sign-in alerts: new device, new country or region, impossible travel, hosting network.
     public var alerts: AlertSettings?
+    /// DPoP (RFC 9449): each client's policy, server nonces, the accepted age of a proof.
+    public var dpop: DPoPSection?
 
     /// An empty configuration: every default.
     public init() {}

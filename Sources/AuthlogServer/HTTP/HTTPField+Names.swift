@@ -11,6 +11,10 @@ extension HTTPField.Name {
     static let exportHead = HTTPField.Name(knownValid: "Authlog-Head")
     /// `Authlog-Device-Id`: AuthlogClient's per-install device id, on sign-ins and refreshes.
     static let deviceID = HTTPField.Name(knownValid: "Authlog-Device-Id")
+    /// `DPoP`: a proof of possession of the client's key (RFC 9449).
+    static let dpop = HTTPField.Name(knownValid: "DPoP")
+    /// `DPoP-Nonce`: the server's current DPoP nonce, when proofs must carry one.
+    static let dpopNonce = HTTPField.Name(knownValid: "DPoP-Nonce")
     /// `X-Forwarded-For`: believed only from trusted proxies.
     static let forwardedFor = HTTPField.Name(knownValid: "X-Forwarded-For")
 

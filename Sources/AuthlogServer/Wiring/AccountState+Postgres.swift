@@ -16,7 +16,8 @@ extension AccountState {
             userKeys: UserKeyStore(pool: pool),
             ownAccount: OwnAccountQueries(pool: pool),
             lockouts: IdentityLockoutQueries(pool: pool),
-            signinHistory: SigninHistoryQueries(pool: pool)
+            signinHistory: SigninHistoryQueries(pool: pool),
+            dpopProofs: DPoPProofStore(pool: pool)
         )
     }
 }

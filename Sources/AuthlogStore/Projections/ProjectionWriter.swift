@@ -182,7 +182,8 @@ struct ProjectionWriter {
                 "refresh_tokens",
                 """
                 token_hash bytea, token_id uuid, family_id uuid, parent_id uuid, session_id uuid, user_id uuid,
-                    provider text, kind text, state text, issued_at timestamptz, expires_at timestamptz
+                    provider text, kind text, state text, issued_at timestamptz, expires_at timestamptz,
+                    dpop_jkt text
                 """,
                 run,
                 suffix: " ON CONFLICT DO NOTHING"
@@ -192,7 +193,7 @@ struct ProjectionWriter {
                     ByteaValue(row.tokenHash).sqlText, row.tokenID.sqlText, row.familyID.sqlText,
                     row.parentID?.sqlText, row.sessionID.sqlText, row.userID.sqlText,
                     row.provider, row.kind.rawValue, "active",
-                    row.issuedAt.sqlText, row.expiresAt.sqlText,
+                    row.issuedAt.sqlText, row.expiresAt.sqlText, row.dpopJKT,
                 ]
             }
         case .countIdentityFailure, .clearIdentityFailures, .lockIdentity, .unlockIdentity:

@@ -84,7 +84,7 @@ public struct SessionQueries: SessionReads {
                 SELECT t.token_id, t.family_id, t.state, t.expires_at,
                        (SELECT max(e.stream_version) FROM authlog.event_records e
                         WHERE e.stream = 'session-' || t.session_id::text),
-                       \(unescaped: Self.sessionColumns), t.rotated_at, t.successor_sealed
+                       \(unescaped: Self.sessionColumns), t.rotated_at, t.successor_sealed, t.dpop_jkt
                        \(unescaped: withSessionSignin ? Self.sessionSigninColumns : "")
                 FROM authlog.refresh_tokens t JOIN authlog.sessions s USING (session_id)
                     LEFT JOIN authlog.users u ON u.user_id = s.user_id
@@ -106,7 +106,8 @@ public struct SessionQueries: SessionReads {
             sessionVersion: try row.decode(Int32?.self, at: 4) ?? 0,
             rotatedAt: try row.decode(Timestamp?.self, at: 16),
             sealedSuccessor: try row.decode(ByteaValue?.self, at: 17)?.bytes,
-            sessionSignin: withSessionSignin ? try Self.sessionSignin(row, from: 18) : nil
+            sessionSignin: withSessionSignin ? try Self.sessionSignin(row, from: 19) : nil,
+            dpopJKT: try row.decode(String?.self, at: 18)
         )
     }
 

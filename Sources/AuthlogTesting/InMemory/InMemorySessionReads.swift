@@ -45,7 +45,8 @@ public struct InMemorySessionReads: SessionReads {
                 sessionVersion: Self.version(of: session.sessionID, in: state.log),
                 rotatedAt: token.rotatedAt,
                 sealedSuccessor: token.successorSealed,
-                sessionSignin: withSessionSignin ? Self.sessionSignin(of: session, in: state) : nil
+                sessionSignin: withSessionSignin ? Self.sessionSignin(of: session, in: state) : nil,
+                dpopJKT: token.row.dpopJKT
             )
         }
     }

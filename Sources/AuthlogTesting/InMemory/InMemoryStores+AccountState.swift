@@ -14,7 +14,8 @@ extension InMemoryStores {
             userKeys: self.userKeys,
             ownAccount: self.ownAccount,
             lockouts: self.lockouts,
-            signinHistory: InMemorySigninHistory(storage: self.ownAccount.storage)
+            signinHistory: InMemorySigninHistory(storage: self.ownAccount.storage),
+            dpopProofs: self.dpopProofs
         )
     }
 }

@@ -39,6 +39,11 @@ struct DiscoveryController: Sendable {
             // Not registered by RFC 8414, which allows more members: access tokens are RFC 9068 JWTs
             // (`typ: at+jwt`) signed with ES256.
             ("access_token_signing_alg_values_supported", .array([.string("ES256")])),
+            // RFC 9449 §5.1: the algorithms of the DPoP proofs authlog accepts.
+            (
+                "dpop_signing_alg_values_supported",
+                .array(DPoPProofVerifier.algorithms.map { .string($0.rawValue) })
+            ),
         ])
     }
 

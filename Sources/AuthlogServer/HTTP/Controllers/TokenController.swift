@@ -132,11 +132,15 @@ struct TokenController: Sendable {
         }
     }
 
+    /// The access token of `Authorization: Bearer …` or, for a DPoP-bound token, `Authorization: DPoP …`
+    /// (RFC 9449 §7.1). A bound token needs its proof whichever scheme carries it; an unbound one needs none.
     static func bearer(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer "
-        else { return nil }
-        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        guard let header = request.headers[.authorization] else { return nil }
+        for scheme in ["bearer ", "dpop "]
+        where header.count > scheme.count && header.prefix(scheme.count).lowercased() == scheme {
+            return String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
     }
 
     /// The client id of valid HTTP Basic client credentials, else `nil`.

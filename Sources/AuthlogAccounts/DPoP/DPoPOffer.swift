@@ -1,0 +1,23 @@
+public import AuthlogCrypto
+
+/// What one HTTP request offered as DPoP (RFC 9449): the values of its `DPoP` headers and the method and URL
+/// a proof must name. The HTTP layer sets it for the whole of a request (``current``); the rules read it where
+/// a credential is checked, so a route that forgets it offers no proof, and a bound token is refused there.
+public struct DPoPOffer: Sendable {
+    /// The `DPoP` header values, as sent (more than one is refused).
+    public var proofs: [String]
+    /// The request's method.
+    public var method: String
+    /// The request's URL as the client addressed it; nil when it could not be formed.
+    public var target: DPoPTarget?
+
+    /// Creates an offer.
+    public init(proofs: [String], method: String, target: DPoPTarget?) {
+        self.proofs = proofs
+        self.method = method
+        self.target = target
+    }
+
+    /// The offer of the request being answered; nil outside one or when it carried no `DPoP` header.
+    @TaskLocal public static var current: DPoPOffer?
+}

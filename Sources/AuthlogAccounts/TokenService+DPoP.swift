@@ -1,0 +1,99 @@
+import AuthlogCore
+import AuthlogCrypto
+
+/// DPoP (RFC 9449) at the token routes: a family bound at sign-in refreshes only with a proof by its key, and
+/// an access token with `cnf.jkt` is taken only with a proof by that key that hashes it (`ath`).
+extension TokenService {
+    /// Checks the request's proof against `record`'s family before the token's own state decides anything, so
+    /// that a spent token of a bound family replayed without the key is refused as such and ends nothing.
+    /// A refusal is recorded as `token.refresh_failed` with its exact reason, then answered.
+    /// - Throws: ``ServiceError`` 401 `invalid_dpop_proof`, 400 `use_dpop_nonce`, 503 when the database is down.
+    func requireProof(
+        _ offered: Result<DPoPProof, DPoPRefusal>?,
+        for record: RefreshTokenRecord,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) async throws(ServiceError) {
+        let gate = DPoPGate(dependencies: self.dependencies)
+        guard let refusal = try await self.refusal(of: offered, for: record, gate: gate) else { return }
+        var metadata = metadata
+        metadata.clientID = record.clientID
+        try await self.recordRefreshFailure(code: refusal.reason.rawValue, record: record, metadata: metadata, at: now)
+        throw gate.answer(refusal, at: now)
+    }
+
+    /// Why `offered` does not do for `record`'s family, if it does not; a proof that does is recorded once.
+    private func refusal(
+        of offered: Result<DPoPProof, DPoPRefusal>?,
+        for record: RefreshTokenRecord,
+        gate: DPoPGate
+    ) async throws(ServiceError) -> DPoPRefusal? {
+        let policy = self.dependencies.settings.dpop.policy(for: record.clientID)
+        guard let bound = record.dpopJKT else {
+            // A family is bound at sign-in only: a proof never binds (or upgrades) a Bearer family later.
+            switch offered {
+            case nil:
+                return policy == .required
+                    ? DPoPRefusal(.missing, "this client's sessions need a DPoP key; sign in again with a proof") : nil
+            case _ where policy == .off: return nil
+            case .failure(let refusal)?: return refusal
+            case .success?:
+                return DPoPRefusal(.familyUnbound, "the refresh token's family is not bound to a key")
+            }
+        }
+        switch offered {
+        case nil: return DPoPRefusal(.missing, "the refresh token is bound to a key; send a DPoP proof")
+        case .failure(let refusal)?: return refusal
+        case .success(let proof)?:
+            do {
+                try proof.requireKey(bound)
+            } catch {
+                return error
+            }
+            return try await gate.recordOnce(proof)
+        }
+    }
+
+    /// Checks the request's proof for an access token bound to a key (`cnf.jkt`): by that key, hashing the
+    /// token (`ath`), its `jti` recorded once; then the token's session. An unbound token needs none.
+    /// - Throws: ``ServiceError`` 401 `invalid_dpop_proof` or `use_dpop_nonce`, 401 `invalid_token`, 503.
+    func requireProof(
+        forAccessToken token: String,
+        claims: AccessTokenClaims
+    ) async throws(ServiceError)
+        -> DPoPProof?
+    {
+        guard let bound = claims.dpopJKT else { return nil }
+        let gate = DPoPGate(dependencies: self.dependencies)
+        let now = Timestamp.now()
+        let proof: DPoPProof
+        switch gate.offered(accessToken: token, at: now) {
+        case nil:
+            throw gate.answer(
+                DPoPRefusal(.missing, "the access token is bound to a key"),
+                withAccessToken: true,
+                at: now
+            )
+        case .failure(let refusal)?:
+            throw gate.answer(refusal, withAccessToken: true, at: now)
+        case .success(let checked)?:
+            proof = checked
+        }
+        do {
+            try proof.requireKey(bound)
+        } catch {
+            throw gate.answer(error, withAccessToken: true, at: now)
+        }
+        return proof
+    }
+
+    /// Records an access token's checked proof once (after its session was found active).
+    /// - Throws: ``ServiceError`` 401 `invalid_dpop_proof` (`dpop_replayed`), 503.
+    func recordOnce(_ proof: DPoPProof?) async throws(ServiceError) {
+        guard let proof else { return }
+        let gate = DPoPGate(dependencies: self.dependencies)
+        if let refusal = try await gate.recordOnce(proof) {
+            throw gate.answer(refusal, withAccessToken: true, at: .now())
+        }
+    }
+}
