@@ -46,8 +46,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Test-only: AuthlogClient's CryptoKit adapter (a symbolic link to its file) compiled against swift-crypto,
-        // so that the device's code path runs the same vectors as the Linux adapter here.
+        // Test-only: AuthlogClient's CryptoKit adapter and DPoP key (symbolic links to their files) compiled against
+        // swift-crypto, so that the device's code path runs the same vectors, and makes proofs, as the Linux one here.
         .target(
             name: "CryptoKitAPIOnSwiftCrypto",
             dependencies: ["AuthlogTransparency", .product(name: "Crypto", package: "swift-crypto")],

@@ -11,6 +11,8 @@ struct APIConnection: Sendable {
     let userAgent: String?
     /// The install's device id, sent with each sign-in and refresh.
     let deviceIDs: DeviceIDCache
+    /// The install's DPoP key and the servers' nonces, or `nil` when the client's configuration turns DPoP off.
+    let dpop: DPoPProver?
 
     /// A request for `path` (such as `/v1/me`) with `query` and a JSON `body`.
     func request(
@@ -57,27 +59,37 @@ struct APIConnection: Sendable {
     }
 
     /// Sends `request`; a failure to get an answer becomes ``AuthlogClientError/Code/transport``. With a `limit`,
-    /// the body is read no further than that many bytes (``AuthlogClientError/Code/answerTooLarge`` past it).
+    /// the body is read no further than that many bytes (``AuthlogClientError/Code/answerTooLarge`` past it). A
+    /// `DPoP-Nonce` in the answer is kept for the next proofs to its server.
     func perform(_ request: URLRequest, limit: Int? = nil) async throws -> (Data, HTTPURLResponse) {
+        let answer: (Data, HTTPURLResponse)
         do {
-            guard let limit else { return try await self.transport.data(for: request) }
-            return try await self.transport.data(for: request, limit: limit)
+            if let limit {
+                answer = try await self.transport.data(for: request, limit: limit)
+            } else {
+                answer = try await self.transport.data(for: request)
+            }
         } catch let error as AuthlogClientError {
             throw error
         } catch {
             throw AuthlogClientError(.transport, detail: Self.describe(error))
         }
+        self.dpop?.nonces.record(answer.1, for: request.url)
+        return answer
     }
 
     /// Throws authlog's error when `response` is not a success.
     static func check(_ data: Data, _ response: HTTPURLResponse) throws {
         guard !(200..<300).contains(response.statusCode) else { return }
         let answer = try? JSONDecoder().decode(ErrorAnswer.self, from: data)
+        let code = AuthlogClientError.Code(rawValue: answer?.error ?? "http_\(response.statusCode)")
+        let isDPoP = code == .invalidDPoPProof || code == .useDPoPNonce
         throw AuthlogClientError(
-            AuthlogClientError.Code(rawValue: answer?.error ?? "http_\(response.statusCode)"),
+            code,
             status: response.statusCode,
             detail: answer?.errorDescription,
-            providers: answer?.providers ?? []
+            providers: answer?.providers ?? [],
+            dpopReason: isDPoP ? answer?.reason.map(AuthlogClientError.DPoPReason.init(rawValue:)) : nil
         )
     }
 
@@ -99,14 +111,18 @@ struct APIConnection: Sendable {
     /// a stalled answer is retried while the retry still gets the same pair (URLRequest's default is 60 s).
     static let refreshTimeout: TimeInterval = 3
 
-    /// `POST /v1/token/refresh`, with the device id: the next pair for `tokens`, with the same provider, the events
-    /// the answer names, and its sign-in alert, if any.
+    /// `POST /v1/token/refresh`, with the device id and, for tokens bound to the key, a DPoP proof: the next
+    /// pair for `tokens`, with the same provider, the events the answer names, and its sign-in alert, if any.
     func refresh(_ tokens: AuthTokens) async throws -> (tokens: AuthTokens, eventIDs: [String], alert: SigninAlert?) {
         var request = await self.identified(
             try self.request("POST", "/v1/token/refresh", body: ["refresh_token": .string(tokens.refreshToken)])
         )
         request.timeoutInterval = Self.refreshTimeout
-        let (data, response) = try await self.perform(request)
+        // A Bearer family takes no proof: a family is bound at sign-in only, and authlog refuses a proof for an
+        // unbound one (`dpop_family_unbound`).
+        let (data, response) =
+            tokens.isDPoPBound
+            ? try await self.performProved(request, needsKey: true) : try await self.perform(request, limit: nil)
         try Self.check(data, response)
         let answer = try Self.decode(TokenAnswer.self, data)
         return (
@@ -122,15 +138,18 @@ struct APIConnection: Sendable {
     }
 }
 
-/// `{"error", "error_description", "providers"}`.
+/// `{"error", "error_description", "providers", "reason"}`.
 struct ErrorAnswer: Decodable {
     let error: String?
     let errorDescription: String?
     let providers: [String]?
+    /// The check a refused DPoP proof failed (`dpop_wrong_key`, …).
+    let reason: String?
 
     enum CodingKeys: String, CodingKey {
         case error
         case errorDescription = "error_description"
         case providers
+        case reason
     }
 }

@@ -17,7 +17,9 @@ extension AuthlogClient {
     /// others) and sends ``SessionEvent/signedIn(userID:sessionID:)``.
     ///
     /// The request carries the install's device id as `Authlog-Device-Id` (``TokenStore/loadOrCreateDeviceID()``),
-    /// or goes without it when the token store cannot give it. When authlog found the sign-in unusual
+    /// or goes without it when the token store cannot give it. With DPoP on (the default), it carries a proof of the
+    /// install's DPoP key too, and authlog binds the new session to the key (``AuthTokens/tokenType`` `DPoP`); a
+    /// token store that keeps no key signs in without one, to Bearer tokens. When authlog found the sign-in unusual
     /// (`signin_alert`), the alert is in ``SigninResult/signinAlert`` and ``SessionEvent/unusualSignin(_:)``
     /// follows `signedIn`; a malformed `signin_alert` is ignored.
     /// - Parameters:
@@ -26,7 +28,9 @@ extension AuthlogClient {
     ///   - clientID: the app's client id, recorded with the sign-in.
     /// - Returns: the tokens, whether the user is new, the events recorded, and the sign-in alert, if any.
     /// - Throws: ``AuthlogClientError`` with authlog's code (`nonce_mismatch`, `account_exists` with
-    ///   ``AuthlogClientError/providers``, …), `.transport`, or `.tokenStore`.
+    ///   ``AuthlogClientError/providers``, `invalid_dpop_proof` with ``AuthlogClientError/dpopReason``,
+    ///   `use_dpop_nonce` when authlog asked for a nonce twice, …), `.transport`, `.tokenStore` (also when the store
+    ///   cannot give the DPoP key), or `.dpopKeyUnavailable`.
     @discardableResult
     public func signIn(
         with proof: SigninProof,
@@ -42,7 +46,7 @@ extension AuthlogClient {
             try self.connection.request("POST", "/v1/signin/\(Self.segment(proof.provider))", body: body)
         )
         let started = Date()
-        let (data, response) = try await self.connection.perform(request)
+        let (data, response) = try await self.connection.performProved(request, needsKey: true)
         try APIConnection.check(data, response)
         let answer = try APIConnection.decode(TokenAnswer.self, data)
         let tokens = try answer.tokens(provider: proof.provider)

@@ -10,7 +10,7 @@ public import FoundationNetworking
 /// current access token; an access token about to expire, or refused with 401, is refreshed once for all
 /// concurrent callers, and a session authlog ended is cleared and reported on ``sessionEvents()``.
 public final class AuthlogClient: Sendable {
-    /// How the client refreshes.
+    /// How the client refreshes, and whether it proves the install's DPoP key.
     public struct Configuration: Sendable {
         /// An access token expiring within this many seconds is refreshed before use.
         public var refreshLeeway: TimeInterval
@@ -28,6 +28,11 @@ public final class AuthlogClient: Sendable {
         /// request within ``refreshLeeway``), so that an odd server clock or expiry cannot make a refresh loop.
         /// A request refused with 401 still refreshes.
         public var minimumRefreshInterval: TimeInterval
+        /// Whether the client binds its sessions to the install's DPoP key (RFC 9449): each sign-in, refresh and
+        /// request with DPoP-bound tokens then carries a proof of the key, which the token store keeps
+        /// (``TokenStore/loadOrCreateDPoPKey(replacing:make:)``), so that stolen tokens are of no use without it.
+        /// `false` sends no proof and uses Bearer tokens, as clients did before DPoP.
+        public var usesDPoP: Bool
 
         /// Creates a configuration; the defaults suit an app.
         public init(
@@ -36,7 +41,8 @@ public final class AuthlogClient: Sendable {
             retryDelay: Duration = .milliseconds(250),
             userAgent: String? = nil,
             refreshBeforeExpiry: TimeInterval? = 60,
-            minimumRefreshInterval: TimeInterval = 10
+            minimumRefreshInterval: TimeInterval = 10,
+            usesDPoP: Bool = true
         ) {
             self.refreshLeeway = refreshLeeway
             self.refreshRetries = refreshRetries
@@ -44,6 +50,7 @@ public final class AuthlogClient: Sendable {
             self.userAgent = userAgent
             self.refreshBeforeExpiry = refreshBeforeExpiry
             self.minimumRefreshInterval = minimumRefreshInterval
+            self.usesDPoP = usesDPoP
         }
     }
 
@@ -60,9 +67,9 @@ public final class AuthlogClient: Sendable {
     /// A client of the authlog server at `baseURL`.
     /// - Parameters:
     ///   - baseURL: authlog's base URL.
-    ///   - tokenStore: where the session's tokens and the install's device id are kept between launches.
+    ///   - tokenStore: where the session's tokens and the install's device id and DPoP key are kept between launches.
     ///   - session: the URLSession requests go through.
-    ///   - configuration: refresh timing and the user agent.
+    ///   - configuration: refresh timing, the user agent, and DPoP.
     ///   - monitor: the log's pins and the monitor's store and bounds; `nil` (the default) leaves the monitor off.
     public convenience init(
         baseURL: URL,
@@ -92,7 +99,8 @@ public final class AuthlogClient: Sendable {
             baseURL: baseURL,
             transport: transport,
             userAgent: configuration.userAgent,
-            deviceIDs: DeviceIDCache(store: tokenStore)
+            deviceIDs: DeviceIDCache(store: tokenStore),
+            dpop: configuration.usesDPoP ? DPoPProver(store: tokenStore) : nil
         )
         let events = SessionEventBroadcaster()
         let link = MonitorLink()
@@ -148,14 +156,19 @@ public final class AuthlogClient: Sendable {
     }
 
     /// Sends `request` with the session's access token as `Authorization: Bearer` and returns the answer,
-    /// whatever its status.
+    /// whatever its status. Tokens bound to the install's DPoP key (``AuthTokens/tokenType`` `DPoP`) go as
+    /// `Authorization: DPoP` instead, with a `DPoP` proof of the key for this request carrying the token's hash
+    /// (`ath`) and the server's latest `DPoP-Nonce`; an answer asking for a nonce (`WWW-Authenticate: DPoP
+    /// error="use_dpop_nonce"` with a `DPoP-Nonce`) sends the request again once with a new proof carrying it.
     ///
     /// An access token within ``Configuration/refreshLeeway`` of its expiry is refreshed first; a 401
     /// `invalid_token` (or a 401 without authlog's error body, from another resource server) refreshes once and
-    /// sends the request again, once. Concurrent callers share one refresh. With the monitor on, the events an
-    /// answer from authlog itself names (`Authlog-Event-Ids`) are checked in the background.
+    /// sends the request again, once; a refused DPoP proof does not. Concurrent callers share one refresh. With the
+    /// monitor on, the events an answer from authlog itself names (`Authlog-Event-Ids`) are checked in the
+    /// background.
     /// - Throws: ``AuthlogClientError``: `.signedOut` when there is no session or authlog ended it (the tokens
-    ///   are then cleared and ``SessionEvent/signedOut(_:)`` is sent), `.transport` when no answer came.
+    ///   are then cleared and ``SessionEvent/signedOut(_:)`` is sent), `.transport` when no answer came,
+    ///   `.tokenStore` or `.dpopKeyUnavailable` when DPoP-bound tokens cannot be proved.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let started = Date()
         let (data, response, tokens) = try await self.sender.send(request)

@@ -39,6 +39,14 @@ public struct AuthlogClientError: Error, Sendable, Hashable, CustomStringConvert
         public static let randomUnavailable = Code(rawValue: "random_unavailable")
         /// The token store could not be read or written (client code).
         public static let tokenStore = Code(rawValue: "token_store")
+        /// A DPoP proof (RFC 9449) was refused; ``AuthlogClientError/dpopReason`` says why. The session is not ended
+        /// by it: the tokens stay.
+        public static let invalidDPoPProof = Code(rawValue: "invalid_dpop_proof")
+        /// The server asked again for a DPoP nonce after the client had retried once with the nonce it gave.
+        public static let useDPoPNonce = Code(rawValue: "use_dpop_nonce")
+        /// The install's DPoP key could not be made or used (client code): the platform's crypto failed, or the
+        /// stored key is not usable on this device.
+        public static let dpopKeyUnavailable = Code(rawValue: "dpop_key_unavailable")
 
         /// The code as authlog spells it.
         public var description: String { self.rawValue }
@@ -52,21 +60,37 @@ public struct AuthlogClientError: Error, Sendable, Hashable, CustomStringConvert
     public let detail: String?
     /// For ``Code/accountExists``: the providers to sign in with instead.
     public let providers: [String]
+    /// For ``Code/invalidDPoPProof`` and ``Code/useDPoPNonce``: the check the proof failed (the answer's `reason`).
+    public let dpopReason: DPoPReason?
 
     /// Creates an error.
-    public init(_ code: Code, status: Int? = nil, detail: String? = nil, providers: [String] = []) {
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - status: The HTTP status of the answer, if there was one.
+    ///   - detail: The answer's `error_description`, or a note from the client.
+    ///   - providers: For ``Code/accountExists``, the providers to sign in with instead.
+    ///   - dpopReason: For a refused DPoP proof, the check it failed.
+    public init(
+        _ code: Code,
+        status: Int? = nil,
+        detail: String? = nil,
+        providers: [String] = [],
+        dpopReason: DPoPReason? = nil
+    ) {
         self.code = code
         self.status = status
         self.detail = detail
         self.providers = providers
+        self.dpopReason = dpopReason
     }
 
     /// Whether the session is gone and the user must sign in again.
     public var isSignedOut: Bool { self.code == .signedOut || self.code == .invalidGrant }
 
-    /// The code and the status only.
+    /// The code, the status and the DPoP reason only.
     public var description: String {
-        "AuthlogClientError(\(self.code)\(self.status.map { ", status \($0)" } ?? ""))"
+        let reason = self.dpopReason.map { ", \($0)" } ?? ""
+        return "AuthlogClientError(\(self.code)\(self.status.map { ", status \($0)" } ?? "")\(reason))"
     }
 
     /// The code, the status and the detail.

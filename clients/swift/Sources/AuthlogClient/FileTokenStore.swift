@@ -15,13 +15,17 @@ import Darwin
 /// Processes sharing the file share its refresh lock too: a ``FileRefreshLock`` on `<file>.lock` beside it.
 ///
 /// The install's device id is in a second file beside it, `<file>.device-id` (``deviceIDURL``, also 0600 and
-/// replaced atomically), which ``clear()`` leaves.
+/// replaced atomically), and its DPoP key in a third, `<file>.dpop-key` (``dpopKeyURL``, the same); ``clear()``
+/// leaves both.
 public actor FileTokenStore: TokenStore {
     /// The file.
     public let url: URL
 
     /// The device id's file: `url` with `.device-id` appended.
     public nonisolated let deviceIDURL: URL
+
+    /// The DPoP key's file: `url` with `.dpop-key` appended.
+    public nonisolated let dpopKeyURL: URL
 
     /// A ``FileRefreshLock`` on the file `url` with `.lock` appended, which every process using this file takes.
     public nonisolated let refreshLock: (any RefreshLock)?
@@ -30,8 +34,12 @@ public actor FileTokenStore: TokenStore {
     /// lock: the client reads the id for a refresh while holding that one, and would wait for itself.
     private let deviceIDLock: FileRefreshLock
 
+    /// The lock around the DPoP key's creation, on `dpopKeyURL` with `.lock` appended (not the refresh lock either:
+    /// a refresh signs its proof while holding that one).
+    let dpopKeyLock: FileRefreshLock
+
     /// How the file's directory is flushed after each rename; tests pass one that fails.
-    private let flushDirectory: @Sendable (_ directory: String, _ descriptor: Int32) -> Bool
+    let flushDirectory: @Sendable (_ directory: String, _ descriptor: Int32) -> Bool
 
     /// A store in the file at `url`; its folder must exist.
     public init(url: URL) {
@@ -47,6 +55,8 @@ public actor FileTokenStore: TokenStore {
             url: URL(fileURLWithPath: url.path + ".device-id.lock"),
             timeout: .seconds(5)
         )
+        self.dpopKeyURL = URL(fileURLWithPath: url.path + ".dpop-key")
+        self.dpopKeyLock = FileRefreshLock(url: URL(fileURLWithPath: url.path + ".dpop-key.lock"), timeout: .seconds(5))
         self.flushDirectory = flushDirectory
     }
 
@@ -81,7 +91,7 @@ public actor FileTokenStore: TokenStore {
         }
     }
 
-    /// Removes the file; the device id's file stays.
+    /// Removes the file; the device id's and the DPoP key's files stay.
     /// - Throws: ``AuthlogClientError`` `.tokenStore` when it exists and cannot be removed.
     public func clear() throws {
         guard unlink(self.url.path) == 0 || errno == ENOENT else { throw Self.failure("cannot remove the token file") }

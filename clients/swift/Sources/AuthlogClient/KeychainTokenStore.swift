@@ -15,6 +15,11 @@ import Security
 /// account `device-id` (so give the tokens another account): as readable and as bound to this device as the
 /// tokens', never synchronized, and shared by the app and its extensions through the access group, so that they
 /// all send the same id. ``clear()`` leaves it; deleting the app may remove it.
+///
+/// The install's DPoP key is a third item of the same service and access group, under the account `dpop-key`, kept
+/// the same way: the Secure Enclave key's encrypted handle where the device has one, else an ordinary P-256 key
+/// (``StoredDPoPKey``). The app and its extensions share it through the access group, so a session one of them
+/// signed in is proved by all; ``clear()`` leaves it too.
 public actor KeychainTokenStore: TokenStore {
     /// The item's service (`kSecAttrService`).
     public let service: String
@@ -80,7 +85,7 @@ public actor KeychainTokenStore: TokenStore {
         guard status == errSecSuccess else { throw Self.failure("written", status) }
     }
 
-    /// Deletes the tokens' item; the device id's item stays.
+    /// Deletes the tokens' item; the device id's and the DPoP key's items stay.
     /// - Throws: ``AuthlogClientError`` `.tokenStore` with the Keychain's status.
     public func clear() throws {
         let status = SecItemDelete(self.query as CFDictionary)
@@ -137,7 +142,7 @@ public actor KeychainTokenStore: TokenStore {
     }
 
     /// The attributes naming the item.
-    private var query: [String: Any] {
+    var query: [String: Any] {
         var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: self.service,
@@ -149,7 +154,7 @@ public actor KeychainTokenStore: TokenStore {
         return query
     }
 
-    private static func failure(_ what: String, _ status: OSStatus) -> AuthlogClientError {
+    static func failure(_ what: String, _ status: OSStatus) -> AuthlogClientError {
         AuthlogClientError(.tokenStore, detail: "The Keychain item cannot be \(what) (OSStatus \(status)).")
     }
 }

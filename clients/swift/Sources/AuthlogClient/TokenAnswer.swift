@@ -9,6 +9,8 @@ struct TokenAnswer: Decodable {
     let accessTokenExpiresAt: String
     let refreshToken: String
     let refreshTokenExpiresAt: String
+    /// `DPoP` when authlog bound the tokens to the proof's key, `Bearer` (or missing, from an older server) otherwise.
+    let tokenType: String?
     let eventIDs: [String]?
     /// `signin_alert` as it came; never a reason to refuse the answer.
     private let alertMember: SigninAlertMember?
@@ -21,6 +23,7 @@ struct TokenAnswer: Decodable {
         case accessTokenExpiresAt = "access_token_expires_at"
         case refreshToken = "refresh_token"
         case refreshTokenExpiresAt = "refresh_token_expires_at"
+        case tokenType = "token_type"
         case eventIDs = "event_ids"
         case alertMember = "signin_alert"
     }
@@ -40,7 +43,8 @@ struct TokenAnswer: Decodable {
             accessTokenExpiresAt: accessExpiry,
             refreshToken: self.refreshToken,
             refreshTokenExpiresAt: refreshExpiry,
-            provider: provider
+            provider: provider,
+            tokenType: AuthTokens.TokenType(answer: self.tokenType)
         )
     }
 }

@@ -1,4 +1,4 @@
-/// Where the client keeps the session's tokens between launches, and the install's device id.
+/// Where the client keeps the session's tokens between launches, and the install's device id and DPoP key.
 ///
 /// The client reads the store once, then writes every new pair (sign-in, each refresh) before using it, and
 /// clears it when the session ends. Keep only the newest pair: a spent refresh token presented again ends the
@@ -35,6 +35,25 @@ public protocol TokenStore: Sendable {
     /// - Throws: when the storage cannot be read or written. The sign-in or refresh then goes without the header;
     ///   it does not fail.
     func loadOrCreateDeviceID() async throws -> String?
+    /// This install's DPoP key (RFC 9449), to which authlog binds the session's tokens: the stored one, or the one
+    /// `make` gives, stored the first time.
+    ///
+    /// Like the device id, the key belongs to the install, not to the session: ``clear()`` keeps it, and every
+    /// process sharing the store must get the same key, made once even when two ask at the same time (take a lock
+    /// around the check and the write, or add the key only if none is there and return the one that is). Keep it as
+    /// the tokens are kept (readable by the app only, never synchronized to another device) and never log it. The
+    /// client asks once per ``AuthlogClient`` and keeps the answer.
+    /// - Parameters:
+    ///   - unusable: A key this store gave that the client could not use (another device's Secure Enclave key, bytes
+    ///     that are no key), or `nil`. When the store holds it still, the one `make` gives replaces it.
+    ///   - make: Makes a new key; call it only when the store holds none (or holds `unusable`).
+    /// - Returns: The key, or `nil` for a store that keeps none (the default): the client then sends no DPoP proofs
+    ///   and authlog issues Bearer tokens.
+    /// - Throws: when the storage cannot be read or written, or what `make` threw.
+    func loadOrCreateDPoPKey(
+        replacing unusable: StoredDPoPKey?,
+        make: @Sendable () throws -> StoredDPoPKey
+    ) async throws -> StoredDPoPKey?
 }
 
 extension TokenStore {
@@ -46,4 +65,16 @@ extension TokenStore {
     /// it, and make it once for all the processes sharing the store.
     /// - Returns: `nil`.
     public func loadOrCreateDeviceID() async throws -> String? { nil }
+
+    /// `nil`: a store of your own keeps no DPoP key unless it implements this, and the client then uses Bearer
+    /// tokens. A key kept in memory only would not do: the session would be bound to a key lost at the next launch.
+    /// - Parameters:
+    ///   - unusable: Ignored.
+    ///   - make: Not called.
+    /// - Returns: `nil`.
+    /// - Throws: Nothing.
+    public func loadOrCreateDPoPKey(
+        replacing unusable: StoredDPoPKey?,
+        make: @Sendable () throws -> StoredDPoPKey
+    ) async throws -> StoredDPoPKey? { nil }
 }

@@ -1,0 +1,1 @@
+../../Sources/AuthlogClient/Crypto/CryptoKitP256Key.swift
