@@ -13,11 +13,14 @@ extension Servers {
     struct ClientRefreshTests {
         @Test func fiftyConcurrentSendsWithAnExpiredAccessTokenMakeOneRefresh() async throws {
             try await ClientTestServer.run { server in
-                let signedIn = try await AuthlogClient(baseURL: server.baseURL).signIn(with: .dev(subject: "erin"))
+                // One store: the tokens are bound to its DPoP key.
+                let store = InMemoryTokenStore()
+                let signedIn = try await AuthlogClient(baseURL: server.baseURL, tokenStore: store)
+                    .signIn(with: .dev(subject: "erin"))
                 var expired = signedIn.tokens
                 expired.accessTokenExpiresAt = Date().addingTimeInterval(-60)
+                await store.save(expired)
                 let transport = CountingTransport()
-                let store = InMemoryTokenStore(expired)
                 let client = AuthlogClient(baseURL: server.baseURL, tokenStore: store, transport: transport)
                 let request = ClientRequests.receipt(server, eventID: signedIn.eventIDs[0])
                 let statuses = try await Self.sendConcurrently(50, request, through: client)
@@ -32,15 +35,14 @@ extension Servers {
 
         @Test func fiftyConcurrentSendsRefusedWith401MakeOneRefreshAndRetryOnce() async throws {
             try await ClientTestServer.run { server in
-                let signedIn = try await AuthlogClient(baseURL: server.baseURL).signIn(with: .dev(subject: "frank"))
+                let store = InMemoryTokenStore()
+                let signedIn = try await AuthlogClient(baseURL: server.baseURL, tokenStore: store)
+                    .signIn(with: .dev(subject: "frank"))
                 var refused = signedIn.tokens
                 refused.accessToken = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"
+                await store.save(refused)
                 let transport = CountingTransport()
-                let client = AuthlogClient(
-                    baseURL: server.baseURL,
-                    tokenStore: InMemoryTokenStore(refused),
-                    transport: transport
-                )
+                let client = AuthlogClient(baseURL: server.baseURL, tokenStore: store, transport: transport)
                 let request = ClientRequests.receipt(server, eventID: signedIn.eventIDs[0])
                 let statuses = try await Self.sendConcurrently(50, request, through: client)
                 #expect(transport.count("/v1/token/refresh") == 1)

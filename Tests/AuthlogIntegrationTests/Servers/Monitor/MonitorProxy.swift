@@ -107,9 +107,12 @@ extension MonitorProxy {
             let exchange = Exchange(
                 method: request.method.rawValue,
                 target: target,
-                headers: request.headers.compactMap { field in
-                    Self.hopByHop.contains(field.name.canonicalName) ? nil : (field.name.rawName, field.value)
-                },
+                // The Host the device addressed goes on, as behind nginx's `proxy_set_header Host $host`: the
+                // server then takes the proxy's URL for its own, which is what the device's DPoP proofs name.
+                headers: (request.head.authority.map { [("Host", $0)] } ?? [])
+                    + request.headers.compactMap { field in
+                        Self.hopByHop.contains(field.name.canonicalName) ? nil : (field.name.rawName, field.value)
+                    },
                 body: Array(buffer: try await request.body.collect(upTo: Self.bodyLimit)),
                 server: server
             )

@@ -51,7 +51,9 @@ extension Servers {
                 #expect(notFound.count == 3 && notFound.allSatisfy { $0 == [named] }, "asked three times: \(notFound)")
 
                 // The swap: a refresh answer names another event of user 2; the receipts answer is user 2's own.
-                let again = try await AuthlogClient(baseURL: servers.a.baseURL).signIn(with: .dev(subject: "user-2"))
+                // A Bearer session (DPoP off), so that the proxy can send user 2's access token on its own.
+                let again = try await AuthlogClient(baseURL: servers.a.baseURL, configuration: .init(usesDPoP: false))
+                    .signIn(with: .dev(subject: "user-2"))
                 let swapped = try #require(again.eventIDs.first)
                 let otherToken = again.tokens.accessToken
                 servers.proxy.rewrite { exchange, answer in

@@ -186,7 +186,8 @@ actor TokenKeeper {
                     .answer(to: next.identity, at: requestedAt, types: EventExpectation.refreshTypes)
                 )
                 return next
-            } catch let error as AuthlogClientError where error.code == .invalidGrant || Self.isRefusedAsUnusual(error)
+            } catch let error as AuthlogClientError
+                where error.code == .invalidGrant || Self.isRefusedAsUnusual(error) || Self.isBoundElsewhere(error)
             {
                 if let newer = try? await self.adoptStored(replacing: tokens) { return newer }
                 if self.tokens?.refreshToken == tokens.refreshToken {
@@ -271,6 +272,14 @@ actor TokenKeeper {
     }
 
     private static let signedOut = AuthlogClientError(.signedOut, detail: "There is no session: sign in first.")
+
+    /// Whether a refresh was refused because these tokens can never be refreshed with this store's key: bound to
+    /// another key (a copy of another install's tokens), bound while this client has DPoP off, or a Bearer family
+    /// offered a proof. authlog ended nothing, but this device's copy is dead: the session ends here.
+    private static func isBoundElsewhere(_ error: AuthlogClientError) -> Bool {
+        guard error.code == .invalidDPoPProof, let reason = error.dpopReason else { return false }
+        return reason == .wrongKey || reason == .missing || reason == .familyUnbound
+    }
 
     /// Whether a refresh was refused because the server judged it unusual (a new device, place or network) and
     /// its policy refuses such refreshes: a refresh carries no provider proof, so asking again cannot help; the
