@@ -26,7 +26,11 @@ struct DPoPTests {
             try self.maker.proof(url: self.url(path), accessToken: accessToken, nonce: nonce)
         }
 
-        func signIn(_ subject: String = "alice", proof: String? = nil, clientID: String? = nil) async throws
+        func signIn(
+            _ subject: String = "alice",
+            proof: String? = nil,
+            clientID: String? = nil
+        ) async throws
             -> HTTPTestClient.Answer
         {
             var body: [(name: String, value: JSONValue)] = [("subject", .string(subject))]
@@ -143,7 +147,9 @@ struct DPoPTests {
             let jwk = try maker.jwk()
             let hourAgo = Timestamp.now().adding(seconds: -3600)
             let hmacInput =
-                DPoPProofMaker.segment(.object([("typ", .string("dpop+jwt")), ("alg", .string("HS256")), ("jwk", jwk)]))
+                DPoPProofMaker.segment(
+                    .object([("typ", .string("dpop+jwt")), ("alg", .string("HS256")), ("jwk", jwk)])
+                )
                 + "." + DPoPProofMaker.segment(.object([("jti", .string("j")), ("htm", .string("POST"))]))
             let hmac = try HMACSHA256.authenticationCode(for: Array(hmacInput.utf8), key: jwk.canonicalBytes)
             let noneProof =
@@ -233,7 +239,8 @@ struct DPoPTests {
     }
 
     @Test func nonceModeAsksForTheServersNonceOnceAndAcceptsIt() async throws {
-        try await ServerHarness.run(adjust: { $0.dpop = Self.section(nonces: true) }) { harness in
+        let nonces: (inout ServerConfiguration) -> Void = { $0.dpop = Self.section(nonces: true) }
+        try await ServerHarness.run(adjust: nonces) { harness in
             let device = try Device(harness)
             let first = try await device.signIn()
             Self.expectRefusal(first, "dpop_nonce_missing", status: 400)
@@ -253,7 +260,8 @@ struct DPoPTests {
     }
 
     @Test func aClientThatRequiresDPoPIsRefusedASigninWithoutAProof() async throws {
-        try await ServerHarness.run(adjust: { $0.dpop = Self.section(required: "com.example.strict") }) { harness in
+        let strict: (inout ServerConfiguration) -> Void = { $0.dpop = Self.section(required: "com.example.strict") }
+        try await ServerHarness.run(adjust: strict) { harness in
             let bare = try await harness.post(
                 "/v1/signin/dev",
                 .members(["subject": .string("alice"), "client_id": .string("com.example.strict")])

@@ -18,7 +18,8 @@ extension Servers {
         @Test func theInstallsKeyBindsTheSessionAndEveryCallProvesIt() async throws {
             try await ClientTestServer.run { server in
                 let transport = CountingTransport()
-                let client = AuthlogClient(baseURL: server.baseURL, tokenStore: InMemoryTokenStore(), transport: transport)
+                let store = InMemoryTokenStore()
+                let client = AuthlogClient(baseURL: server.baseURL, tokenStore: store, transport: transport)
                 let signedIn = try await client.signIn(with: .dev(subject: "dora"))
                 #expect(signedIn.tokens.tokenType == .dpop)
                 let thumbprint = try #require(try await client.dpopKeyThumbprint())
@@ -47,7 +48,8 @@ extension Servers {
         @Test func serverNoncesCostOneRetry() async throws {
             try await ClientTestServer.run(extra: ["dpop": .members(["nonces": .bool(true)])]) { server in
                 let transport = CountingTransport()
-                let client = AuthlogClient(baseURL: server.baseURL, tokenStore: InMemoryTokenStore(), transport: transport)
+                let store = InMemoryTokenStore()
+                let client = AuthlogClient(baseURL: server.baseURL, tokenStore: store, transport: transport)
                 _ = try await client.signIn(with: .dev(subject: "nina"))
                 _ = try await client.refresh()
                 // The first sign-in is asked for the nonce and sent again once; the refresh uses the nonce it got.
