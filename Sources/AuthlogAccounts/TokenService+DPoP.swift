@@ -66,6 +66,10 @@ extension TokenService {
         guard let bound = claims.dpopJKT else { return nil }
         let gate = DPoPGate(dependencies: self.dependencies)
         let now = Timestamp.now()
+        guard DPoPOffer.current?.authorizationScheme?.lowercased() == "dpop" else {
+            let refusal = DPoPRefusal(.missing, "the access token is bound to a key: send it as Authorization: DPoP")
+            throw gate.answer(refusal, withAccessToken: true, at: now)
+        }
         let proof: DPoPProof
         switch gate.offered(accessToken: token, at: now) {
         case nil:

@@ -32,7 +32,10 @@ extension TokenService {
         switch gate.offered(at: .now()) {
         case nil: break
         case .failure(let refusal)?: throw gate.answer(refusal, at: .now())
-        case .success(let proof)?: key = proof.thumbprint
+        case .success(let proof)?:
+            // The client's credentials were checked first, so only a known client grows the ledger.
+            if let refusal = try await gate.recordOnce(proof) { throw gate.answer(refusal, at: .now()) }
+            key = proof.thumbprint
         }
         // The hint orders the search (§2.1); a wrong hint still finds the token.
         let order: [TokenTypeHint] =

@@ -59,6 +59,9 @@ struct ServiceBench: AsyncParsableCommand {
     @Flag(help: "Only measure sign-ins with sign-in alerts on against off (and their ratio), and the places lookup.")
     var alertsOnly = false
 
+    @Flag(help: "Only measure refreshes of DPoP-bound families (a proof each) against Bearer ones (and their ratio).")
+    var dpopOnly = false
+
     @Option(help: "With --alerts-only: one sign-in in this many comes from another city (0: none).")
     var awayEvery = 20
 
@@ -95,6 +98,12 @@ struct ServiceBench: AsyncParsableCommand {
         if self.alertsOnly {
             await server.stop()
             try await self.measureAlerts(database: database, apple: apple, for: duration)
+            await apple.stop()
+            return
+        }
+        if self.dpopOnly {
+            try await self.measureDPoP(through: client, database: database, for: duration)
+            await server.stop()
             await apple.stop()
             return
         }

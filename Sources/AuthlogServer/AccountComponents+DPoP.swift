@@ -1,10 +1,19 @@
-import AuthlogAccounts
+public import AuthlogAccounts
 import AuthlogCrypto
 
 extension AccountComponents {
+    /// The `dpop` section checked as `serve` checks it, nonces included (`authlog config check`).
+    /// - Throws: ``ServerConfiguration/Invalid`` naming a bad value.
+    public static func checkDPoP(of configuration: ServerConfiguration) throws {
+        _ = try Self.dpopNonces(
+            settings: try Self.dpopSettings(of: configuration),
+            dataKey: try Self.dataKeys(of: configuration).data
+        )
+    }
+
     /// The `dpop` section, each value checked.
     /// - Throws: ``ServerConfiguration/Invalid`` naming a bad value.
-    static func dpopSettings(of configuration: ServerConfiguration) throws -> DPoPSettings {
+    public static func dpopSettings(of configuration: ServerConfiguration) throws -> DPoPSettings {
         let section = configuration.dpop
         var settings = DPoPSettings()
         if let text = section?.policy { settings.defaultPolicy = try Self.dpopPolicy(text, "dpop.policy") }

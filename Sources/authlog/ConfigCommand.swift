@@ -53,6 +53,7 @@ struct ConfigCheckCommand: ParsableCommand {
         _ = try WitnessSettings(configuration: configuration, checkpointKey: checkpoints.signer?.verifier)
         _ = try TrustedProxies(configuration.trustedProxies ?? [])
         _ = try AccountComponents.alertSettings(of: configuration)
+        try AccountComponents.checkDPoP(of: configuration)
         _ = try AccountComponents.placeLookup(of: configuration)
     }
 }

@@ -62,13 +62,18 @@ struct ModuleGraphTests {
         "CMaxMindDB": "AuthlogPlaces",
     ]
 
-    /// The one file (module folder and path) that alone may import each of the client's crypto modules: the
-    /// client's libcrypto module in its Linux adapter; CryptoKit, and swift-crypto's Crypto (only when the
-    /// test-only target CryptoKitAPIOnSwiftCrypto compiles that file), in its Apple adapter.
-    static let fileOwners = [
-        "CLibcrypto": "AuthlogClient/Crypto/LibcryptoClientCrypto.swift",
-        "CryptoKit": "AuthlogClient/Crypto/CryptoKitClientCrypto.swift",
-        "Crypto": "AuthlogClient/Crypto/CryptoKitClientCrypto.swift",
+    /// The files (module folder and path) that alone may import each of the client's crypto modules: the
+    /// client's libcrypto module in its Linux adapters (hashing and signatures, the DPoP key); CryptoKit, and
+    /// swift-crypto's Crypto (only when the test-only target CryptoKitAPIOnSwiftCrypto compiles those files), in
+    /// its Apple adapters.
+    static let fileOwners: [String: Set<String>] = [
+        "CLibcrypto": [
+            "AuthlogClient/Crypto/LibcryptoClientCrypto.swift", "AuthlogClient/Crypto/LibcryptoP256Key.swift",
+        ],
+        "CryptoKit": [
+            "AuthlogClient/Crypto/CryptoKitClientCrypto.swift", "AuthlogClient/Crypto/CryptoKitP256Key.swift",
+        ],
+        "Crypto": ["AuthlogClient/Crypto/CryptoKitClientCrypto.swift", "AuthlogClient/Crypto/CryptoKitP256Key.swift"],
     ]
 
     /// The repository, found from this file's path.
@@ -150,10 +155,10 @@ struct ModuleGraphTests {
                 found.append("\(library) is imported by \(importers.sorted()), not only by \(owner)")
             }
         }
-        for (library, owner) in self.fileOwners {
-            let importers = files.filter { $0.value.contains(library) }.map(\.key)
-            if importers != [owner] {
-                found.append("\(library) is imported by \(importers.sorted()), not only by \(owner)")
+        for (library, owners) in self.fileOwners {
+            let importers = Set(files.filter { $0.value.contains(library) }.map(\.key))
+            if !importers.isSubset(of: owners) {
+                found.append("\(library) is imported by \(importers.sorted()), not only by \(owners.sorted())")
             }
         }
         return found.sorted()

@@ -10,14 +10,19 @@ public struct DPoPOffer: Sendable {
     public var method: String
     /// The request's URL as the client addressed it; nil when it could not be formed.
     public var target: DPoPTarget?
+    /// The scheme of the `Authorization` header (`Bearer`, `DPoP`), when it has one: a bound access token must
+    /// come as `DPoP` (RFC 9449 §7.1), never downgraded to `Bearer`.
+    public var authorizationScheme: String?
 
     /// Creates an offer.
-    public init(proofs: [String], method: String, target: DPoPTarget?) {
+    public init(proofs: [String], method: String, target: DPoPTarget?, authorizationScheme: String? = nil) {
         self.proofs = proofs
         self.method = method
         self.target = target
+        self.authorizationScheme = authorizationScheme
     }
 
-    /// The offer of the request being answered; nil outside one or when it carried no `DPoP` header.
+    /// The offer of the request being answered; nil outside one, or when it carried neither a `DPoP` nor an
+    /// `Authorization` header.
     @TaskLocal public static var current: DPoPOffer?
 }

@@ -44,7 +44,7 @@ public struct DPoPProofVerifier: Sendable {
         nonces: DPoPNonces? = nil,
         at now: Timestamp
     ) throws(DPoPRefusal) -> DPoPProof {
-        let (payload, key, algorithm) = try Self.verifiedParts(of: proof)
+        let (payload, thumbprint, algorithm) = try Self.verifiedParts(of: proof)
         guard let jti = payload["jti"]?.stringValue, !jti.isEmpty, jti.utf8.count <= Self.longestJTI else {
             throw DPoPRefusal(.malformed, "jti must be a string of 1 to \(Self.longestJTI) bytes")
         }
@@ -76,19 +76,13 @@ public struct DPoPProofVerifier: Sendable {
                 throw DPoPRefusal(.staleNonce, "the nonce is not a current one")
             }
         }
-        let thumbprint: String
-        do {
-            thumbprint = try key.jwkThumbprint()
-        } catch {
-            throw DPoPRefusal(.invalidKey, "the key cannot be exported")
-        }
         return DPoPProof(thumbprint: thumbprint, jti: jti, issuedAt: issuedAt, nonce: nonce, algorithm: algorithm)
     }
 
-    /// The payload, key and algorithm of a proof whose form and signature checked out.
+    /// The payload, the key's thumbprint and the algorithm of a proof whose form and signature checked out.
     private static func verifiedParts(
         of proof: String
-    ) throws(DPoPRefusal) -> (payload: JSONValue, key: PublicKey, algorithm: SignatureAlgorithm) {
+    ) throws(DPoPRefusal) -> (payload: JSONValue, thumbprint: String, algorithm: SignatureAlgorithm) {
         guard proof.utf8.count <= Self.maximumSize else {
             throw DPoPRefusal(.tooLarge, "the proof is larger than \(Self.maximumSize) bytes")
         }
@@ -109,12 +103,13 @@ public struct DPoPProofVerifier: Sendable {
         for member in ["d", "p", "q", "dp", "dq", "qi", "k", "oth"] where jwk[member] != nil {
             throw DPoPRefusal(.privateKey, "the jwk carries private key material")
         }
-        let key: PublicKey
+        let entry: DPoPKeyCache.Entry
         do {
-            key = try PublicKey(jwkMembers: jwk)
+            entry = try DPoPKeyCache.shared.entry(for: jwk)
         } catch {
             throw DPoPRefusal(.invalidKey, "the jwk is not a usable public key")
         }
+        let key = entry.key
         guard key.algorithm == algorithm else { throw DPoPRefusal(.invalidKey, "the jwk is not a key for \(name)") }
         guard let signature = Base64URL.decode(bytes: segments[2]), !signature.isEmpty else {
             throw DPoPRefusal(.badSignature, "the signature is empty or not base64url")
@@ -124,7 +119,7 @@ public struct DPoPProofVerifier: Sendable {
         } catch {
             throw DPoPRefusal(.badSignature, "the signature does not verify with the jwk")
         }
-        return (try Self.object(segments[1], what: "payload"), key, algorithm)
+        return (try Self.object(segments[1], what: "payload"), entry.thumbprint, algorithm)
     }
 
     /// A segment decoded as a strict JSON object.

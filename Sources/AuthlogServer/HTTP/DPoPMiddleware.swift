@@ -26,13 +26,15 @@ struct DPoPMiddleware: RouterMiddleware {
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
         let proofs = request.headers[values: .dpop]
+        let scheme = request.headers[.authorization]?.split(separator: " ", maxSplits: 1).first.map(String.init)
         let offer =
-            proofs.isEmpty
+            proofs.isEmpty && scheme == nil
             ? nil
             : DPoPOffer(
                 proofs: proofs,
                 method: request.method.rawValue,
-                target: self.target(of: request)
+                target: self.target(of: request),
+                authorizationScheme: scheme
             )
         do {
             var response = try await DPoPOffer.$current.withValue(offer) { try await next(request, context) }

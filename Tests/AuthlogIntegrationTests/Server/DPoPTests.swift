@@ -224,8 +224,11 @@ struct DPoPTests {
                 "dpop_wrong_key"
             )
             let good = try device.maker.proof(method: "GET", url: sessions, accessToken: access)
-            #expect(try await me(good).status == 200)
-            Self.expectRefusal(try await me(good), "dpop_replayed")
+            // The right proof does not make a Bearer of a bound token (RFC 9449 §7.2).
+            Self.expectRefusal(try await me(good, scheme: "Bearer"), "dpop_missing")
+            let fresh = try device.maker.proof(method: "GET", url: sessions, accessToken: access)
+            #expect(try await me(fresh).status == 200)
+            Self.expectRefusal(try await me(fresh), "dpop_replayed")
             let logout = try await harness.client.send(
                 "POST",
                 "/v1/logout",

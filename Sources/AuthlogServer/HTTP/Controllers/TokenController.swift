@@ -133,7 +133,7 @@ struct TokenController: Sendable {
     }
 
     /// The access token of `Authorization: Bearer …` or, for a DPoP-bound token, `Authorization: DPoP …`
-    /// (RFC 9449 §7.1). A bound token needs its proof whichever scheme carries it; an unbound one needs none.
+    /// (RFC 9449 §7.1). Which scheme a bound token may use, and its proof, the rules check (``DPoPOffer``).
     static func bearer(_ request: Request) -> String? {
         guard let header = request.headers[.authorization] else { return nil }
         for scheme in ["bearer ", "dpop "]
