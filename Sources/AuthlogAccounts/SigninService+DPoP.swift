@@ -13,14 +13,16 @@ extension SigninService {
         method: String?,
         metadata: RequestMetadata
     ) async throws(ServiceError) -> DPoPProof? {
+        // The body's client_id is not verified yet: a proof is checked whatever its policy, and ``bind`` decides by
+        // the verified client's. Only a client whose policy is `off` has a bad proof ignored rather than refused.
         let policy = self.dependencies.settings.dpop.policy(for: metadata.clientID)
-        guard policy != .off else { return nil }
         switch DPoPGate(dependencies: self.dependencies).offered(at: .now()) {
         case nil:
             guard policy == .required else { return nil }
             let refusal = DPoPRefusal(.missing, "this client's sign-ins need a DPoP proof")
             throw await self.refuse(refusal, provider: provider, method: method, metadata: metadata)
         case .failure(let refusal)?:
+            guard policy != .off else { return nil }
             throw await self.refuse(refusal, provider: provider, method: method, metadata: metadata)
         case .success(let proof)?:
             return proof

@@ -30,6 +30,9 @@ extension TokenService {
     ) async throws(ServiceError) -> DPoPRefusal? {
         let policy = self.dependencies.settings.dpop.policy(for: record.clientID)
         guard let bound = record.dpopJKT else {
+            // A Bearer family's spent or revoked token is judged by its state (a spent one past the grace is
+            // reuse, and ends the session), whatever header came with it.
+            guard record.state == .active else { return nil }
             // A family is bound at sign-in only: a proof never binds (or upgrades) a Bearer family later.
             switch offered {
             case nil:
@@ -63,9 +66,16 @@ extension TokenService {
     ) async throws(ServiceError)
         -> DPoPProof?
     {
-        guard let bound = claims.dpopJKT else { return nil }
         let gate = DPoPGate(dependencies: self.dependencies)
         let now = Timestamp.now()
+        guard let bound = claims.dpopJKT else {
+            // RFC 9449 §7.1: the DPoP scheme is for bound tokens only.
+            guard DPoPOffer.current?.authorizationScheme?.lowercased() != "dpop" else {
+                let refusal = DPoPRefusal(.familyUnbound, "the access token is not bound to a key: send it as Bearer")
+                throw gate.answer(refusal, withAccessToken: true, at: now)
+            }
+            return nil
+        }
         guard DPoPOffer.current?.authorizationScheme?.lowercased() == "dpop" else {
             let refusal = DPoPRefusal(.missing, "the access token is bound to a key: send it as Authorization: DPoP")
             throw gate.answer(refusal, withAccessToken: true, at: now)

@@ -45,7 +45,7 @@ extension TokenService {
             case .refreshToken:
                 if try await self.revokeRefreshToken(token, actor: actor, key: key, metadata: metadata) { return }
             case .accessToken:
-                if try await self.revokeAccessToken(token, actor: actor, metadata: metadata) { return }
+                if try await self.revokeAccessToken(token, actor: actor, key: key, metadata: metadata) { return }
             }
         }
     }
@@ -91,11 +91,16 @@ extension TokenService {
     private func revokeAccessToken(
         _ token: String,
         actor: String,
+        key: String?,
         metadata: RequestMetadata
     ) async throws(ServiceError)
         -> Bool
     {
         guard let (claims, session) = try? await self.activeAccessToken(token) else { return false }
+        if let key, let bound = claims.dpopJKT, key != bound {
+            let gate = DPoPGate(dependencies: self.dependencies)
+            throw gate.answer(DPoPRefusal(.wrongKey, "the access token is bound to another key"), at: .now())
+        }
         var metadata = metadata
         metadata.clientID = session.clientID
         let now = Timestamp.now()

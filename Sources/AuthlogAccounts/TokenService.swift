@@ -48,7 +48,6 @@ public struct TokenService: Sendable {
         let hash = RefreshTokenSecret.hash(of: refreshToken)
         // A replay is judged by when it was presented, not by when its turn on the session stream came.
         let presentedAt = Timestamp.now()
-        let offered = DPoPGate(dependencies: self.dependencies).offered(at: presentedAt)
         var conflicts = 0
         var replayRounds = 0
         var admitted = false
@@ -61,9 +60,13 @@ public struct TokenService: Sendable {
             // the session stream and decides again takes nothing more (concurrent replays of one token take
             // turns, and a gate taken per round would refuse the last of them).
             if let record, !admitted {
+                // The proof first, checked only once the token is found (an unknown token costs no signature
+                // check): a thief's refused proofs take nothing from the family's rate limit, which the user's
+                // own refreshes need.
+                let offered = DPoPGate(dependencies: self.dependencies).offered(at: presentedAt)
+                try await self.requireProof(offered, for: record, metadata: metadata, at: presentedAt)
                 try self.familyGate?.admitRefresh(family: record.familyID.lowercased, requestID: metadata.requestID)
                 admitted = true
-                try await self.requireProof(offered, for: record, metadata: metadata, at: presentedAt)
             }
             switch try await self.attempt(refreshToken, record: record, metadata: metadata, presentedAt: presentedAt) {
             case .answered(let response):

@@ -1,14 +1,32 @@
 public import AuthlogAccounts
 import AuthlogCrypto
+import Foundation
 
 extension AccountComponents {
     /// The `dpop` section checked as `serve` checks it, nonces included (`authlog config check`).
     /// - Throws: ``ServerConfiguration/Invalid`` naming a bad value.
     public static func checkDPoP(of configuration: ServerConfiguration) throws {
-        _ = try Self.dpopNonces(
-            settings: try Self.dpopSettings(of: configuration),
-            dataKey: try Self.dataKeys(of: configuration).data
-        )
+        _ = try Self.checkedPublicURL(configuration.publicURL)
+        let settings = try Self.dpopSettings(of: configuration)
+        // The data key is read only when nonces need it (config check leaves the keys to `serve` otherwise).
+        guard settings.noncesRequired else { return }
+        _ = try Self.dpopNonces(settings: settings, dataKey: try Self.dataKeys(of: configuration).data)
+    }
+
+    /// `public_url`, when it is an absolute `http` or `https` URL without query, fragment or user info: the base
+    /// of the URL every DPoP proof names (`htu`), and the tokens' issuer.
+    /// - Throws: ``ServerConfiguration/Invalid`` otherwise.
+    public static func checkedPublicURL(_ text: String?) throws -> String? {
+        guard let text else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil,
+            url.password == nil
+        else {
+            throw ServerConfiguration.Invalid(
+                description: "public_url must be an absolute http or https URL without query, fragment or user info"
+            )
+        }
+        return text
     }
 
     /// The `dpop` section, each value checked.
@@ -27,29 +45,26 @@ extension AccountComponents {
             settings.clients[entry.clientID] = try Self.dpopPolicy(entry.policy, "dpop.clients.\(entry.clientID)")
         }
         settings.noncesRequired = section?.nonces ?? settings.noncesRequired
-        settings.nonceRotationSeconds = Int64(
-            try ServiceSettings.checked(
-                section?.nonceRotationSeconds,
-                "dpop.nonce_rotation_seconds",
-                default: Int(settings.nonceRotationSeconds),
-                in: 10...86_400
-            )
+        func seconds(_ value: Int?, _ name: String, _ fallback: Int64, _ range: ClosedRange<Int>) throws -> Int64 {
+            Int64(try ServiceSettings.checked(value, "dpop.\(name)", default: Int(fallback), in: range))
+        }
+        settings.nonceRotationSeconds = try seconds(
+            section?.nonceRotationSeconds,
+            "nonce_rotation_seconds",
+            settings.nonceRotationSeconds,
+            10...86_400
         )
-        settings.maximumAge = Int64(
-            try ServiceSettings.checked(
-                section?.maximumAgeSeconds,
-                "dpop.maximum_age_seconds",
-                default: Int(settings.maximumAge),
-                in: 5...600
-            )
+        settings.maximumAge = try seconds(
+            section?.maximumAgeSeconds,
+            "maximum_age_seconds",
+            settings.maximumAge,
+            5...600
         )
-        settings.maximumSkew = Int64(
-            try ServiceSettings.checked(
-                section?.maximumSkewSeconds,
-                "dpop.maximum_skew_seconds",
-                default: Int(settings.maximumSkew),
-                in: 0...300
-            )
+        settings.maximumSkew = try seconds(
+            section?.maximumSkewSeconds,
+            "maximum_skew_seconds",
+            settings.maximumSkew,
+            0...300
         )
         return settings
     }

@@ -76,7 +76,7 @@ public struct AccountComponents: Sendable {
             hasher: IdentityHasher(key: keys.subject ?? IdentityHasher.developmentKey),
             dpopNonces: try Self.dpopNonces(settings: settings.dpop, dataKey: keys.data)
         )
-        self.publicURL = configuration.publicURL
+        self.publicURL = try Self.checkedPublicURL(configuration.publicURL)
         self.registry = try ProviderRegistry(
             settings: configuration.providers,
             development: configuration.development ?? false,

@@ -62,4 +62,15 @@ struct DPoPConfigurationTests {
         }
         try AccountComponents.checkDPoP(of: try Self.configuration(.members(["nonces": .bool(true)])))
     }
+
+    /// `public_url` is the base of every proof's `htu`: a query would make one proof fit every route.
+    @Test func aPublicURLThatCannotBeAProofsBaseIsRefused() throws {
+        for bad in ["https://auth.example.com/a?q=1", "auth.example.com", "ftp://auth.example.com", "https://u:p@h/"] {
+            #expect(throws: ServerConfiguration.Invalid.self) { try AccountComponents.checkedPublicURL(bad) }
+        }
+        #expect(
+            try AccountComponents.checkedPublicURL("https://auth.example.com/base") == "https://auth.example.com/base"
+        )
+        #expect(try AccountComponents.checkedPublicURL(nil) == nil)
+    }
 }

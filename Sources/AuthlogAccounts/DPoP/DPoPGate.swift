@@ -42,7 +42,12 @@ struct DPoPGate: Sendable {
     /// Records `proof`'s `jti` until the proof could no longer verify; a refusal when it was recorded before.
     /// - Throws: ``ServiceError`` 503 when the database is down.
     func recordOnce(_ proof: DPoPProof) async throws(ServiceError) -> DPoPRefusal? {
-        let expiresAt = self.verifier.lifetimeEnd(of: proof)
+        // At least a whole window after it is recorded, whatever its iat said: a request checked on arrival may be
+        // recorded seconds later (a provider's answer), and processes' clocks differ; the purge must not free a
+        // proof that a replay checked in time could still meet.
+        let now = Timestamp.now()
+        let window = self.settings.maximumAge + self.settings.maximumSkew + 1
+        let expiresAt = max(self.verifier.lifetimeEnd(of: proof), now.adding(seconds: window))
         let fresh = try await self.dependencies.storeCall {
             try await self.dependencies.dpopProofs.recordOnce(proofHash: proof.replayKey, expiresAt: expiresAt)
         }

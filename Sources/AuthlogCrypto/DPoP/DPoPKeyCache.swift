@@ -3,8 +3,8 @@ import Synchronization
 
 /// The public keys of recent DPoP proofs, by their JWK: a device sends the same key with every proof, and
 /// building it (OpenSSL 3's `EVP_PKEY_fromdata` and the point's check, each fetching from the provider under
-/// its locks) cost more than the signature's check itself. Bounded: past ``capacity`` keys the cache starts
-/// over, so a client sending a new key with each proof costs what it cost without the cache.
+/// its locks) cost more than the signature's check itself. Only a key whose proof's signature verified is kept,
+/// at most ``capacity`` of them; past that, one goes for each new one.
 final class DPoPKeyCache: Sendable {
     /// A key that passed its checks, and its RFC 7638 thumbprint.
     struct Entry: Sendable {
@@ -20,17 +20,18 @@ final class DPoPKeyCache: Sendable {
     /// The process's cache.
     static let shared = DPoPKeyCache()
 
-    /// The key of `jwk` (a JSON object without private members) with its thumbprint, built on first sight.
-    /// - Throws: ``CryptoError`` when the JWK is not a usable public key.
-    func entry(for jwk: JSONValue) throws(CryptoError) -> Entry {
-        let name = jwk.canonicalBytes
-        if let entry = self.entries.withLock({ $0[name] }) { return entry }
-        let key = try PublicKey(jwkMembers: jwk)
-        let entry = Entry(key: key, thumbprint: try key.jwkThumbprint())
+    /// The key of `jwk` (its canonical bytes), if a proof signed by it verified recently.
+    func entry(named name: [UInt8]) -> Entry? {
+        self.entries.withLock { $0[name] }
+    }
+
+    /// Keeps `entry`, whose proof verified, under `name`.
+    func remember(_ entry: Entry, named name: [UInt8]) {
         self.entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            if entries[name] == nil, entries.count >= Self.capacity, let any = entries.keys.first {
+                entries[any] = nil
+            }
             entries[name] = entry
         }
-        return entry
     }
 }

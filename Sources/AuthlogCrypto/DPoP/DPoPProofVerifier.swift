@@ -103,13 +103,22 @@ public struct DPoPProofVerifier: Sendable {
         for member in ["d", "p", "q", "dp", "dq", "qi", "k", "oth"] where jwk[member] != nil {
             throw DPoPRefusal(.privateKey, "the jwk carries private key material")
         }
-        let entry: DPoPKeyCache.Entry
-        do {
-            entry = try DPoPKeyCache.shared.entry(for: jwk)
-        } catch {
-            throw DPoPRefusal(.invalidKey, "the jwk is not a usable public key")
+        let expectedType = algorithm == .es256 ? "EC" : "OKP"
+        guard jwk["kty"]?.stringValue == expectedType else {
+            throw DPoPRefusal(.invalidKey, "the jwk is not a key for \(name)")
         }
-        let key = entry.key
+        let cacheName = jwk.canonicalBytes
+        let cached = DPoPKeyCache.shared.entry(named: cacheName)
+        let key: PublicKey
+        if let cached {
+            key = cached.key
+        } else {
+            do {
+                key = try PublicKey(jwkMembers: jwk)
+            } catch {
+                throw DPoPRefusal(.invalidKey, "the jwk is not a usable public key")
+            }
+        }
         guard key.algorithm == algorithm else { throw DPoPRefusal(.invalidKey, "the jwk is not a key for \(name)") }
         guard let signature = Base64URL.decode(bytes: segments[2]), !signature.isEmpty else {
             throw DPoPRefusal(.badSignature, "the signature is empty or not base64url")
@@ -119,7 +128,16 @@ public struct DPoPProofVerifier: Sendable {
         } catch {
             throw DPoPRefusal(.badSignature, "the signature does not verify with the jwk")
         }
-        return (try Self.object(segments[1], what: "payload"), entry.thumbprint, algorithm)
+        let payload = try Self.object(segments[1], what: "payload")
+        if let cached { return (payload, cached.thumbprint, algorithm) }
+        let thumbprint: String
+        do {
+            thumbprint = try key.jwkThumbprint()
+        } catch {
+            throw DPoPRefusal(.invalidKey, "the key cannot be exported")
+        }
+        DPoPKeyCache.shared.remember(DPoPKeyCache.Entry(key: key, thumbprint: thumbprint), named: cacheName)
+        return (payload, thumbprint, algorithm)
     }
 
     /// A segment decoded as a strict JSON object.

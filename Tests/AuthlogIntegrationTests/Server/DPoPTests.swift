@@ -134,6 +134,25 @@ struct DPoPTests {
             let refreshed = try await harness.refresh(token)
             #expect(refreshed.status == 200)
             #expect(refreshed.string("token_type") == "Bearer")
+            // Its spent token is judged by its state whatever header comes with it: within the grace window, the
+            // same successor pair (past it, reuse), never dpop_family_unbound.
+            let replayed = try await device.refresh(token)
+            #expect(replayed.status == 200)
+            #expect(replayed.string("refresh_token") == refreshed.string("refresh_token"))
+            // A Bearer access token sent under the DPoP scheme is refused (RFC 9449 §7.1).
+            let access = try #require(refreshed.string("access_token"))
+            let sessions = try await harness.client.send(
+                "GET",
+                "/v1/me/sessions",
+                headers: ServerHarness.appHeaders + [
+                    ("Authorization", "DPoP \(access)"),
+                    (
+                        "DPoP",
+                        try device.maker.proof(method: "GET", url: device.url("/v1/me/sessions"), accessToken: access)
+                    ),
+                ]
+            )
+            Self.expectRefusal(sessions, "dpop_family_unbound")
         }
     }
 
@@ -293,5 +312,31 @@ struct DPoPTests {
         section.nonces = nonces
         if let client { section.clients = [.init(clientID: client, policy: "required")] }
         return section
+    }
+
+    /// Revocation needs no proof, but a proof of another key revokes no bound token, refresh or access.
+    @Test func aBoundTokenIsNotRevokedWithAnotherKeysProof() async throws {
+        try await ServerHarness.run { harness in
+            let device = try Device(harness)
+            let thief = try Device(harness)
+            let signin = try await device.signIn()
+            for name in ["access_token", "refresh_token"] {
+                let token = try #require(signin.string(name))
+                let credentials = Data("\(Fixture.introspectionClient.id):\(Fixture.introspectionClient.secret)".utf8)
+                    .base64EncodedString()
+                let answer = try await harness.client.send(
+                    "POST",
+                    "/oauth/revoke",
+                    body: Array("token=\(token)".utf8),
+                    headers: [
+                        ("Content-Type", "application/x-www-form-urlencoded"),
+                        ("Authorization", "Basic \(credentials)"), ("DPoP", try thief.proof("/oauth/revoke")),
+                    ]
+                )
+                Self.expectRefusal(answer, "dpop_wrong_key")
+            }
+            #expect(try await harness.events(ofType: "token.revoked").isEmpty)
+            #expect(try await device.refresh(try #require(signin.string("refresh_token"))).status == 200)
+        }
     }
 }

@@ -23,9 +23,16 @@ extension APIConnection {
         needsKey: Bool,
         limit: Int? = nil
     ) async throws -> (Data, HTTPURLResponse) {
-        guard let dpop = self.dpop, let url = request.url, let target = DPoPTarget(url),
-            let maker = try await Self.maker(of: dpop, needed: needsKey)
-        else { return try await self.perform(request, limit: limit) }
+        guard let dpop = self.dpop else { return try await self.perform(request, limit: limit) }
+        guard let url = request.url, let target = DPoPTarget(url) else {
+            guard !needsKey else {
+                throw AuthlogClientError(.dpopKeyUnavailable, detail: "The request's URL cannot be named in a proof.")
+            }
+            return try await self.perform(request, limit: limit)
+        }
+        guard let maker = try await Self.maker(of: dpop, needed: needsKey) else {
+            return try await self.perform(request, limit: limit)
+        }
         let method = request.httpMethod ?? "GET"
         var proved = request
         let first = try maker.proof(

@@ -114,6 +114,14 @@ struct APIConnection: Sendable {
     /// `POST /v1/token/refresh`, with the device id and, for tokens bound to the key, a DPoP proof: the next
     /// pair for `tokens`, with the same provider, the events the answer names, and its sign-in alert, if any.
     func refresh(_ tokens: AuthTokens) async throws -> (tokens: AuthTokens, eventIDs: [String], alert: SigninAlert?) {
+        // Bound tokens sent without a proof would be refused `dpop_missing`, which ends the session on the device
+        // (and for every process sharing the store): a client with DPoP off keeps them instead, unrefreshed.
+        guard !tokens.isDPoPBound || self.dpop != nil else {
+            throw AuthlogClientError(
+                .dpopKeyUnavailable,
+                detail: "The session is bound to this install's DPoP key and this client has DPoP off."
+            )
+        }
         var request = await self.identified(
             try self.request("POST", "/v1/token/refresh", body: ["refresh_token": .string(tokens.refreshToken)])
         )
