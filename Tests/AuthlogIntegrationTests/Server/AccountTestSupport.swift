@@ -148,8 +148,14 @@ extension ServerHarness {
         try await self.oauth("/oauth/introspect", "token=\(token)").json
     }
 
-    /// A form POST to an OAuth endpoint with the resource server's client credentials.
-    func oauth(_ path: String, _ form: String) async throws -> HTTPTestClient.Answer {
+    /// A form POST to an OAuth endpoint with the resource server's client credentials (and `headers`).
+    func oauth(
+        _ path: String,
+        _ form: String,
+        headers: [(String, String)] = []
+    ) async throws
+        -> HTTPTestClient.Answer
+    {
         let credentials = Data("\(Fixture.introspectionClient.id):\(Fixture.introspectionClient.secret)".utf8)
             .base64EncodedString()
         return try await self.client.send(
@@ -157,6 +163,7 @@ extension ServerHarness {
             path,
             body: Array(form.utf8),
             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "Basic \(credentials)")]
+                + headers
         )
     }
 

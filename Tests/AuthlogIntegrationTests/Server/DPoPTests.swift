@@ -322,16 +322,10 @@ struct DPoPTests {
             let signin = try await device.signIn()
             for name in ["access_token", "refresh_token"] {
                 let token = try #require(signin.string(name))
-                let credentials = Data("\(Fixture.introspectionClient.id):\(Fixture.introspectionClient.secret)".utf8)
-                    .base64EncodedString()
-                let answer = try await harness.client.send(
-                    "POST",
+                let answer = try await harness.oauth(
                     "/oauth/revoke",
-                    body: Array("token=\(token)".utf8),
-                    headers: [
-                        ("Content-Type", "application/x-www-form-urlencoded"),
-                        ("Authorization", "Basic \(credentials)"), ("DPoP", try thief.proof("/oauth/revoke")),
-                    ]
+                    "token=\(token)",
+                    headers: [("DPoP", try thief.proof("/oauth/revoke"))]
                 )
                 Self.expectRefusal(answer, "dpop_wrong_key")
             }
