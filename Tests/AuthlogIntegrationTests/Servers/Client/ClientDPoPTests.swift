@@ -58,6 +58,39 @@ extension Servers {
             }
         }
 
+        /// The thief's case under the default configuration (rate limits on, `optional`, grace window 10 s): the
+        /// spent token replayed without the key and the current one with another key are refused with their
+        /// reasons, and the user's next refresh goes through.
+        @Test func aThiefWithoutTheKeyEndsNothingUnderTheDefaults() async throws {
+            try await ClientTestServer.run { server in
+                let base = server.baseURL.absoluteString
+                let client = HTTPTestClient(baseURL: base)
+                let device = try DPoPProofMaker()
+                let thief = try DPoPProofMaker()
+                let signin = try await client.post(
+                    "/v1/signin/dev",
+                    .members(["subject": .string("tess")]),
+                    headers: [("DPoP", try device.proof(url: base + "/v1/signin/dev"))]
+                )
+                let stolen = try #require(signin.json["refresh_token"]?.stringValue)
+                func refresh(_ token: String, _ key: DPoPProofMaker?) async throws -> HTTPTestClient.Answer {
+                    try await client.post(
+                        "/v1/token/refresh",
+                        .members(["refresh_token": .string(token)]),
+                        headers: try key.map { [("DPoP", try $0.proof(url: base + "/v1/token/refresh"))] } ?? []
+                    )
+                }
+                let rotated = try await refresh(stolen, device)
+                #expect(rotated.status == 200)
+                let current = try #require(rotated.json["refresh_token"]?.stringValue)
+                let bare = try await refresh(stolen, nil)
+                #expect(bare.status == 401 && bare.json["reason"]?.stringValue == "dpop_missing")
+                let other = try await refresh(current, thief)
+                #expect(other.status == 401 && other.json["reason"]?.stringValue == "dpop_wrong_key")
+                #expect(try await refresh(current, device).status == 200)
+            }
+        }
+
         /// A proof accepted by one process is refused by the other: the `jti` ledger is the database's.
         @Test func aProofReplayedToASecondServeProcessIsRefused() async throws {
             let shared: [String: JSONValue] = [
