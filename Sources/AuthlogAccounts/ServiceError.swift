@@ -16,6 +16,9 @@ public struct ServiceError: Error, Sendable {
     public var logDetail: String?
     /// Members the answer carries after `error` and `error_description` (`providers` of `account_exists`).
     public var extraMembers: [(name: String, value: JSONValue)] = []
+    /// For the HTTP layer only, never the answer: a DPoP refusal at a route whose rules do not record it
+    /// themselves, to be counted into the aggregated refusal events.
+    public var tokenUseRefusal: TokenUseRefusal?
 
     /// Creates an error answer.
     public init(_ status: HTTPResponse.Status, _ code: String, _ errorDescription: String, headers: HTTPFields = [:]) {

@@ -58,56 +58,48 @@ extension TokenService {
     }
 
     /// Checks the request's proof for an access token bound to a key (`cnf.jkt`): by that key, hashing the
-    /// token (`ath`), its `jti` recorded once; then the token's session. An unbound token needs none.
-    /// - Throws: ``ServiceError`` 401 `invalid_dpop_proof` or `use_dpop_nonce`, 401 `invalid_token`, 503.
+    /// token (`ath`); then the token's session. An unbound token needs none, and must not come as `DPoP`. A
+    /// refusal carries ``ServiceError/tokenUseRefusal`` for the HTTP layer to record.
+    /// - Throws: ``ServiceError`` 401 `invalid_dpop_proof` or `use_dpop_nonce`.
     func requireProof(
         forAccessToken token: String,
         claims: AccessTokenClaims
-    ) async throws(ServiceError)
-        -> DPoPProof?
-    {
-        let gate = DPoPGate(dependencies: self.dependencies)
-        let now = Timestamp.now()
-        guard let bound = claims.dpopJKT else {
+    ) throws(ServiceError) -> DPoPProof? {
+        do {
+            return try self.checkedProof(forAccessToken: token, bound: claims.dpopJKT)
+        } catch {
+            throw DPoPGate(dependencies: self.dependencies).answer(error, accessToken: claims, at: .now())
+        }
+    }
+
+    private func checkedProof(forAccessToken token: String, bound: String?) throws(DPoPRefusal) -> DPoPProof? {
+        let usesDPoPScheme = DPoPOffer.current?.authorizationScheme?.lowercased() == "dpop"
+        guard let bound else {
             // RFC 9449 §7.1: the DPoP scheme is for bound tokens only.
-            guard DPoPOffer.current?.authorizationScheme?.lowercased() != "dpop" else {
-                let refusal = DPoPRefusal(.familyUnbound, "the access token is not bound to a key: send it as Bearer")
-                throw gate.answer(refusal, withAccessToken: true, at: now)
+            guard !usesDPoPScheme else {
+                throw DPoPRefusal(.familyUnbound, "the access token is not bound to a key: send it as Bearer")
             }
             return nil
         }
-        guard DPoPOffer.current?.authorizationScheme?.lowercased() == "dpop" else {
-            let refusal = DPoPRefusal(.missing, "the access token is bound to a key: send it as Authorization: DPoP")
-            throw gate.answer(refusal, withAccessToken: true, at: now)
+        guard usesDPoPScheme else {
+            throw DPoPRefusal(.missing, "the access token is bound to a key: send it as Authorization: DPoP")
         }
-        let proof: DPoPProof
-        switch gate.offered(accessToken: token, at: now) {
-        case nil:
-            throw gate.answer(
-                DPoPRefusal(.missing, "the access token is bound to a key"),
-                withAccessToken: true,
-                at: now
-            )
-        case .failure(let refusal)?:
-            throw gate.answer(refusal, withAccessToken: true, at: now)
-        case .success(let checked)?:
-            proof = checked
-        }
-        do {
+        switch DPoPGate(dependencies: self.dependencies).offered(accessToken: token, at: .now()) {
+        case nil: throw DPoPRefusal(.missing, "the access token is bound to a key")
+        case .failure(let refusal)?: throw refusal
+        case .success(let proof)?:
             try proof.requireKey(bound)
-        } catch {
-            throw gate.answer(error, withAccessToken: true, at: now)
+            return proof
         }
-        return proof
     }
 
     /// Records an access token's checked proof once (after its session was found active).
     /// - Throws: ``ServiceError`` 401 `invalid_dpop_proof` (`dpop_replayed`), 503.
-    func recordOnce(_ proof: DPoPProof?) async throws(ServiceError) {
+    func recordOnce(_ proof: DPoPProof?, accessToken claims: AccessTokenClaims) async throws(ServiceError) {
         guard let proof else { return }
         let gate = DPoPGate(dependencies: self.dependencies)
         if let refusal = try await gate.recordOnce(proof) {
-            throw gate.answer(refusal, withAccessToken: true, at: .now())
+            throw gate.answer(refusal, accessToken: claims, at: .now())
         }
     }
 }

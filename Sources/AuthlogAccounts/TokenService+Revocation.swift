@@ -31,10 +31,12 @@ extension TokenService {
         var key: String?
         switch gate.offered(at: .now()) {
         case nil: break
-        case .failure(let refusal)?: throw gate.answer(refusal, at: .now())
+        case .failure(let refusal)?: throw gate.answer(refusal, unrecordedFor: nil, at: .now())
         case .success(let proof)?:
             // The client's credentials were checked first, so only a known client grows the ledger.
-            if let refusal = try await gate.recordOnce(proof) { throw gate.answer(refusal, at: .now()) }
+            if let refusal = try await gate.recordOnce(proof) {
+                throw gate.answer(refusal, unrecordedFor: nil, at: .now())
+            }
             key = proof.thumbprint
         }
         // The hint orders the search (§2.1); a wrong hint still finds the token.
@@ -64,8 +66,8 @@ extension TokenService {
         }
         guard let record else { return false }
         if let key, let bound = record.dpopJKT, key != bound {
-            let gate = DPoPGate(dependencies: self.dependencies)
-            throw gate.answer(DPoPRefusal(.wrongKey, "the refresh token is bound to another key"), at: .now())
+            let refusal = DPoPRefusal(.wrongKey, "the refresh token is bound to another key")
+            throw DPoPGate(dependencies: self.dependencies).answer(refusal, unrecordedFor: record, at: .now())
         }
         guard record.state != .revoked, record.session.isUsable else { return true }
         var metadata = metadata
@@ -98,8 +100,10 @@ extension TokenService {
     {
         guard let (claims, session) = try? await self.activeAccessToken(token) else { return false }
         if let key, let bound = claims.dpopJKT, key != bound {
-            let gate = DPoPGate(dependencies: self.dependencies)
-            throw gate.answer(DPoPRefusal(.wrongKey, "the access token is bound to another key"), at: .now())
+            let refusal = DPoPRefusal(.wrongKey, "the access token is bound to another key")
+            var answer = DPoPGate(dependencies: self.dependencies).answer(refusal, at: .now())
+            answer.tokenUseRefusal = TokenUseRefusal(refusal.reason.rawValue, accessToken: claims)
+            throw answer
         }
         var metadata = metadata
         metadata.clientID = session.clientID

@@ -235,9 +235,9 @@ public struct TokenService: Sendable {
     /// - Throws: ``ServiceError`` 401 `invalid_token`, 503 when the database is down.
     public func authenticate(bearer: String) async throws(ServiceError) -> (AccessTokenClaims, SessionRecord) {
         let claims = try self.verifiedClaims(of: bearer)
-        let proof = try await self.requireProof(forAccessToken: bearer, claims: claims)
+        let proof = try self.requireProof(forAccessToken: bearer, claims: claims)
         let session = try await self.activeSession(of: claims)
-        try await self.recordOnce(proof)
+        try await self.recordOnce(proof, accessToken: claims)
         return (claims, session)
     }
 

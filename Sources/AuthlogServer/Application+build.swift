@@ -14,7 +14,7 @@ public func buildAccountRouter(
 ) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware(metrics: components.metrics))
-    router.add(middleware: DPoPMiddleware(components: components))
+    router.add(middleware: DPoPMiddleware(components: components, recorder: limiter?.recorder))
     var table = RouteTable(
         router: router,
         limiter: limiter,
@@ -48,7 +48,7 @@ public func buildRouter(
 ) throws -> (router: Router<AppRequestContext>, routes: [RouteDescription]) {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware(metrics: components.metrics, writes: components.writes))
-    router.add(middleware: DPoPMiddleware(components: components.account))
+    router.add(middleware: DPoPMiddleware(components: components.account, recorder: components.limiter.recorder))
     var table = RouteTable(
         router: router,
         limiter: components.limiter,

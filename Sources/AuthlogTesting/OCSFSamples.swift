@@ -39,7 +39,7 @@ public enum OCSFSamples {
             data +=
                 Self.failureData(type) ?? [
                     ("first_at", .string(Self.windowStart)), ("last_at", .string("2026-11-27T09:00:00Z")),
-                    type == .requestRefused
+                    type == .requestRefused || type == .tokenAccessRefused
                         ? ("counts", .object([("per_address_cap", .number("4")), ("malformed", .number("3"))]))
                         : ("count", .number("7")),
                 ]

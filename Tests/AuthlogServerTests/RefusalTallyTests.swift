@@ -10,7 +10,7 @@ struct RefusalTallyTests {
     }
 
     @Test func aFloodIsTheFirstRefusalAndOneSummaryPerWindow() {
-        var tally = RefusalTally<String>(windowSeconds: 60, overflowKey: "*")
+        var tally = RefusalTally<String, String>(windowSeconds: 60, overflowKey: "*")
         for second in 0..<10_000 { tally.note("203.0.113.9", kind: "rate_limited", at: Self.at(Int64(second / 200))) }
         let first = tally.take(at: Self.at(59))
         #expect(first.count == 1, "only the first is recorded while the window is open")
@@ -24,7 +24,7 @@ struct RefusalTallyTests {
     }
 
     @Test func aRefusalAfterTheWindowOpensANewOneAndClosesTheOld() {
-        var tally = RefusalTally<String>(windowSeconds: 10, overflowKey: "*")
+        var tally = RefusalTally<String, String>(windowSeconds: 10, overflowKey: "*")
         tally.note("a", kind: "malformed", at: Self.at(0))
         tally.note("a", kind: "too_large", at: Self.at(3))
         tally.note("a", kind: "malformed", at: Self.at(4))
@@ -36,14 +36,14 @@ struct RefusalTallyTests {
     }
 
     @Test func aLoneRefusalWritesOneEventOnly() {
-        var tally = RefusalTally<String>(windowSeconds: 10, overflowKey: "*")
+        var tally = RefusalTally<String, String>(windowSeconds: 10, overflowKey: "*")
         tally.note("a", kind: "rate_limited", at: Self.at(0))
         #expect(tally.take(at: Self.at(0)).count == 1)
         #expect(tally.take(at: Self.at(100)).isEmpty, "nothing after the first: no summary")
     }
 
     @Test func pastTheKeyCapNewKeysShareOneOverflowWindow() {
-        var tally = RefusalTally<String>(windowSeconds: 60, maximumKeys: 100, overflowKey: "*")
+        var tally = RefusalTally<String, String>(windowSeconds: 60, maximumKeys: 100, overflowKey: "*")
         for index in 0..<10_000 { tally.note("10.0.\(index / 256).\(index % 256)", kind: "x", at: Self.at(1)) }
         #expect(tally.openKeys == 101, "100 keys and the overflow")
         let firsts = tally.take(at: Self.at(2))
@@ -55,7 +55,7 @@ struct RefusalTallyTests {
     }
 
     @Test func shutdownTakesEveryOpenWindow() {
-        var tally = RefusalTally<String>(windowSeconds: 60, overflowKey: "*")
+        var tally = RefusalTally<String, String>(windowSeconds: 60, overflowKey: "*")
         for _ in 0..<5 { tally.note("a", kind: "x", at: Self.at(0)) }
         _ = tally.take(at: Self.at(0))
         #expect(tally.take(at: Self.at(1), everything: true).map(\.count) == [4])

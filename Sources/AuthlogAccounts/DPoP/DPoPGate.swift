@@ -69,4 +69,21 @@ struct DPoPGate: Sendable {
         error.extraMembers = [("reason", .string(refusal.reason.rawValue))]
         return error
     }
+
+    /// The answer to a refused proof at revocation, carrying what the HTTP layer records: the refresh token's
+    /// session when `record` is known, else the reason alone.
+    func answer(_ refusal: DPoPRefusal, unrecordedFor record: RefreshTokenRecord?, at now: Timestamp) -> ServiceError {
+        var error = self.answer(refusal, at: now)
+        let reason = refusal.reason.rawValue
+        error.tokenUseRefusal = record.map { TokenUseRefusal(reason, refreshToken: $0) } ?? TokenUseRefusal(reason)
+        return error
+    }
+
+    /// The answer to `refusal` where an access token whose claims checked out was sent, carrying what the HTTP
+    /// layer records (``ServiceError/tokenUseRefusal``).
+    func answer(_ refusal: DPoPRefusal, accessToken claims: AccessTokenClaims, at now: Timestamp) -> ServiceError {
+        var error = self.answer(refusal, withAccessToken: true, at: now)
+        error.tokenUseRefusal = TokenUseRefusal(refusal.reason.rawValue, accessToken: claims)
+        return error
+    }
 }

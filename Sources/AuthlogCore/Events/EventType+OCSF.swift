@@ -61,8 +61,8 @@ extension EventType {
         switch self {
         case .signinSucceeded, .signinFailed: return .authentication(1, "Logon")
         case .sessionLoggedOut, .sessionRevoked, .sessionExpired: return .authentication(2, "Logoff")
-        case .sessionReauthenticated, .tokenIssued, .tokenRefreshed, .tokenRefreshFailed, .tokenReuseDetected,
-            .tokenRefreshReplayed, .tokenRevoked, .signinFlagged:
+        case .sessionReauthenticated, .tokenIssued, .tokenRefreshed, .tokenRefreshFailed, .tokenAccessRefused,
+            .tokenReuseDetected, .tokenRefreshReplayed, .tokenRevoked, .signinFlagged:
             return .authentication(OCSFMapping.otherActivity, "Other")
         case .userRegistered: return .accountChange(1, "Create")
         case .accountDeleted: return .accountChange(6, "Delete")
@@ -166,7 +166,7 @@ extension EventType {
         case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing,
             .accountNotMeReported, .signinFlagged:
             return .medium
-        case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed:
+        case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed, .tokenAccessRefused:
             guard outcome == .failure, let reason else { return .informational }
             return OCSFSeverity.forgeryReasons.contains(reason) ? .low : .informational
         case .signinSucceeded, .userRegistered, .identityLinked, .identityUnlinked, .tokenIssued, .tokenRefreshed,
@@ -184,7 +184,8 @@ extension OCSFSeverity {
     static let forgeryReasons: Set<String> = [
         "invalid_signature", "unsupported_alg", "unknown_kid", "forbidden_header", "issuer_mismatch",
         "audience_mismatch", "azp_mismatch", "nonce_mismatch", "nonce_replayed", "app_id_mismatch",
-        "subject_mismatch", "revoked",
+        "subject_mismatch", "revoked", "dpop_missing", "dpop_bad_signature", "dpop_wrong_key", "dpop_replayed",
+        "dpop_ath_mismatch",
     ]
 }
 

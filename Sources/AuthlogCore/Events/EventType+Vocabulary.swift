@@ -70,6 +70,8 @@ extension EventType {
         case .accountNotMeReported: return [.success("authn_token_revoked")]
         case .providerNotificationReceived:
             return [OWASPVocabularyRule(outcome: .failure, name: "input_validation_fail")]
+        // A token used without the proof its key binds it to: the request was not authorized.
+        case .tokenAccessRefused: return [.always("authz_fail")]
         case .accountActionRefused:
             return [
                 OWASPVocabularyRule(reasons: Self.refusedBodyReasons, name: "input_validation_fail"),

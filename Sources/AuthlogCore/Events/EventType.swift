@@ -10,6 +10,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case tokenIssued = "token.issued"
     case tokenRefreshed = "token.refreshed"
     case tokenRefreshFailed = "token.refresh_failed"
+    case tokenAccessRefused = "token.access_refused"
     case tokenReuseDetected = "token.reuse_detected"
     case tokenRefreshReplayed = "token.refresh_replayed"
     case tokenRevoked = "token.revoked"
@@ -65,6 +66,7 @@ extension EventType {
             return ["session"]
         case .signinFailed: return ["signin"]
         case .tokenRefreshFailed: return ["session", "signin"]
+        case .tokenAccessRefused: return ["session"]
         case .userRegistered, .identityLinked, .identityUnlinked, .providerConsentRevoked, .providerEmailChanged,
             .providerRevocationAttempted, .accountDeleted, .accountActionRefused, .accountNotMeReported,
             .signinFlagged:
@@ -93,6 +95,7 @@ extension EventType {
         case .providerRevocationAttempted: return [.userID, .provider]
         case .accountActionRefused: return [.userID, .reason]
         case .tokenRefreshFailed: return [.reason]
+        case .tokenAccessRefused: return [.userID, .sessionID, .reason]
         case .providerConsentRevoked: return [.userID, .provider]
         case .providerEmailChanged: return [.userID, .provider]
         case .accountDeleted, .accountNotMeReported: return [.userID]
@@ -111,7 +114,8 @@ extension EventType {
     /// The outcome every event of this type carries, or `nil` when either is allowed.
     public var fixedOutcome: Outcome? {
         switch self {
-        case .signinFailed, .tokenRefreshFailed, .tokenReuseDetected, .accountActionRefused, .auditCheckpointRefused,
+        case .signinFailed, .tokenRefreshFailed, .tokenAccessRefused, .tokenReuseDetected, .accountActionRefused,
+            .auditCheckpointRefused,
             .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .auditWitnessAlarm,
             .auditWriteOutage, .auditSinkFailing, .auditRefusalsDropped:
             return .failure
@@ -134,6 +138,7 @@ extension EventType {
         case .tokenIssued: return TokenIssued.self
         case .tokenRefreshed: return TokenRefreshed.self
         case .tokenRefreshFailed: return TokenRefreshFailed.self
+        case .tokenAccessRefused: return TokenAccessRefused.self
         case .tokenReuseDetected: return TokenReuseDetected.self
         case .tokenRefreshReplayed: return TokenRefreshReplayed.self
         case .tokenRevoked: return TokenRevoked.self

@@ -79,7 +79,8 @@ public enum ProjectionReducer {
         case .sessionReauthenticated:
             guard let sessionID = envelope.sessionID else { return [] }
             return [.reauthenticateSession(sessionID: sessionID, at: at)]
-        case .tokenRefreshFailed, .tokenRefreshReplayed, .providerEmailChanged, .providerNotificationReceived,
+        case .tokenRefreshFailed, .tokenAccessRefused, .tokenRefreshReplayed, .providerEmailChanged,
+            .providerNotificationReceived,
             .providerRevocationAttempted, .accountActionRefused, .accountNotMeReported, .signinFlagged,
             .auditCheckpointSigned,
             .auditAccessed,

@@ -6,7 +6,9 @@ import Hummingbird
 /// Hands every request's `DPoP` headers to the rules (``DPoPOffer/current``), with the method and the URL a
 /// proof must name: `public_url` and the request's path when `public_url` is set (behind a proxy, the URL the
 /// client addressed), else `http://` and the request's `Host`. When server nonces are on, every answer
-/// carries the current one in `DPoP-Nonce` (RFC 9449 §8.2), errors included.
+/// carries the current one in `DPoP-Nonce` (RFC 9449 §8.2), errors included. A refusal the rules did not
+/// record themselves (``ServiceError/tokenUseRefusal``: an access token's proof, a proof at revocation) is
+/// counted into the ``RefusalRecorder``'s aggregated events with the request's address and route.
 struct DPoPMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
@@ -14,10 +16,18 @@ struct DPoPMiddleware: RouterMiddleware {
     let publicURL: String?
     /// The server's nonces, when proofs must carry one.
     let nonces: DPoPNonces?
+    /// Where refusals the rules did not record are counted; nil in router tests without limits.
+    let recorder: RefusalRecorder?
+    let requestMetadata: RequestMetadataReader
 
-    init(components: AccountComponents) {
+    /// The longest path a recorded refusal keeps, in bytes.
+    static let recordedPathLimit = 200
+
+    init(components: AccountComponents, recorder: RefusalRecorder?) {
         self.publicURL = components.publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.nonces = components.dependencies.dpopNonces
+        self.recorder = recorder
+        self.requestMetadata = RequestMetadataReader(trustedProxies: components.trustedProxies)
     }
 
     func handle(
@@ -42,6 +52,14 @@ struct DPoPMiddleware: RouterMiddleware {
             return response
         } catch var error as ServiceError {
             if let nonces { error.headers[.dpopNonce] = nonces.current(at: .now()) }
+            if let refusal = error.tokenUseRefusal, let recorder {
+                let path = EnvelopeText.normalized(request.uri.path, limit: Self.recordedPathLimit) ?? "/"
+                recorder.noteTokenUse(
+                    refusal,
+                    route: request.method.rawValue + " " + path,
+                    metadata: self.requestMetadata.metadata(of: request, context: context)
+                )
+            }
             throw error
         }
     }

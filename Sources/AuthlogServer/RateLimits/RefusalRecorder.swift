@@ -4,8 +4,10 @@ import Foundation
 import Synchronization
 
 /// Counts every refused request in memory and turns the counts into a few events (``RefusalTally``): rate-limit
-/// refusals as `ratelimit.exceeded`, requests refused below the router as `request.refused`, and refused or
-/// anonymous reads of the audit routes as `audit.accessed` with a count. Nothing here writes on the refused
+/// refusals as `ratelimit.exceeded`, requests refused below the router as `request.refused`, refused or
+/// anonymous reads of the audit routes as `audit.accessed` with a count, and tokens refused for their DPoP
+/// proof as `token.access_refused` on their session (``TokenUseRefusal``; one that names no session counts as
+/// `request.refused` of its address). Nothing here writes on the refused
 /// request's path: ``flush(into:)`` runs from a background service every second and at shutdown.
 public final class RefusalRecorder: Sendable {
     /// A rate-limit key: what the limit counts by, the key, and the route group.
@@ -21,10 +23,19 @@ public final class RefusalRecorder: Sendable {
         let actor: String
     }
 
+    /// What the window's first refused use of a session's token said.
+    struct TokenUse: Sendable {
+        let session: TokenUseRefusal.Session
+        /// `METHOD /path`.
+        let route: String
+        let metadata: RequestMetadata
+    }
+
     private struct State: Sendable {
-        var limits: RefusalTally<LimitKey>
-        var requests: RefusalTally<String>
-        var access: RefusalTally<AccessKey>
+        var limits: RefusalTally<LimitKey, String>
+        var requests: RefusalTally<String, String>
+        var access: RefusalTally<AccessKey, String>
+        var tokenUses: RefusalTally<UUID, TokenUse>
         var written = 0
         var refused = 0
         /// Events taken out of the tallies whose append failed, retried at the next flush (at most
@@ -71,7 +82,8 @@ public final class RefusalRecorder: Sendable {
                     overflowKey: LimitKey(scope: .address, key: "*", route: "*")
                 ),
                 requests: RefusalTally(windowSeconds: window, overflowKey: "*"),
-                access: RefusalTally(windowSeconds: window, overflowKey: AccessKey(address: "*", actor: "*"))
+                access: RefusalTally(windowSeconds: window, overflowKey: AccessKey(address: "*", actor: "*")),
+                tokenUses: RefusalTally(windowSeconds: window, overflowKey: Self.overflowSession)
             )
         )
     }
@@ -110,6 +122,24 @@ public final class RefusalRecorder: Sendable {
         }
     }
 
+    /// Counts one DPoP refusal the token rules answered without recording (``TokenUseRefusal``): on its
+    /// session when it names one, else as a request `metadata`'s address sent.
+    func noteTokenUse(_ refusal: TokenUseRefusal, route: String, metadata: RequestMetadata) {
+        let now = Timestamp.now()
+        self.state.withLock {
+            $0.refused += 1
+            guard let session = refusal.session else {
+                $0.requests.note(metadata.ip?.description ?? "", kind: refusal.reason, at: now)
+                return
+            }
+            let use = TokenUse(session: session, route: route, metadata: metadata)
+            $0.tokenUses.note(session.sessionID, kind: refusal.reason, detail: use, at: now)
+        }
+    }
+
+    /// The key the tally counts under once ``RefusalTally/maximumKeys`` sessions have an open window.
+    static let overflowSession = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
     /// How many refusals were counted, how many events recorded them so far, and how many events were dropped
     /// because the database stayed unwritable past ``maximumUnwritten``.
     public var totals: (refused: Int, events: Int, lost: Int) {
@@ -121,11 +151,12 @@ public final class RefusalRecorder: Sendable {
     /// caller must append them.
     func takeEvents(everything: Bool = false) throws -> [Pending] {
         let now = Timestamp.now()
-        let (limits, requests, access) = self.state.withLock { state in
+        let (limits, requests, access, tokenUses) = self.state.withLock { state in
             (
                 state.limits.take(at: now, everything: everything),
                 state.requests.take(at: now, everything: everything),
-                state.access.take(at: now, everything: everything)
+                state.access.take(at: now, everything: everything),
+                state.tokenUses.take(at: now, everything: everything)
             )
         }
         let window = self.policy.windowSeconds
@@ -154,6 +185,9 @@ public final class RefusalRecorder: Sendable {
                 )
             )
             events.append(Pending(event: event, requests: summary.count))
+        }
+        for summary in tokenUses {
+            events.append(Pending(event: try self.event(recording: summary), requests: summary.count))
         }
         for summary in requests {
             let event = try RequestMetadata(ip: IPAddress(summary.key), requestID: "").envelope(
@@ -188,6 +222,47 @@ public final class RefusalRecorder: Sendable {
             events.append(Pending(event: event, requests: summary.count))
         }
         return events
+    }
+
+    /// `token.access_refused` on the session of `summary`; the summary of the overflow window, which mixes
+    /// sessions, as `request.refused` with no address.
+    private func event(recording summary: RefusalTally<UUID, TokenUse>.Summary) throws -> EventEnvelope {
+        let window = self.policy.windowSeconds
+        guard summary.key != Self.overflowSession || summary.isFirst else {
+            return try RequestMetadata(requestID: "").envelope(
+                stream: StreamName(category: "ratelimit", id: "edge"),
+                outcome: .failure,
+                reason: summary.mainKind,
+                at: summary.lastAt,
+                data: RequestRefused(
+                    counts: summary.counts,
+                    firstAt: summary.firstAt.description,
+                    lastAt: summary.lastAt.description,
+                    windowSeconds: window
+                )
+            )
+        }
+        let use = summary.detail
+        var metadata = use.metadata
+        metadata.clientID = use.session.clientID
+        if !summary.isFirst { metadata.requestID = "" }
+        return try metadata.envelope(
+            stream: StreamName(category: "session", id: use.session.sessionID.lowercased),
+            outcome: .failure,
+            reason: summary.mainKind,
+            userID: use.session.userID,
+            sessionID: use.session.sessionID,
+            at: summary.lastAt,
+            data: TokenAccessRefused(
+                tokenID: use.session.tokenID.lowercased,
+                tokenKind: use.session.tokenKind.rawValue,
+                route: use.route,
+                counts: summary.counts,
+                firstAt: summary.firstAt.description,
+                lastAt: summary.lastAt.description,
+                windowSeconds: window
+            )
+        )
     }
 
     /// Appends what is ready to `store`, with the events an earlier flush could not append. Events whose

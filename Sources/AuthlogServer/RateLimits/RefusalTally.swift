@@ -7,16 +7,16 @@ import AuthlogCore
 /// counted under `overflowKey` (one summary for all of them).
 ///
 /// A value type with no clock of its own: callers pass the time, so the rules are tested without waiting.
-struct RefusalTally<Key: Hashable & Sendable>: Sendable {
+struct RefusalTally<Key: Hashable & Sendable, Detail: Sendable>: Sendable {
     /// What one event records: a key's refusals from `firstAt` to `lastAt`, by kind (a window's first
     /// refusal alone, or the ones after it).
-    struct Summary: Sendable, Equatable {
+    struct Summary: Sendable {
         let key: Key
         let firstAt: Timestamp
         let lastAt: Timestamp
         let counts: [String: Int]
         /// What the window's first refusal said (its request id, its query).
-        let detail: String
+        let detail: Detail
         /// Whether this is a window's first refusal, recorded at once; else the rest of a window.
         let isFirst: Bool
         /// Every refusal this summary accounts for.
@@ -32,7 +32,7 @@ struct RefusalTally<Key: Hashable & Sendable>: Sendable {
         var firstAt: Timestamp?
         var lastAt: Timestamp
         var counts: [String: Int] = [:]
-        let detail: String
+        let detail: Detail
     }
 
     let windowSeconds: Int
@@ -51,7 +51,7 @@ struct RefusalTally<Key: Hashable & Sendable>: Sendable {
     var openKeys: Int { self.open.count }
 
     /// Counts one refusal of `kind` for `key` at `now`.
-    mutating func note(_ key: Key, kind: String, detail: String = "", at now: Timestamp) {
+    mutating func note(_ key: Key, kind: String, detail: Detail, at now: Timestamp) {
         var key = key
         if self.open[key] == nil, self.open.count >= self.maximumKeys {
             self.closeEnded(at: now)
@@ -109,3 +109,12 @@ struct RefusalTally<Key: Hashable & Sendable>: Sendable {
         )
     }
 }
+
+extension RefusalTally where Detail == String {
+    /// Counts one refusal of `kind` for `key` at `now`, with nothing to say about it.
+    mutating func note(_ key: Key, kind: String, at now: Timestamp) {
+        self.note(key, kind: kind, detail: "", at: now)
+    }
+}
+
+extension RefusalTally.Summary: Equatable where Detail: Equatable {}

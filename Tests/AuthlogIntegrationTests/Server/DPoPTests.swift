@@ -307,6 +307,68 @@ struct DPoPTests {
         }
     }
 
+    /// A thief holding a bound access token but not its key is refused at every route that takes it, and the
+    /// refusals are on the user's record: on the session's stream, by exact reason, a flood of them two events.
+    @Test func aThiefsUseOfABoundAccessTokenIsRecordedOnItsSessionWithoutAmplification() async throws {
+        try await ServerHarness.run { harness in
+            let device = try Device(harness)
+            let thief = try Device(harness)
+            let signin = try await device.signIn()
+            let access = try #require(signin.string("access_token"))
+            let elsewhere = [("User-Agent", "curl/8.5"), ("X-Forwarded-For", "198.51.100.9")]
+            let sessions = device.url("/v1/me/sessions")
+            for _ in 0..<40 {
+                let proof = try thief.maker.proof(method: "GET", url: sessions, accessToken: access)
+                let answer = try await harness.client.send(
+                    "GET",
+                    "/v1/me/sessions",
+                    headers: elsewhere + [("Authorization", "DPoP \(access)"), ("DPoP", proof)]
+                )
+                Self.expectRefusal(answer, "dpop_wrong_key")
+            }
+            for _ in 0..<10 {
+                let answer = try await harness.client.send(
+                    "POST",
+                    "/v1/logout",
+                    headers: elsewhere + [("Authorization", "Bearer \(access)")]
+                )
+                Self.expectRefusal(answer, "dpop_missing")
+            }
+            try await harness.flushRefusals()
+            let refused = try await harness.events(ofType: "token.access_refused")
+            #expect(refused.count == 2, "the window's first, then one summary")
+            let first = try #require(refused.first)
+            let sessionID = try #require(try await harness.events(ofType: "token.issued").first?.sessionID)
+            #expect(first.stream == "session-\(sessionID.lowercased)" && first.sessionID == sessionID)
+            #expect(first.userID != nil && first.reason == "dpop_wrong_key" && first.outcome == "failure")
+            #expect(first.ip == "198.51.100.9" && first.userAgent == "curl/8.5")
+            #expect(first.data["route"]?.stringValue == "GET /v1/me/sessions")
+            #expect(first.data["token_kind"]?.stringValue == "access_token")
+            #expect(first.data["token_id"]?.stringValue == (try Self.claims(of: access))["jti"]?.stringValue)
+            #expect(first.data["counts"] == .object([("dpop_wrong_key", .number("1"))]))
+            let summary = refused[1]
+            #expect(summary.reason == "dpop_wrong_key")
+            #expect(summary.data["counts"]?["dpop_wrong_key"]?.integerValue == 39)
+            #expect(summary.data["counts"]?["dpop_missing"]?.integerValue == 10)
+            // Nothing ended: the user's device goes on, and sees the refusals in its own activity.
+            #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
+            let activity = try await harness.client.send(
+                "GET",
+                "/v1/me/activity",
+                headers: ServerHarness.appHeaders + [
+                    ("Authorization", "DPoP \(access)"),
+                    (
+                        "DPoP",
+                        try device.maker.proof(method: "GET", url: device.url("/v1/me/activity"), accessToken: access)
+                    ),
+                ]
+            )
+            #expect(activity.status == 200, "\(activity.json)")
+            let types = activity.json["activity"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? []
+            #expect(types.filter { $0 == "token.access_refused" }.count == 2, "\(types)")
+        }
+    }
+
     static func section(nonces: Bool = false, required client: String? = nil) -> ServerConfiguration.DPoPSection {
         var section = ServerConfiguration.DPoPSection()
         section.nonces = nonces
@@ -329,7 +391,21 @@ struct DPoPTests {
                 )
                 Self.expectRefusal(answer, "dpop_wrong_key")
             }
+            // A proof that fails on its own names no token: counted by address.
+            let misdirected = try await harness.oauth(
+                "/oauth/revoke",
+                "token=\(try #require(signin.string("refresh_token")))",
+                headers: [("DPoP", try thief.proof("/oauth/introspect"))]
+            )
+            Self.expectRefusal(misdirected, "dpop_htu_mismatch")
             #expect(try await harness.events(ofType: "token.revoked").isEmpty)
+            try await harness.flushRefusals()
+            let refused = try await harness.events(ofType: "token.access_refused")
+            #expect(refused.map(\.reason) == ["dpop_wrong_key", "dpop_wrong_key"], "the first, then the summary")
+            #expect(refused.first?.data["token_kind"]?.stringValue == "access_token")
+            #expect(refused.first?.data["route"]?.stringValue == "POST /oauth/revoke")
+            let unnamed = try #require(try await harness.events(ofType: "request.refused").first)
+            #expect(unnamed.data["counts"] == .object([("dpop_htu_mismatch", .number("1"))]))
             #expect(try await device.refresh(try #require(signin.string("refresh_token"))).status == 200)
         }
     }

@@ -24,7 +24,8 @@ extension EventType {
         switch self {
         case .rateLimitExceeded, .auditAccessed:
             return OCSFAggregateFields(count: "count", start: "first_at", end: "last_at")
-        case .requestRefused: return OCSFAggregateFields(count: "counts", start: "first_at", end: "last_at")
+        case .requestRefused, .tokenAccessRefused:
+            return OCSFAggregateFields(count: "counts", start: "first_at", end: "last_at")
         case .auditEventsRefused: return OCSFAggregateFields(count: "count", start: nil, end: nil)
         case .auditWriteOutage:
             return OCSFAggregateFields(count: "requests_refused", start: "started_at", end: "ended_at")

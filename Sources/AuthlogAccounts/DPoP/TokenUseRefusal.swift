@@ -1,0 +1,73 @@
+public import AuthlogCore
+public import Foundation
+
+/// A DPoP refusal the token rules answered without recording it themselves, for the HTTP layer to count into
+/// its aggregated events (`token.access_refused` when ``session`` is known, else `request.refused` by address):
+/// where an access token is checked (logout, `/v1/me`, receipts) and at revocation. Sign-in and refresh record
+/// their own refusals, one event each, and never carry one.
+public struct TokenUseRefusal: Sendable, Equatable {
+    /// The session whose token was presented: known when the access token's signature checked out, or the
+    /// refresh token was found.
+    public struct Session: Sendable, Equatable {
+        /// The session's user.
+        public var userID: UUID
+        /// The session.
+        public var sessionID: UUID
+        /// The client the session was issued to, when it named one.
+        public var clientID: String?
+        /// The presented token's id (`jti`, or the refresh token's id).
+        public var tokenID: UUID
+        /// `access_token` or `refresh_token`.
+        public var tokenKind: TokenTypeHint
+
+        /// Creates a session's description.
+        public init(userID: UUID, sessionID: UUID, clientID: String?, tokenID: UUID, tokenKind: TokenTypeHint) {
+            self.userID = userID
+            self.sessionID = sessionID
+            self.clientID = clientID
+            self.tokenID = tokenID
+            self.tokenKind = tokenKind
+        }
+    }
+
+    /// The exact reason (`dpop_wrong_key`, …).
+    public var reason: String
+    /// The token's session, when one is known.
+    public var session: Session?
+
+    /// Creates a refusal.
+    public init(reason: String, session: Session?) {
+        self.reason = reason
+        self.session = session
+    }
+
+    /// The refusal of an access token whose claims checked out.
+    init(_ reason: String, accessToken claims: AccessTokenClaims) {
+        self.init(reason: reason, session: nil)
+        self.session = Session(
+            userID: claims.userID,
+            sessionID: claims.sessionID,
+            clientID: claims.clientID,
+            tokenID: claims.tokenID,
+            tokenKind: .accessToken
+        )
+    }
+
+    /// The refusal of a known refresh token.
+    init(_ reason: String, refreshToken record: RefreshTokenRecord) {
+        self.reason = reason
+        self.session = Session(
+            userID: record.userID,
+            sessionID: record.sessionID,
+            clientID: record.clientID,
+            tokenID: record.tokenID,
+            tokenKind: .refreshToken
+        )
+    }
+
+    /// A refusal no session can be named for (a proof refused before its token was looked up).
+    init(_ reason: String) {
+        self.reason = reason
+        self.session = nil
+    }
+}
