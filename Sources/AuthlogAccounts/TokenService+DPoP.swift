@@ -7,53 +7,72 @@ extension TokenService {
     /// Checks the request's proof against `record`'s family before the token's own state decides anything, so
     /// that a spent token of a bound family replayed without the key is refused as such and ends nothing.
     /// A refusal is recorded as `token.refresh_failed` with its exact reason, then answered.
+    /// - Returns: The proof's record, for the command that acts on the token to take with its events (so a
+    ///   refresh costs no statement of its own for it); nil for a Bearer family.
     /// - Throws: ``ServiceError`` 401 `invalid_dpop_proof`, 400 `use_dpop_nonce`, 503 when the database is down.
     func requireProof(
         _ offered: Result<DPoPProof, DPoPRefusal>?,
         for record: RefreshTokenRecord,
         metadata: RequestMetadata,
         at now: Timestamp
-    ) async throws(ServiceError) {
+    ) async throws(ServiceError) -> DPoPProofClaim? {
         let gate = DPoPGate(dependencies: self.dependencies)
-        guard let refusal = try await self.refusal(of: offered, for: record, gate: gate) else { return }
+        switch self.checked(offered, for: record, gate: gate) {
+        case .success(let claim):
+            return claim
+        case .failure(let refusal):
+            throw try await self.refuse(refusal, record: record, metadata: metadata, at: now)
+        }
+    }
+
+    /// Records a refresh refused for its proof as `token.refresh_failed` with the exact reason, and returns the
+    /// answer to give: also for a proof that the command acting on the token found recorded before.
+    /// - Throws: ``ServiceError`` 503 when the refusal cannot be recorded.
+    func refuse(
+        _ refusal: DPoPRefusal,
+        record: RefreshTokenRecord,
+        metadata: RequestMetadata,
+        at now: Timestamp
+    ) async throws(ServiceError) -> ServiceError {
         var metadata = metadata
         metadata.clientID = record.clientID
         try await self.recordRefreshFailure(code: refusal.reason.rawValue, record: record, metadata: metadata, at: now)
-        throw gate.answer(refusal, at: now)
+        return DPoPGate(dependencies: self.dependencies).answer(refusal, at: now)
     }
 
-    /// Why `offered` does not do for `record`'s family, if it does not; a proof that does is recorded once.
-    private func refusal(
-        of offered: Result<DPoPProof, DPoPRefusal>?,
+    /// Why `offered` does not do for `record`'s family, if it does not; else the record of a proof that does.
+    private func checked(
+        _ offered: Result<DPoPProof, DPoPRefusal>?,
         for record: RefreshTokenRecord,
         gate: DPoPGate
-    ) async throws(ServiceError) -> DPoPRefusal? {
+    ) -> Result<DPoPProofClaim?, DPoPRefusal> {
         let policy = self.dependencies.settings.dpop.policy(for: record.clientID)
         guard let bound = record.dpopJKT else {
             // A Bearer family's spent or revoked token is judged by its state (a spent one past the grace is
             // reuse, and ends the session), whatever header came with it.
-            guard record.state == .active else { return nil }
+            guard record.state == .active else { return .success(nil) }
             // A family is bound at sign-in only: a proof never binds (or upgrades) a Bearer family later.
             switch offered {
             case nil:
                 return policy == .required
-                    ? DPoPRefusal(.missing, "this client's sessions need a DPoP key; sign in again with a proof") : nil
-            case _ where policy == .off: return nil
-            case .failure(let refusal)?: return refusal
+                    ? .failure(DPoPRefusal(.missing, "this client's sessions need a DPoP key; sign in again with a proof"))
+                    : .success(nil)
+            case _ where policy == .off: return .success(nil)
+            case .failure(let refusal)?: return .failure(refusal)
             case .success?:
-                return DPoPRefusal(.familyUnbound, "the refresh token's family is not bound to a key")
+                return .failure(DPoPRefusal(.familyUnbound, "the refresh token's family is not bound to a key"))
             }
         }
         switch offered {
-        case nil: return DPoPRefusal(.missing, "the refresh token is bound to a key; send a DPoP proof")
-        case .failure(let refusal)?: return refusal
+        case nil: return .failure(DPoPRefusal(.missing, "the refresh token is bound to a key; send a DPoP proof"))
+        case .failure(let refusal)?: return .failure(refusal)
         case .success(let proof)?:
             do {
                 try proof.requireKey(bound)
             } catch {
-                return error
+                return .failure(error)
             }
-            return try await gate.recordOnce(proof)
+            return .success(gate.claim(proof))
         }
     }
 

@@ -45,6 +45,7 @@ extension TokenService {
     func replay(
         _ presentedToken: String,
         record: RefreshTokenRecord,
+        proof: DPoPProofClaim?,
         metadata: RequestMetadata,
         at now: Timestamp,
         presentedAt: Timestamp
@@ -71,7 +72,11 @@ extension TokenService {
                 accessTokenID: answer.accessTokenID
             )
         )
-        guard try await self.append(event, expecting: record.sessionVersion) else { return .collidedWithReplay }
+        switch try await self.append([event], expecting: record.sessionVersion, recording: proof) {
+        case .appended: break
+        case .collided: return .collidedWithReplay
+        case .proofReplayed: return .proofReplayed
+        }
         return .answered(
             TokenResponse(
                 userID: record.userID,

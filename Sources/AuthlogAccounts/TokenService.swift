@@ -35,6 +35,8 @@ public struct TokenService: Sendable {
         /// A concurrent replay of the same spent token recorded itself first: decide again (each such round
         /// lets one replay through, so these do not count as conflicts up to ``maximumReplayRounds``).
         case collidedWithReplay
+        /// The request's DPoP proof was recorded before, by a command that acted on it: refuse.
+        case proofReplayed
     }
 
     /// How many rounds concurrent replays of one spent token may take before they count as conflicts.
@@ -51,6 +53,7 @@ public struct TokenService: Sendable {
         var conflicts = 0
         var replayRounds = 0
         var admitted = false
+        var proof: DPoPProofClaim?
         while conflicts < self.dependencies.settings.maximumAttempts {
             let alerts = self.dependencies.settings.alerts.enabled
             let record = try await self.dependencies.storeCall {
@@ -64,13 +67,23 @@ public struct TokenService: Sendable {
                 // check): a thief's refused proofs take nothing from the family's rate limit, which the user's
                 // own refreshes need.
                 let offered = DPoPGate(dependencies: self.dependencies).offered(at: presentedAt)
-                try await self.requireProof(offered, for: record, metadata: metadata, at: presentedAt)
+                proof = try await self.requireProof(offered, for: record, metadata: metadata, at: presentedAt)
                 try self.familyGate?.admitRefresh(family: record.familyID.lowercased, requestID: metadata.requestID)
                 admitted = true
             }
-            switch try await self.attempt(refreshToken, record: record, metadata: metadata, presentedAt: presentedAt) {
+            let step = try await self.attempt(
+                refreshToken,
+                record: record,
+                proof: proof,
+                metadata: metadata,
+                presentedAt: presentedAt
+            )
+            switch step {
             case .answered(let response):
                 return response
+            case .proofReplayed:
+                guard let record else { throw ServiceError.failure(DPoPProofReplayed()) }
+                throw try await self.refuse(DPoPGate.replayed, record: record, metadata: metadata, at: .now())
             case .collided:
                 conflicts += 1
             case .collidedWithReplay:
@@ -82,9 +95,12 @@ public struct TokenService: Sendable {
     }
 
     /// One decision on the token as `record` shows it: an answer, a collision to decide again, or a refusal.
+    /// Each command that acts on the token records `proof` (the request's DPoP proof, of a bound family) with
+    /// its events.
     private func attempt(
         _ refreshToken: String,
         record: RefreshTokenRecord?,
+        proof: DPoPProofClaim?,
         metadata: RequestMetadata,
         presentedAt: Timestamp
     ) async throws(ServiceError) -> RefreshStep {
@@ -103,17 +119,22 @@ public struct TokenService: Sendable {
             if let step = try await self.replay(
                 refreshToken,
                 record: record,
+                proof: proof,
                 metadata: metadata,
                 at: now,
                 presentedAt: presentedAt
             ) {
                 return step
             }
-            return try await self.reuse(record, metadata: metadata, at: now)
+            return try await self.reuse(record, proof: proof, metadata: metadata, at: now)
         }
         if let limit = self.passedLimit(of: record.session, at: now) {
             let events = try self.sessionExpiredEvents(record: record, limit: limit, metadata: metadata, at: now)
-            guard try await self.append(events, expecting: record.sessionVersion) else { return .collided }
+            switch try await self.append(events, expecting: record.sessionVersion, recording: proof) {
+            case .appended: break
+            case .collided: return .collided
+            case .proofReplayed: return .proofReplayed
+            }
             throw Self.invalidGrant("The session has expired (\(limit.rawValue) lifetime); sign in again.")
         }
         if record.expiresAt <= now {
@@ -128,13 +149,17 @@ public struct TokenService: Sendable {
         do {
             let rotation = try self.rotation(of: record, presentedToken: refreshToken, metadata: metadata, at: now)
             let flagged = try self.flaggedEvents(review, judged: rotation.event, record: record, metadata: metadata)
-            guard
-                try await self.append(
-                    [rotation.event] + flagged,
-                    expecting: record.sessionVersion,
-                    sealing: rotation.sealedSuccessor
-                )
-            else { return .collided }
+            let appended = try await self.append(
+                [rotation.event] + flagged,
+                expecting: record.sessionVersion,
+                sealing: rotation.sealedSuccessor,
+                recording: proof
+            )
+            switch appended {
+            case .appended: break
+            case .collided: return .collided
+            case .proofReplayed: return .proofReplayed
+            }
             review.count(into: self.dependencies.metrics)
             var response = rotation.response
             if let alert = flagged.first { response.signinAlert = (alert.eventID, review.judgements.map(\.kind)) }
@@ -150,6 +175,7 @@ public struct TokenService: Sendable {
     /// family and ends the session, and refuses; `.collided` when the session stream moved first.
     private func reuse(
         _ record: RefreshTokenRecord,
+        proof: DPoPProofClaim?,
         metadata: RequestMetadata,
         at now: Timestamp
     ) async throws(ServiceError) -> RefreshStep {
@@ -161,7 +187,11 @@ public struct TokenService: Sendable {
             reason: SessionEndReason.reuse.rawValue,
             data: TokenReuseDetected(tokenID: record.tokenID, familyID: record.familyID)
         )
-        guard try await self.append(event, expecting: record.sessionVersion) else { return .collided }
+        switch try await self.append([event], expecting: record.sessionVersion, recording: proof) {
+        case .appended: break
+        case .collided: return .collided
+        case .proofReplayed: return .proofReplayed
+        }
         throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
     }
 
@@ -436,25 +466,44 @@ public struct TokenService: Sendable {
         try await self.append([event], expecting: version)
     }
 
-    /// Appends `events` (all on one session stream), with a rotation's sealed answer when given, if that
-    /// stream is still at `version`; `false` when another command got there first.
+    /// Appends `events` (all on one session stream) if that stream is still at `version`; `false` when another
+    /// command got there first.
+    func append(_ events: [EventEnvelope], expecting version: Int32) async throws(ServiceError) -> Bool {
+        try await self.append(events, expecting: version, recording: nil) == .appended
+    }
+
+    /// What became of an append that expects a session stream's version.
+    enum SessionAppend: Equatable {
+        case appended
+        /// Another command got to the stream first.
+        case collided
+        /// The DPoP proof to record with the events was recorded before; nothing was appended.
+        case proofReplayed
+    }
+
+    /// Appends `events` (all on one session stream), with a rotation's sealed answer and the request's DPoP
+    /// proof when given, if that stream is still at `version` and the proof was not recorded before.
     func append(
         _ events: [EventEnvelope],
         expecting version: Int32,
-        sealing successor: SealedSuccessor? = nil
-    ) async throws(ServiceError) -> Bool {
-        guard let stream = events.first?.stream else { return true }
+        sealing successor: SealedSuccessor? = nil,
+        recording proof: DPoPProofClaim?
+    ) async throws(ServiceError) -> SessionAppend {
+        guard let stream = events.first?.stream else { return .appended }
         do {
             try await self.dependencies.store.append(
                 AppendCommand(
                     events: events,
                     expectedVersions: [stream: .exactly(version)],
-                    sealedSuccessor: successor
+                    sealedSuccessor: successor,
+                    dpopProof: proof
                 )
             )
-            return true
+            return .appended
         } catch is WrongExpectedVersion {
-            return false
+            return .collided
+        } catch is DPoPProofReplayed {
+            return .proofReplayed
         } catch {
             throw ServiceError.failure(error)
         }

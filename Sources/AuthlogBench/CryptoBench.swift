@@ -1,7 +1,8 @@
 import ArgumentParser
 import AuthlogCore
-import AuthlogCrypto
+@_spi(Benchmarks) import AuthlogCrypto
 import Foundation
+import Synchronization
 
 /// `authlog-bench crypto`: JOSE verification and signing against the raw EVP operations they wrap.
 struct CryptoBench: AsyncParsableCommand {
@@ -42,6 +43,7 @@ struct CryptoBench: AsyncParsableCommand {
                 self.report("\(algorithm.rawValue) sign", joseSign, rawSign)
             }
         }
+        try self.compareSetUps()
         say("")
         say(
             String(
@@ -50,6 +52,56 @@ struct CryptoBench: AsyncParsableCommand {
                 rs256Ratio >= 0.7 ? "met" : "NOT met"
             )
         )
+    }
+
+    /// Verifications a second on every core, with the key's verification set up once and copied (what
+    /// `PublicKey` does) against set up for each signature (`EVP_DigestVerifyInit` each time, whose fetches from
+    /// OpenSSL 3's method store take process-wide locks), in the same run.
+    private func compareSetUps() throws {
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        say("")
+        say("verification on \(threads) threads   set up once (copied)   set up each time   once / each")
+        for algorithm in [SignatureAlgorithm.es256, .rs256] {
+            let key = try PrivateKey.generate(for: algorithm)
+            let publicKey = try key.publicKey()
+            let message = Array("eyJhbGciOiJFUzI1NiJ9.eyJqdGkiOiJ4In0".utf8)
+            let signature = try key.sign(message)
+            let copied = try self.rate(threads: threads) {
+                try publicKey.verify(signature, for: message, algorithm: algorithm, settingUpEachTime: false)
+            }
+            let fresh = try self.rate(threads: threads) {
+                try publicKey.verify(signature, for: message, algorithm: algorithm, settingUpEachTime: true)
+            }
+            say(
+                StoreBench.pad("\(algorithm.rawValue) verify", -26) + StoreBench.pad(String(format: "%.0f", copied), 20)
+                    + StoreBench.pad(String(format: "%.0f", fresh), 19)
+                    + StoreBench.pad(String(format: "%.2fx", copied / fresh), 14)
+            )
+        }
+    }
+
+    /// Operations per second of `body` run on `threads` threads at once for ``seconds``.
+    private func rate(threads: Int, _ body: @escaping @Sendable () throws -> Void) throws -> Double {
+        let seconds = self.seconds
+        let counts = Mutex<(operations: Int, failure: String?)>((0, nil))
+        let start = ContinuousClock.now
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            let deadline = start + .milliseconds(Int64(seconds * 1000))
+            var done = 0
+            do {
+                while ContinuousClock.now < deadline {
+                    for _ in 0..<20 { try body() }
+                    done += 20
+                }
+            } catch {
+                counts.withLock { $0.failure = "\(error)" }
+            }
+            counts.withLock { $0.operations += done }
+        }
+        let elapsed = ContinuousClock.now - start
+        let (operations, failure) = counts.withLock { ($0.operations, $0.failure) }
+        if let failure { throw BenchFailure("a verification failed: \(failure)") }
+        return Double(operations) / elapsed.inSeconds
     }
 
     private func report(_ name: String, _ jose: Double, _ raw: Double) {

@@ -14,6 +14,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         public static let server = Code("server_error")
         /// A stream was not at the version a command expected.
         public static let wrongExpectedVersion = Code("wrong_expected_version")
+        /// A command's DPoP proof was recorded before (`AppendCommand.dpopProof`).
+        public static let dpopProofReplayed = Code("dpop_proof_replayed")
         /// An event failed validation before it reached the database.
         public static let invalidEvent = Code("invalid_event")
         /// A row did not decode into the Swift type asked for.

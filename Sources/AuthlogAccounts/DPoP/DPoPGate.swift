@@ -42,17 +42,25 @@ struct DPoPGate: Sendable {
     /// Records `proof`'s `jti` until the proof could no longer verify; a refusal when it was recorded before.
     /// - Throws: ``ServiceError`` 503 when the database is down.
     func recordOnce(_ proof: DPoPProof) async throws(ServiceError) -> DPoPRefusal? {
-        // At least a whole window after it is recorded, whatever its iat said: a request checked on arrival may be
-        // recorded seconds later (a provider's answer), and processes' clocks differ; the purge must not free a
-        // proof that a replay checked in time could still meet.
-        let now = Timestamp.now()
-        let window = self.settings.maximumAge + self.settings.maximumSkew + 1
-        let expiresAt = max(self.verifier.lifetimeEnd(of: proof), now.adding(seconds: window))
+        let claim = self.claim(proof)
         let fresh = try await self.dependencies.storeCall {
-            try await self.dependencies.dpopProofs.recordOnce(proofHash: proof.replayKey, expiresAt: expiresAt)
+            try await self.dependencies.dpopProofs.recordOnce(proofHash: claim.proofHash, expiresAt: claim.expiresAt)
         }
-        return fresh ? nil : DPoPRefusal(.replayed, "this proof was used before")
+        return fresh ? nil : Self.replayed
     }
+
+    /// `proof`'s record, for a command that records it with its events (``AppendCommand/dpopProof``): kept until
+    /// the proof could no longer verify, and at least a whole window after now, whatever its iat said (a request
+    /// checked on arrival may be recorded seconds later, after a provider's answer, and processes' clocks differ;
+    /// the purge must not free a proof that a replay checked in time could still meet).
+    func claim(_ proof: DPoPProof) -> DPoPProofClaim {
+        let window = self.settings.maximumAge + self.settings.maximumSkew + 1
+        let expiresAt = max(self.verifier.lifetimeEnd(of: proof), Timestamp.now().adding(seconds: window))
+        return DPoPProofClaim(proofHash: proof.replayKey, expiresAt: expiresAt)
+    }
+
+    /// The refusal of a proof recorded before.
+    static let replayed = DPoPRefusal(.replayed, "this proof was used before")
 
     /// The answer to `refusal`: 401 `invalid_dpop_proof`, or `use_dpop_nonce` with the nonce to use (400 at
     /// the token endpoints, RFC 9449 §8; 401 where an access token was sent, §9), each with a `DPoP` challenge

@@ -31,16 +31,21 @@ public struct AppendCommand: Sendable {
     /// The sealed answer of a rotation, kept with the rotated token's row in the same transaction as the
     /// events, after their projection changes; nothing when the command's last event was stored before.
     public var sealedSuccessor: SealedSuccessor?
+    /// The DPoP proof the command acts on, recorded with its events; the command fails with
+    /// ``DPoPProofReplayed`` when it was recorded before.
+    public var dpopProof: DPoPProofClaim?
 
     /// Creates a command.
     public init(
         events: [EventEnvelope],
         expectedVersions: [StreamName: ExpectedVersion] = [:],
-        sealedSuccessor: SealedSuccessor? = nil
+        sealedSuccessor: SealedSuccessor? = nil,
+        dpopProof: DPoPProofClaim? = nil
     ) {
         self.events = events
         self.expectedVersions = expectedVersions
         self.sealedSuccessor = sealedSuccessor
+        self.dpopProof = dpopProof
     }
 
     /// Every stream the command writes or expects a version of.

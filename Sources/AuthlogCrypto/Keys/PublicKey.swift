@@ -7,11 +7,16 @@ public struct PublicKey: Sendable {
     /// The algorithm this key verifies (found once: OpenSSL's type lookup takes a lock and a name search).
     public let algorithm: SignatureAlgorithm
 
+    /// The verification set up once for this key (ES256, RS256), copied for each signature; nil for Ed25519,
+    /// whose contexts OpenSSL 3.0 cannot copy, and if the set-up failed (each verification then sets up its own).
+    let template: VerificationTemplate?
+
     init(_ key: EVPKey) throws(CryptoError) {
         let algorithm = try Self.algorithm(of: key)
         self.key = key
         self.algorithm = algorithm
         self.signatureSize = key.maximumSignatureSize
+        self.template = algorithm == .edDSA ? nil : VerificationTemplate(key: key)
     }
 
     private static func algorithm(of key: EVPKey) throws(CryptoError) -> SignatureAlgorithm {
@@ -54,6 +59,18 @@ public struct PublicKey: Sendable {
     /// Checks `signature` over `message` with `algorithm`, which must fit this key.
     /// - Throws: ``CryptoError`` `.invalidSignature`, `.keyMismatch` or `.malformed` (wrong signature length).
     public func verify(_ signature: [UInt8], for message: [UInt8], algorithm: SignatureAlgorithm) throws(CryptoError) {
+        try self.verify(signature, for: message, algorithm: algorithm, settingUpEachTime: false)
+    }
+
+    /// ``verify(_:for:algorithm:)`` with the verification set up for this signature alone, as before the
+    /// key's template: the baseline `authlog-bench crypto` measures the template against.
+    @_spi(Benchmarks)
+    public func verify(
+        _ signature: [UInt8],
+        for message: [UInt8],
+        algorithm: SignatureAlgorithm,
+        settingUpEachTime: Bool
+    ) throws(CryptoError) {
         guard algorithm == self.algorithm else {
             throw CryptoError(.keyMismatch, "a \(self.algorithm.keyType) key cannot verify \(algorithm.rawValue)")
         }
@@ -72,12 +89,13 @@ public struct PublicKey: Sendable {
             }
             encoded = signature
         }
-        guard let context = EVP_MD_CTX_new() else { throw CryptoError(.internalFailure, "out of memory") }
-        defer { EVP_MD_CTX_free(context) }
-        let digest = algorithm == .edDSA ? nil : EVP_sha256()
-        guard EVP_DigestVerifyInit(context, nil, digest, nil, self.key.pointer) == 1 else {
-            throw CryptoError(.internalFailure, "cannot start verification")
+        let context: OpaquePointer
+        if !settingUpEachTime, let copy = self.template?.copy() {
+            context = copy
+        } else {
+            context = try self.newVerification()
         }
+        defer { EVP_MD_CTX_free(context) }
         let status = encoded.withNonNullPointer { signatureBytes, signatureCount in
             message.withNonNullPointer { messageBytes, messageCount in
                 EVP_DigestVerify(context, signatureBytes, signatureCount, messageBytes, messageCount)
@@ -85,5 +103,17 @@ public struct PublicKey: Sendable {
         }
         guard status == 1 else { throw CryptoError(.invalidSignature, "the signature does not verify") }
         _ = CryptoError.drainOpenSSLErrors()
+    }
+
+    /// A context set up to verify one signature with this key, which the caller frees.
+    /// - Throws: ``CryptoError`` `.internalFailure` when OpenSSL cannot set one up.
+    private func newVerification() throws(CryptoError) -> OpaquePointer {
+        guard let context = EVP_MD_CTX_new() else { throw CryptoError(.internalFailure, "out of memory") }
+        let digest = self.algorithm == .edDSA ? nil : SHA256.algorithm
+        guard EVP_DigestVerifyInit(context, nil, digest, nil, self.key.pointer) == 1 else {
+            EVP_MD_CTX_free(context)
+            throw CryptoError(.internalFailure, "cannot start verification")
+        }
+        return context
     }
 }

@@ -11,7 +11,7 @@ public struct SHA256: ~Copyable {
     /// up again at every digest's start, which costs as much as hashing a Merkle node. Unsafe only in name: an
     /// `EVP_MD` is immutable once fetched, OpenSSL documents it as shareable between threads, and it is never
     /// freed (it lives as long as the process).
-    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+    nonisolated(unsafe) static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
 
     /// Starts a streaming digest.
     public init() {

@@ -16,20 +16,27 @@ struct BatchPlan {
     /// One result per command: the placed events (without positions) or the failure.
     private(set) var results: [Result<AppendResult, StoreError>] = []
 
+    /// The DPoP proofs the placed commands record, in order.
+    private(set) var dpopProofs: [DPoPProofClaim] = []
+
     private var streamVersions: [String: Int32]
     private var knownEvents: [UUID: AppendedEvent]
+    /// Proofs recorded before (the lookup's) or by a command placed earlier in this batch.
+    private var recordedProofs: Set<[UInt8]>
 
-    /// Decides `commands` against the current `streamVersions` (absent: no events) and the events already
-    /// stored, by id.
+    /// Decides `commands` against the current `streamVersions` (absent: no events), the events already
+    /// stored, by id, and the DPoP proofs already recorded among those the commands carry.
     init(
         commands: [PreparedCommand],
         streamVersions: [String: Int32],
         knownEvents: [UUID: AppendedEvent],
+        recordedProofs: Set<[UInt8]> = [],
         recordedAt: Timestamp
     ) {
         self.recordedAt = recordedAt
         self.streamVersions = streamVersions
         self.knownEvents = knownEvents
+        self.recordedProofs = recordedProofs
         for command in commands {
             self.results.append(self.place(command))
         }
@@ -41,6 +48,10 @@ struct BatchPlan {
 
         if let unmet = command.command.unmetExpectation(version: version(of:)) {
             return .failure(StoreError(.wrongExpectedVersion, unmet.message))
+        }
+        let claim = command.command.dpopProof
+        if let claim, self.recordedProofs.contains(claim.proofHash) {
+            return .failure(StoreError(.dpopProofReplayed, "the command's DPoP proof was recorded before"))
         }
         var placedHere: [UUID: AppendedEvent] = [:]
         var rows: [EventRow.Committed] = []
@@ -77,6 +88,10 @@ struct BatchPlan {
         }
         self.rows += rows
         self.changes += changes
+        if let claim {
+            self.dpopProofs.append(claim)
+            self.recordedProofs.insert(claim.proofHash)
+        }
         self.streamVersions.merge(versions) { _, new in new }
         for (id, placed) in placedHere {
             var stored = placed

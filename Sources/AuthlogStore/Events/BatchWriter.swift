@@ -106,11 +106,12 @@ enum BatchWriter {
         // COMMIT with the inserts' follow-ups; a lost race ends with ROLLBACK and no error, and a failure to
         // start is told apart (NotStarted). The scoped form would add a round trip at each end of every batch.
         let opening: [QueryResult]
+        let proofs = commands.compactMap(\.command.dpopProof)
         do {
             opening = try connection.pipeline(
                 ["BEGIN"] + Self.transactionSettings + [
                     LogMonths.writerLock, self.lookup(for: commands), "SELECT event_key_id FROM authlog.log_head",
-                ]
+                ] + (proofs.isEmpty ? [] : [DPoPProofRows.lookup(proofs)])
             )
         } catch {
             connection.rollbackQuietly()
@@ -118,16 +119,24 @@ enum BatchWriter {
             throw error
         }
         do {
-            // The last two results: the lookup's rows and the log head's.
-            let results = opening.suffix(2)
-            guard results.count == 2, let lookup = results.first, let head = results.last else {
+            // The lookup's rows and the log head's, then those of the proofs already recorded, if asked.
+            let results = opening.suffix(proofs.isEmpty ? 2 : 3)
+            guard results.count == (proofs.isEmpty ? 2 : 3), let lookup = results.first else {
                 throw StoreError(.server, "the batch lookup returned no result")
             }
+            let head = results[results.startIndex + 1]
             let logKeyID = try head.first?.decode(ByteaValue?.self, at: 0)?.bytes
             try EventKeyCheck.require(logKeyID: logKeyID, authenticator: writing.authenticator)
             let (versions, known) = try self.decodeLookup(lookup)
-            let plan = BatchPlan(commands: commands, streamVersions: versions, knownEvents: known, recordedAt: .now())
-            if plan.rows.isEmpty {
+            let recorded = try proofs.isEmpty ? [] : DPoPProofRows.decodeLookup(results[results.startIndex + 2])
+            let plan = BatchPlan(
+                commands: commands,
+                streamVersions: versions,
+                knownEvents: known,
+                recordedProofs: recorded,
+                recordedAt: .now()
+            )
+            if plan.rows.isEmpty && plan.dpopProofs.isEmpty {
                 try connection.execute("ROLLBACK")
                 return plan.results
             }
@@ -138,7 +147,7 @@ enum BatchWriter {
                     plan.rows,
                     authenticator: writing.authenticator,
                     queueForSealing: writing.queueForSealing
-                ) + self.followUps(of: plan, writing, logKeyID: logKeyID)
+                ) + DPoPProofRows.inserts(plan.dpopProofs) + self.followUps(of: plan, writing, logKeyID: logKeyID)
             do {
                 try connection.pipeline(statements)
             } catch let error as StoreError where error.sqlState == EventRow.lostRaceState {

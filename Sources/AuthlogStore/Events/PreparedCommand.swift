@@ -24,6 +24,7 @@ extension StoreError {
         switch self.code {
         case .wrongExpectedVersion: return WrongExpectedVersion(self.message, eventIndex: self.eventIndex)
         case .invalidEvent: return InvalidEvent(self.message, eventIndex: self.eventIndex)
+        case .dpopProofReplayed: return DPoPProofReplayed()
         default: return self
         }
     }

@@ -45,12 +45,22 @@ public final class InMemoryEventStore: EventStore {
     }
 
     /// Places the command and applies its changes under the lock, then tells the request's collector
-    /// (``AppendedEvents``) every event of it, as `PostgresEventStore` does.
+    /// (``AppendedEvents``) every event of it, as `PostgresEventStore` does. A command's DPoP proof is checked
+    /// once its expectations hold, and recorded with its events.
     private func appendNow(_ command: AppendCommand) throws -> AppendResult {
         let changes = try Self.prepare(command)
-        let result = try self.storage.withState { (state) throws(WrongExpectedVersion) -> AppendResult in
+        if let claim = command.dpopProof, claim.proofHash.count != 32 {
+            throw InMemoryConstraintViolation("dpop_proofs: proof_hash must be 32 bytes")
+        }
+        let result = try self.storage.withState { (state) throws -> AppendResult in
+            if let claim = command.dpopProof {
+                let log = state.log
+                if let unmet = command.unmetExpectation(version: { log.version(of: $0) }) { throw unmet }
+                guard state.tables.dpopProofs[claim.proofHash] == nil else { throw DPoPProofReplayed() }
+            }
             let placed = try state.log.place(command, changes: changes)
             for change in placed.changes { state.projections.apply(change) }
+            if let claim = command.dpopProof { state.tables.dpopProofs[claim.proofHash] = claim.expiresAt }
             return placed.result
         }
         AppendedEvents.current?.add(result.events.map(\.eventID))

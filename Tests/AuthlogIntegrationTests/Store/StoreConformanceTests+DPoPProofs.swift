@@ -25,6 +25,80 @@ extension StoreConformanceTests {
         }
     }
 
+    /// A command that acts on a proof records it with its events: a replay fails the command alone and stores
+    /// nothing of it, a command refused for its expected version records no proof, and the ledger sees what
+    /// commands recorded (one table).
+    @Test(arguments: StoreKind.allCases)
+    func aCommandRecordsItsProofWithItsEventsOrNothing(kind: StoreKind) async throws {
+        guard let store = try await StoreUnderTest.make(kind) else { return }
+        let user = Person()
+        let session = UUID()
+        let claim = DPoPProofClaim(proofHash: SHA256Like.random(), expiresAt: instant(60))
+        let stream = Person.sessionStream(session)
+        try await store.events.append(AppendCommand(events: [try user.signedIn(session, at: instant(0))]))
+        let late = AppendCommand(
+            events: [try Self.reauthenticated(user, session, at: instant(1))],
+            expectedVersions: [stream: .exactly(7)],
+            dpopProof: claim
+        )
+        await #expect(throws: WrongExpectedVersion.self) { try await store.events.append(late) }
+        let first = AppendCommand(
+            events: [try Self.reauthenticated(user, session, at: instant(2))],
+            expectedVersions: [stream: .exactly(1)],
+            dpopProof: claim
+        )
+        try await store.events.append(first)
+        let replay = AppendCommand(events: [try Self.reauthenticated(user, session, at: instant(3))], dpopProof: claim)
+        let other = AppendCommand(events: [try Self.reauthenticated(user, session, at: instant(4))])
+        let results = await store.events.appendEach([replay, other])
+        #expect(throws: DPoPProofReplayed.self) { try results[0].get() }
+        #expect((try? results[1].get()) != nil, "the other command of the batch is stored")
+        #expect(try await store.sessions.session(session) != nil)
+        #expect(try await !store.dpopProofs.recordOnce(proofHash: claim.proofHash, expiresAt: instant(60)))
+        let fresh = SHA256Like.random()
+        #expect(try await store.dpopProofs.recordOnce(proofHash: fresh, expiresAt: instant(60)))
+        let recorded = AppendCommand(
+            events: [try Self.reauthenticated(user, session, at: instant(5))],
+            dpopProof: DPoPProofClaim(proofHash: fresh, expiresAt: instant(60))
+        )
+        await #expect(throws: DPoPProofReplayed.self, "a proof the ledger recorded") {
+            try await store.events.append(recorded)
+        }
+    }
+
+    static func reauthenticated(_ user: Person, _ session: UUID, at time: Timestamp) throws -> EventEnvelope {
+        try user.inSession(session, with: SessionReauthenticated(method: "id_token", subjectHash: hashHex("s")), at: time)
+    }
+
+    /// Two processes' writers acting on one proof at once: exactly one command is stored.
+    @Test func aProofRecordedByCommandsOfTwoProcessesAtOnceIsTakenOnce() async throws {
+        guard TestDatabase.isAvailable else { return }
+        let database = try await TestDatabase.make()
+        let stores = [
+            PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4)),
+            PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 4)),
+        ]
+        let user = Person()
+        let claims = (0..<20).map { _ in DPoPProofClaim(proofHash: SHA256Like.random(), expiresAt: instant(60)) }
+        let stored = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for claim in claims {
+                for store in stores {
+                    let command = AppendCommand(events: [try user.signedIn(UUID(), at: instant(0))], dpopProof: claim)
+                    group.addTask {
+                        do {
+                            try await store.append(command)
+                            return true
+                        } catch is DPoPProofReplayed {
+                            return false
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(stored == claims.count, "each proof taken by exactly one of the two processes' commands")
+    }
+
     /// Two `serve` processes are two pools over one database: a proof accepted through one is a replay
     /// through the other, also when both ask at once.
     @Test func aDPoPProofAcceptedByOneProcessIsAReplayForAnother() async throws {

@@ -147,6 +147,14 @@ struct WritePathPlanTests {
             let plan = try await Self.genericPlan(of: statement, on: connection)
             #expect(!plan.contains("JIT"), "a writer's statement would be compiled:\n\(plan)")
         }
+        // A command's DPoP proof: the lookup probes the ledger's key, and its insert is not compiled.
+        let proofs = [DPoPProofClaim(proofHash: Array(repeating: 7, count: 32), expiresAt: .now())]
+        let proofLookup = try await Self.genericPlan(of: DPoPProofRows.lookup(proofs), on: connection)
+        #expect(proofLookup.contains("dpop_proofs_pkey") && !proofLookup.contains("Seq Scan"), "\(proofLookup)")
+        for statement in DPoPProofRows.inserts(proofs) {
+            let plan = try await Self.genericPlan(of: statement, on: connection)
+            #expect(!plan.contains("JIT"), "a writer's statement would be compiled:\n\(plan)")
+        }
         #expect(plan.contains("Index Cond: (event_id = i.id)"), "the lookup probes event ids by key:\n\(plan)")
         #expect(
             plan.contains("Index Only Scan Backward using event_records_") && plan.contains("Index Cond: ((stream = "),
