@@ -55,7 +55,9 @@ extension TokenService {
             switch offered {
             case nil:
                 return policy == .required
-                    ? .failure(DPoPRefusal(.missing, "this client's sessions need a DPoP key; sign in again with a proof"))
+                    ? .failure(
+                        DPoPRefusal(.missing, "this client's sessions need a DPoP key; sign in again with a proof")
+                    )
                     : .success(nil)
             case _ where policy == .off: return .success(nil)
             case .failure(let refusal)?: return .failure(refusal)

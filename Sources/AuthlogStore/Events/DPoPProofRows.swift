@@ -25,7 +25,8 @@ enum DPoPProofRows {
     /// back and the batch is planned again, when the lookup finds that proof and its command fails alone.
     static func inserts(_ proofs: [DPoPProofClaim]) -> [SQLQuery] {
         guard !proofs.isEmpty else { return [] }
-        var query: SQLQuery = "WITH recorded AS (INSERT INTO authlog.dpop_proofs (proof_hash, expires_at) SELECT * FROM unnest("
+        var query: SQLQuery =
+            "WITH recorded AS (INSERT INTO authlog.dpop_proofs (proof_hash, expires_at) SELECT * FROM unnest("
         let hashes = query.bind(ArrayLiteral(proofs.map { ByteaValue($0.proofHash).sqlText }))
         let expiries = query.bind(ArrayLiteral(proofs.map(\.expiresAt)))
         query.append(unescaped: "\(hashes)::bytea[], \(expiries)::timestamptz[])")

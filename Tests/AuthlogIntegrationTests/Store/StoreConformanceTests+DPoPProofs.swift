@@ -67,7 +67,11 @@ extension StoreConformanceTests {
     }
 
     static func reauthenticated(_ user: Person, _ session: UUID, at time: Timestamp) throws -> EventEnvelope {
-        try user.inSession(session, with: SessionReauthenticated(method: "id_token", subjectHash: hashHex("s")), at: time)
+        try user.inSession(
+            session,
+            with: SessionReauthenticated(method: "id_token", subjectHash: hashHex("s")),
+            at: time
+        )
     }
 
     /// Two processes' writers acting on one proof at once: exactly one command is stored.
