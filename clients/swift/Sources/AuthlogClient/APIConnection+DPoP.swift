@@ -5,9 +5,11 @@ import FoundationNetworking
 #endif
 
 extension APIConnection {
-    /// Sends `request` with a DPoP proof in its `DPoP` header (with `ath` for `accessToken`, and the server's latest
-    /// nonce); an answer asking for a nonce (``DPoPChallenge/retryNonce(_:_:)``) sends it again, once, with a new
-    /// proof carrying that nonce. Without DPoP, or with a token store that keeps no key, `request` goes as it is.
+    /// Sends `request` with a DPoP proof in its `DPoP` header (with `ath` for `accessToken`, the server's latest
+    /// nonce, and an `iat` by the server's clock as its answers showed it); an answer asking for a nonce
+    /// (``DPoPChallenge/retryNonce(_:_:)``) sends it again, once, with a new proof carrying that nonce, and so does a
+    /// refused proof whose answer showed the device's clock off by more than it was thought (``DPoPClock``).
+    /// Without DPoP, or with a token store that keeps no key, `request` goes as it is.
     /// - Parameters:
     ///   - request: The request, with its `Authorization` header if it has one.
     ///   - accessToken: The access token `request` carries (`Authorization: DPoP`), or `nil`.
@@ -35,16 +37,33 @@ extension APIConnection {
         }
         let method = request.httpMethod ?? "GET"
         var proved = request
+        let offset = dpop.clock.offset(for: target)
         let first = try maker.proof(
             method: method,
             target: target,
             accessToken: accessToken,
-            nonce: dpop.nonces.nonce(for: target)
+            nonce: dpop.nonces.nonce(for: target),
+            now: dpop.clock.now(for: target)
         )
         proved.setValue(first, forHTTPHeaderField: DPoPProver.header)
         let (data, response) = try await self.perform(proved, limit: limit)
-        guard let nonce = DPoPChallenge.retryNonce(data, response) else { return (data, response) }
-        let second = try maker.proof(method: method, target: target, accessToken: accessToken, nonce: nonce)
+        let nonce: String?
+        if let asked = DPoPChallenge.retryNonce(data, response) {
+            nonce = asked
+        } else if DPoPChallenge.refusesProof(data, response),
+            abs(dpop.clock.offset(for: target) - offset) >= DPoPClock.threshold
+        {
+            nonce = dpop.nonces.nonce(for: target)
+        } else {
+            return (data, response)
+        }
+        let second = try maker.proof(
+            method: method,
+            target: target,
+            accessToken: accessToken,
+            nonce: nonce,
+            now: dpop.clock.now(for: target)
+        )
         proved.setValue(second, forHTTPHeaderField: DPoPProver.header)
         return try await self.perform(proved, limit: limit)
     }

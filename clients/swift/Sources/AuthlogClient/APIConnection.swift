@@ -60,7 +60,8 @@ struct APIConnection: Sendable {
 
     /// Sends `request`; a failure to get an answer becomes ``AuthlogClientError/Code/transport``. With a `limit`,
     /// the body is read no further than that many bytes (``AuthlogClientError/Code/answerTooLarge`` past it). A
-    /// `DPoP-Nonce` in the answer is kept for the next proofs to its server.
+    /// `DPoP-Nonce` in the answer is kept for the next proofs to its server, and so is how far its `Date` is from
+    /// the device's clock.
     func perform(_ request: URLRequest, limit: Int? = nil) async throws -> (Data, HTTPURLResponse) {
         let answer: (Data, HTTPURLResponse)
         do {
@@ -75,6 +76,7 @@ struct APIConnection: Sendable {
             throw AuthlogClientError(.transport, detail: Self.describe(error))
         }
         self.dpop?.nonces.record(answer.1, for: request.url)
+        self.dpop?.clock.record(answer.1, for: request.url)
         return answer
     }
 

@@ -159,6 +159,39 @@ struct DPoPFlowTests {
         #expect(server.seen("/v1/token/refresh").map(\.status) == [401])
     }
 
+    /// A device whose clock is minutes off makes proofs the server refuses for their `iat`; the first answer's
+    /// `Date` shows by how much, so the refused proof is made again by the server's clock, once, and every later
+    /// proof to that server is made by it at once. A clock off by less than the `Date` can tell is left alone.
+    @Test(arguments: [-300.0, 600.0])
+    func aDeviceClockMinutesOffIsCorrectedByTheServersDate(serverAhead: TimeInterval) async throws {
+        let server = try DPoPTokenServer()
+        server.setClock(offset: serverAhead)
+        let client = Self.client(server)
+        try await client.signIn(with: .dev(subject: "ada"))
+        let signins = server.seen("/v1/signin/dev")
+        #expect(signins.map(\.status) == [401, 200], "one refusal for the iat, one retry by the server's clock")
+        #expect(signins.first?.proofProblem == (serverAhead > 0 ? "dpop_iat_stale" : "dpop_iat_future"))
+        let corrected = try #require(signins.last?.proof?.iat)
+        let serverNow = Date().addingTimeInterval(serverAhead).timeIntervalSince1970
+        #expect(abs(Double(corrected) - serverNow) < 5, "the retry's iat is the server's time")
+        try await client.refresh()
+        #expect(server.seen("/v1/token/refresh").map(\.status) == [200], "later proofs need no retry")
+        let tokens = try #require(try await client.currentTokens())
+        let access = try await client.send(URLRequest(url: server.resourceURL))
+        #expect(access.1.statusCode == 200 && tokens.isDPoPBound)
+    }
+
+    @Test func aClockOffByLessThanTheThresholdIsLeftAlone() async throws {
+        let server = try DPoPTokenServer()
+        server.setClock(offset: 2)
+        let client = Self.client(server)
+        try await client.signIn(with: .dev(subject: "ada"))
+        try await client.refresh()
+        let proofs = server.seen.compactMap { $0.proof?.iat }
+        let now = Date().timeIntervalSince1970
+        #expect(proofs.count == 2 && proofs.allSatisfy { abs(Double($0) - now) < 3 }, "the device's own clock")
+    }
+
     @Test func withDPoPOffNoProofIsSentAndTheTokensAreBearer() async throws {
         let server = try DPoPTokenServer()
         let file = try DeviceIDTests.tokenFile()

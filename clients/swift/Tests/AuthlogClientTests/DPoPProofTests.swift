@@ -165,3 +165,48 @@ struct DPoPProofTests {
         #expect(cache.nonce(for: try #require(URL(string: "http://a.example.com/").flatMap(DPoPTarget.init))) == nil)
     }
 }
+
+/// The server's clock as its answers' `Date` shows it (``DPoPClock``).
+struct DPoPClockTests {
+    static func target(_ url: String = "https://auth.example.com/v1/token/refresh") throws -> DPoPTarget {
+        let parsed = try #require(URL(string: url))
+        return try #require(DPoPTarget(parsed))
+    }
+
+    static func answer(date: String?) throws -> HTTPURLResponse {
+        let url = try #require(URL(string: "https://auth.example.com/v1/me"))
+        return try #require(
+            HTTPURLResponse(
+                url: url,
+                statusCode: 200,
+                httpVersion: "HTTP/1.1",
+                headerFields: date.map { ["Date": $0] } ?? [:]
+            )
+        )
+    }
+
+    @Test func anHTTPDateIsReadAndAnythingElseIsNot() {
+        #expect(DPoPClock.httpDate("Sun, 06 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
+        for text in [
+            "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 PST",
+            "Sun, 31 Feb 2026 08:49:37 GMT", "Sun, 06 Nov 1994 24:49:37 GMT", "Sun, 06 Xyz 1994 08:49:37 GMT", "",
+        ] {
+            #expect(DPoPClock.httpDate(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func anOffsetOfMinutesIsKeptPerServerAndSecondsAreNot() throws {
+        let device = Date(timeIntervalSince1970: 1_800_000_000)
+        let clock = DPoPClock(local: { device })
+        let target = try Self.target()
+        clock.record(try Self.answer(date: "Fri, 15 Jan 2027 08:05:00 GMT"), for: nil)  // 300 s ahead
+        #expect(abs(clock.offset(for: target) - 300.5) < 0.01)
+        #expect(abs(clock.now(for: target).timeIntervalSince(device) - 300.5) < 0.01)
+        #expect(clock.offset(for: try Self.target("https://api.example.net/resource")) == 0, "another server's")
+        clock.record(try Self.answer(date: "Fri, 15 Jan 2027 08:00:02 GMT"), for: nil)  // 2 s ahead: none
+        #expect(clock.offset(for: target) == 0)
+        clock.record(try Self.answer(date: "Sat, 15 Jan 2050 08:00:00 GMT"), for: nil)  // decades: a broken header
+        clock.record(try Self.answer(date: "soon"), for: nil)
+        #expect(clock.offset(for: target) == 0)
+    }
+}

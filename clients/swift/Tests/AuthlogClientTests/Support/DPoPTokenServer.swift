@@ -48,6 +48,9 @@ final class DPoPTokenServer: @unchecked Sendable {
     private var nonceRefusals = 0
     /// The nonce proofs must carry, once one was given.
     private var currentNonce: String?
+    /// How far this server's clock is ahead of the machine's (negative: behind), as a device with a wrong clock
+    /// sees it; every answer carries `Date` by it.
+    private var clockOffset: TimeInterval = 0
 
     init() throws {
         self.server = try LoopbackHTTPServer { [weak self] request in
@@ -70,6 +73,12 @@ final class DPoPTokenServer: @unchecked Sendable {
     /// The requests to `path` so far.
     func seen(_ path: String) -> [Seen] { self.seen.filter { $0.path == path } }
 
+    /// Sets how far this server's clock is ahead of the machine's (negative: behind).
+    func setClock(offset: TimeInterval) { self.lock.withLock { self.clockOffset = offset } }
+
+    /// This server's clock.
+    private var now: Date { Date().addingTimeInterval(self.clockOffset) }
+
     /// Refuses the next `count` proofs with `use_dpop_nonce`, each time with a new nonce.
     func refuseForNonce(_ count: Int) { self.lock.withLock { self.nonceRefusals = count } }
 
@@ -91,6 +100,11 @@ final class DPoPTokenServer: @unchecked Sendable {
             )
             var answer = self.route(request, &seen)
             if let nonce = self.currentNonce { answer.headers["DPoP-Nonce"] = nonce }
+            let date = DateFormatter()
+            date.locale = Locale(identifier: "en_US_POSIX")
+            date.timeZone = TimeZone(identifier: "GMT")
+            date.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            answer.headers["Date"] = date.string(from: self.now)
             seen.nonceGiven = answer.headers["DPoP-Nonce"]
             seen.status = answer.status
             self.log.append(seen)
@@ -163,7 +177,7 @@ final class DPoPTokenServer: @unchecked Sendable {
 
     /// What is wrong with `proof` for `request`, or `nil`: the checks of the server's verifier after the signature.
     private func problem(with proof: CheckedProof, for request: HTTPRequest, accessToken: String?) -> String? {
-        let now = Int(Date().timeIntervalSince1970)
+        let now = Int(self.now.timeIntervalSince1970)
         guard proof.htm == request.method else { return "dpop_htm_mismatch" }
         guard proof.htu == self.baseURL.absoluteString + request.path else { return "dpop_htu_mismatch" }
         guard proof.iat >= now - 60 else { return "dpop_iat_stale" }
