@@ -190,18 +190,7 @@ public final class RefusalRecorder: Sendable {
             events.append(Pending(event: try self.event(recording: summary), requests: summary.count))
         }
         for summary in requests {
-            let event = try RequestMetadata(ip: IPAddress(summary.key), requestID: "").envelope(
-                stream: StreamName(category: "ratelimit", id: "edge"),
-                outcome: .failure,
-                reason: summary.mainKind,
-                at: summary.lastAt,
-                data: RequestRefused(
-                    counts: summary.counts,
-                    firstAt: summary.firstAt.description,
-                    lastAt: summary.lastAt.description,
-                    windowSeconds: window
-                )
-            )
+            let event = try self.requestRefused(summary, ip: IPAddress(summary.key))
             events.append(Pending(event: event, requests: summary.count))
         }
         for summary in access {
@@ -229,18 +218,7 @@ public final class RefusalRecorder: Sendable {
     private func event(recording summary: RefusalTally<UUID, TokenUse>.Summary) throws -> EventEnvelope {
         let window = self.policy.windowSeconds
         guard summary.key != Self.overflowSession || summary.isFirst else {
-            return try RequestMetadata(requestID: "").envelope(
-                stream: StreamName(category: "ratelimit", id: "edge"),
-                outcome: .failure,
-                reason: summary.mainKind,
-                at: summary.lastAt,
-                data: RequestRefused(
-                    counts: summary.counts,
-                    firstAt: summary.firstAt.description,
-                    lastAt: summary.lastAt.description,
-                    windowSeconds: window
-                )
-            )
+            return try self.requestRefused(summary, ip: nil)
         }
         let use = summary.detail
         var metadata = use.metadata
@@ -261,6 +239,26 @@ public final class RefusalRecorder: Sendable {
                 firstAt: summary.firstAt.description,
                 lastAt: summary.lastAt.description,
                 windowSeconds: window
+            )
+        )
+    }
+
+    /// `request.refused` of `ip` (none: refusals of several addresses) for what `summary` counted; its reason is
+    /// the most frequent kind.
+    private func requestRefused<Key, Detail>(
+        _ summary: RefusalTally<Key, Detail>.Summary,
+        ip: IPAddress?
+    ) throws -> EventEnvelope {
+        try RequestMetadata(ip: ip, requestID: "").envelope(
+            stream: StreamName(category: "ratelimit", id: "edge"),
+            outcome: .failure,
+            reason: summary.mainKind,
+            at: summary.lastAt,
+            data: RequestRefused(
+                counts: summary.counts,
+                firstAt: summary.firstAt.description,
+                lastAt: summary.lastAt.description,
+                windowSeconds: self.policy.windowSeconds
             )
         )
     }
