@@ -43,31 +43,30 @@ public struct TokenUseRefusal: Sendable, Equatable {
 
     /// The refusal of an access token whose claims checked out.
     init(_ reason: String, accessToken claims: AccessTokenClaims) {
-        self.init(reason: reason, session: nil)
-        self.session = Session(
+        let session = Session(
             userID: claims.userID,
             sessionID: claims.sessionID,
             clientID: claims.clientID,
             tokenID: claims.tokenID,
             tokenKind: .accessToken
         )
+        self.init(reason: reason, session: session)
     }
 
     /// The refusal of a known refresh token.
     init(_ reason: String, refreshToken record: RefreshTokenRecord) {
-        self.reason = reason
-        self.session = Session(
+        let session = Session(
             userID: record.userID,
             sessionID: record.sessionID,
             clientID: record.clientID,
             tokenID: record.tokenID,
             tokenKind: .refreshToken
         )
+        self.init(reason: reason, session: session)
     }
 
     /// A refusal no session can be named for (a proof refused before its token was looked up).
     init(_ reason: String) {
-        self.reason = reason
-        self.session = nil
+        self.init(reason: reason, session: nil)
     }
 }

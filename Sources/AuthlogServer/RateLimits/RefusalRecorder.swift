@@ -132,7 +132,13 @@ public final class RefusalRecorder: Sendable {
                 $0.requests.note(metadata.ip?.description ?? "", kind: refusal.reason, at: now)
                 return
             }
-            let use = TokenUse(session: session, route: route, metadata: metadata)
+            // What the event keeps, no more: a window's first request is held until the window closes.
+            let kept = RequestMetadata(
+                ip: metadata.ip,
+                userAgent: EnvelopeText.normalized(metadata.userAgent, limit: EnvelopeText.Limit.userAgent),
+                requestID: EnvelopeText.normalized(metadata.requestID, limit: EnvelopeText.Limit.requestID) ?? ""
+            )
+            let use = TokenUse(session: session, route: route, metadata: kept)
             $0.tokenUses.note(session.sessionID, kind: refusal.reason, detail: use, at: now)
         }
     }
