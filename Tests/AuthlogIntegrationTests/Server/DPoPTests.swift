@@ -369,6 +369,36 @@ struct DPoPTests {
         }
     }
 
+    /// The rate limits as a configuration without a `rate_limits` section has them.
+    static func defaultLimits(_ configuration: inout ServerConfiguration) { configuration.rateLimits = nil }
+
+    /// The same promise under the default configuration (rate limits on, their one-minute window): a stolen
+    /// access token sent in a loop without its key is two events on the session, counting every refusal.
+    @Test func aFloodOfAStolenAccessTokenIsTwoEventsUnderTheDefaults() async throws {
+        try await ServerHarness.run(adjust: Self.defaultLimits) { harness in
+            let device = try Device(harness)
+            let thief = try Device(harness)
+            let access = try #require(try await device.signIn().string("access_token"))
+            let sessions = device.url("/v1/me/sessions")
+            for _ in 0..<40 {
+                let answer = try await harness.client.send(
+                    "GET",
+                    "/v1/me/sessions",
+                    headers: [("X-Forwarded-For", "198.51.100.9"), ("Authorization", "DPoP \(access)")] + [
+                        ("DPoP", try thief.maker.proof(method: "GET", url: sessions, accessToken: access))
+                    ]
+                )
+                Self.expectRefusal(answer, "dpop_wrong_key")
+            }
+            try await harness.flushRefusals()
+            let refused = try await harness.events(ofType: "token.access_refused")
+            #expect(refused.count == 2, "the window's first, then one summary")
+            let counted = refused.compactMap { $0.data["counts"]?["dpop_wrong_key"]?.integerValue }.reduce(0, +)
+            #expect(counted == 40, "every refusal accounted for")
+            #expect(refused.allSatisfy { $0.ip == "198.51.100.9" })
+        }
+    }
+
     static func section(nonces: Bool = false, required client: String? = nil) -> ServerConfiguration.DPoPSection {
         var section = ServerConfiguration.DPoPSection()
         section.nonces = nonces
