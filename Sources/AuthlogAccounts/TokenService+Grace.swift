@@ -72,11 +72,13 @@ extension TokenService {
                 accessTokenID: answer.accessTokenID
             )
         )
-        switch try await self.append([event], expecting: record.sessionVersion, recording: proof) {
-        case .appended: break
-        case .collided: return .collidedWithReplay
-        case .proofReplayed: return .proofReplayed
-        }
+        let unappended = try await self.append(
+            [event],
+            expecting: record.sessionVersion,
+            recording: proof,
+            collided: .collidedWithReplay
+        )
+        if let step = unappended { return step }
         return .answered(
             TokenResponse(
                 userID: record.userID,

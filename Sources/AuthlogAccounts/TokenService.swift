@@ -82,6 +82,7 @@ public struct TokenService: Sendable {
             case .answered(let response):
                 return response
             case .proofReplayed:
+                // Only a command acting on a found token carries a proof, so `record` is there.
                 guard let record else { throw ServiceError.failure(DPoPProofReplayed()) }
                 throw try await self.refuse(DPoPGate.replayed, record: record, metadata: metadata, at: .now())
             case .collided:
@@ -130,10 +131,8 @@ public struct TokenService: Sendable {
         }
         if let limit = self.passedLimit(of: record.session, at: now) {
             let events = try self.sessionExpiredEvents(record: record, limit: limit, metadata: metadata, at: now)
-            switch try await self.append(events, expecting: record.sessionVersion, recording: proof) {
-            case .appended: break
-            case .collided: return .collided
-            case .proofReplayed: return .proofReplayed
+            if let step = try await self.append(events, expecting: record.sessionVersion, recording: proof) {
+                return step
             }
             throw Self.invalidGrant("The session has expired (\(limit.rawValue) lifetime); sign in again.")
         }
@@ -149,17 +148,13 @@ public struct TokenService: Sendable {
         do {
             let rotation = try self.rotation(of: record, presentedToken: refreshToken, metadata: metadata, at: now)
             let flagged = try self.flaggedEvents(review, judged: rotation.event, record: record, metadata: metadata)
-            let appended = try await self.append(
+            let unappended = try await self.append(
                 [rotation.event] + flagged,
                 expecting: record.sessionVersion,
                 sealing: rotation.sealedSuccessor,
                 recording: proof
             )
-            switch appended {
-            case .appended: break
-            case .collided: return .collided
-            case .proofReplayed: return .proofReplayed
-            }
+            if let step = unappended { return step }
             review.count(into: self.dependencies.metrics)
             var response = rotation.response
             if let alert = flagged.first { response.signinAlert = (alert.eventID, review.judgements.map(\.kind)) }
@@ -187,10 +182,8 @@ public struct TokenService: Sendable {
             reason: SessionEndReason.reuse.rawValue,
             data: TokenReuseDetected(tokenID: record.tokenID, familyID: record.familyID)
         )
-        switch try await self.append([event], expecting: record.sessionVersion, recording: proof) {
-        case .appended: break
-        case .collided: return .collided
-        case .proofReplayed: return .proofReplayed
+        if let step = try await self.append([event], expecting: record.sessionVersion, recording: proof) {
+            return step
         }
         throw Self.invalidGrant("The refresh token was already used; its session is revoked. Sign in again.")
     }
@@ -417,138 +410,6 @@ public struct TokenService: Sendable {
             startedAt: session.startedAt,
             lastSeenAt: session.lastSeenAt,
             now: now
-        )
-    }
-
-    private func recordRefreshFailure(
-        reason: RefreshFailureReason,
-        record: RefreshTokenRecord?,
-        metadata: RequestMetadata,
-        at now: Timestamp
-    ) async throws(ServiceError) {
-        try await self.recordRefreshFailure(code: reason.rawValue, record: record, metadata: metadata, at: now)
-    }
-
-    /// Records `token.refresh_failed` with a reason the token service did not decide itself (a refused body,
-    /// a failure of our own), spelled as the answer's error code.
-    func recordRefreshFailure(
-        code reason: String,
-        record: RefreshTokenRecord?,
-        metadata: RequestMetadata,
-        at now: Timestamp
-    ) async throws(ServiceError) {
-        let payload = TokenRefreshFailed(reason: reason, tokenID: record?.tokenID)
-        let event: EventEnvelope
-        if let record {
-            event = try self.event(
-                record: record,
-                metadata: metadata,
-                at: now,
-                outcome: .failure,
-                reason: reason,
-                data: payload
-            )
-        } else {
-            event = try self.dependencies.event(
-                metadata,
-                stream: StreamName(category: "signin", id: "unknown"),
-                outcome: .failure,
-                reason: reason,
-                at: now,
-                data: payload
-            )
-        }
-        try await self.dependencies.storeCall { try await self.dependencies.store.append(event) }
-    }
-
-    /// Appends `event` if the session stream is still at `version`; `false` when another command got there first.
-    func append(_ event: EventEnvelope, expecting version: Int32) async throws(ServiceError) -> Bool {
-        try await self.append([event], expecting: version)
-    }
-
-    /// Appends `events` (all on one session stream) if that stream is still at `version`; `false` when another
-    /// command got there first.
-    func append(_ events: [EventEnvelope], expecting version: Int32) async throws(ServiceError) -> Bool {
-        try await self.append(events, expecting: version, recording: nil) == .appended
-    }
-
-    /// What became of an append that expects a session stream's version.
-    enum SessionAppend: Equatable {
-        case appended
-        /// Another command got to the stream first.
-        case collided
-        /// The DPoP proof to record with the events was recorded before; nothing was appended.
-        case proofReplayed
-    }
-
-    /// Appends `events` (all on one session stream), with a rotation's sealed answer and the request's DPoP
-    /// proof when given, if that stream is still at `version` and the proof was not recorded before.
-    func append(
-        _ events: [EventEnvelope],
-        expecting version: Int32,
-        sealing successor: SealedSuccessor? = nil,
-        recording proof: DPoPProofClaim?
-    ) async throws(ServiceError) -> SessionAppend {
-        guard let stream = events.first?.stream else { return .appended }
-        do {
-            try await self.dependencies.store.append(
-                AppendCommand(
-                    events: events,
-                    expectedVersions: [stream: .exactly(version)],
-                    sealedSuccessor: successor,
-                    dpopProof: proof
-                )
-            )
-            return .appended
-        } catch is WrongExpectedVersion {
-            return .collided
-        } catch is DPoPProofReplayed {
-            return .proofReplayed
-        } catch {
-            throw ServiceError.failure(error)
-        }
-    }
-
-    func event<Payload: EventPayload>(
-        record: RefreshTokenRecord,
-        metadata: RequestMetadata,
-        at now: Timestamp,
-        outcome: Outcome,
-        reason: String?,
-        data: Payload
-    ) throws(ServiceError) -> EventEnvelope {
-        try self.sessionEvent(
-            userID: record.userID,
-            sessionID: record.sessionID,
-            provider: record.provider,
-            metadata: metadata,
-            at: now,
-            outcome: outcome,
-            reason: reason,
-            data: data
-        )
-    }
-
-    func sessionEvent<Payload: EventPayload>(
-        userID: UUID,
-        sessionID: UUID,
-        provider: String?,
-        metadata: RequestMetadata,
-        at now: Timestamp,
-        outcome: Outcome,
-        reason: String?,
-        data: Payload
-    ) throws(ServiceError) -> EventEnvelope {
-        try self.dependencies.event(
-            metadata,
-            stream: .session(sessionID),
-            outcome: outcome,
-            reason: reason,
-            provider: provider,
-            userID: userID,
-            sessionID: sessionID,
-            at: now,
-            data: data
         )
     }
 }

@@ -8,7 +8,7 @@ enum DPoPProofRows {
     /// The hashes among `proofs` that are recorded already: one probe of the primary key each.
     static func lookup(_ proofs: [DPoPProofClaim]) -> SQLQuery {
         """
-        SELECT p.proof_hash FROM unnest(\(ArrayLiteral(proofs.map { ByteaValue($0.proofHash).sqlText }))::bytea[]) AS h(hash)
+        SELECT p.proof_hash FROM unnest(\(Self.hashes(of: proofs))::bytea[]) AS h(hash)
         CROSS JOIN LATERAL (SELECT d.proof_hash FROM authlog.dpop_proofs d WHERE d.proof_hash = h.hash) p
         """
     }
@@ -27,12 +27,17 @@ enum DPoPProofRows {
         guard !proofs.isEmpty else { return [] }
         var query: SQLQuery =
             "WITH recorded AS (INSERT INTO authlog.dpop_proofs (proof_hash, expires_at) SELECT * FROM unnest("
-        let hashes = query.bind(ArrayLiteral(proofs.map { ByteaValue($0.proofHash).sqlText }))
+        let hashes = query.bind(Self.hashes(of: proofs))
         let expiries = query.bind(ArrayLiteral(proofs.map(\.expiresAt)))
         query.append(unescaped: "\(hashes)::bytea[], \(expiries)::timestamptz[])")
         query.append(unescaped: " ON CONFLICT (proof_hash) DO NOTHING RETURNING 1)")
         let expected = query.bind(Int64(proofs.count))
         query.append(unescaped: " SELECT authlog.require_all_inserted(count(*), \(expected)::bigint) FROM recorded")
         return [query]
+    }
+
+    /// The proofs' hashes as a `bytea[]` parameter.
+    private static func hashes(of proofs: [DPoPProofClaim]) -> ArrayLiteral {
+        ArrayLiteral(proofs.map { ByteaValue($0.proofHash).sqlText })
     }
 }

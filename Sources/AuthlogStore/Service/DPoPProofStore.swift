@@ -9,12 +9,12 @@ public struct DPoPProofStore: DPoPProofLedger {
     public init(pool: ConnectionPool) { self.pool = pool }
 
     /// Records the proof with SHA-256 `proofHash` in one statement; false when a row for it exists (recorded
-    /// by this or another process).
+    /// by this or another process, or by a refresh's command: `AppendCommand.dpopProof`).
     ///
     /// The statement commits without waiting for its WAL to reach the disk (`synchronous_commit` off for its own
     /// transaction): each proof would otherwise be a flush of its own, where the events are flushed a batch at a
     /// time. The row is still atomic and seen by every process at once; only a crash of PostgreSQL can lose it,
-    /// and a request that goes on to record anything (a rotation, a sign-in, a logout) flushes the WAL past it
+    /// and a request that goes on to record anything (a sign-in, a logout, a revocation) flushes the WAL past it
     /// with its own commit. What a crash can lose is the row of a request that recorded nothing else, or that
     /// failed before: its proof could then be sent once more within its minute, by someone holding the request's
     /// credential too, the same once that capturing the request gave them before it was sent.
