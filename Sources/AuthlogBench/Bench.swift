@@ -43,6 +43,9 @@ struct StoreBench: AsyncParsableCommand {
     @Option(help: "Committed events the sealer alone seals.")
     var sealerBacklog = 1_000_000
 
+    @Flag(help: "Break each count's WAL down by record type and relation (pg_walinspect).")
+    var walDetail = false
+
     func run() async throws {
         let cluster = try self.clusterOptions.cluster()
         let workload = Workload.make(events: 250_000)
@@ -129,6 +132,20 @@ struct StoreBench: AsyncParsableCommand {
             )
             say("  \(count) appenders, writers + sealer: \(authlogCost.summary)")
             say("  \(count) appenders, baseline (a): \(aCost.summary)")
+            if self.walDetail {
+                for (label, cost, where_) in [
+                    ("authlog", authlogCost, database), ("baseline (a)", aCost, baselineDatabase),
+                ] {
+                    try await WALDetail.report(
+                        "\(count) appenders, \(label)",
+                        from: cost.walSpan.start,
+                        to: cost.walSpan.end,
+                        events: cost.events,
+                        cluster: cluster,
+                        database: where_.conninfo
+                    )
+                }
+            }
         }
         return table
     }

@@ -11,6 +11,10 @@ struct Footprint {
     let postgresMicroseconds: Double
     /// Bytes of WAL per event.
     let walBytes: Double
+    /// Events the measurement stored (its rate times its length).
+    let events: Double
+    /// The cluster's WAL position before and after the measurement (`pg_lsn` text), for ``WALDetail``.
+    let walSpan: (start: String, end: String)
 
     /// Runs `measurement` (which returns events per second) and returns its rate with its footprint.
     static func measure(
@@ -20,6 +24,7 @@ struct Footprint {
         let connection = try await Connection.connect(cluster)
         let postmaster = try await ProcessCPU.postmaster(of: connection)
         let walBefore = try await Self.walPosition(on: connection)
+        let startLSN = try await WALDetail.position(on: connection)
         let benchBefore = ProcessCPU.ofThisProcess
         let postgresBefore = ProcessCPU.seconds(ofCluster: postmaster)
         let start = ContinuousClock.now
@@ -28,13 +33,16 @@ struct Footprint {
         let bench = ProcessCPU.ofThisProcess - benchBefore
         let postgres = ProcessCPU.seconds(ofCluster: postmaster) - postgresBefore
         let wal = try await Self.walPosition(on: connection) - walBefore
+        let endLSN = try await WALDetail.position(on: connection)
         let events = max(rate * seconds, 1)
         return (
             rate,
             Footprint(
                 benchMicroseconds: bench * 1_000_000 / events,
                 postgresMicroseconds: postgres * 1_000_000 / events,
-                walBytes: Double(wal) / events
+                walBytes: Double(wal) / events,
+                events: events,
+                walSpan: (startLSN, endLSN)
             )
         )
     }

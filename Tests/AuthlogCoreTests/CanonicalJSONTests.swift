@@ -36,6 +36,19 @@ struct CanonicalJSONTests {
         #expect(throws: failure) { try JSONParser().parse(input) }
     }
 
+    /// Member names are compared by their bytes after unescaping: `\u0061` is `a`, but `é` composed and `e`
+    /// with a combining accent are two names (String's `==` would call them equal).
+    @Test func memberNamesAreToldApartByTheirBytes() throws {
+        #expect(throws: JSONParser.Failure.duplicateMember("a")) { try JSONParser().parse(#"{"a": 1, "\u0061": 2}"#) }
+        let composed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        let value = try JSONParser().parse(#"{"\#(composed)": 1, "\#(decomposed)": 2, "ab": 3, "ba": 4}"#)
+        #expect(value[composed] == .number("1"))
+        #expect(value[decomposed] == .number("2"))
+        #expect(value["ba"] == .number("4"))
+        #expect(value["b"] == nil)
+    }
+
     @Test(arguments: [
         "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "NaN", "'a'", "\"\\x\"", "\"\u{01}\"", "[1] 2", "",
         "\"\\ud800\"", "tru", "{\"a\" 1}", "1e99999",

@@ -106,7 +106,7 @@ private struct Reader {
             guard self.peek(UInt8(ascii: "\"")) else { throw self.failure("expected a member name") }
             let name = try self.readString()
             if members.count < 16 {
-                if members.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) { throw .duplicateMember(name) }
+                if members.contains(where: { $0.name.hasSameBytes(as: name) }) { throw .duplicateMember(name) }
             } else {
                 if seen.isEmpty { seen = Set(members.map { Array($0.name.utf8) }) }
                 guard seen.insert(Array(name.utf8)).inserted else { throw .duplicateMember(name) }

@@ -18,7 +18,7 @@ public enum JSONValue: Sendable, Equatable {
     /// The member called `name`, if this is an object that has one.
     public subscript(name: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.name.utf8.elementsEqual(name.utf8) }?.value
+        return members.first { $0.name.hasSameBytes(as: name) }?.value
     }
 
     /// The string value, if this is a string.

@@ -48,7 +48,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func member(_ key: Key) -> JSONValue? {
         let name = snakeCase(fromCamelCase: key.stringValue)
-        return self.members.first { $0.name.utf8.elementsEqual(name.utf8) }?.value
+        return self.members.first { $0.name.hasSameBytes(as: name) }?.value
     }
 
     func contains(_ key: Key) -> Bool { self.member(key) != nil }

@@ -10,8 +10,9 @@ import Glibc
 /// Writes one batch of commands in one transaction, in parallel with other batches: no lock is shared
 /// between batches. Runs entirely on the connection's own thread.
 ///
-/// 1. `BEGIN`, the transaction's plan setting, the shared month lock (``LogMonths/writerLock``), the lookup of
-///    the stream versions and stored event ids the batch touches and the log's key (one round trip).
+/// 1. `BEGIN`, one statement with the transaction's plan settings, the shared month lock
+///    (``LogMonths/writerLock``) and the log's key, then the lookup of the stream versions and stored event ids
+///    the batch touches (one round trip).
 /// 2. ``BatchPlan`` decides every command (no database).
 /// 3. The events and their queue rows for the sealer (one statement per 5,000 events), the projections and
 ///    `COMMIT` (one round trip). Rows go in with `ON CONFLICT DO NOTHING`; where a concurrent batch committed
@@ -109,9 +110,8 @@ enum BatchWriter {
         let proofs = commands.compactMap(\.command.dpopProof)
         do {
             opening = try connection.pipeline(
-                ["BEGIN"] + Self.transactionSettings + [
-                    LogMonths.writerLock, self.lookup(for: commands), "SELECT event_key_id FROM authlog.log_head",
-                ] + (proofs.isEmpty ? [] : [DPoPProofRows.lookup(proofs)])
+                ["BEGIN", Self.openingStatement, self.lookup(for: commands)]
+                    + (proofs.isEmpty ? [] : [DPoPProofRows.lookup(proofs)])
             )
         } catch {
             connection.rollbackQuietly()
@@ -119,16 +119,15 @@ enum BatchWriter {
             throw error
         }
         do {
-            // The lookup's rows and the log head's, then those of the proofs already recorded, if asked.
-            let results = opening.suffix(proofs.isEmpty ? 2 : 3)
-            guard results.count == (proofs.isEmpty ? 2 : 3), let lookup = results.first else {
+            // BEGIN's, the opening statement's (the log head's key last), the lookup's, then those of the
+            // proofs already recorded, if asked.
+            guard opening.count == (proofs.isEmpty ? 3 : 4), let head = opening[1].first else {
                 throw StoreError(.server, "the batch lookup returned no result")
             }
-            let head = results[results.startIndex + 1]
-            let logKeyID = try head.first?.decode(ByteaValue?.self, at: 0)?.bytes
+            let logKeyID = try head.decode(ByteaValue?.self, at: Self.openingKeyColumn)?.bytes
             try EventKeyCheck.require(logKeyID: logKeyID, authenticator: writing.authenticator)
-            let (versions, known) = try self.decodeLookup(lookup)
-            let recorded = try proofs.isEmpty ? [] : DPoPProofRows.decodeLookup(results[results.startIndex + 2])
+            let (versions, known) = try self.decodeLookup(opening[2])
+            let recorded = try proofs.isEmpty ? [] : DPoPProofRows.decodeLookup(opening[3])
             let plan = BatchPlan(
                 commands: commands,
                 streamVersions: versions,
@@ -171,9 +170,23 @@ enum BatchWriter {
     /// or restored database, lagging autovacuum) probes the key's index too instead of reading the table. That
     /// price would put every plan over `jit_above_cost`, and compiling a one-row statement costs 100 ms or more,
     /// so JIT is off for the transaction.
-    static let transactionSettings: [SQLQuery] = [
-        "SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off", "SET LOCAL jit = off",
-    ]
+    static let transactionSettings = [SQLQuery(unsafeSQL: "SELECT " + settingCalls)]
+
+    private static let settingCalls = """
+        set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), \
+        set_config('jit', 'off', true)
+        """
+
+    /// The transaction's first statement after `BEGIN`: its settings (``transactionSettings``), the shared month
+    /// lock (``LogMonths/writerLock``, before the lookup, so that the lookup's snapshot sees every event of an
+    /// earlier month) and the log head's event key id, in one statement instead of five (each statement of a
+    /// pipeline costs the server its own bind, execution and result).
+    static let openingStatement = SQLQuery(
+        unsafeSQL: "SELECT \(settingCalls), \(LogMonths.writerLock), (SELECT event_key_id FROM authlog.log_head)"
+    )
+
+    /// The column of ``openingStatement`` that holds the log head's event key id.
+    private static let openingKeyColumn = 4
 
     /// The statements after the inserts, ending with `COMMIT`: the log's mark as authenticated (for the first
     /// batch with the key), and the projections' changes.

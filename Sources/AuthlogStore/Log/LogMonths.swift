@@ -9,9 +9,9 @@ public import AuthlogPostgres
 /// in that transaction: so no event of an older month commits after the move, every queued event has the
 /// current month (the sealer stamps leaves with it), and each month holds one contiguous range of positions.
 public enum LogMonths {
-    /// The statement each writer transaction runs first (before its lookup, so that the lookup's snapshot sees
-    /// every event of an earlier month).
-    static let writerLock: SQLQuery = "SELECT pg_advisory_xact_lock_shared(authlog.log_month_lock_key())"
+    /// The call that takes the lock, which each writer transaction makes in its first statement (before its
+    /// lookup, so that the lookup's snapshot sees every event of an earlier month).
+    static let writerLock = "pg_advisory_xact_lock_shared(authlog.log_month_lock_key())"
 
     /// The SQL expression of the current month, evaluated once per statement.
     static let currentMonth = "(SELECT month FROM authlog.log_epoch)"

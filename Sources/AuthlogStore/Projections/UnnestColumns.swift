@@ -8,10 +8,14 @@ struct UnnestColumns {
     /// The PostgreSQL type of each column's elements.
     let types: [String]
 
+    /// Reads the list's ASCII bytes: splitting it as Characters (grapheme breaking) cost about 6 % of a
+    /// 1-appender writer's CPU, for a list that every projection statement of every batch parses.
     init(_ list: String) {
-        let columns = list.split(separator: ",").map { $0.split(whereSeparator: \.isWhitespace) }
-        self.names = columns.map { String($0.first ?? "") }
-        self.types = columns.map { String($0.dropFirst().first ?? "text") }
+        let columns = Array(list.utf8).split(separator: UInt8(ascii: ",")).map { column in
+            column.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
+        }
+        self.names = columns.map { String(decoding: $0.first ?? [], as: UTF8.self) }
+        self.types = columns.map { $0.count > 1 ? String(decoding: $0[$0.startIndex + 1], as: UTF8.self) : "text" }
     }
 
     /// Appends `unnest($n::type[], …) AS v(names)` binding one array per column from `rows` (one array of
