@@ -35,7 +35,7 @@ enum WALDetail {
                     + String(
                         format: "%6.2f  %6.0f B + %5.0f B",
                         Double(try row.decode(Int64.self, at: 1)) / events,
-                    Double(try row.decode(Int64.self, at: 2)) / events,
+                        Double(try row.decode(Int64.self, at: 2)) / events,
                         Double(try row.decode(Int64.self, at: 3)) / events
                     )
             )
