@@ -78,7 +78,7 @@ public enum EventRow {
     }
 
     /// The writer's statements for `rows`, one per 5,000 events: each inserts its events as ``inserts(_:authenticator:stampingMonth:)``
-    /// does, the report roll-ups' counts of its sign-ins and refused requests (``PendingReportCounts/events``)
+    /// does, the report roll-ups' counts of its sign-ins and refused requests (``PendingReportCounts/events(ofTypes:)``)
     /// and, with `queueForSealing`, their queue rows for the sealer (as ``enqueue(_:authenticator:withMAC:)``),
     /// in one statement; it returns one row. When a concurrent batch took one of the rows first
     /// (`ON CONFLICT DO NOTHING` skipped it), `authlog.require_all_inserted` raises SQLSTATE `AL409`
@@ -93,8 +93,10 @@ public enum EventRow {
             let macs = Self.macs(of: chunk, authenticator)
             var query = SQLQuery(unsafeSQL: "WITH inserted AS (")
             Self.appendInsert(chunk, macs: macs, stampingMonth: true, to: &query)
-            query.append(unescaped: "\nRETURNING \(PendingReportCounts.eventColumns)), counted AS (")
-            query.append(unescaped: PendingReportCounts.events + ")")
+            query.append(unescaped: "\nRETURNING \(PendingReportCounts.eventColumns))")
+            if let counts = PendingReportCounts.events(ofTypes: Set(chunk.map(\.envelope.type.rawValue))) {
+                query.append(unescaped: ", counted AS (\(counts))")
+            }
             if queueForSealing {
                 query.append(unescaped: ", queued AS (")
                 Self.appendEnqueue(chunk, macs: macs, withMAC: true, to: &query)
