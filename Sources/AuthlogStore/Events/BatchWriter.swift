@@ -29,13 +29,23 @@ enum BatchWriter {
     /// a transaction of its own so that one bad command fails alone.
     /// Without `queueForSealing` the events are committed but never sealed: only the (a+) baseline of
     /// `authlog-bench store` (``ConventionalWriterBaseline``) writes that way.
+    ///
+    /// With `sealingWhenIdle` (the process has no other batch in flight and nothing waiting) the batch seals its
+    /// own events in its own transaction when the queue is empty and no sealer holds the log head: one commit
+    /// for the command instead of the writer's and the sealer's, and no queue row written and deleted
+    /// (``SealStep/idleHeadLock``). Its results then carry the positions.
     static func write(
         _ commands: [PreparedCommand],
         queueForSealing: Bool = true,
+        sealingWhenIdle: Bool = false,
         authenticator: EventAuthenticator? = nil,
         on connection: isolated Connection
     ) -> Outcome {
-        let writing = Writing(queueForSealing: queueForSealing, authenticator: authenticator)
+        let writing = Writing(
+            queueForSealing: queueForSealing,
+            sealsWhenIdle: queueForSealing && sealingWhenIdle,
+            authenticator: authenticator
+        )
         do {
             return .written(try self.writeRetryingConflicts(commands, writing, on: connection))
         } catch let failure as NotStarted {
@@ -68,9 +78,11 @@ enum BatchWriter {
         let error: StoreError
     }
 
-    /// How the batch is written: queued for the sealer or not, and authenticated with the event key or not.
+    /// How the batch is written: queued for the sealer or not, sealed in its own transaction when the sealer
+    /// is idle or not, and authenticated with the event key or not.
     private struct Writing {
         let queueForSealing: Bool
+        let sealsWhenIdle: Bool
         let authenticator: EventAuthenticator?
     }
 
@@ -109,9 +121,13 @@ enum BatchWriter {
         let opening: [QueryResult]
         let proofs = commands.compactMap(\.command.dpopProof)
         do {
+            // The head's lock comes after the lookup: an event of one of the batch's streams that the lookup
+            // saw committed is either sealed or still queued then, and a queued one keeps the batch queued behind
+            // it, so that no stream's events are sealed out of order.
             opening = try connection.pipeline(
                 ["BEGIN", Self.openingStatement, self.lookup(for: commands)]
                     + (proofs.isEmpty ? [] : [DPoPProofRows.lookup(proofs)])
+                    + (writing.sealsWhenIdle ? [SealStep.idleHeadLock] : [])
             )
         } catch {
             connection.rollbackQuietly()
@@ -120,10 +136,12 @@ enum BatchWriter {
         }
         do {
             // BEGIN's, the opening statement's (the log head's key last), the lookup's, then those of the
-            // proofs already recorded, if asked.
-            guard opening.count == (proofs.isEmpty ? 3 : 4), let head = opening[1].first else {
+            // proofs already recorded and of the idle head, if asked.
+            let expected = 3 + (proofs.isEmpty ? 0 : 1) + (writing.sealsWhenIdle ? 1 : 0)
+            guard opening.count == expected, let head = opening[1].first else {
                 throw StoreError(.server, "the batch lookup returned no result")
             }
+            let lockedHead = writing.sealsWhenIdle ? opening[expected - 1].first : nil
             let logKeyID = try head.decode(ByteaValue?.self, at: Self.openingKeyColumn)?.bytes
             try EventKeyCheck.require(logKeyID: logKeyID, authenticator: writing.authenticator)
             let (versions, known) = try self.decodeLookup(opening[2])
@@ -139,21 +157,36 @@ enum BatchWriter {
                 try connection.execute("ROLLBACK")
                 return plan.results
             }
-            // The inserts (with their queue rows), the projections and COMMIT in one round trip: a row that lost
-            // a race makes the insert raise, and the pipeline skips everything after it, COMMIT included.
-            let statements =
+            // The inserts (with their queue rows, or their leaves when the batch seals itself), the projections
+            // and COMMIT in one round trip: a row that lost a race makes the insert raise, and the pipeline skips
+            // everything after it, COMMIT included.
+            let sealing = try lockedHead.map { try SealStep.sealing(plan.rows, head: $0) }
+            var statements =
                 EventRow.writerInserts(
                     plan.rows,
                     authenticator: writing.authenticator,
-                    queueForSealing: writing.queueForSealing
-                ) + DPoPProofRows.inserts(plan.dpopProofs) + self.followUps(of: plan, writing, logKeyID: logKeyID)
+                    queueForSealing: writing.queueForSealing && sealing == nil
+                ) + DPoPProofRows.inserts(plan.dpopProofs)
+            statements += sealing?.statements ?? []
+            statements += self.followUps(of: plan, writing, logKeyID: logKeyID)
             do {
                 try connection.pipeline(statements)
             } catch let error as StoreError where error.sqlState == EventRow.lostRaceState {
                 connection.rollbackQuietly()
                 return nil
             }
-            return plan.results
+            guard let positions = sealing?.positions else { return plan.results }
+            return plan.results.map { result in
+                result.map { appended in
+                    AppendResult(
+                        events: appended.events.map { event in
+                            var event = event
+                            event.position = event.position ?? positions[event.eventID]
+                            return event
+                        }
+                    )
+                }
+            }
         } catch {
             connection.rollbackQuietly()
             throw error

@@ -10,7 +10,8 @@ import AuthlogPostgres
 /// batches in flight never touch the same stream: a command whose stream a batch in flight is writing waits
 /// for the next batch (so a busy stream such as `signin-apple` gathers its commands into one batch instead
 /// of making concurrent batches collide on it). Callers are answered after their own COMMIT; the events then
-/// wait in the queue for the ``Sealer``, which this writer wakes.
+/// wait in the queue for the ``Sealer``, which this writer wakes, unless the batch was alone and found the
+/// sealer idle: then it sealed its own events in the same transaction (``BatchWriter``).
 actor GroupCommitWriter {
     private struct Group {
         let commands: [PreparedCommand]
@@ -77,9 +78,11 @@ actor GroupCommitWriter {
             let (batch, streams) = self.takeBatch()
             guard !batch.isEmpty else { break }
             self.batchObserver?(batch.reduce(0) { $0 + $1.eventCount })
-            var results = await self.write(batch.flatMap(\.commands))[...]
+            // Alone (no other batch in flight, nothing waiting), the batch may seal itself (BatchWriter).
+            let alone = self.writers == 1 && self.queue.isEmpty
+            var results = await self.write(batch.flatMap(\.commands), sealingWhenIdle: alone)[...]
             self.busyStreams.subtract(streams)
-            await self.sealer.wake()
+            if results.contains(where: Self.leftEventsUnsealed) { await self.sealer.wake() }
             for group in batch {
                 group.continuation.resume(returning: Array(results.prefix(group.commands.count)))
                 results = results.dropFirst(group.commands.count)
@@ -113,7 +116,17 @@ actor GroupCommitWriter {
         return (batch, streams)
     }
 
-    private func write(_ commands: [PreparedCommand]) async -> [Result<AppendResult, StoreError>] {
+    /// Whether a command's result has an event without a position: queued for the sealer (or found stored and
+    /// not sealed yet), so the sealer is woken.
+    private static func leftEventsUnsealed(_ result: Result<AppendResult, StoreError>) -> Bool {
+        guard case .success(let appended) = result else { return false }
+        return appended.events.contains { $0.position == nil }
+    }
+
+    private func write(
+        _ commands: [PreparedCommand],
+        sealingWhenIdle: Bool
+    ) async -> [Result<AppendResult, StoreError>] {
         var lastError = StoreError(.connectionFailed, "PostgreSQL is unreachable")
         // A connection that broke while idle (a restarted server) fails in the opening round trip, before
         // anything is written; that is retried once on a fresh connection.
@@ -125,7 +138,12 @@ actor GroupCommitWriter {
                 lastError = (error as? StoreError) ?? lastError
                 continue
             }
-            let outcome = await BatchWriter.write(commands, authenticator: self.authenticator, on: connection)
+            let outcome = await BatchWriter.write(
+                commands,
+                sealingWhenIdle: sealingWhenIdle,
+                authenticator: self.authenticator,
+                on: connection
+            )
             await self.pool.release(connection)
             switch outcome {
             case .written(let results): return results

@@ -175,6 +175,42 @@ enum SealStep {
         return triage
     }
 
+    /// The log head's row, locked, when no committed event waits in the queue and no other transaction holds
+    /// the head (a sealer's step, another writer sealing its batch); no row otherwise (`SKIP LOCKED`: the writer
+    /// does not wait, it queues its batch as usual). A writer that gets it seals its own batch (``sealing(_:head:)``).
+    static let idleHeadLock: SQLQuery = """
+        SELECT size, frontier, event_key_id FROM authlog.log_head
+        WHERE NOT EXISTS (SELECT FROM authlog.unsealed_events) FOR UPDATE SKIP LOCKED
+        """
+
+    /// The statements that seal a writer's own `rows` in its transaction, under the head `row` it locked with
+    /// ``idleHeadLock``: their leaves at the next positions in the rows' order (the order their queue rows would
+    /// have had), the head moved and their sign-ins counted, as a step over the same queue rows would; and the
+    /// positions given. The rows are the writer's own, with MACs it made, so nothing is triaged.
+    static func sealing(
+        _ rows: [EventRow.Committed],
+        head row: QueryRow
+    ) throws -> (statements: [SQLQuery], positions: [UUID: Int64]) {
+        var frontier = try Head(row).frontier
+        let first = frontier.size + 1
+        var positions: [UUID: Int64] = [:]
+        var signins: [EventRow.SigninCount: Int64] = [:]
+        let queued = rows.enumerated().map { index, committed in
+            positions[committed.envelope.eventID] = first + Int64(index)
+            if let count = committed.signinCount { signins[count, default: 0] += 1 }
+            return Queued(
+                order: Int64(index),
+                id: committed.envelope.eventID.lowercased,
+                digest: committed.digest,
+                mac: nil,
+                isSealedAlready: false
+            )
+        }
+        var statements = Self.storeLeaves(of: queued, extending: &frontier, stampingMonth: true)
+        if !signins.isEmpty { statements.append(Self.countSignins(signins)) }
+        return (statements, positions)
+    }
+
     /// Gives `queued` the next positions in queue order, extends `frontier` with their leaves, and returns the
     /// INSERT of the leaves (with the interior nodes each completes) and the UPDATE of the head.
     private static func storeLeaves(
