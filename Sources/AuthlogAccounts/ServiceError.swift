@@ -16,8 +16,9 @@ public struct ServiceError: Error, Sendable {
     public var logDetail: String?
     /// Members the answer carries after `error` and `error_description` (`providers` of `account_exists`).
     public var extraMembers: [(name: String, value: JSONValue)] = []
-    /// For the HTTP layer only, never the answer: a DPoP refusal at a route whose rules do not record it
-    /// themselves, to be counted into the aggregated refusal events.
+    /// For the HTTP layer only, never the answer: a refused token (a DPoP refusal, an access token that is
+    /// missing, not valid or of an ended session) at a route whose rules do not record it themselves, to be
+    /// counted into the aggregated refusal events.
     public var tokenUseRefusal: TokenUseRefusal?
 
     /// Creates an error answer.
@@ -48,6 +49,14 @@ public struct ServiceError: Error, Sendable {
             description,
             headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""]
         )
+    }
+
+    /// 401 `invalid_token` for a request to an access-token route without a token: counted by the HTTP layer
+    /// as `access_token_missing` of its address (``tokenUseRefusal``).
+    public static func missingAccessToken(_ description: String) -> ServiceError {
+        var error = ServiceError.invalidToken(description)
+        error.tokenUseRefusal = TokenUseRefusal(reason: TokenUseRefusal.missingAccessToken, session: nil)
+        return error
     }
 
     /// The answer for a failure below the service (the store, a connection): 503 `database_unavailable`

@@ -265,17 +265,21 @@ public struct TokenService: Sendable {
     }
 
     /// The claims of an access token whose signature, issuer, audience and expiry check out.
-    /// - Throws: ``ServiceError`` 401 `invalid_token`.
+    /// - Throws: ``ServiceError`` 401 `invalid_token`, with its refusal (`access_token_<reason>`, of no
+    ///   session: nothing in a token that failed is trusted) for the HTTP layer to count by address.
     private func verifiedClaims(of bearer: String) throws(ServiceError) -> AccessTokenClaims {
         do {
             return try self.dependencies.accessTokens.verify(bearer)
         } catch {
-            throw ServiceError.invalidToken("The access token is not valid (\(error.reason)).")
+            var refused = ServiceError.invalidToken("The access token is not valid (\(error.reason)).")
+            refused.tokenUseRefusal = TokenUseRefusal(reason: "access_token_" + error.reason, session: nil)
+            throw refused
         }
     }
 
     /// The session of `claims`, when it is still active.
-    /// - Throws: ``ServiceError`` 401 `invalid_token`, 503 when the database is down.
+    /// - Throws: ``ServiceError`` 401 `invalid_token`, with its refusal (`session_ended`, on the token's
+    ///   session: the claims are the service's own) for the HTTP layer to record; 503 when the database is down.
     private func activeSession(of claims: AccessTokenClaims) async throws(ServiceError) -> SessionRecord {
         let session = try await self.dependencies.storeCall {
             try await self.dependencies.queries.session(claims.sessionID)
@@ -283,7 +287,9 @@ public struct TokenService: Sendable {
         guard let session, session.isUsable, session.userID == claims.userID,
             self.passedLimit(of: session, at: .now()) == nil
         else {
-            throw ServiceError.invalidToken("The session of this access token has ended.")
+            var refused = ServiceError.invalidToken("The session of this access token has ended.")
+            refused.tokenUseRefusal = TokenUseRefusal(TokenUseRefusal.sessionEnded, accessToken: claims)
+            throw refused
         }
         return session
     }

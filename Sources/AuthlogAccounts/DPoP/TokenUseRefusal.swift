@@ -1,10 +1,13 @@
 public import AuthlogCore
 public import Foundation
 
-/// A DPoP refusal the token rules answered without recording it themselves, for the HTTP layer to count into
+/// A refused token the token rules answered without recording it themselves, for the HTTP layer to count into
 /// its aggregated events (`token.access_refused` when ``session`` is known, else `request.refused` by address):
-/// where an access token is checked (logout, `/v1/me`, receipts) and at revocation. Sign-in and refresh record
-/// their own refusals, one event each, and never carry one.
+/// where an access token is checked (logout, `/v1/me`, receipts) a DPoP refusal, an access token that is
+/// missing (``missingAccessToken``), not valid (`access_token_<reason>`: `access_token_expired`,
+/// `access_token_bad_signature`, …, of no session) or of a session that ended (``sessionEnded``, on it); and
+/// a DPoP refusal at revocation. Sign-in and refresh record their own refusals, one event each, and never
+/// carry one.
 public struct TokenUseRefusal: Sendable, Equatable {
     /// The session whose token was presented: known when the access token's signature checked out, or the
     /// refresh token was found.
@@ -30,8 +33,13 @@ public struct TokenUseRefusal: Sendable, Equatable {
         }
     }
 
-    /// The exact reason (`dpop_wrong_key`, …).
+    /// The exact reason (`dpop_wrong_key`, `access_token_expired`, `session_ended`, …).
     public var reason: String
+
+    /// The reason of a request to an access-token route that sent no token.
+    public static let missingAccessToken = "access_token_missing"
+    /// The reason of a valid access token whose session has ended (logged out, revoked, expired, deleted).
+    public static let sessionEnded = "session_ended"
     /// The token's session, when one is known.
     public var session: Session?
 

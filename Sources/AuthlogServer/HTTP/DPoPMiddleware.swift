@@ -7,8 +7,9 @@ import Hummingbird
 /// proof must name: `public_url` and the request's path when `public_url` is set (behind a proxy, the URL the
 /// client addressed), else `http://` and the request's `Host`. When server nonces are on, every answer
 /// carries the current one in `DPoP-Nonce` (RFC 9449 §8.2), errors included. A refusal the rules did not
-/// record themselves (``ServiceError/tokenUseRefusal``: an access token's proof, a proof at revocation) is
-/// counted into the ``RefusalRecorder``'s aggregated events with the request's address and route.
+/// record themselves (``ServiceError/tokenUseRefusal``: an access token's proof, an access token missing, not
+/// valid or of an ended session, a proof at revocation) is counted into the ``RefusalRecorder``'s aggregated
+/// events with the request's address and route.
 struct DPoPMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 

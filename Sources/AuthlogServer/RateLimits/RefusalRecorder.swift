@@ -5,9 +5,10 @@ import Synchronization
 
 /// Counts every refused request in memory and turns the counts into a few events (``RefusalTally``): rate-limit
 /// refusals as `ratelimit.exceeded`, requests refused below the router as `request.refused`, refused or
-/// anonymous reads of the audit routes as `audit.accessed` with a count, and tokens refused for their DPoP
-/// proof as `token.access_refused` on their session (``TokenUseRefusal``; one that names no session counts as
-/// `request.refused` of its address). Nothing here writes on the refused
+/// anonymous reads of the audit routes as `audit.accessed` with a count, and refused tokens (``TokenUseRefusal``:
+/// a DPoP proof refused, an access token of an ended session) as `token.access_refused` on their session (one
+/// that names no session, such as an access token missing or not valid, counts as `request.refused` of its
+/// address). Nothing here writes on the refused
 /// request's path: ``flush(into:)`` runs from a background service every second and at shutdown.
 public final class RefusalRecorder: Sendable {
     /// A rate-limit key: what the limit counts by, the key, and the route group.
@@ -122,7 +123,7 @@ public final class RefusalRecorder: Sendable {
         }
     }
 
-    /// Counts one DPoP refusal the token rules answered without recording (``TokenUseRefusal``): on its
+    /// Counts one refused token the token rules answered without recording (``TokenUseRefusal``): on its
     /// session when it names one, else as a request `metadata`'s address sent.
     func noteTokenUse(_ refusal: TokenUseRefusal, route: String, metadata: RequestMetadata) {
         let now = Timestamp.now()

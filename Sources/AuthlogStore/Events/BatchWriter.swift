@@ -160,7 +160,7 @@ enum BatchWriter {
             // The inserts (with their queue rows, or their leaves when the batch seals itself), the projections
             // and COMMIT in one round trip: a row that lost a race makes the insert raise, and the pipeline skips
             // everything after it, COMMIT included.
-            let sealing = try lockedHead.map { try SealStep.sealing(plan.rows, head: $0) }
+            let sealing = try plan.rows.isEmpty ? nil : lockedHead.map { try SealStep.sealing(plan.rows, head: $0) }
             var statements =
                 EventRow.writerInserts(
                     plan.rows,

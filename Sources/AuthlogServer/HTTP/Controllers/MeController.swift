@@ -125,7 +125,7 @@ struct MeController: Sendable {
     /// The bearer token, or 401 `invalid_token`.
     static func bearer(_ request: Request) throws(ServiceError) -> String {
         guard let bearer = TokenController.bearer(request), !bearer.isEmpty else {
-            throw ServiceError.invalidToken("Send the access token as Authorization: Bearer.")
+            throw ServiceError.missingAccessToken("Send the access token as Authorization: Bearer.")
         }
         return bearer
     }

@@ -33,7 +33,7 @@ struct ReceiptBatchController: Sendable {
 
     @Sendable func receipts(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let bearer = TokenController.bearer(request), bearer.split(separator: ".").count == 3 else {
-            throw ServiceError.invalidToken(
+            throw ServiceError.missingAccessToken(
                 "Send the events' user's access token as Authorization: Bearer (audit keys fetch receipts one by one)."
             )
         }

@@ -46,7 +46,7 @@ struct TokenController: Sendable {
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let bearer = Self.bearer(request) else {
-            throw ServiceError.invalidToken("Send the access token as Authorization: Bearer.")
+            throw ServiceError.missingAccessToken("Send the access token as Authorization: Bearer.")
         }
         let scope: LogoutScope
         do {

@@ -1,0 +1,84 @@
+import AuthlogCore
+import AuthlogTesting
+import Foundation
+import Testing
+
+/// Requests to the access-token routes that are refused before any rule ran are attempts too: they are
+/// recorded, aggregated so that a client sending them in a loop does not grow the log one event per request.
+@Suite(.enabled(if: TestDatabase.isAvailable))
+struct AccessTokenRefusalTests {
+    @Test func forgedAndMissingAccessTokensAreCountedByAddress() async throws {
+        try await ServerHarness.run { harness in
+            let session = try await harness.signInDev("mallory-target")
+            let forged = try Self.withAlteredSignature(session.accessToken)
+            let elsewhere = [("User-Agent", "curl/8.5"), ("X-Forwarded-For", "198.51.100.23")]
+            for _ in 0..<12 {
+                let answer = try await harness.client.send(
+                    "GET",
+                    "/v1/me/sessions",
+                    headers: elsewhere + [("Authorization", "Bearer \(forged)")]
+                )
+                #expect(answer.status == 401 && answer.string("error") == "invalid_token", "\(answer.json)")
+            }
+            for path in ["/v1/me/sessions", "/v1/logout", "/v1/log/receipts"] {
+                let answer = try await harness.client.send(
+                    path == "/v1/logout" ? "POST" : "GET",
+                    path,
+                    headers: elsewhere
+                )
+                #expect(answer.status == 401 && answer.string("error") == "invalid_token", "\(path): \(answer.json)")
+            }
+            try await harness.flushRefusals()
+            let refused = try await harness.events(ofType: "request.refused").filter { $0.ip == "198.51.100.23" }
+            let counts = refused.reduce(into: [String: Int]()) { sums, event in
+                for member in event.data["counts"]?.objectMembers ?? [] {
+                    sums[member.name, default: 0] += Int(member.value.integerValue ?? 0)
+                }
+            }
+            #expect(counts == ["access_token_invalid_signature": 12, "access_token_missing": 3], "\(counts)")
+            #expect(refused.count <= 2, "the window's first and one summary, not one event per request")
+            #expect(
+                refused.allSatisfy { $0.userID == nil && $0.sessionID == nil },
+                "nothing in a forged token is trusted"
+            )
+            #expect(try await harness.events(ofType: "token.access_refused").isEmpty)
+            #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
+        }
+    }
+
+    @Test func anAccessTokenOfAnEndedSessionIsRecordedOnThatSession() async throws {
+        try await ServerHarness.run { harness in
+            let session = try await harness.signInDev("carol")
+            let logout = try await harness.send("POST", "/v1/logout", as: session)
+            #expect(logout.status == 204 || logout.status == 200, "\(logout.json)")
+            for _ in 0..<5 {
+                let answer = try await harness.send("GET", "/v1/me/sessions", as: session)
+                #expect(answer.status == 401 && answer.string("error") == "invalid_token", "\(answer.json)")
+            }
+            try await harness.flushRefusals()
+            let refused = try await harness.events(ofType: "token.access_refused")
+            #expect(refused.count == 2, "the window's first, then one summary")
+            #expect(refused.allSatisfy { $0.sessionID == session.sessionID && $0.userID == session.userID })
+            #expect(refused.allSatisfy { $0.reason == "session_ended" && $0.ip == "203.0.113.7" })
+            #expect(refused.first?.data["counts"] == .object([("session_ended", .number("1"))]))
+            #expect(refused.last?.data["counts"] == .object([("session_ended", .number("4"))]))
+            #expect(refused.first?.data["route"]?.stringValue == "GET /v1/me/sessions")
+            // The user sees the use of the ended session's token in their own activity.
+            let again = try await harness.signInDev("carol")
+            let activity = try await harness.send("GET", "/v1/me/activity", as: again)
+            let types = activity.json["activity"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? []
+            #expect(types.filter { $0 == "token.access_refused" }.count == 2, "\(types)")
+        }
+    }
+
+    /// `token` with one character in the middle of its signature changed: still base64url, no longer valid.
+    private static func withAlteredSignature(_ token: String) throws -> String {
+        var parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        #expect(parts.count == 3)
+        var signature = Array(parts[2])
+        let middle = signature.count / 2
+        signature[middle] = signature[middle] == "A" ? "B" : "A"
+        parts[2] = String(signature)
+        return parts.joined(separator: ".")
+    }
+}
