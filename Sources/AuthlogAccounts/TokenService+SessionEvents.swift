@@ -4,45 +4,33 @@ import Foundation
 /// The token service's events: the session stream's events of a refresh token's session, their append expecting
 /// the stream's version (with a rotation's sealed answer and the request's DPoP proof), and `token.refresh_failed`.
 extension TokenService {
-    /// Records `token.refresh_failed` with a reason the token service decided.
+    /// Records `token.refresh_failed` of `record`'s session with a reason the token service decided.
     func recordRefreshFailure(
         reason: RefreshFailureReason,
-        record: RefreshTokenRecord?,
+        record: RefreshTokenRecord,
         metadata: RequestMetadata,
         at now: Timestamp
     ) async throws(ServiceError) {
         try await self.recordRefreshFailure(code: reason.rawValue, record: record, metadata: metadata, at: now)
     }
 
-    /// Records `token.refresh_failed` with a reason the token service did not decide itself (a refused body,
-    /// a failure of our own), spelled as the answer's error code.
+    /// Records `token.refresh_failed` of `record`'s session with a reason the token service did not decide
+    /// itself (a refused proof, a failure of our own), spelled as the answer's error code. A refresh that names
+    /// no token of authlog's is not recorded alone (``TokenUseRefusal/init(refreshRefusedFor:)``).
     func recordRefreshFailure(
         code reason: String,
-        record: RefreshTokenRecord?,
+        record: RefreshTokenRecord,
         metadata: RequestMetadata,
         at now: Timestamp
     ) async throws(ServiceError) {
-        let payload = TokenRefreshFailed(reason: reason, tokenID: record?.tokenID)
-        let event: EventEnvelope
-        if let record {
-            event = try self.event(
-                record: record,
-                metadata: metadata,
-                at: now,
-                outcome: .failure,
-                reason: reason,
-                data: payload
-            )
-        } else {
-            event = try self.dependencies.event(
-                metadata,
-                stream: StreamName(category: "signin", id: "unknown"),
-                outcome: .failure,
-                reason: reason,
-                at: now,
-                data: payload
-            )
-        }
+        let event = try self.event(
+            record: record,
+            metadata: metadata,
+            at: now,
+            outcome: .failure,
+            reason: reason,
+            data: TokenRefreshFailed(reason: reason, tokenID: record.tokenID)
+        )
         try await self.dependencies.storeCall { try await self.dependencies.store.append(event) }
     }
 

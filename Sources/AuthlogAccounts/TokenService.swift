@@ -107,8 +107,11 @@ public struct TokenService: Sendable {
     ) async throws(ServiceError) -> RefreshStep {
         let now = Timestamp.now()
         guard let record else {
-            try await self.recordRefreshFailure(reason: .unknownToken, record: nil, metadata: metadata, at: now)
-            throw Self.invalidGrant("The refresh token is not known.")
+            // A token authlog never issued names nobody: anyone can send one, as often as the address limit
+            // lets them, so it is counted by address into an aggregated `request.refused`, not recorded alone.
+            var refused = Self.invalidGrant("The refresh token is not known.")
+            refused.tokenUseRefusal = TokenUseRefusal(refreshRefusedFor: RefreshFailureReason.unknownToken.rawValue)
+            throw refused
         }
         var metadata = metadata
         metadata.clientID = record.clientID
@@ -219,19 +222,14 @@ public struct TokenService: Sendable {
         ]
     }
 
-    /// Records a refresh refused before its token could be read (oversized or malformed body, no
-    /// `refresh_token`) as `token.refresh_failed` and returns the answer to give.
-    public func refuseUnreadable(
-        reason: RequestRefusalReason,
-        metadata: RequestMetadata,
-        answer: ServiceError
-    ) async -> ServiceError {
-        do {
-            try await self.recordRefreshFailure(code: reason.rawValue, record: nil, metadata: metadata, at: .now())
-            return answer
-        } catch {
-            return error
-        }
+    /// The answer to a refresh refused before its token could be read (oversized or malformed body, no
+    /// `refresh_token`): `answer`, carrying the refusal for the HTTP layer to count by address into an
+    /// aggregated `request.refused` (`refresh_<reason>`). Such a request names nobody, so it is not recorded
+    /// alone: an anonymous client cannot grow the log one event per request.
+    public func refuseUnreadable(reason: RequestRefusalReason, answer: ServiceError) -> ServiceError {
+        var answer = answer
+        answer.tokenUseRefusal = TokenUseRefusal(refreshRefusedFor: reason.rawValue)
+        return answer
     }
 
     /// Ends the session of `bearer` (`this`) or every session of its user (`all`).

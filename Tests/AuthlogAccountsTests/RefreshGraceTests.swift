@@ -172,7 +172,7 @@ struct RefreshGraceTests {
             try await rules.tokens.refresh("alr_" + String(repeating: "A", count: 43), metadata: RuleHarness.request)
         }
         #expect(forged?.code == "invalid_grant")
-        #expect(rules.events(.tokenRefreshFailed).last?.reason == "unknown_token")
+        #expect(forged?.tokenUseRefusal?.reason == "refresh_unknown_token")
         #expect(try await rules.stores.sessions.session(alice.sessionID)?.state == .active)
     }
 

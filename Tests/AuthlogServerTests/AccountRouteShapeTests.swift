@@ -73,20 +73,21 @@ import Testing
         }
     }
 
-    @Test func aRefreshRefusedForItsBodyIsRecordedOnTheUnknownStream() async throws {
+    /// A refresh that names no token of authlog's is answered, and left to the HTTP layer's aggregated count by
+    /// address (AccessTokenRefusalTests holds the count): the service records nothing of it alone.
+    @Test func aRefreshRefusedForItsBodyIsAnsweredWithoutAnEventOfItsOwn() async throws {
         let routes = try AccountRouter()
         try await routes.run { client in
             let missing = try await client.send(.post, "/v1/token/refresh", body: #"{"token": "x"}"#)
             #expect(missing.status == 400)
+            #expect(missing.string("error") == "invalid_request")
             let notJSON = try await client.send(.post, "/v1/token/refresh", body: "{")
             #expect(notJSON.status == 400)
         }
-        let failures = routes.stores.events.events(ofType: .tokenRefreshFailed)
-        #expect(failures.map(\.reason) == ["malformed_request", "malformed_request"])
-        #expect(failures.allSatisfy { $0.stream.description == "signin-unknown" && $0.requestID != nil })
+        #expect(routes.stores.events.events.isEmpty)
     }
 
-    @Test func anUnknownRefreshTokenIs401InvalidGrantAndRecorded() async throws {
+    @Test func anUnknownRefreshTokenIs401InvalidGrantWithoutAnEventOfItsOwn() async throws {
         let routes = try AccountRouter()
         try await routes.run { client in
             let answer = try await client.send(.post, "/v1/token/refresh", body: #"{"refresh_token": "alr_nothing"}"#)
@@ -94,7 +95,7 @@ import Testing
             #expect(answer.string("error") == "invalid_grant")
             #expect(answer.headers[.cacheControl] == "no-store")
         }
-        #expect(routes.stores.events.events(ofType: .tokenRefreshFailed).map(\.reason) == ["unknown_token"])
+        #expect(routes.stores.events.events.isEmpty)
     }
 
     @Test func aRefreshAnswersANewPairForTheSameSession() async throws {

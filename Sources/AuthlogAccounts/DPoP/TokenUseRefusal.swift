@@ -6,8 +6,8 @@ public import Foundation
 /// where an access token is checked (logout, `/v1/me`, receipts) a DPoP refusal, an access token that is
 /// missing (``missingAccessToken``), not valid (`access_token_<reason>`: `access_token_expired`,
 /// `access_token_bad_signature`, …, of no session) or of a session that ended (``sessionEnded``, on it); and
-/// a DPoP refusal at revocation. Sign-in and refresh record their own refusals, one event each, and never
-/// carry one.
+/// a DPoP refusal at revocation; a refresh that names no token of authlog's (``init(refreshRefusedFor:)``).
+/// Sign-in records its own refusals, one event each, and so does a refresh of a token authlog issued.
 public struct TokenUseRefusal: Sendable, Equatable {
     /// The session whose token was presented: known when the access token's signature checked out, or the
     /// refresh token was found.
@@ -77,4 +77,13 @@ public struct TokenUseRefusal: Sendable, Equatable {
     init(_ reason: String) {
         self.init(reason: reason, session: nil)
     }
+
+    /// A refresh that named no token of authlog's (an unknown token, `refresh_unknown_token`; a body that
+    /// could not be read, `refresh_malformed_request`, ...): counted by address, as `refresh_<reason>`.
+    init(refreshRefusedFor reason: String) {
+        self.init(reason: Self.refreshPrefix + reason, session: nil)
+    }
+
+    /// What the kinds of refused refreshes that name no token begin with.
+    public static let refreshPrefix = "refresh_"
 }

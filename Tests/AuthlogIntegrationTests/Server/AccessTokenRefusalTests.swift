@@ -3,8 +3,9 @@ import AuthlogTesting
 import Foundation
 import Testing
 
-/// Requests to the access-token routes that are refused before any rule ran are attempts too: they are
-/// recorded, aggregated so that a client sending them in a loop does not grow the log one event per request.
+/// Requests to the access-token routes that are refused before any rule ran, and refreshes that name no token
+/// of authlog's, are attempts too: they are recorded, aggregated so that a client sending them in a loop does
+/// not grow the log one event per request.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct AccessTokenRefusalTests {
     @Test func forgedAndMissingAccessTokensAreCountedByAddress() async throws {
@@ -42,6 +43,46 @@ struct AccessTokenRefusalTests {
                 "nothing in a forged token is trusted"
             )
             #expect(try await harness.events(ofType: "token.access_refused").isEmpty)
+            #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
+        }
+    }
+
+    /// A refresh with a token authlog never issued, or with a body that names none, is refused as before and
+    /// counted by address the same way: a loop of them writes at most two events per window.
+    @Test func refreshesThatNameNoTokenAreCountedByAddress() async throws {
+        try await ServerHarness.run { harness in
+            let session = try await harness.signInDev("mallory-target-2")
+            let elsewhere = [("User-Agent", "curl/8.5"), ("X-Forwarded-For", "198.51.100.24")]
+            let forged = "alr_" + String(repeating: "A", count: 43)
+            for token in [forged, session.accessToken, "alr_x", forged, forged, forged, forged] {
+                let answer = try await harness.post(
+                    "/v1/token/refresh",
+                    .members(["refresh_token": .string(token)]),
+                    headers: elsewhere
+                )
+                #expect(answer.status == 401 && answer.string("error") == "invalid_grant", "\(answer.json)")
+            }
+            for body in [#"{"token": "x"}"#, "{"] {
+                let answer = try await harness.client.send(
+                    "POST",
+                    "/v1/token/refresh",
+                    body: Array(body.utf8),
+                    headers: elsewhere + [("Content-Type", "application/json")]
+                )
+                #expect(answer.status == 400 && answer.string("error") == "invalid_request", "\(answer.json)")
+            }
+            try await harness.flushRefusals()
+            let refused = try await harness.events(ofType: "request.refused").filter { $0.ip == "198.51.100.24" }
+            let counts = refused.reduce(into: [String: Int]()) { sums, event in
+                for member in event.data["counts"]?.objectMembers ?? [] {
+                    sums[member.name, default: 0] += Int(member.value.integerValue ?? 0)
+                }
+            }
+            #expect(counts == ["refresh_unknown_token": 7, "refresh_malformed_request": 2], "\(counts)")
+            #expect(refused.count <= 2, "the window's first and one summary, not one event per request")
+            #expect(refused.allSatisfy { $0.userID == nil && $0.sessionID == nil })
+            #expect(try await harness.events(ofType: "token.refresh_failed").isEmpty)
+            // The session whose access token was sent as a refresh token is untouched.
             #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
         }
     }

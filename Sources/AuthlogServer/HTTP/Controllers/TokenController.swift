@@ -31,11 +31,7 @@ struct TokenController: Sendable {
             }
             token = value
         } catch let refusal as RequestBodyReader.Refusal {
-            throw await self.service.refuseUnreadable(
-                reason: refusal.reason,
-                metadata: self.requestMetadata.metadata(of: request, context: context),
-                answer: refusal.answer
-            )
+            throw self.service.refuseUnreadable(reason: refusal.reason, answer: refusal.answer)
         }
         let answer = try await self.service.refresh(
             token,
