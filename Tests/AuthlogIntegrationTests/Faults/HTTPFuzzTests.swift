@@ -120,7 +120,10 @@ extension Faults {
                 try await Task.sleep(for: .milliseconds(200))
             }
             #expect(try await database.scalar(counted) == 1)
-            #expect(try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'token.refresh_failed'") == 0)
+            #expect(
+                try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'token.refresh_failed'")
+                    == 0
+            )
         }
 
         /// Sends `count` generated requests one after another (on a thread of their own: the sockets block).

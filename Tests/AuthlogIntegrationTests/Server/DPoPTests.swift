@@ -99,7 +99,7 @@ struct DPoPTests {
         }
     }
 
-    @Test func aThiefsRefreshWithoutTheKeyOrWithAnotherIsRefusedRecordedAndEndsNothing() async throws {
+    @Test func aThiefsRefreshWithoutTheKeyOrWithAnotherIsRefusedRecordedShownAndEndsNothing() async throws {
         try await ServerHarness.run { harness in
             let device = try Device(harness)
             let thief = try Device(harness)
@@ -117,9 +117,30 @@ struct DPoPTests {
             #expect(failures.map(\.reason) == ["dpop_missing", "dpop_wrong_key", "dpop_wrong_key"])
             #expect(failures.allSatisfy { $0.outcome == "failure" && $0.data["token_id"] != nil })
             #expect(try await harness.events(ofType: "token.reuse_detected").isEmpty)
-            // The user's session goes on.
-            #expect(try await device.refresh(current).status == 200)
+            // The user's session goes on, and the user sees the thief's refused refreshes in their activity.
+            let next = try await device.refresh(current)
+            #expect(next.status == 200)
             #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
+            let access = try #require(next.string("access_token"))
+            let activity = try await harness.client.send(
+                "GET",
+                "/v1/me/activity",
+                headers: ServerHarness.appHeaders + [
+                    ("Authorization", "DPoP \(access)"),
+                    (
+                        "DPoP",
+                        try device.maker.proof(method: "GET", url: device.url("/v1/me/activity"), accessToken: access)
+                    ),
+                ]
+            )
+            #expect(activity.status == 200, "\(activity.json)")
+            let entries = activity.json["activity"]?.arrayValue ?? []
+            let refused = entries.filter { $0["type"]?.stringValue == "token.refresh_failed" }
+            #expect(
+                refused.compactMap { $0["reason"]?.stringValue } == [
+                    "dpop_wrong_key", "dpop_wrong_key", "dpop_missing",
+                ]
+            )
         }
     }
 
