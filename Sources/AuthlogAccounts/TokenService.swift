@@ -45,7 +45,8 @@ public struct TokenService: Sendable {
     /// Rotates `refreshToken` and returns a new token pair, or, within the reuse grace window, the pair its
     /// rotation already gave.
     /// - Throws: ``ServiceError`` 401 `invalid_grant` for unknown, expired, revoked or reused tokens (each
-    ///   recorded as an event), 503 when the database is down.
+    ///   recorded as an event on its session; an unknown one carries a ``TokenUseRefusal`` for the HTTP layer
+    ///   to count by address instead), 503 when the database is down.
     public func refresh(_ refreshToken: String, metadata: RequestMetadata) async throws(ServiceError) -> TokenResponse {
         let hash = RefreshTokenSecret.hash(of: refreshToken)
         // A replay is judged by when it was presented, not by when its turn on the session stream came.

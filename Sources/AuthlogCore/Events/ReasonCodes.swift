@@ -46,7 +46,8 @@ public enum RefreshTokenState: String, Sendable, Codable, CaseIterable {
 
 /// Why a refresh was refused (`token.refresh_failed`'s reason), for the refusals the token service decides.
 public enum RefreshFailureReason: String, Sendable, CaseIterable {
-    /// No refresh token has this hash.
+    /// No refresh token has this hash: counted by address as `refresh_unknown_token`, not recorded alone
+    /// (`token.refresh_failed` with it only in older logs).
     case unknownToken = "unknown_token"
     /// The token's own lifetime passed.
     case expired

@@ -97,12 +97,14 @@ public struct TokenRefreshed: EventPayload {
     }
 }
 
-/// An unknown, expired or revoked refresh token was presented (`token.refresh_failed`).
+/// An expired or revoked refresh token was presented, or one refused for its DPoP proof or by the alerts'
+/// policy (`token.refresh_failed`). Logs written before unknown tokens were counted by address also hold it with
+/// `unknown_token` (on `signin-unknown`, without a token id).
 public struct TokenRefreshFailed: EventPayload {
     public static let eventType = EventType.tokenRefreshFailed
-    /// `unknown_token`, `expired`, `revoked`, …
+    /// `expired`, `revoked`, `session_expired`, a DPoP reason, …
     public var reason: String
-    /// The token's id, when the token was known.
+    /// The token's id (absent only in older logs' `unknown_token`).
     public var tokenID: UUID?
 
     /// Creates the payload.

@@ -31,11 +31,7 @@ struct AccessTokenRefusalTests {
             }
             try await harness.flushRefusals()
             let refused = try await harness.events(ofType: "request.refused").filter { $0.ip == "198.51.100.23" }
-            let counts = refused.reduce(into: [String: Int]()) { sums, event in
-                for member in event.data["counts"]?.objectMembers ?? [] {
-                    sums[member.name, default: 0] += Int(member.value.integerValue ?? 0)
-                }
-            }
+            let counts = Self.counts(of: refused)
             #expect(counts == ["access_token_invalid_signature": 12, "access_token_missing": 3], "\(counts)")
             #expect(refused.count <= 2, "the window's first and one summary, not one event per request")
             #expect(
@@ -73,11 +69,7 @@ struct AccessTokenRefusalTests {
             }
             try await harness.flushRefusals()
             let refused = try await harness.events(ofType: "request.refused").filter { $0.ip == "198.51.100.24" }
-            let counts = refused.reduce(into: [String: Int]()) { sums, event in
-                for member in event.data["counts"]?.objectMembers ?? [] {
-                    sums[member.name, default: 0] += Int(member.value.integerValue ?? 0)
-                }
-            }
+            let counts = Self.counts(of: refused)
             #expect(counts == ["refresh_unknown_token": 7, "refresh_malformed_request": 2], "\(counts)")
             #expect(refused.count <= 2, "the window's first and one summary, not one event per request")
             #expect(refused.allSatisfy { $0.userID == nil && $0.sessionID == nil })
@@ -109,6 +101,15 @@ struct AccessTokenRefusalTests {
             let activity = try await harness.send("GET", "/v1/me/activity", as: again)
             let types = activity.json["activity"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? []
             #expect(types.filter { $0 == "token.access_refused" }.count == 2, "\(types)")
+        }
+    }
+
+    /// The requests `events` account for, by kind: their `data.counts` summed.
+    private static func counts(of events: [StoredEvent]) -> [String: Int] {
+        events.reduce(into: [String: Int]()) { sums, event in
+            for member in event.data["counts"]?.objectMembers ?? [] {
+                sums[member.name, default: 0] += Int(member.value.integerValue ?? 0)
+            }
         }
     }
 

@@ -53,6 +53,23 @@ struct DPoPTests {
         func refresh(_ token: String) async throws -> HTTPTestClient.Answer {
             try await self.refresh(token, proof: try self.proof("/v1/token/refresh"))
         }
+
+        /// The entries of `GET /v1/me/activity` with `access` (bound to this device's key), newest first.
+        func activity(with access: String) async throws -> [JSONValue] {
+            let answer = try await self.harness.client.send(
+                "GET",
+                "/v1/me/activity",
+                headers: ServerHarness.appHeaders + [
+                    ("Authorization", "DPoP \(access)"),
+                    (
+                        "DPoP",
+                        try self.maker.proof(method: "GET", url: self.url("/v1/me/activity"), accessToken: access)
+                    ),
+                ]
+            )
+            #expect(answer.status == 200, "\(answer.json)")
+            return answer.json["activity"]?.arrayValue ?? []
+        }
     }
 
     /// The claims of a JWT, unchecked.
@@ -121,20 +138,7 @@ struct DPoPTests {
             let next = try await device.refresh(current)
             #expect(next.status == 200)
             #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
-            let access = try #require(next.string("access_token"))
-            let activity = try await harness.client.send(
-                "GET",
-                "/v1/me/activity",
-                headers: ServerHarness.appHeaders + [
-                    ("Authorization", "DPoP \(access)"),
-                    (
-                        "DPoP",
-                        try device.maker.proof(method: "GET", url: device.url("/v1/me/activity"), accessToken: access)
-                    ),
-                ]
-            )
-            #expect(activity.status == 200, "\(activity.json)")
-            let entries = activity.json["activity"]?.arrayValue ?? []
+            let entries = try await device.activity(with: try #require(next.string("access_token")))
             let refused = entries.filter { $0["type"]?.stringValue == "token.refresh_failed" }
             #expect(
                 refused.compactMap { $0["reason"]?.stringValue } == [
@@ -373,19 +377,7 @@ struct DPoPTests {
             #expect(summary.data["counts"]?["dpop_missing"]?.integerValue == 10)
             // Nothing ended: the user's device goes on, and sees the refusals in its own activity.
             #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
-            let activity = try await harness.client.send(
-                "GET",
-                "/v1/me/activity",
-                headers: ServerHarness.appHeaders + [
-                    ("Authorization", "DPoP \(access)"),
-                    (
-                        "DPoP",
-                        try device.maker.proof(method: "GET", url: device.url("/v1/me/activity"), accessToken: access)
-                    ),
-                ]
-            )
-            #expect(activity.status == 200, "\(activity.json)")
-            let types = activity.json["activity"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? []
+            let types = try await device.activity(with: access).compactMap { $0["type"]?.stringValue }
             #expect(types.filter { $0 == "token.access_refused" }.count == 2, "\(types)")
         }
     }
