@@ -51,10 +51,14 @@ public struct ServiceError: Error, Sendable {
         )
     }
 
-    /// 401 `invalid_token` for a request to an access-token route without a token: counted by the HTTP layer
-    /// as `access_token_missing` of its address (``tokenUseRefusal``).
-    public static func missingAccessToken(_ description: String) -> ServiceError {
-        var error = ServiceError.invalidToken(description)
+    /// 401 `invalid_token` for a request to an access-token route without a token, with `challenge` as its
+    /// `WWW-Authenticate`: counted by the HTTP layer as `access_token_missing` of its address
+    /// (``tokenUseRefusal``).
+    public static func missingAccessToken(
+        _ description: String,
+        challenge: String = "Bearer error=\"invalid_token\""
+    ) -> ServiceError {
+        var error = ServiceError(.unauthorized, "invalid_token", description, headers: [.wwwAuthenticate: challenge])
         error.tokenUseRefusal = TokenUseRefusal(reason: TokenUseRefusal.missingAccessToken, session: nil)
         return error
     }

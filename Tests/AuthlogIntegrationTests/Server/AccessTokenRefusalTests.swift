@@ -5,11 +5,12 @@ import Testing
 
 /// Requests to the access-token routes that are refused before any rule ran, and refreshes that name no token
 /// of authlog's, are attempts too: they are recorded, aggregated so that a client sending them in a loop does
-/// not grow the log one event per request.
+/// not grow the log one event per request. The promises are held under the default configuration (rate limits
+/// on, their one-minute window).
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct AccessTokenRefusalTests {
     @Test func forgedAndMissingAccessTokensAreCountedByAddress() async throws {
-        try await ServerHarness.run { harness in
+        try await ServerHarness.run(adjust: ServerHarness.defaultLimits) { harness in
             let session = try await harness.signInDev("mallory-target")
             let forged = try Self.withAlteredSignature(session.accessToken)
             let elsewhere = [("User-Agent", "curl/8.5"), ("X-Forwarded-For", "198.51.100.23")]
@@ -46,7 +47,7 @@ struct AccessTokenRefusalTests {
     /// A refresh with a token authlog never issued, or with a body that names none, is refused as before and
     /// counted by address the same way: a loop of them writes at most two events per window.
     @Test func refreshesThatNameNoTokenAreCountedByAddress() async throws {
-        try await ServerHarness.run { harness in
+        try await ServerHarness.run(adjust: ServerHarness.defaultLimits) { harness in
             let session = try await harness.signInDev("mallory-target-2")
             let elsewhere = [("User-Agent", "curl/8.5"), ("X-Forwarded-For", "198.51.100.24")]
             let forged = "alr_" + String(repeating: "A", count: 43)

@@ -382,13 +382,10 @@ struct DPoPTests {
         }
     }
 
-    /// The rate limits as a configuration without a `rate_limits` section has them.
-    static func defaultLimits(_ configuration: inout ServerConfiguration) { configuration.rateLimits = nil }
-
     /// The same promise under the default configuration (rate limits on, their one-minute window): a stolen
     /// access token sent in a loop without its key is two events on the session, counting every refusal.
     @Test func aFloodOfAStolenAccessTokenIsTwoEventsUnderTheDefaults() async throws {
-        try await ServerHarness.run(adjust: Self.defaultLimits) { harness in
+        try await ServerHarness.run(adjust: ServerHarness.defaultLimits) { harness in
             let device = try Device(harness)
             let thief = try Device(harness)
             let access = try #require(try await device.signIn().string("access_token"))

@@ -10,11 +10,6 @@ import Testing
 /// answer is byte for byte the forged-proof answer, and `POST /v1/admin/identities/unlock` lifts it.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct IdentityLockoutRouteTests {
-    /// The limits and the lockout as a configuration without `rate_limits` has them (the harness turns them off).
-    static func defaultLimits(_ configuration: inout ServerConfiguration) {
-        configuration.rateLimits = nil
-    }
-
     static func lockAfterThree(_ configuration: inout ServerConfiguration) {
         configuration.rateLimits = try? JSONValue.members([
             "lockout": .members(["failures": .number("3"), "window_seconds": .number("600")])
@@ -58,7 +53,7 @@ struct IdentityLockoutRouteTests {
     /// a day ago, replayed ten times, locks nobody: it is recorded as `expired` without a subject hash, like a
     /// forged proof. Ten replays of one that expired within its lifetime lock the identity.
     @Test func tenReplaysOfADayOldGoogleTokenDoNotLockTheUserButTenRecentOnesDo() async throws {
-        try await ServerHarness.run(adjust: Self.defaultLimits) { harness in
+        try await ServerHarness.run(adjust: ServerHarness.defaultLimits) { harness in
             let stale = try Self.googleToken(harness, expiredFor: 86_400)
             for _ in 0..<10 {
                 let answer = try await Self.signIn(harness, stale)

@@ -157,6 +157,10 @@ struct ServerHarness {
         await self.providers.stop()
     }
 
+    /// The rate limits as a configuration without a `rate_limits` section has them (the harness turns them
+    /// off): for the tests that hold a promise under the defaults.
+    static func defaultLimits(_ configuration: inout ServerConfiguration) { configuration.rateLimits = nil }
+
     /// Headers of a request from an app behind our proxy.
     static let appHeaders = [("User-Agent", "ExampleApp/1.0 (iPhone)"), ("X-Forwarded-For", "203.0.113.7")]
 

@@ -117,14 +117,10 @@ struct ReceiptController: Sendable {
     /// per request.
     private func caller(_ bearer: String?, what: String, metadata: RequestMetadata) async throws -> Caller {
         guard let bearer, !bearer.isEmpty else {
-            var missing = ServiceError(
-                .unauthorized,
-                "invalid_token",
+            throw ServiceError.missingAccessToken(
                 "Send the event's user's access token, or an audit API key, as Authorization: Bearer.",
-                headers: [.wwwAuthenticate: "Bearer"]
+                challenge: "Bearer"
             )
-            missing.tokenUseRefusal = TokenUseRefusal(reason: TokenUseRefusal.missingAccessToken, session: nil)
-            throw missing
         }
         if bearer.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
             return .user(try await self.tokens.authenticate(bearer: bearer).0.userID)
