@@ -98,7 +98,7 @@ extension TokenService {
     ) async throws(ServiceError)
         -> Bool
     {
-        guard let (claims, session) = try? await self.activeAccessToken(token) else { return false }
+        guard let (claims, session) = try await self.activeAccessTokenIfAny(token) else { return false }
         if let key, let bound = claims.dpopJKT, key != bound {
             let refusal = DPoPRefusal(.wrongKey, "the access token is bound to another key")
             var answer = DPoPGate(dependencies: self.dependencies).answer(refusal, at: .now())

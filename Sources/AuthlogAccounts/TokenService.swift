@@ -300,10 +300,22 @@ public struct TokenService: Sendable {
         return (claims, try await self.activeSession(of: claims))
     }
 
+    /// The claims and session of `token` when it is an active access token of ours; nil when it is not (not a
+    /// valid JWT of ours, or its session has ended).
+    /// - Throws: ``ServiceError`` 503 when the database is down: a token whose session could not be read is not
+    ///   "unknown", and revocation must not answer that it revoked it (nor introspection that it is inactive).
+    func activeAccessTokenIfAny(_ token: String) async throws(ServiceError) -> (AccessTokenClaims, SessionRecord)? {
+        do {
+            return try await self.activeAccessToken(token)
+        } catch  where error.status == .unauthorized {
+            return nil
+        }
+    }
+
     /// RFC 7662 introspection: the claims of an active access or refresh token, else `{"active": false}`.
     /// - Throws: ``ServiceError`` 503 when the database is down.
     public func introspect(_ token: String) async throws(ServiceError) -> JSONValue {
-        if let (claims, _) = try? await self.activeAccessToken(token) {
+        if let (claims, _) = try await self.activeAccessTokenIfAny(token) {
             var members: [(name: String, value: JSONValue)] = [
                 ("active", .bool(true)), ("token_type", .string("access_token")),
                 ("sub", .string(claims.userID.lowercased)), ("sid", .string(claims.sessionID.lowercased)),

@@ -115,10 +115,14 @@ struct RuleHarness {
         )
     }
 
-    /// The harness's dependencies (same settings, keys and state) with the event store or the email port
-    /// replaced, for a request whose calls a test interleaves with another's.
-    func dependencies(store: (any EventStore)? = nil, emails: (any EmailOwnership)? = nil) -> ServiceDependencies {
-        var state = self.stores.accountState
+    /// The harness's dependencies (same settings, keys and state) with the event store, the email port or the
+    /// whole state replaced, for a request whose calls a test interleaves with another's or whose reads fail.
+    func dependencies(
+        store: (any EventStore)? = nil,
+        emails: (any EmailOwnership)? = nil,
+        state: AccountState? = nil
+    ) -> ServiceDependencies {
+        var state = state ?? self.stores.accountState
         if let emails { state.emails = emails }
         return ServiceDependencies(
             store: store ?? self.stores.events,
