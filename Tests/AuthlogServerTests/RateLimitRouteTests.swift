@@ -160,6 +160,7 @@ struct RouteGroupLimitTests {
         (.nonce, "/v1/nonces", "{}", "application/json"),
         (.revoke, "/v1/logout", "{}", "application/json"),
         (.introspect, "/oauth/introspect", "token=x", "application/x-www-form-urlencoded"),
+        (.account, "/v1/me/sessions/revoke-others", "{}", "application/json"),
     ]
 
     @Test(arguments: Self.requests.map(\.0))

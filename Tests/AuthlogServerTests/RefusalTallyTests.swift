@@ -75,7 +75,9 @@ struct LimitedRouteTests {
             ("GET", "/v1/events", .audit),
             ("POST", "/v1/events", .audit), ("GET", "/v1/users/{id}/sessions", .audit),
             ("POST", "/v1/sessions/{id}/revoke", .audit), ("GET", "/v1/reports/{kind}", .audit),
-            ("GET", "/healthz", nil), ("GET", "/metrics", nil), ("GET", "/v1/me/sessions", nil),
+            ("GET", "/v1/me/sessions", .account), ("POST", "/v1/me/activity/{event_id}/not-me", .account),
+            ("DELETE", "/v1/me", .account), ("POST", "/v1/me/credential-state", .account),
+            ("GET", "/healthz", nil), ("GET", "/metrics", nil), ("GET", "/v1/metrics", nil),
             ("GET", "/.well-known/jwks.json", nil),
         ]
         for (method, path, group) in expected {

@@ -18,7 +18,8 @@ public struct RateLimitExceeded: EventPayload {
     public var scope: LimitScope
     /// The key within the scope: the address, the subject hash, the family id or the key's name.
     public var key: String
-    /// The limited route group (`signin`, `refresh`, `nonce`, `revoke`, `introspect`, `log_read`, `audit`).
+    /// The limited route group (`signin`, `refresh`, `nonce`, `revoke`, `introspect`, `log_read`, `audit`,
+    /// `account`).
     public var route: String
     /// The limit's sustained rate, requests a second.
     public var perSecond: Double

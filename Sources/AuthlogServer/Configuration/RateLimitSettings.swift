@@ -56,6 +56,8 @@ extension ServerConfiguration {
             public var logRead: Rate?
             /// The operator and auditor routes (`/v1/events`, `/v1/admin/…`, reports).
             public var audit: Rate?
+            /// The signed-in user's own routes (`/v1/me`, `/v1/me/…`).
+            public var account: Rate?
         }
 
         /// After `failures` counted failures of one identity within `window_seconds`, its sign-ins are refused

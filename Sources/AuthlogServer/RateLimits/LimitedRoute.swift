@@ -17,10 +17,13 @@ public enum LimitedRoute: String, Sendable, CaseIterable, Hashable {
     /// The operator and auditor routes: `/v1/events`, `/v1/users/…`, `/v1/sessions/…`, `/v1/admin/…`,
     /// `/v1/reports/…`.
     case audit
+    /// The signed-in user's own routes, `/v1/me` and `/v1/me/…`: each request is recorded (an own read as
+    /// `audit.accessed`, a refused action as `account.action_refused`), so without a limit one account could
+    /// grow the log at the rate it sends.
+    case account
 
     /// The group of the route `method path` (the path as docs/openapi.yaml writes it), or nil for a route no
-    /// per-address limit applies to (`/healthz`, `/readyz`, `/metrics`, the key set, and `/v1/me/…`, which
-    /// needs a valid access token and is limited by its session's family).
+    /// per-address limit applies to (`/healthz`, `/readyz`, `/metrics`, the key set and discovery).
     public static func of(method: String, path: String) -> LimitedRoute? {
         switch (method, path) {
         case ("POST", "/v1/signin/{provider}"), (_, "/v1/providers/apple/notifications"),
@@ -37,6 +40,7 @@ public enum LimitedRoute: String, Sendable, CaseIterable, Hashable {
             path.hasPrefix($0)
         }):
             return .audit
+        case (_, let path) where path == "/v1/me" || path.hasPrefix("/v1/me/"): return .account
         default: return nil
         }
     }

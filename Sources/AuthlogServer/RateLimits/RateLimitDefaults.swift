@@ -22,6 +22,9 @@ public enum RateLimitDefaults {
     public static let logRead = RateLimit(perSecond: 50, burst: 200)
     /// `per_address.audit`: operator tools page through exports; no person needs more.
     public static let audit = RateLimit(perSecond: 20, burst: 100)
+    /// `per_address.account`: a user opens their account screen (sessions, activity) or the app checks its
+    /// credential state at launch, a few requests at a time; 20/s passes a NAT of thousands of such users.
+    public static let account = RateLimit(perSecond: 20, burst: 100)
     /// `per_family`: one app instance refreshes once per access-token lifetime; a burst covers an app whose
     /// refresh answers were lost and that retries (the grace window), never a loop.
     public static let perFamily = RateLimit(perSecond: 1, burst: 10)
@@ -41,6 +44,7 @@ public enum RateLimitDefaults {
         case .introspect: return Self.introspect
         case .logRead: return Self.logRead
         case .audit: return Self.audit
+        case .account: return Self.account
         }
     }
 }

@@ -88,6 +88,7 @@ public struct RateLimitPolicy: Sendable {
             case .introspect: given = groups?.introspect
             case .logRead: given = groups?.logRead
             case .audit: given = groups?.audit
+            case .account: given = groups?.account
             }
             perAddress[route] = try Self.rate(
                 given,
