@@ -233,6 +233,27 @@ public struct TokenService: Sendable {
         return answer
     }
 
+    /// The answer to a logout whose body cannot be read (`reason`): the body's refusal, counted on the bearer's
+    /// session as `logout_<reason>` when its access token checks out; else the token's own refusal (401, counted
+    /// as every refused access token is), since a logout without a valid token ends nothing whatever it says.
+    public func refuseUnreadableLogout(
+        bearer: String,
+        reason: RequestRefusalReason,
+        answer: ServiceError
+    ) async -> ServiceError {
+        do {
+            let (claims, _) = try await self.authenticate(bearer: bearer)
+            var answer = answer
+            answer.tokenUseRefusal = TokenUseRefusal(Self.logoutPrefix + reason.rawValue, accessToken: claims)
+            return answer
+        } catch {
+            return error
+        }
+    }
+
+    /// What the kinds of logouts refused for their body begin with.
+    public static let logoutPrefix = "logout_"
+
     /// Ends the session of `bearer` (`this`) or every session of its user (`all`).
     /// - Throws: ``ServiceError`` 401 `invalid_token` when the access token is not valid or its session has
     ///   ended, 503 when the database is down.

@@ -80,6 +80,56 @@ struct AccessTokenRefusalTests {
         }
     }
 
+    /// Introspection and revocation refused before a token is looked at (wrong or missing client credentials, a
+    /// form that cannot be read) and a logout whose body cannot be read are on the record, counted by address or
+    /// on the bearer's session, not one event a request: a client-secret guesser leaves a trace.
+    @Test func refusedClientCallsAndUnreadableLogoutsAreCounted() async throws {
+        try await ServerHarness.run(adjust: ServerHarness.defaultLimits) { harness in
+            let session = try await harness.signInDev("mallory-target-3")
+            let guesser = [("User-Agent", "curl/8.5"), ("X-Forwarded-For", "198.51.100.25")]
+            let wrong = Data("\(Fixture.introspectionClient.id):guess".utf8).base64EncodedString()
+            for (path, authorization) in [
+                ("/oauth/introspect", "Basic \(wrong)"), ("/oauth/introspect", "Basic \(wrong)"),
+                ("/oauth/introspect", "Basic !!"), ("/oauth/revoke", "Basic \(wrong)"),
+            ] {
+                let answer = try await harness.client.send(
+                    "POST",
+                    path,
+                    body: Array("token=x".utf8),
+                    headers: guesser + [
+                        ("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", authorization),
+                    ]
+                )
+                #expect(answer.status == 401 && answer.string("error") == "invalid_client", "\(answer.json)")
+            }
+            let missing = try await harness.oauth("/oauth/revoke", "token_type_hint=refresh_token", headers: guesser)
+            #expect(missing.status == 400, "\(missing.json)")
+            let logout = try await harness.client.send(
+                "POST",
+                "/v1/logout",
+                body: Array(#"{"scope": "everything"}"#.utf8),
+                headers: guesser + [
+                    ("Content-Type", "application/json"), ("Authorization", "Bearer \(session.accessToken)"),
+                ]
+            )
+            #expect(logout.status == 400 && logout.string("error") == "invalid_request", "\(logout.json)")
+            try await harness.flushRefusals()
+            let refused = try await harness.events(ofType: "request.refused").filter { $0.ip == "198.51.100.25" }
+            #expect(
+                Self.counts(of: refused) == [
+                    "introspect_invalid_client": 3, "revoke_invalid_client": 1, "revoke_malformed_request": 1,
+                ],
+                "\(Self.counts(of: refused))"
+            )
+            #expect(refused.count <= 2, "the window's first and one summary, not one event per request")
+            // The logout refused for its body is counted on the bearer's session, which it did not end.
+            let onSession = try await harness.events(ofType: "token.access_refused")
+                .filter { $0.sessionID == session.sessionID }
+            #expect(Self.counts(of: onSession) == ["logout_malformed_request": 1], "\(Self.counts(of: onSession))")
+            #expect(try await harness.count("SELECT count(*) FROM authlog.sessions WHERE state = 'active'") == 1)
+        }
+    }
+
     @Test func anAccessTokenOfAnEndedSessionIsRecordedOnThatSession() async throws {
         try await ServerHarness.run { harness in
             let session = try await harness.signInDev("carol")

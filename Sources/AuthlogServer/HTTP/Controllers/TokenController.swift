@@ -53,7 +53,11 @@ struct TokenController: Sendable {
             }
             scope = parsed
         } catch let refusal as RequestBodyReader.Refusal {
-            throw refusal.answer
+            throw await self.service.refuseUnreadableLogout(
+                bearer: bearer,
+                reason: refusal.reason,
+                answer: refusal.answer
+            )
         }
         try await self.service.logout(
             bearer: bearer,
@@ -64,26 +68,29 @@ struct TokenController: Sendable {
     }
 
     @Sendable func introspect(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (_, fields) = try await self.authenticatedForm(request, purpose: "Introspection")
+        let (_, fields) = try await self.authenticatedForm(request, purpose: .introspection)
         guard let token = fields.first(where: { $0.name == "token" })?.value, !token.isEmpty else {
-            throw ServiceError.badRequest("token is required.")
+            throw ClientCall.introspection.refused(.malformedRequest, ServiceError.badRequest("token is required."))
         }
         return JSONResponse.make(try await self.service.introspect(token))
     }
 
     /// RFC 7009: 200 with an empty body whether or not the token was known (§2.2).
     @Sendable func revoke(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (clientID, fields) = try await self.authenticatedForm(request, purpose: "Revocation")
+        let (clientID, fields) = try await self.authenticatedForm(request, purpose: .revocation)
         guard let token = fields.first(where: { $0.name == "token" })?.value, !token.isEmpty else {
-            throw ServiceError.badRequest("token is required.")
+            throw ClientCall.revocation.refused(.malformedRequest, ServiceError.badRequest("token is required."))
         }
         var hint: TokenTypeHint?
         if let text = fields.first(where: { $0.name == "token_type_hint" })?.value {
             guard let parsed = TokenTypeHint(rawValue: text) else {
-                throw ServiceError(
-                    .badRequest,
-                    "unsupported_token_type",
-                    "token_type_hint must be access_token or refresh_token."
+                throw ClientCall.revocation.refused(
+                    .malformedRequest,
+                    ServiceError(
+                        .badRequest,
+                        "unsupported_token_type",
+                        "token_type_hint must be access_token or refresh_token."
+                    )
                 )
             }
             hint = parsed
@@ -98,17 +105,21 @@ struct TokenController: Sendable {
     }
 
     /// The calling client's id and the form body, for the OAuth endpoints: HTTP Basic client credentials,
-    /// then an `application/x-www-form-urlencoded` body.
+    /// then an `application/x-www-form-urlencoded` body. A refusal names no session: it is counted by address
+    /// (``ClientCall/refused(_:_:)``), so guessing a client's secret is on the record without an event a guess.
     private func authenticatedForm(
         _ request: Request,
-        purpose: String
+        purpose: ClientCall
     ) async throws(ServiceError) -> (clientID: String, fields: [(name: String, value: String)]) {
         guard let clientID = self.authenticatedClient(request) else {
-            throw ServiceError(
-                .unauthorized,
-                "invalid_client",
-                "\(purpose) needs client credentials (HTTP Basic).",
-                headers: [.wwwAuthenticate: "Basic realm=\"authlog\""]
+            throw purpose.refused(
+                nil,
+                ServiceError(
+                    .unauthorized,
+                    "invalid_client",
+                    "\(purpose.name) needs client credentials (HTTP Basic).",
+                    headers: [.wwwAuthenticate: "Basic realm=\"authlog\""]
+                )
             )
         }
         do {
@@ -122,9 +133,9 @@ struct TokenController: Sendable {
             }
             return (clientID, decoded)
         } catch let refusal as RequestBodyReader.Refusal {
-            throw refusal.answer
+            throw purpose.refused(refusal.reason, refusal.answer)
         } catch {
-            throw ServiceError.badRequest("The form body could not be read.")
+            throw purpose.refused(.malformedRequest, ServiceError.badRequest("The form body could not be read."))
         }
     }
 
@@ -151,5 +162,24 @@ struct TokenController: Sendable {
             return nil
         }
         return id
+    }
+}
+
+/// The OAuth client calls, RFC 7662 introspection and RFC 7009 revocation: their refusals before a token is
+/// looked at (wrong client credentials, a form that cannot be read) name no session, and are counted by
+/// address as `<call>_<reason>` (`introspect_invalid_client`, `revoke_malformed_request`, …).
+enum ClientCall: String {
+    case introspection = "introspect"
+    case revocation = "revoke"
+
+    /// The call's name for people.
+    var name: String { self == .introspection ? "Introspection" : "Revocation" }
+
+    /// `answer` with its refusal to count: `invalid_client` when `reason` is nil, else the body's reason.
+    func refused(_ reason: RequestRefusalReason?, _ answer: ServiceError) -> ServiceError {
+        var answer = answer
+        let kind = reason?.rawValue ?? "invalid_client"
+        answer.tokenUseRefusal = TokenUseRefusal(reason: self.rawValue + "_" + kind, session: nil)
+        return answer
     }
 }
