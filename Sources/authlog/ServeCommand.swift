@@ -151,6 +151,11 @@ struct ServeCommand: AsyncParsableCommand {
                 "no data_key (AUTHLOG_DATA_KEY): personal data (names, emails) and provider refresh tokens are not kept"
             )
         }
+        if configuration.placesKeepNoLocation {
+            logger.warning(
+                "places.city_database without data_key: the city and location of a sign-in are sealed under the user's key or not kept, so impossible_travel is never judged (countries and regions are)"
+            )
+        }
         if components.account.usesDevelopmentSubjectKey {
             logger.warning(
                 "no subject_key or data_key (AUTHLOG_SUBJECT_KEY, AUTHLOG_DATA_KEY): subject and email hashes use a fixed development key"

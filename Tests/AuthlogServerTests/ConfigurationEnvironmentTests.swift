@@ -112,3 +112,18 @@ struct ConfigurationEnvironmentTests {
         #expect(members["port"]?.source == .default)
     }
 }
+
+/// Settings that start but leave a promised judgement out, which `serve` warns about.
+struct PlacesWithoutDataKeyTests {
+    @Test func aCityFileWithoutADataKeyIsFlaggedSinceNoLocationCanBeKept() throws {
+        let city = ["AUTHLOG_PLACES__CITY_DATABASE": "/srv/GeoLite2-City.mmdb"]
+        let key = ["AUTHLOG_DATA_KEY": String(repeating: "A", count: 43)]
+        func flagged(_ environment: [String: String]) throws -> Bool {
+            try ServerConfiguration.load(path: nil, environment: environment).configuration.placesKeepNoLocation
+        }
+        #expect(try flagged(city))
+        #expect(try flagged(city.merging(key) { $1 }) == false)
+        #expect(try flagged(city.merging(["AUTHLOG_ALERTS__ENABLED": "false"]) { $1 }) == false)
+        #expect(try flagged([:]) == false, "without places there is nothing to keep")
+    }
+}

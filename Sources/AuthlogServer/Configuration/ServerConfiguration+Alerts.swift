@@ -51,3 +51,12 @@ extension ServerConfiguration {
         }
     }
 }
+
+extension ServerConfiguration {
+    /// Whether sign-ins are placed (alerts on, a city file) but no `data_key` is configured: the city and the
+    /// coarse location are personal data, kept only sealed under the user's key, so without a data key they are
+    /// not kept and `impossible_travel` is never judged (countries and regions still are). `serve` warns.
+    public var placesKeepNoLocation: Bool {
+        self.alerts?.enabled != false && self.places?.cityDatabase != nil && self.dataKey == nil
+    }
+}
