@@ -24,7 +24,9 @@ extension TokenService {
             refreshTokenExpiresAt: response.refreshTokenExpiresAt,
             accessTokenID: rotation.payload.accessTokenID,
             accessToken: response.accessToken,
-            accessTokenExpiresAt: response.accessTokenExpiresAt
+            accessTokenExpiresAt: response.accessTokenExpiresAt,
+            alertEventID: response.signinAlert?.eventID,
+            alertKinds: response.signinAlert?.kinds
         )
         guard let sealed = try? SuccessorSeal.seal(answer, presentedToken: presentedToken, record: record) else {
             return nil
@@ -42,6 +44,10 @@ extension TokenService {
     /// first; `nil` when the grace does not apply (reuse). The window is judged at `presentedAt`, when the
     /// request came: concurrent replays take turns on the session stream, and a loaded server may give the
     /// last its turn after the window, though the client sent it in time.
+    ///
+    /// The replay is judged as a refresh is (sign-in alerts): a copy of the token sent from another device
+    /// within the window is flagged, and refused when the policy says so, rather than handed the pair. The
+    /// answer carries the replay's own alert, else the one the rotation raised (its answer may be what was lost).
     func replay(
         _ presentedToken: String,
         record: RefreshTokenRecord,
@@ -58,6 +64,11 @@ extension TokenService {
                 presentedAt: presentedAt
             )
         else { return nil }
+        let review = await SigninReviewer(dependencies: self.dependencies)
+            .review(refreshOf: record, metadata: metadata, at: now)
+        if let decision = review.decision, !decision.admits {
+            throw try await self.refuse(review, record: record, metadata: metadata, at: now)
+        }
         let event = try self.event(
             record: record,
             metadata: metadata,
@@ -72,25 +83,31 @@ extension TokenService {
                 accessTokenID: answer.accessTokenID
             )
         )
+        let flagged = try self.flaggedEvents(review, judged: event, record: record, metadata: metadata)
         let unappended = try await self.append(
-            [event],
+            [event] + flagged,
             expecting: record.sessionVersion,
             recording: proof,
             collided: .collidedWithReplay
         )
         if let step = unappended { return step }
-        return .answered(
-            TokenResponse(
-                userID: record.userID,
-                sessionID: record.sessionID,
-                isNewUser: false,
-                accessToken: answer.accessToken,
-                accessTokenExpiresAt: answer.accessTokenExpiresAt,
-                refreshToken: answer.refreshToken,
-                refreshTokenExpiresAt: answer.refreshTokenExpiresAt,
-                dpopBound: record.dpopJKT != nil
-            )
+        review.count(into: self.dependencies.metrics)
+        var response = TokenResponse(
+            userID: record.userID,
+            sessionID: record.sessionID,
+            isNewUser: false,
+            accessToken: answer.accessToken,
+            accessTokenExpiresAt: answer.accessTokenExpiresAt,
+            refreshToken: answer.refreshToken,
+            refreshTokenExpiresAt: answer.refreshTokenExpiresAt,
+            dpopBound: record.dpopJKT != nil
         )
+        if let alert = flagged.first {
+            response.signinAlert = (alert.eventID, review.judgements.map(\.kind))
+        } else if let eventID = answer.alertEventID, let kinds = answer.alertKinds, !kinds.isEmpty {
+            response.signinAlert = (eventID, kinds)
+        }
+        return .answered(response)
     }
 
     /// The answer sealed with `record`'s spent token, when the window is open, the presented token opens the

@@ -150,19 +150,22 @@ public struct TokenService: Sendable {
             throw try await self.refuse(review, record: record, metadata: metadata, at: now)
         }
         do {
-            let rotation = try self.rotation(of: record, presentedToken: refreshToken, metadata: metadata, at: now)
-            let flagged = try self.flaggedEvents(review, judged: rotation.event, record: record, metadata: metadata)
+            let rotation = try self.rotation(
+                of: record,
+                presentedToken: refreshToken,
+                review: review,
+                metadata: metadata,
+                at: now
+            )
             let unappended = try await self.append(
-                [rotation.event] + flagged,
+                rotation.events,
                 expecting: record.sessionVersion,
                 sealing: rotation.sealedSuccessor,
                 recording: proof
             )
             if let step = unappended { return step }
             review.count(into: self.dependencies.metrics)
-            var response = rotation.response
-            if let alert = flagged.first { response.signinAlert = (alert.eventID, review.judgements.map(\.kind)) }
-            return .answered(response)
+            return .answered(rotation.response)
         } catch {
             // A rotation that failed on our side is still an attempt: it is recorded where the store lets us.
             try await self.recordRefreshFailure(code: error.code, record: record, metadata: metadata, at: now)
@@ -371,13 +374,17 @@ public struct TokenService: Sendable {
         ServiceError(.unauthorized, "invalid_grant", description)
     }
 
+    /// The rotation of `record`'s token: `token.refreshed` and, when `review` found the refresh unusual, its
+    /// `signin.flagged`; the answer (with `signin_alert`); and the answer sealed for the grace window, alert
+    /// included.
     private func rotation(
         of record: RefreshTokenRecord,
         presentedToken: String,
+        review: SigninReview,
         metadata: RequestMetadata,
         at now: Timestamp
     ) throws(ServiceError)
-        -> (event: EventEnvelope, response: TokenResponse, sealedSuccessor: SealedSuccessor?)
+        -> (events: [EventEnvelope], response: TokenResponse, sealedSuccessor: SealedSuccessor?)
     {
         do {
             let access = try self.dependencies.makeAccessToken(
@@ -408,7 +415,7 @@ public struct TokenService: Sendable {
                 reason: nil,
                 data: payload
             )
-            let response = TokenResponse(
+            var response = TokenResponse(
                 userID: record.userID,
                 sessionID: record.sessionID,
                 isNewUser: false,
@@ -418,13 +425,15 @@ public struct TokenService: Sendable {
                 refreshTokenExpiresAt: expiresAt,
                 dpopBound: record.dpopJKT != nil
             )
+            let flagged = try self.flaggedEvents(review, judged: event, record: record, metadata: metadata)
+            if let alert = flagged.first { response.signinAlert = (alert.eventID, review.judgements.map(\.kind)) }
             let sealed = self.sealedSuccessor(
                 of: response,
                 rotation: (event.eventID, payload),
                 presentedToken: presentedToken,
                 record: record
             )
-            return (event, response, sealed)
+            return ([event] + flagged, response, sealed)
         } catch let error as ServiceError {
             throw error
         } catch {

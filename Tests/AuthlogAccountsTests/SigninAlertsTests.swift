@@ -57,10 +57,16 @@ struct SigninAlertsTests {
         ),
     ])
 
-    static func harness(_ policies: [SigninJudgement.Kind: SigninAlertPolicy] = [:]) throws -> RuleHarness {
+    /// The rules with the test places and `policies`; `grace` turns the refresh reuse grace window on at its
+    /// default (the harness turns it off).
+    static func harness(
+        _ policies: [SigninJudgement.Kind: SigninAlertPolicy] = [:],
+        grace: Bool = false
+    ) throws -> RuleHarness {
         var settings = RuleHarness.settings
         settings.alerts.places = Self.places
         settings.alerts.rules.policies = policies
+        if grace { settings.refreshReuseGrace = Int64(AccountDefaults.refreshReuseGraceSeconds) }
         return try RuleHarness(settings: settings)
     }
 
@@ -331,6 +337,43 @@ struct SigninAlertsTests {
         let copied = try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.seoul, device: nil))
         #expect(copied.signinAlert?.kinds == [.newDevice])
         #expect(rules.events(.signinFlagged).last?.sessionID == home.sessionID)
+    }
+
+    /// Within the grace window a spent token's replay is judged as a refresh is: a copy sent without the device
+    /// id while `new_device` is denied is refused and recorded, not handed the pair the device was given.
+    @Test func aCopyReplayedWithinTheGraceWindowFromAnotherDeviceIsJudged() async throws {
+        let rules = try Self.harness([.newDevice: .deny], grace: true)
+        let home = try await self.signIn(rules, Self.from(Self.seoul))
+        let rotated = try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.seoul))
+        // The device's own retry within the window gets the same pair, as before.
+        let retried = try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.seoul))
+        #expect(retried.refreshToken == rotated.refreshToken && retried.signinAlert == nil)
+        await #expect {
+            try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.seoul, device: nil))
+        } throws: { error in
+            (error as? ServiceError)?.code == "signin_unusual"
+        }
+        #expect(rules.events(.tokenRefreshFailed).last?.reason == "signin_unusual")
+        let flagged = try #require(rules.events(.signinFlagged).last)
+        #expect(flagged.data["decision"]?.stringValue == "denied" && flagged.sessionID == home.sessionID)
+        #expect(rules.events(.tokenRefreshReplayed).count == 1, "only the device's own retry was given the pair")
+        // The device's successor is untouched: the device refreshes with it.
+        let next = try await rules.tokens.refresh(rotated.refreshToken, metadata: Self.from(Self.seoul))
+        #expect(next.sessionID == home.sessionID && next.signinAlert == nil)
+    }
+
+    /// A rotation judged unusual whose answer was lost: the retry within the window gets the same pair and the
+    /// same alert (the kinds are flagged once per session, so the retry's own judgement finds nothing new).
+    @Test func aRetryOfAFlaggedRotationWithinTheGraceWindowStillRaisesItsAlert() async throws {
+        let rules = try Self.harness(grace: true)
+        let home = try await self.signIn(rules, Self.from(Self.seoul))
+        let away = try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo))
+        let alert = try #require(away.signinAlert)
+        #expect(alert.kinds == [.newCountry, .impossibleTravel])
+        let retried = try await rules.tokens.refresh(home.refreshToken, metadata: Self.from(Self.tokyo))
+        #expect(retried.refreshToken == away.refreshToken)
+        #expect(retried.signinAlert?.eventID == alert.eventID && retried.signinAlert?.kinds == alert.kinds)
+        #expect(rules.events(.signinFlagged).count == 1 && rules.events(.tokenRefreshReplayed).count == 1)
     }
 
     @Test func whatTheSigninWasFlaggedForIsNotFlaggedAgainOnItsRefreshes() async throws {

@@ -19,6 +19,12 @@ struct RotationAnswer: Codable, Sendable, Equatable {
     var accessToken: String
     /// When it expires.
     var accessTokenExpiresAt: Timestamp
+    /// The `signin.flagged` the rotation recorded, when it was judged unusual, and its kinds: a retry whose
+    /// first answer was lost still raises the alert (the kinds are flagged once per session, so the retry's own
+    /// judgement would not). Absent from boxes sealed before alerts were kept in them.
+    var alertEventID: UUID? = nil
+    /// The kinds of ``alertEventID``.
+    var alertKinds: [SigninJudgement.Kind]? = nil
 }
 
 /// Seals a rotation's answer under the spent refresh token it replaced, so that only a holder of that token
