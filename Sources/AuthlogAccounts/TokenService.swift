@@ -66,10 +66,14 @@ public struct TokenService: Sendable {
             if let record, !admitted {
                 // The proof first, checked only once the token is found (an unknown token costs no signature
                 // check): a thief's refused proofs take nothing from the family's rate limit, which the user's
-                // own refreshes need.
+                // own refreshes need. A family that has ended has no such refreshes: the limit comes first, so
+                // a leaked token of it, sent again and again, is recorded at the family's rate, not the address's.
+                let family = record.familyID.lowercased
+                let ended = record.state == .revoked || !record.session.isUsable
+                if ended { try self.familyGate?.admitRefresh(family: family, requestID: metadata.requestID) }
                 let offered = DPoPGate(dependencies: self.dependencies).offered(at: presentedAt)
                 proof = try await self.requireProof(offered, for: record, metadata: metadata, at: presentedAt)
-                try self.familyGate?.admitRefresh(family: record.familyID.lowercased, requestID: metadata.requestID)
+                if !ended { try self.familyGate?.admitRefresh(family: family, requestID: metadata.requestID) }
                 admitted = true
             }
             let step = try await self.attempt(

@@ -148,6 +148,25 @@ struct DPoPTests {
         }
     }
 
+    /// A bound refresh token of a session that has ended (here revoked by a client), sent again and again without
+    /// a proof, is refused and recorded within its family's limit (`rate_limits.per_family`), not one event per
+    /// request up to the address limit: nobody's refreshes need that family any more.
+    @Test func aBoundTokenOfAnEndedSessionIsRefusedWithinItsFamilysLimit() async throws {
+        try await ServerHarness.run(adjust: ServerHarness.defaultLimits) { harness in
+            let device = try Device(harness)
+            let signin = try await device.signIn()
+            let leaked = try #require(signin.string("refresh_token"))
+            #expect(try await harness.oauth("/oauth/revoke", "token=\(leaked)").status == 200)
+            var statuses: [Int] = []
+            for _ in 0..<20 { statuses.append(try await device.refresh(leaked, proof: nil).status) }
+            let recorded = statuses.filter { $0 == 401 }.count
+            #expect(statuses.contains(429), "the family's limit applies: \(statuses)")
+            #expect(recorded >= 1 && recorded < 20 && recorded + statuses.filter { $0 == 429 }.count == 20)
+            let failures = try await harness.events(ofType: "token.refresh_failed")
+            #expect(failures.count == recorded, "each answered refusal recorded, none of the limited ones")
+        }
+    }
+
     @Test func aProofForAnUnboundFamilyIsRefusedUnderOptional() async throws {
         try await ServerHarness.run { harness in
             let device = try Device(harness)
