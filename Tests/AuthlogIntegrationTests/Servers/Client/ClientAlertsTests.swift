@@ -29,8 +29,12 @@ extension Servers {
                 )
                 #expect(await events.next() == .unusualSignin(alert))
 
-                // The user says it was not them, from the first device: both are signed out.
-                let ended = try await phone.reportNotMe(eventID: alert.eventID)
+                // The first device learns of it from the activity (the answer's alert went to the other
+                // install), and the user says it was not them from there: both are signed out.
+                let seen = try #require(try await phone.activity().entries.first { $0.alert != nil })
+                #expect(seen.alert?.judgements == [.newDevice] && seen.alert?.decision == "recorded")
+                #expect(seen.alert?.judgedEventID != nil && seen.signinAlert?.eventID == alert.eventID)
+                let ended = try await phone.reportNotMe(eventID: try #require(seen.signinAlert).eventID)
                 #expect(Set(ended) == [first.tokens.sessionID, again.tokens.sessionID, second.tokens.sessionID])
                 await #expect(throws: AuthlogClientError.self) { try await other.refresh() }
             }

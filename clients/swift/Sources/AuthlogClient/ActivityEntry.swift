@@ -20,6 +20,17 @@ public struct ActivityEntry: Sendable, Hashable, Identifiable, Decodable {
     public let receiptURL: String?
     /// The event's position in the log, or `nil` when it is not sealed yet (or the server does not say).
     public let position: Int64?
+    /// Why it failed or ended, such as `dpop_wrong_key` or `not_me`, when the event has a reason.
+    public let reason: String?
+    /// For a `signin.flagged` entry, what was unusual about which sign-in and what authlog did; `nil` for other
+    /// entries (and for an `alert` this client cannot read, which does not fail the page).
+    public let alert: ActivityAlert?
+
+    /// The entry as an alert to show with "this was not me" (its id is what
+    /// ``AuthlogClient/reportNotMe(eventID:)`` takes); `nil` for entries that are not alerts.
+    public var signinAlert: SigninAlert? {
+        self.alert.map { SigninAlert(eventID: self.id, judgements: $0.judgements) }
+    }
 
     enum CodingKeys: String, CodingKey {
         case id = "event_id"
@@ -31,6 +42,8 @@ public struct ActivityEntry: Sendable, Hashable, Identifiable, Decodable {
         case outcome
         case receiptURL = "receipt_url"
         case position
+        case reason
+        case alert
     }
 
     /// Reads an entry with authlog's RFC 3339 time.
@@ -46,5 +59,7 @@ public struct ActivityEntry: Sendable, Hashable, Identifiable, Decodable {
         self.outcome = try container.decodeIfPresent(String.self, forKey: .outcome)
         self.receiptURL = try container.decodeIfPresent(String.self, forKey: .receiptURL)
         self.position = try container.decodeIfPresent(Int64.self, forKey: .position)
+        self.reason = try? container.decodeIfPresent(String.self, forKey: .reason)
+        self.alert = (try? container.decodeIfPresent(ActivityAlertMember.self, forKey: .alert))?.alert
     }
 }

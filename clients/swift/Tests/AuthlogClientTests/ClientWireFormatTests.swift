@@ -29,6 +29,35 @@ struct ClientWireFormatTests {
         #expect(page.entries.first?.receiptURL == "/v1/log/receipt/e-1")
     }
 
+    /// A `signin.flagged` entry carries its `alert`: the app shows the intruder's sign-in, with "not me", on
+    /// every device of the account. A malformed alert is left out without failing the page.
+    @Test func anAlertEntryDecodesItsJudgementsAndABadOneIsIgnored() throws {
+        let json = """
+            {"activity": [
+              {"event_id": "0193a7c2-0000-7000-8000-000000000001", "type": "signin.flagged",
+               "time": "2026-11-21T13:06:14Z", "outcome": "success", "reason": "new_country",
+               "alert": {"judged_event_id": "0193a7c2-0000-7000-8000-000000000000",
+                         "judgements": [{"kind": "new_country"},
+                                        {"kind": "impossible_travel", "kilometres": 1150, "seconds": 1800}],
+                         "decision": "recorded", "country": "JP", "region": "13", "device_family": "Safari on iOS"}},
+              {"event_id": "e-2", "type": "signin.flagged", "time": "2026-11-21T13:06:13Z",
+               "alert": {"judgements": "new_device"}},
+              {"event_id": "e-3", "type": "token.refresh_failed", "time": "2026-11-21T13:06:12Z",
+               "reason": "dpop_wrong_key"}],
+             "next": null}
+            """
+        let page = try JSONDecoder().decode(ActivityPage.self, from: Data(json.utf8))
+        #expect(page.entries.count == 3)
+        let alert = try #require(page.entries[0].alert)
+        #expect(alert.judgements == [.newCountry, .impossibleTravel] && alert.decision == "recorded")
+        #expect(alert.judgedEventID == "0193a7c2-0000-7000-8000-000000000000" && alert.wasAdmitted)
+        #expect(alert.country == "JP" && alert.region == "13" && alert.deviceFamily == "Safari on iOS")
+        #expect(page.entries[0].signinAlert?.eventID == "0193a7c2-0000-7000-8000-000000000001")
+        #expect(page.entries[0].reason == "new_country")
+        #expect(page.entries[1].alert == nil && page.entries[1].signinAlert == nil)
+        #expect(page.entries[2].alert == nil && page.entries[2].reason == "dpop_wrong_key")
+    }
+
     @Test func timesNotInAuthlogsFormAreRefused() {
         for text in [
             "2026-11-21 13:06:14Z", "2026-11-21T13:06:14", "2026-13-21T13:06:14Z", "2026-11-21T13:06:14.Z",
