@@ -55,11 +55,13 @@ public struct TokenService: Sendable {
         var replayRounds = 0
         var admitted = false
         var proof: DPoPProofClaim?
+        var found: RefreshTokenRecord?
         while conflicts < self.dependencies.settings.maximumAttempts {
             let alerts = self.dependencies.settings.alerts.enabled
             let record = try await self.dependencies.storeCall {
                 try await self.dependencies.queries.refreshToken(hash: hash, withSessionSignin: alerts)
             }
+            found = record ?? found
             // One request is one refresh of its family, however many rounds it takes: one that lost a race on
             // the session stream and decides again takes nothing more (concurrent replays of one token take
             // turns, and a gate taken per round would refuse the last of them).
@@ -97,7 +99,14 @@ public struct TokenService: Sendable {
                 if replayRounds > Self.maximumReplayRounds { conflicts += 1 }
             }
         }
-        throw ServiceError(.conflict, "conflict", "The refresh collided with another one; try again.")
+        // Still an attempt: recorded on the token's session (with no expected version, so it cannot collide).
+        let answer = ServiceError(.conflict, "conflict", "The refresh collided with another one; try again.")
+        if let found {
+            var metadata = metadata
+            metadata.clientID = found.clientID
+            try await self.recordRefreshFailure(code: answer.code, record: found, metadata: metadata, at: .now())
+        }
+        throw answer
     }
 
     /// One decision on the token as `record` shows it: an answer, a collision to decide again, or a refusal.

@@ -61,3 +61,42 @@ struct RefreshRuleTests {
         #expect(after?.code == "invalid_grant")
     }
 }
+
+/// A refresh that loses every round on its session stream is still an attempt on the record.
+struct RefreshConflictTests {
+    /// Every append that expects a stream version collides, as if other commands kept changing the session;
+    /// appends without an expectation go through.
+    struct AlwaysColliding: EventStore {
+        let base: any EventStore
+
+        func append(_ command: AppendCommand) async throws -> AppendResult {
+            guard command.expectedVersions.isEmpty else { throw WrongExpectedVersion("the session moved (test)") }
+            return try await self.base.append(command)
+        }
+
+        func appendEach(_ commands: [AppendCommand]) async -> [Result<AppendResult, any Error>] {
+            var results: [Result<AppendResult, any Error>] = []
+            for command in commands {
+                do { results.append(.success(try await self.append(command))) } catch {
+                    results.append(.failure(error))
+                }
+            }
+            return results
+        }
+    }
+
+    @Test func aRefreshThatKeepsCollidingAnswers409AndIsRecordedOnItsSession() async throws {
+        let rules = try RuleHarness()
+        let session = try await rules.signIn("alice")
+        let tokens = TokenService(dependencies: rules.dependencies(store: AlwaysColliding(base: rules.stores.events)))
+        await #expect {
+            try await tokens.refresh(session.refreshToken, metadata: RuleHarness.request)
+        } throws: { error in
+            (error as? ServiceError)?.code == "conflict"
+        }
+        let failed = try #require(rules.events(.tokenRefreshFailed).last)
+        #expect(failed.reason == "conflict" && failed.sessionID == session.sessionID)
+        #expect(rules.events(.tokenRefreshed).isEmpty)
+        #expect(try await rules.refreshes(session.refreshToken), "nothing was spent")
+    }
+}
