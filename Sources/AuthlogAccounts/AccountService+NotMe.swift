@@ -36,6 +36,7 @@ extension AccountService {
                 metadata: metadata
             )
         }
+        let disowned = try await self.disownedDevice(of: entry, userID: session.userID)
         return try await SessionEnder(dependencies: self.dependencies).endSessionsListing(
             of: session.userID,
             provider: nil,
@@ -52,12 +53,30 @@ extension AccountService {
                         data: AccountNotMeReported(
                             reportedEventID: entry.eventID.lowercased,
                             reportedType: entry.type.rawValue,
-                            sessionsEnded: ended.map(\.lowercased)
+                            sessionsEnded: ended.map(\.lowercased),
+                            disownedDeviceKeys: disowned.map { [$0] }
                         )
                     )
                 ]
             },
             metadata: metadata
         )
+    }
+
+    /// The device of the sign-in `entry` names, which the report disowns: the entry's own when it is a
+    /// `signin.succeeded`, the judged sign-in's when it is a `signin.flagged`; nil for other entries, and for a
+    /// sign-in that recorded no device.
+    /// - Throws: ``ServiceError`` 503 when the database is down.
+    private func disownedDevice(of entry: ActivityRecord, userID: UUID) async throws(ServiceError) -> String? {
+        let signin: UUID?
+        switch entry.type {
+        case .signinSucceeded: signin = entry.eventID
+        case .signinFlagged: signin = entry.alert?["judged_event_id"]?.stringValue.flatMap { UUID(canonical: $0) }
+        default: signin = nil
+        }
+        guard let signin else { return nil }
+        return try await self.dependencies.storeCall {
+            try await self.dependencies.signinHistory.deviceKey(ofSignin: signin, of: userID)
+        }
     }
 }

@@ -376,6 +376,27 @@ struct SigninAlertsTests {
         #expect(rules.events(.signinFlagged).count == 1 && rules.events(.tokenRefreshReplayed).count == 1)
     }
 
+    /// "Not me" on an intruder's flagged sign-in disowns its device: the intruder signing in again from it is a
+    /// new device again (and from a new country), while the user's own device and country stay known.
+    @Test func notMeDisownsTheIntrudersDeviceAndOnlyIt() async throws {
+        let rules = try Self.harness()
+        let own = try await self.signIn(rules, Self.from(Self.seoul))
+        let intruder = Self.from(Self.tokyo, device: "device-thief-ffffffffffffffffffffffffffffffff")
+        let intrusion = try #require(try await self.signIn(rules, intruder).signinAlert)
+        #expect(intrusion.kinds.contains(.newDevice))
+        _ = try await rules.accounts.reportNotMe(
+            bearer: own.accessToken,
+            eventID: intrusion.eventID.lowercased,
+            metadata: RuleHarness.request
+        )
+        let report = try #require(rules.events(.accountNotMeReported).last)
+        #expect(report.data["disowned_device_keys"]?.arrayValue?.count == 1)
+        let again = try #require(try await self.signIn(rules, intruder).signinAlert)
+        #expect(again.kinds.contains(.newDevice) && again.kinds.contains(.newCountry), "\(again.kinds)")
+        let home = try await self.signIn(rules, Self.from(Self.seoul))
+        #expect(home.signinAlert == nil, "the user's own device and country are still known")
+    }
+
     @Test func whatTheSigninWasFlaggedForIsNotFlaggedAgainOnItsRefreshes() async throws {
         let rules = try Self.harness()
         _ = try await self.signIn(rules, Self.from(Self.seoul))

@@ -121,12 +121,23 @@ public struct AccountNotMeReported: EventPayload {
     public var reportedType: String
     /// The sessions ended (lowercase ids), in the order of their `session.revoked`.
     public var sessionsEnded: [String]
+    /// The device the reported sign-in came from (its `device_key`: the `signin.succeeded` reported, or the one
+    /// the reported `signin.flagged` judged), disowned: from here on the user's sign-ins from it count for
+    /// nothing in their history, so that device is new again (docs/signin.md, "Sign-in alerts"). Absent when the
+    /// entry names no sign-in that recorded a device.
+    public var disownedDeviceKeys: [String]?
 
     /// Creates the payload.
-    public init(reportedEventID: String, reportedType: String, sessionsEnded: [String]) {
+    public init(
+        reportedEventID: String,
+        reportedType: String,
+        sessionsEnded: [String],
+        disownedDeviceKeys: [String]? = nil
+    ) {
         self.reportedEventID = reportedEventID
         self.reportedType = reportedType
         self.sessionsEnded = sessionsEnded
+        self.disownedDeviceKeys = disownedDeviceKeys
     }
 }
 

@@ -59,6 +59,10 @@ public struct SigninHistory: Sendable, Equatable {
     public var areas: [Area] = []
     /// The last located sign-in.
     public var lastLocated: Located?
+    /// Whether the user disowned a device (said a sign-in from it was not them): its sign-ins are left out, and
+    /// the history is judged even when nothing is left in it (a device or a country is then new), unlike a
+    /// user's first sign-in.
+    public var disowned = false
 
     /// An empty history: a user who never signed in.
     public init() {}

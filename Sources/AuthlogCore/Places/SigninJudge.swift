@@ -100,12 +100,12 @@ public struct SigninJudge: Sendable {
 
     /// The judgements of a sign-in with `facts` for a user with `history`, in ``SigninJudgement/Kind`` order.
     public func judge(_ facts: SigninFacts, history: SigninHistory) -> [SigninJudgement] {
-        guard history.signins > 0 else { return [] }
+        guard history.signins > 0 || history.disowned else { return [] }
         var judgements: [SigninJudgement] = []
         if !history.devices.contains(where: { $0.key == facts.deviceKey }) {
             judgements.append(SigninJudgement(kind: .newDevice))
         }
-        if let country = facts.place?.country, !history.areas.isEmpty {
+        if let country = facts.place?.country, !history.areas.isEmpty || history.disowned {
             if !history.areas.contains(where: { $0.country == country }) {
                 judgements.append(SigninJudgement(kind: .newCountry))
             } else if let region = facts.place?.region,

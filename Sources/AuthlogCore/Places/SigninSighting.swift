@@ -73,17 +73,21 @@ public struct RecentSignins: Sendable, Equatable {
     }
 
     /// The history of `signins` (newest first, as the store reads them), bounded by `devices` and `areas`: what
-    /// every store answers, each in its own way.
+    /// every store answers, each in its own way. Sign-ins from a device in `disowned` (the user said a sign-in
+    /// from it was not them: ``AccountNotMeReported/disownedDeviceKeys``) count for nothing: not its device,
+    /// not its place, not its location; and the history is then judged even when nothing else is left in it.
     public static func summing(
         _ signins: [PastSignin],
         devices: Int,
         areas: Int,
-        wrappedUserKey: [UInt8]?
+        wrappedUserKey: [UInt8]?,
+        disowned: Set<String> = []
     ) -> RecentSignins {
         var history = SigninHistory()
+        history.disowned = !disowned.isEmpty
         var newestSealed: SealedSighting?
         for signin in signins {
-            guard let sighting = signin.sighting else { continue }
+            guard let sighting = signin.sighting, !disowned.contains(sighting.deviceKey) else { continue }
             history.signins += 1
             if !history.devices.contains(where: { $0.key == sighting.deviceKey }) && history.devices.count < devices {
                 history.devices.append(

@@ -20,4 +20,8 @@ public protocol SigninHistoryReads: Sendable {
         devices: Int,
         areas: Int
     ) async throws -> [String: (identity: IdentityRecord, history: RecentSignins?)]
+    /// The device key the `signin.succeeded` `eventID` of `userID` recorded (``SigninSighting/deviceKey``); nil
+    /// when there is no such sign-in of that user or it recorded none: what "not me" disowns.
+    /// - Throws: ``StoreError``.
+    func deviceKey(ofSignin eventID: UUID, of userID: UUID) async throws -> String?
 }

@@ -16,11 +16,12 @@ public struct SigninHistoryQueries: SigninHistoryReads {
     /// one statement: the sign-ins' rows, summed up as every store sums them (``RecentSignins/summing(_:devices:areas:wrappedUserKey:)``).
     /// - Throws: ``StoreError``.
     public func recentSignins(of userID: UUID, limit: Int, devices: Int, areas: Int) async throws -> RecentSignins {
-        var query = SQLQuery(unsafeSQL: "SELECT k.wrapped_key, s.* FROM (SELECT 1) AS one LEFT JOIN ")
+        var query = SQLQuery(unsafeSQL: "SELECT k.wrapped_key, d.keys, s.* FROM (SELECT 1) AS one LEFT JOIN ")
         let user = query.bind(userID) + "::uuid"
         query.append(
             unescaped: """
                 authlog.user_keys k ON k.user_id = \(user)
+                LEFT JOIN LATERAL (\(Self.disownedDevices(user: user))) AS d ON true
                 LEFT JOIN LATERAL (\(Self.newestSignins(user: user, limit: limit))) AS s ON true
                 """
         )
@@ -28,6 +29,20 @@ public struct SigninHistoryQueries: SigninHistoryReads {
         var read = ReadHistory()
         for row in rows { try read.add(row, from: 0) }
         return read.summed(devices: devices, areas: areas)
+    }
+
+    /// The device key the `signin.succeeded` `eventID` of `userID` recorded; nil when there is no such sign-in
+    /// or it recorded none.
+    /// - Throws: ``StoreError``.
+    public func deviceKey(ofSignin eventID: UUID, of userID: UUID) async throws -> String? {
+        var query = SQLQuery(unsafeSQL: "SELECT e.data->>'device_key' FROM authlog.event_records e WHERE ")
+        let event = query.bind(eventID)
+        let user = query.bind(userID)
+        query.append(
+            unescaped: "e.event_id = \(event)::uuid AND e.user_id = \(user)::uuid AND e.type = 'signin.succeeded'"
+        )
+        let rows = try await self.pool.withConnection { try await $0.query(query).rows }
+        return try rows.first?.decode(String?.self, at: 0)
     }
 
     /// The identity rows of `provider` whose subject hash is one of `subjectHashes`, each linked to an active
@@ -45,9 +60,10 @@ public struct SigninHistoryQueries: SigninHistoryReads {
         let query = SessionQueries.identityLookup(
             provider: provider,
             subjectHashes: subjectHashes,
-            columns: ", k.wrapped_key, s.*",
+            columns: ", k.wrapped_key, d.keys, s.*",
             joining: """
                 LEFT JOIN authlog.user_keys k ON k.user_id = i.user_id AND \(linked)
+                LEFT JOIN LATERAL (\(Self.disownedDevices(user: "i.user_id"))) AS d ON \(linked)
                 LEFT JOIN LATERAL (\(Self.newestSignins(user: "i.user_id", limit: limit))) AS s ON \(linked)
                 """
         )
@@ -75,16 +91,36 @@ public struct SigninHistoryQueries: SigninHistoryReads {
         """
     }
 
-    /// A user's wrapped key and newest sign-ins as their rows bring them: one row per sign-in (or one without
-    /// any), each with the key.
+    /// The device keys the user `user` (an SQL expression) disowned in their newest 100 `account.not_me_reported`
+    /// (index `event_records_user_not_me`), space-separated (keys are hex), or NULL: one column, `keys`. A
+    /// member that is not a list (an ingested event of another shape) disowns nothing.
+    static func disownedDevices(user: String) -> String {
+        """
+        SELECT string_agg(k.key, ' ') AS keys FROM (
+            SELECT r.data FROM authlog.event_records r
+            WHERE r.user_id = \(user) AND r.user_id IS NOT NULL AND r.type = 'account.not_me_reported'
+            ORDER BY r.occurred_at DESC LIMIT 100
+        ) AS r, jsonb_array_elements_text(
+            CASE WHEN jsonb_typeof(r.data->'disowned_device_keys') = 'array' THEN r.data->'disowned_device_keys' END
+        ) AS k(key)
+        """
+    }
+
+    /// A user's wrapped key, disowned devices and newest sign-ins as their rows bring them: one row per sign-in
+    /// (or one without any), each with the key and the disowned devices.
     private struct ReadHistory {
         var wrappedKey: [UInt8]?
+        var disowned: Set<String> = []
         var signins: [PastSignin] = []
 
-        /// Takes in a row whose column `column` is the wrapped key, then a sign-in's columns.
+        /// Takes in a row whose column `column` is the wrapped key, the next the disowned devices, then a
+        /// sign-in's columns.
         mutating func add(_ row: QueryRow, from column: Int) throws {
             if let key = try row.decode(ByteaValue?.self, at: column) { self.wrappedKey = key.bytes }
-            if let signin = try SigninHistoryQueries.pastSignin(row, at: column + 1) { self.signins.append(signin) }
+            if let keys = try row.decode(String?.self, at: column + 1) {
+                self.disowned = Set(keys.split(separator: " ").map(String.init))
+            }
+            if let signin = try SigninHistoryQueries.pastSignin(row, at: column + 2) { self.signins.append(signin) }
         }
 
         /// The history of the sign-ins, newest first, as every store sums it up.
@@ -93,7 +129,8 @@ public struct SigninHistoryQueries: SigninHistoryReads {
                 self.signins.sorted { $0.at > $1.at },
                 devices: devices,
                 areas: areas,
-                wrappedUserKey: self.wrappedKey
+                wrappedUserKey: self.wrappedKey,
+                disowned: self.disowned
             )
         }
     }

@@ -15,12 +15,27 @@ public struct InMemorySigninHistory: SigninHistoryReads {
                 .sorted { $1.occurredAt < $0.occurredAt }
                 .prefix(max(limit, 0))
                 .map(Self.pastSignin)
+            let disowned = state.log.envelopes
+                .filter { $0.userID == userID && $0.type == .accountNotMeReported }
+                .sorted { $1.occurredAt < $0.occurredAt }
+                .prefix(100)
+                .flatMap { (try? $0.payload(as: AccountNotMeReported.self))?.disownedDeviceKeys ?? [] }
             return RecentSignins.summing(
                 signins,
                 devices: devices,
                 areas: areas,
-                wrappedUserKey: state.tables.userKeys[userID]
+                wrappedUserKey: state.tables.userKeys[userID],
+                disowned: Set(disowned)
             )
+        }
+    }
+
+    /// The device key the `signin.succeeded` `eventID` of `userID` recorded, as AuthlogStore reads it.
+    public func deviceKey(ofSignin eventID: UUID, of userID: UUID) async throws -> String? {
+        self.storage.withState { state in
+            state.log.envelopes
+                .first { $0.eventID == eventID && $0.userID == userID && $0.type == .signinSucceeded }
+                .flatMap { try? $0.payload(as: SigninSucceeded.self) }?.deviceKey
         }
     }
 

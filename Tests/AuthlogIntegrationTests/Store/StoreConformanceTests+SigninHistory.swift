@@ -76,6 +76,67 @@ extension StoreConformanceTests {
         #expect(found[hashHex("a")]?.history == recent)
     }
 
+    /// "Not me" disowns a device: the user's sign-ins from it count for nothing in their history, which is then
+    /// judged even when nothing is left; the device key a sign-in recorded is read by its event id.
+    @Test(arguments: StoreKind.allCases)
+    func aDisownedDevicesSigninsAreLeftOutOfTheHistory(kind: StoreKind) async throws {
+        guard let store = try await StoreUnderTest.make(kind) else { return }
+        let (alice, bob) = (Person(), Person())
+        try await store.events.append(try alice.registered(subjectHash: hashHex("a"), at: instant(0)))
+        try await store.events.append(try bob.registered(subjectHash: hashHex("b"), at: instant(0)))
+        let phone = SigninSighting(deviceKey: "k-phone", deviceFamily: "App on iOS", country: "KR", region: "11")
+        let intruder = SigninSighting(
+            deviceKey: "k-intruder",
+            deviceFamily: "Chrome on Windows",
+            country: "JP",
+            region: "13",
+            sealedPlace: "sealed-jp"
+        )
+        try await store.events.append(try alice.signedIn(UUID(), sighting: phone, at: instant(1)))
+        let intrusion = try alice.signedIn(UUID(), sighting: intruder, at: instant(2))
+        try await store.events.append(intrusion)
+        try await store.events.append(try bob.signedIn(UUID(), sighting: intruder, at: instant(3)))
+        #expect(try await store.signinHistory.deviceKey(ofSignin: intrusion.eventID, of: alice.userID) == "k-intruder")
+        #expect(try await store.signinHistory.deviceKey(ofSignin: intrusion.eventID, of: bob.userID) == nil)
+        #expect(try await store.signinHistory.deviceKey(ofSignin: UUID(), of: alice.userID) == nil)
+        func report(_ keys: [String]?, at time: Int64) throws -> EventEnvelope {
+            try EventEnvelope(
+                AccountNotMeReported(
+                    reportedEventID: intrusion.eventID.lowercased,
+                    reportedType: "signin.succeeded",
+                    sessionsEnded: [],
+                    disownedDeviceKeys: keys
+                ),
+                stream: StreamName(category: "user", id: alice.userID.lowercased),
+                occurredAt: instant(time),
+                outcome: .success,
+                userID: alice.userID
+            )
+        }
+        try await store.events.append(try report(nil, at: 4))
+        let before = try await store.signinHistory.recentSignins(of: alice.userID, limit: 10, devices: 5, areas: 5)
+        #expect(before.history.devices.map(\.key) == ["k-intruder", "k-phone"] && !before.history.disowned)
+        try await store.events.append(try report(["k-intruder"], at: 5))
+        let after = try await store.signinHistory.recentSignins(of: alice.userID, limit: 10, devices: 5, areas: 5)
+        var history = SigninHistory()
+        history.signins = 1
+        history.devices = [.init(key: "k-phone", family: "", firstSeen: instant(1), lastSeen: instant(1))]
+        history.areas = [.init(country: "KR", region: "11", lastSeen: instant(1))]
+        history.disowned = true
+        #expect(after.history == history && after.newestSealed == nil, "no device, place or location of it")
+        let found = try await store.signinHistory.identitiesWithHistory(
+            provider: alice.provider,
+            subjectHashes: [hashHex("a")],
+            limit: 10,
+            devices: 5,
+            areas: 5
+        )
+        #expect(found[hashHex("a")]?.history == after)
+        // Another user's history is theirs: bob's sign-in from the same device is not disowned by alice.
+        let bobs = try await store.signinHistory.recentSignins(of: bob.userID, limit: 10, devices: 5, areas: 5)
+        #expect(bobs.history.devices.map(\.key) == ["k-intruder"] && !bobs.history.disowned)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aRefreshTokenIsReadWithItsSessionsSigninAndTheKindsItWasFlaggedFor(kind: StoreKind) async throws {
         guard let store = try await StoreUnderTest.make(kind) else { return }
