@@ -259,6 +259,27 @@ struct MonitorFlowTests {
         #expect(await monitor.state().alarm == nil)
     }
 
+    /// A kept checkpoint no witness cosigned (the log may have shown this device alone a fork) is not left for a
+    /// witnessed one after a 410: nothing proves the witnessed tree extends it, so the device keeps it.
+    @Test func anUnwitnessedKeptCheckpointIsNotReplacedAfterA410() async throws {
+        let server = try FakeAuthlog()
+        let client = try MonitorHarness.client(server)
+        let monitor = try MonitorHarness.monitor(client)
+        let events = client.monitorEvents()
+        server.set(uncosignedAnswers: 1)
+        _ = await MonitorHarness.settled(monitor, try await client.signIn(with: .dev(subject: "ada")).eventIDs)
+        #expect(await monitor.state().keptCheckpoint?.size == 2)
+        for _ in 0..<3 { server.append(TestEvent(userID: UUID().uuidString.lowercased())) }
+        server.set(droppedBelow: 5)
+        try await client.refresh()
+        let dropped = await firstEvent(of: events) { $0 == .error(.http(status: 410, code: "dropped")) ? true : nil }
+        #expect(dropped == true)
+        // Asked again without `from`: the witnessed tree of 6 is shown, and not kept.
+        #expect(await eventually { server.receiptRequests.contains { $0["from"] == nil } })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await monitor.state().keptCheckpoint?.size == 2)
+    }
+
     @Test func refreshSamplingChecksOneRefreshInN() async throws {
         for (sampling, queued) in [(1, 6), (0, 2)] {
             let server = try FakeAuthlog()

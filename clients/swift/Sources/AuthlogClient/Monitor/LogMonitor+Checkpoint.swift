@@ -16,8 +16,14 @@ extension LogMonitor {
         var judgement = CheckpointJudge.judge(kept: self.kept, shown: shown, consistency: consistency, crypto: crypto)
         if self.reanchoring, let kept = self.kept, shown.size > kept.checkpoint.size {
             // Nothing can prove a bigger tree from a size retention dropped: the witnesses' quorum vouches for it
-            // instead (each witness refuses a checkpoint that does not extend the one it holds).
-            guard self.pins.policy?.check(note: note)?.quorumMet == true else { return nil }
+            // instead (each witness refuses a checkpoint that does not extend the one it holds). Only when the
+            // quorum asks for at least one witness, and only from a kept checkpoint the quorum vouched for too: a
+            // kept tree no witness saw (a fork the log showed this device alone) would otherwise be left for the
+            // witnessed one without any proof that one extends the other, and a 410 would erase the split view.
+            guard let policy = self.pins.policy, policy.minimumCosigners > 0,
+                policy.check(note: kept.note)?.quorumMet == true,
+                policy.check(note: note)?.quorumMet == true
+            else { return nil }
             judgement = .adopt
         } else if judgement == .needsOlderProof, let kept = self.kept {
             judgement = try await self.judgeOlder(shown, kept: kept)
