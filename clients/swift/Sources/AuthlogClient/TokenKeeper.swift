@@ -35,6 +35,12 @@ actor TokenKeeper {
     private var lastScheduledAttempt: ContinuousClock.Instant?
     /// When this process last rotated the tokens.
     private var lastRotation: ContinuousClock.Instant?
+    /// The refresh tokens this process spent, newest last (at most ``spentKept``): a store that still holds one
+    /// (its write after the refresh failed) is not another process's newer pair, and presenting it again would
+    /// be reuse, which ends the session.
+    private var spentRefreshTokens: [String] = []
+    /// How many spent refresh tokens are remembered.
+    private static let spentKept = 8
     /// The least time between two refreshes that the access token's expiry asks for.
     private let minimumInterval: Duration
     /// Where the events a refresh answer names go (the monitor, when it is on).
@@ -176,6 +182,7 @@ actor TokenKeeper {
                 }
                 self.lastRotation = .now
                 self.tokens = next
+                self.spentRefreshTokens = (self.spentRefreshTokens + [tokens.refreshToken]).suffix(Self.spentKept)
                 try await self.save(next)
                 // A sign-out while the store was being written (a store without a lock): it must not outlive it.
                 if self.tokens == nil { try? await self.store.clear() }
@@ -216,6 +223,12 @@ actor TokenKeeper {
             throw AuthlogClientError(.signedOut, detail: "Another process sharing the token store signed out.")
         }
         guard stored.refreshToken != spent.refreshToken else { return nil }
+        guard !self.spentRefreshTokens.contains(stored.refreshToken) else {
+            // The store's write after this process's refresh failed: it holds the pair that refresh spent. The
+            // pair held here is the live one; the store is written again with it.
+            try? await self.save(spent)
+            return nil
+        }
         self.tokens = stored
         return stored
     }

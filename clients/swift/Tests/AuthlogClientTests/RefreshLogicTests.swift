@@ -122,6 +122,25 @@ struct RefreshLogicTests {
         #expect(await events.next() == .signedOut(.loggedOut))
     }
 
+    /// The store's write after a refresh fails (a full disk): the store still holds the pair that refresh spent.
+    /// The next refresh does not take it for another process's newer pair (presenting it would be reuse, and end
+    /// the session): it refreshes the pair it holds, and the store is written again.
+    @Test func aFailedStoreWriteNeverMakesTheClientPresentASpentToken() async throws {
+        let server = RotatingTokenServer(lifetime: 900)
+        let file = try Self.temporaryFile()
+        // The first pair's access token expires at once: a client that took the store's pair back would refresh it.
+        try await FileTokenStore(url: file).save(server.signIn(accessTokenLifetime: 0.05))
+        let store = FailingSaves(inner: FileTokenStore(url: file))
+        let client = Self.client(server, store)
+        try await Task.sleep(for: .milliseconds(100))
+        store.failNext()
+        await #expect(throws: AuthlogClientError.self) { try await client.refresh() }
+        let next = try await client.refresh()
+        #expect(server.reuses == 0, "no spent refresh token was presented")
+        #expect(try await client.currentTokens()?.refreshToken == next.refreshToken)
+        #expect(try await FileTokenStore(url: file).load()?.refreshToken == next.refreshToken)
+    }
+
     @Test func twoClientsOnOneFileStoreNeverPresentASpentToken() async throws {
         let result = try await Self.shareOneFile(locked: true)
         #expect(result.reuses == 0)
@@ -202,6 +221,31 @@ struct RefreshLogicTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.appendingPathComponent("tokens.json")
     }
+}
+
+/// A file store whose next write fails when told to, as a full disk would make it.
+private final class FailingSaves: TokenStore, @unchecked Sendable {
+    // @unchecked Sendable: `failing` is only read and written under `lock`; `inner` is Sendable.
+    let inner: FileTokenStore
+    private let lock = NSLock()
+    private var failing = false
+
+    init(inner: FileTokenStore) { self.inner = inner }
+
+    /// Makes the next `save` throw.
+    func failNext() { self.lock.withLock { self.failing = true } }
+
+    var refreshLock: (any RefreshLock)? { self.inner.refreshLock }
+    func load() async throws -> AuthTokens? { try await self.inner.load() }
+    func save(_ tokens: AuthTokens) async throws {
+        let fail = self.lock.withLock {
+            defer { self.failing = false }
+            return self.failing
+        }
+        if fail { throw CocoaError(.fileWriteOutOfSpace) }
+        try await self.inner.save(tokens)
+    }
+    func clear() async throws { try await self.inner.clear() }
 }
 
 /// A file store without its refresh lock: how clients shared a store before it.
