@@ -219,15 +219,18 @@ public enum Retention {
         return true
     }
 
-    /// The `audit.retention_applied` payloads of the retention runs that have no such event in the log yet
-    /// (normally the one just applied; also one whose event was lost when the database went away after the
-    /// drop), oldest first.
+    /// The `audit.retention_applied` payload of the newest retention run when the log has no such event for it
+    /// yet (normally the one just applied; also one whose event was lost when the database went away after the
+    /// drop). Only the newest run can lack its event: `authlog retention apply` records a lost one before it
+    /// drops anything more. An older run's event may be gone for good reason, since it lives in the month its
+    /// run wrote it, which a later run drops: looking at every run recorded those again after each drop, one
+    /// more `audit.retention_applied` per old run every time.
     public static func unrecorded(on connection: Connection) async throws -> [AuditRetentionApplied] {
         let result = try await connection.query(
             """
             SELECT r.applied_by, array_to_string(r.months, ','), r.keep_months, r.last_dropped_position,
                    r.dropped_events, r.frontier, r.covering_checkpoint, array_to_string(r.export_hashes, ',')
-            FROM authlog.log_retention r
+            FROM (SELECT * FROM authlog.log_retention ORDER BY through_month DESC LIMIT 1) AS r
             WHERE NOT EXISTS (
                 SELECT FROM authlog.event_records e
                 WHERE e.type = 'audit.retention_applied' AND e.data->'months' = to_jsonb(r.months))
