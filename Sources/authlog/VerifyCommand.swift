@@ -120,7 +120,7 @@ struct VerifyCommand: AsyncParsableCommand {
             try await reportingStoreErrors { () async throws -> Void in throw error }
         }
         print(report.summary(keyName: keyring?.keys.first?.name))
-        guard case .intact(_, _, _, _, _, let macsUnchecked, _) = report else { throw ExitCode(report.exitStatus) }
+        guard case .intact(_, _, _, _, _, let macsUnchecked, _, _) = report else { throw ExitCode(report.exitStatus) }
         let covered = outsideNotes.isEmpty ? 0 : min(outsideSize, head)
         if covered < head {
             print(

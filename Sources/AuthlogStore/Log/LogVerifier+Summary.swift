@@ -18,7 +18,8 @@ extension LogVerifier.Report {
             let recorded,
             let unauthenticated,
             let macsUnchecked,
-            let signedBy
+            let signedBy,
+            let droppedThrough
         ):
             let roots = recorded == 0 ? "" : ", \(recorded) roots recorded by the log match"
             let before =
@@ -28,7 +29,12 @@ extension LogVerifier.Report {
             if keyName == nil { notChecked.append("signatures not checked: no checkpoint key") }
             if macsUnchecked { notChecked.append("event MACs not checked: no event key") }
             let unchecked = notChecked.isEmpty ? "" : " (\(notChecked.joined(separator: "; ")))"
-            return "log intact: \(events) events, root \(Data(root).base64EncodedString()), "
+            let dropped =
+                droppedThrough == 0
+                ? ""
+                : " from position \(droppedThrough + 1) (retention dropped 1…\(droppedThrough), as its sealed "
+                    + "audit.retention_applied records)"
+            return "log intact: \(events) events\(dropped), root \(Data(root).base64EncodedString()), "
                 + "\(checkpoints) checkpoints match\(Self.signers(signedBy))\(roots)\(before)\(unchecked)"
         case .broken(let position, let reason):
             return "log broken at position \(position): \(reason)"

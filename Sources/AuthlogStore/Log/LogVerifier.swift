@@ -28,7 +28,9 @@ public struct LogVerifier: Sendable {
         /// signed checkpoints (the outside ones included) matched, and so did `recordedRoots` roots recorded by
         /// the log's own `audit.checkpoint_signed` events. `unauthenticated` events carry no MAC (all of them
         /// before the first that does: written before the event key); `macsUnchecked` is true when events carry
-        /// MACs but no event key was given to check them.
+        /// MACs but no event key was given to check them. `droppedThrough` is the last position retention
+        /// dropped (0: none): the walk began after it, from the anchor its sealed `audit.retention_applied`
+        /// records.
         case intact(
             events: Int64,
             root: [UInt8],
@@ -36,7 +38,8 @@ public struct LogVerifier: Sendable {
             recordedRoots: Int = 0,
             unauthenticated: Int64 = 0,
             macsUnchecked: Bool = false,
-            signedBy: [KeyTally] = []
+            signedBy: [KeyTally] = [],
+            droppedThrough: Int64 = 0
         )
         /// The first bad position, and why.
         case broken(position: Int64, reason: String)
@@ -198,7 +201,8 @@ public struct LogVerifier: Sendable {
             recordedRoots: recorded,
             unauthenticated: macs.unauthenticated,
             macsUnchecked: macs.authenticated > 0 && self.eventKey == nil,
-            signedBy: self.tallies(of: pins)
+            signedBy: self.tallies(of: pins),
+            droppedThrough: anchor?.size ?? 0
         )
     }
 
@@ -317,6 +321,16 @@ public struct LogVerifier: Sendable {
                 reason: "the retention anchor at \(anchor.size) is covered by no signed checkpoint, so it is unproved"
             )
         }
+        if let anchor, try await !Self.isRecorded(anchor, on: connection) {
+            // An anchor row written by hand (its frontier computed from the stored nodes) would let whoever owns
+            // the database drop or rewrite every event below it unseen: the walk starts after it.
+            return .broken(
+                position: anchor.size + 1,
+                reason: "the retention anchor at \(anchor.size) (authlog.log_retention) is on no record: no sealed "
+                    + "audit.retention_applied after it names that size and its root (retention not applied by "
+                    + "`authlog retention apply`, or its event was lost: `authlog retention apply` records it)"
+            )
+        }
         if head.root != frontier.root {
             return .broken(position: last, reason: "the head's root differs from the root recomputed from the events")
         }
@@ -375,5 +389,20 @@ public struct LogVerifier: Sendable {
             return .broken(position: event.position, reason: "the tree nodes stored with the leaf do not match")
         }
         return nil
+    }
+
+    /// Whether a sealed `audit.retention_applied` after `anchor` (so among the events the walk just checked, in
+    /// the same snapshot) names its size and the root of its frontier.
+    private static func isRecorded(_ anchor: LogAnchor, on connection: Connection) async throws -> Bool {
+        let root = Hex.encode(anchor.frontier.root)
+        let result = try await connection.query(
+            """
+            SELECT 1 FROM authlog.events
+            WHERE type = 'audit.retention_applied' AND position > \(anchor.size)
+              AND data->>'last_dropped_position' = \(String(anchor.size)) AND data->>'root_at_drop' = \(root)
+            LIMIT 1
+            """
+        )
+        return !result.rows.isEmpty
     }
 }

@@ -164,6 +164,7 @@ struct RetentionCommandTests {
             databaseURL: url
         )
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
+        #expect(verified.stdout.contains("from position 61 (retention dropped 1…60"), "\(verified.stdout)")
         // A note older than the retained log cannot be checked any more: verify says so instead of passing.
         let older = try await CLIProcess.run(
             ["verify", "--verifier-key", "\(directory)/checkpoint.vkey", "--checkpoint", keptOutside],
@@ -216,6 +217,29 @@ struct RetentionCommandTests {
         #expect(
             try await database.scalar("SELECT count(*) FROM authlog.events WHERE type = 'audit.retention_applied'")
                 == 1
+        )
+        // An anchor written by hand further on, its frontier honestly computed from the stored nodes, would let
+        // whoever owns the database drop or change every event below it unseen: no sealed event records it.
+        let owner = try await database.connect()
+        let forged = try await LogAnchor.make(size: 70, on: owner)
+        _ = try await owner.query(
+            """
+            INSERT INTO authlog.log_retention (through_month, months, keep_months, last_dropped_position,
+                dropped_events, frontier, tile_edge, covering_checkpoint, export_hashes, applied_at, applied_by)
+            VALUES ('2024-03-01', ARRAY['2024-02'], 13, 70, 10, \(ByteaValue(forged.frontier.bytes)),
+                    \(forged.edge.map { ByteaValue($0.bytes) }), 70, ARRAY[''], now(), 'forger')
+            """
+        )
+        let moved = try await CLIProcess.run(
+            ["verify", "--verifier-key", "\(directory)/checkpoint.vkey"],
+            databaseURL: url
+        )
+        #expect(moved.status == 1, "\(moved.stdout)")
+        #expect(
+            moved.stdout.contains(
+                "log broken at position 71: the retention anchor at 70 (authlog.log_retention) is on no record"
+            ),
+            "\(moved.stdout)"
         )
     }
 }

@@ -79,10 +79,28 @@ extension Checkers {
             }
             #expect(before?.code == .dropped)
 
+            // Before the run is on the record, its anchor proves nothing: anyone who owns the database could have
+            // written it (and dropped or changed every event below it).
+            let unrecorded = try await LogVerifier().verify(on: owner)
             #expect(
-                try await LogVerifier().verify(on: owner) == .intact(events: 997, root: head.root, checkpoints: 1),
-                "verify walks from the anchor, and the checkpoint at 6000 proves it"
+                unrecorded.summary(keyName: nil).contains(
+                    "the retention anchor at 5003 (authlog.log_retention) is on no record"
+                ),
+                "\(unrecorded)"
             )
+            // What `authlog retention apply` does next: the run's audit.retention_applied, sealed.
+            let recording = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo, maximumConnections: 1))
+            for payload in try await Retention.unrecorded(on: owner) {
+                let event = try EventEnvelope(payload, stream: StreamName(category: "audit", id: "retention"))
+                _ = try await recording.appendSealed([AppendCommand(event)]).first?.get()
+            }
+            let recorded = try await EventReader().head(on: owner)
+            let verified = try await LogVerifier().verify(on: owner)
+            #expect(
+                verified == .intact(events: 998, root: recorded.root, checkpoints: 1, droppedThrough: 5003),
+                "verify walks from the anchor, and the checkpoint at 6000 proves it: \(verified)"
+            )
+            #expect(verified.summary(keyName: nil).contains("998 events from position 5004 (retention dropped 1…5003"))
 
             let rebuild = await #expect(throws: StoreError.self) { try await ProjectionRebuilder().check(on: owner) }
             #expect(rebuild?.code == .dropped, "projections are not rebuilt from the retained events alone")
