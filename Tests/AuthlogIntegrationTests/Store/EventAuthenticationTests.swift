@@ -145,7 +145,8 @@ struct EventAuthenticationTests {
             try await LogVerifier(eventKey: key).verify(on: connection)
                 == .broken(position: 11, reason: "forged: the event's MAC does not verify under the event key")
         )
-        guard case .intact(_, _, _, _, _, let macsUnchecked, _, _) = try await LogVerifier().verify(on: connection) else {
+        guard case .intact(_, _, _, _, _, let macsUnchecked, _, _) = try await LogVerifier().verify(on: connection)
+        else {
             Issue.record("without the key a made-up MAC cannot be told")
             return
         }
