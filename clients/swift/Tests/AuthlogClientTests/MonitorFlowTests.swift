@@ -311,3 +311,56 @@ struct MonitorFlowTests {
         #expect(server.count("/v1/log/receipts") == 0, "nothing is due for an hour")
     }
 }
+
+/// A checkpoint store that cannot be read until it is unlocked (a file protected until the device's first
+/// unlock): nothing is judged or written meanwhile, and once it reads, its kept checkpoint is the one held to.
+struct UnreadableCheckpointStoreTests {
+    actor LockedStore: CheckpointStore {
+        private var record: MonitorRecord
+        private var locked = true
+        private(set) var saves = 0
+
+        init(_ record: MonitorRecord) { self.record = record }
+
+        func unlock() { self.locked = false }
+
+        func load() throws -> MonitorRecord {
+            if self.locked { throw CocoaError(.fileReadNoPermission) }
+            return self.record
+        }
+
+        func save(_ record: MonitorRecord) {
+            self.saves += 1
+            self.record = record
+        }
+
+        var kept: String? { self.record.checkpoint }
+    }
+
+    @Test func nothingIsJudgedOrWrittenUntilTheStoreReadsAndThenItsCheckpointHolds() async throws {
+        let server = try FakeAuthlog()
+        let earlier = InMemoryCheckpointStore()
+        let first = try MonitorHarness.client(server, store: earlier)
+        let firstMonitor = try MonitorHarness.monitor(first)
+        _ = await MonitorHarness.settled(firstMonitor, try await first.signIn(with: .dev(subject: "ada")).eventIDs)
+        let record = await earlier.load()
+        let keptNote = try #require(record.checkpoint)
+
+        let store = LockedStore(record)
+        let client = try MonitorHarness.client(server, store: store)
+        let monitor = try MonitorHarness.monitor(client)
+        let asked = server.count("/v1/log/receipts")
+        let ids = try await client.signIn(with: .dev(subject: "ada")).eventIDs
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(await store.saves == 0, "the unread store is not overwritten")
+        #expect(server.count("/v1/log/receipts") == asked, "nothing is judged against no checkpoint")
+        #expect(await store.kept == keptNote)
+        await #expect(throws: MonitorError.self) { try await monitor.checkNow() }
+
+        await store.unlock()
+        let states = await MonitorHarness.settled(monitor, ids)
+        #expect(states.allSatisfy { if case .verified = $0 { true } else { false } }, "\(states)")
+        let state = await monitor.state()
+        #expect(state.keptCheckpoint != nil && state.alarm == nil)
+    }
+}

@@ -90,6 +90,7 @@ public actor LogMonitor {
     /// - Throws: ``MonitorError``: the first round that failed (`.signedOut` without a session).
     public func checkNow() async throws(MonitorError) {
         await self.loadIfNeeded()
+        guard self.isLoaded else { throw .store("the checkpoint store cannot be read") }
         guard let user = await self.sender.identity()?.userID else { throw .signedOut }
         var asked: Set<String> = []
         while true {
@@ -205,10 +206,14 @@ public actor LogMonitor {
         var record = MonitorRecord()
         do {
             record = try await self.configuration.checkpointStore.load()
-        } catch let error as MonitorError {
-            self.events.yield(.error(error))
         } catch {
-            self.events.yield(.error(.store("the checkpoint store cannot be read")))
+            // Not an empty record: the store may hold the kept checkpoint and an alarm that cannot be read now (a
+            // file protected until the first unlock). Nothing is judged or written until it is read; the next
+            // call reads it again.
+            self.events.yield(.error(error as? MonitorError ?? .store("the checkpoint store cannot be read")))
+            self.events.record(self.currentState)
+            self.loading = nil
+            return
         }
         if let note = record.checkpoint {
             do {
@@ -268,6 +273,8 @@ public actor LogMonitor {
     private func step() async -> Task<Void, Never>? {
         await self.loadIfNeeded()
         guard !Task.isCancelled, let user = await self.sender.identity()?.userID else { return self.stop() }
+        // The kept checkpoint is not known while the store cannot be read: nothing is judged against nothing.
+        guard self.isLoaded else { return self.sleep(until: .now + self.configuration.pendingRetryDelay) }
         let now = ContinuousClock.now
         if let paused = self.pausedUntil, paused > now { return self.sleep(until: paused) }
         let batch = self.queue.batch(for: user, at: now, limit: self.configuration.batchSize)
