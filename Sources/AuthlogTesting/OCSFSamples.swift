@@ -88,6 +88,15 @@ public enum OCSFSamples {
                 failures: 7,
                 deliveredThrough: 41
             )
+        case .auditCheckpointFailing:
+            payload = AuditCheckpointFailing(
+                failingSince: Self.windowStart,
+                failures: 7,
+                lastError: "the checkpoint directory cannot be written",
+                lastSignedSize: 40
+            )
+        case .auditCheckpointRecovered:
+            payload = AuditCheckpointRecovered(failingSince: Self.windowStart, recoveredAt: end, failures: 7, signedSize: 44)
         default: payload = nil
         }
         guard let payload else { return nil }

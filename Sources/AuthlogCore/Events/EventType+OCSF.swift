@@ -76,7 +76,7 @@ extension EventType {
         case .auditAccessed: return .eventLogActivity(3, "Export")
         case .auditRetentionApplied: return .eventLogActivity(2, "Delete")
         case .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
-            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditSinkRecovered,
+            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditSinkRecovered, .auditCheckpointRecovered,
             .auditRefusalsDropped:
             return .eventLogActivity(OCSFMapping.otherActivity, "Other")
         case .rateLimitExceeded, .requestRefused: return .webResourceAccess(2, "Access Deny")
@@ -163,7 +163,7 @@ extension EventType {
     public func ocsfSeverity(outcome: Outcome, reason: String?) -> OCSFSeverity {
         switch self {
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return .high
-        case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing,
+        case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing, .auditCheckpointFailing,
             .accountNotMeReported, .signinFlagged:
             return .medium
         case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed, .tokenAccessRefused:
@@ -173,7 +173,7 @@ extension EventType {
             .tokenRefreshReplayed, .tokenRevoked, .sessionLoggedOut, .sessionRevoked, .sessionExpired,
             .sessionReauthenticated, .providerConsentRevoked, .providerEmailChanged, .providerRevocationAttempted,
             .accountDeleted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied,
-            .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared, .auditSinkRecovered:
+            .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared, .auditSinkRecovered, .auditCheckpointRecovered:
             return .informational
         }
     }

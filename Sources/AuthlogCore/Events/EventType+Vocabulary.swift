@@ -100,8 +100,8 @@ extension EventType {
                 )
             ]
         case .tokenRefreshReplayed, .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused,
-            .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
-            .auditSinkRecovered, .auditRefusalsDropped, .identityUnlocked:
+            .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditRefusalsDropped, .identityUnlocked:
             return []
         }
     }

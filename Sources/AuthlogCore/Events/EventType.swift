@@ -36,6 +36,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case auditWriteOutage = "audit.write_outage"
     case auditSinkFailing = "audit.sink_failing"
     case auditSinkRecovered = "audit.sink_recovered"
+    case auditCheckpointFailing = "audit.checkpoint_failing"
+    case auditCheckpointRecovered = "audit.checkpoint_recovered"
     case auditRefusalsDropped = "audit.refusals_dropped"
     case rateLimitExceeded = "ratelimit.exceeded"
     case requestRefused = "request.refused"
@@ -73,8 +75,8 @@ extension EventType {
             return ["user"]
         case .providerNotificationReceived: return ["provider"]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
-            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
-            .auditSinkRecovered, .auditRefusalsDropped:
+            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditRefusalsDropped:
             return ["audit"]
         case .rateLimitExceeded, .requestRefused: return ["ratelimit"]
         case .identityLocked, .identityUnlocked: return ["identity"]
@@ -100,8 +102,8 @@ extension EventType {
         case .providerEmailChanged: return [.userID, .provider]
         case .accountDeleted, .accountNotMeReported: return [.userID]
         case .signinFlagged: return [.userID, .provider, .reason]
-        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditSinkRecovered: return []
-        case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm, .auditWriteOutage, .auditSinkFailing,
+        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditSinkRecovered, .auditCheckpointRecovered: return []
+        case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
             .auditRefusalsDropped:
             return [.reason]
         case .auditWitnessAlarmCleared: return []
@@ -117,11 +119,11 @@ extension EventType {
         case .signinFailed, .tokenRefreshFailed, .tokenAccessRefused, .tokenReuseDetected, .accountActionRefused,
             .auditCheckpointRefused,
             .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .auditWitnessAlarm,
-            .auditWriteOutage, .auditSinkFailing, .auditRefusalsDropped:
+            .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditRefusalsDropped:
             return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
             .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked, .auditWitnessAlarmCleared,
-            .auditSinkRecovered, .accountNotMeReported:
+            .auditSinkRecovered, .auditCheckpointRecovered, .accountNotMeReported:
             return .success
         default: return nil
         }
@@ -164,6 +166,8 @@ extension EventType {
         case .auditWriteOutage: return AuditWriteOutage.self
         case .auditSinkFailing: return AuditSinkFailing.self
         case .auditSinkRecovered: return AuditSinkRecovered.self
+        case .auditCheckpointFailing: return AuditCheckpointFailing.self
+        case .auditCheckpointRecovered: return AuditCheckpointRecovered.self
         case .auditRefusalsDropped: return AuditRefusalsDropped.self
         case .rateLimitExceeded: return RateLimitExceeded.self
         case .requestRefused: return RequestRefused.self
@@ -179,8 +183,8 @@ extension EventType {
     public var isWrittenByAuthlogOnly: Bool {
         switch self {
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
-            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
-            .auditSinkRecovered, .auditRefusalsDropped, .rateLimitExceeded, .requestRefused, .identityLocked,
+            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditRefusalsDropped, .rateLimitExceeded, .requestRefused, .identityLocked,
             .identityUnlocked:
             return true
         default: return false

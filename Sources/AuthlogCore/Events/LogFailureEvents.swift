@@ -129,3 +129,52 @@ public struct AuditRefusalsDropped: EventPayload {
         }
     }
 }
+
+/// Checkpoints could not be signed (`audit.checkpoint_failing`): signing failed ``threshold`` times in a row for
+/// a reason of its own (the checkpoint directory or the signer's state cannot be written, the key cannot sign),
+/// not a contradiction (that is ``AuditCheckpointRefused``) nor a database that cannot be reached (that is
+/// ``AuditWriteOutage``). Recorded once per episode by the process whose signing fails; the log goes on
+/// growing unsigned meanwhile. ``AuditCheckpointRecovered`` ends it. The envelope's `reason` is `signing_failed`.
+public struct AuditCheckpointFailing: EventPayload {
+    public static let eventType = EventType.auditCheckpointFailing
+    /// The failures in a row that make an episode (one attempt a second while a checkpoint is due).
+    public static let threshold = 3
+    /// When the first failure of the run happened (ISO 8601).
+    public var failingSince: String
+    /// The failures in a row so far.
+    public var failures: Int
+    /// Why the last one failed, in one line, without paths or key material.
+    public var lastError: String
+    /// The size of the last checkpoint signed, if any.
+    public var lastSignedSize: Int64?
+
+    /// Creates the payload.
+    public init(failingSince: String, failures: Int, lastError: String, lastSignedSize: Int64?) {
+        self.failingSince = failingSince
+        self.failures = failures
+        self.lastError = lastError
+        self.lastSignedSize = lastSignedSize
+    }
+}
+
+/// The process recorded as failing to sign (``AuditCheckpointFailing``) signed a checkpoint again
+/// (`audit.checkpoint_recovered`): the episode's end.
+public struct AuditCheckpointRecovered: EventPayload {
+    public static let eventType = EventType.auditCheckpointRecovered
+    /// When the episode's first failure happened (ISO 8601), as its `audit.checkpoint_failing` says.
+    public var failingSince: String
+    /// When a checkpoint was signed again (ISO 8601).
+    public var recoveredAt: String
+    /// The failures in a row the episode had.
+    public var failures: Int
+    /// The size of the checkpoint signed.
+    public var signedSize: Int64
+
+    /// Creates the payload.
+    public init(failingSince: String, recoveredAt: String, failures: Int, signedSize: Int64) {
+        self.failingSince = failingSince
+        self.recoveredAt = recoveredAt
+        self.failures = failures
+        self.signedSize = signedSize
+    }
+}

@@ -85,7 +85,7 @@ public enum ProjectionReducer {
             .auditCheckpointSigned,
             .auditAccessed,
             .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
-            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditSinkRecovered,
+            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditSinkRecovered, .auditCheckpointRecovered,
             .auditRefusalsDropped, .rateLimitExceeded, .requestRefused:
             return []
         case .identityLocked:

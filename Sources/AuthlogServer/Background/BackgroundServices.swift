@@ -129,7 +129,12 @@ extension ServerComponents {
     private func logServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         var services: [any Service] = []
         if let checkpointer = self.checkpointer {
-            let scheduler = CheckpointScheduler(checkpointer: checkpointer, pool: pool, settings: self.checkpoints)
+            let scheduler = CheckpointScheduler(
+                checkpointer: checkpointer,
+                pool: pool,
+                settings: self.checkpoints,
+                recordingFailuresIn: self.store
+            )
             let submitter =
                 self.witnesses.witnesses.isEmpty
                 ? nil

@@ -14,6 +14,9 @@ enum LogIntegrityMetrics {
             "# HELP authlog_checkpoint_last_signed_size The size of the last checkpoint this process signed or found signed.",
             "# TYPE authlog_checkpoint_last_signed_size gauge",
             "authlog_checkpoint_last_signed_size \(snapshot.lastSignedSize)",
+            "# HELP authlog_checkpoint_signing_failures Attempts in a row to sign a due checkpoint that failed for a reason of the signer's own (its files, its key).",
+            "# TYPE authlog_checkpoint_signing_failures gauge",
+            "authlog_checkpoint_signing_failures \(snapshot.signingFailures)",
         ]
             + ServerMetrics.counter(
                 "authlog_checkpoint_refusals_total",

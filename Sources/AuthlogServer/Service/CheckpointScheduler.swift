@@ -16,6 +16,8 @@ public struct CheckpointScheduler: Sendable {
     let pool: ConnectionPool
     let everyEvents: Int
     let everySeconds: Int
+    /// This process's failures to sign, put on the record; nil records none (`authlog checkpoint`'s own tests).
+    let failures: CheckpointFailures?
 
     /// The advisory lock the signers take turns on (one bigint key, apart from the log's other locks).
     static let lock: SQLQuery = "SELECT pg_try_advisory_lock(hashtext('authlog.checkpoint-scheduler'))"
@@ -44,12 +46,19 @@ public struct CheckpointScheduler: Sendable {
         }
     }
 
-    /// A scheduler for `checkpointer` with the resolved `settings`.
-    public init(checkpointer: Checkpointer, pool: ConnectionPool, settings: CheckpointSettings) {
+    /// A scheduler for `checkpointer` with the resolved `settings`; an episode of failures to sign is recorded
+    /// through `store` (`audit.checkpoint_failing`, `audit.checkpoint_recovered`).
+    public init(
+        checkpointer: Checkpointer,
+        pool: ConnectionPool,
+        settings: CheckpointSettings,
+        recordingFailuresIn store: PostgresEventStore? = nil
+    ) {
         self.checkpointer = checkpointer
         self.pool = pool
         self.everyEvents = settings.everyEvents
         self.everySeconds = settings.everySeconds
+        self.failures = store.map(CheckpointFailures.init(store:))
     }
 
     /// Signs a checkpoint when one is due and no other process is deciding (`serve` asks every second);
@@ -68,6 +77,7 @@ public struct CheckpointScheduler: Sendable {
                     throw error
                 }
             }
+            if let signed { await self.failures?.signed(size: signed.size, logger: logger) }
             if let signed, signed.isNew {
                 logger.info("signed a checkpoint", metadata: ["tree_size": .stringConvertible(signed.size)])
                 return true
@@ -84,6 +94,7 @@ public struct CheckpointScheduler: Sendable {
             )
         } catch {
             logger.warning("could not sign a checkpoint", metadata: ["error": .string("\(error)")])
+            await self.failures?.failed(error, logger: logger)
         }
         return false
     }

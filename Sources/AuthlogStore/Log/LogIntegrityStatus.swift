@@ -15,6 +15,9 @@ public final class LogIntegrityStatus: Sendable {
         public var lastSignedSize: Int64 = 0
         /// Queued rows the sealer refused because their MAC was missing or wrong.
         public var refusedEvents: Int = 0
+        /// Attempts to sign a due checkpoint that failed in a row for a reason of the signer's own (its files,
+        /// its key; `audit.checkpoint_failing`), since the last checkpoint signed.
+        public var signingFailures: Int = 0
     }
 
     private let state = Mutex(Snapshot())
@@ -37,8 +40,14 @@ public final class LogIntegrityStatus: Sendable {
     public func signed(size: Int64) {
         self.state.withLock { state in
             state.refusal = nil
+            state.signingFailures = 0
             state.lastSignedSize = max(state.lastSignedSize, size)
         }
+    }
+
+    /// Notes an attempt to sign that failed for a reason of the signer's own.
+    public func signingFailed() {
+        self.state.withLock { $0.signingFailures += 1 }
     }
 
     /// Notes queued rows refused by the sealer.

@@ -329,6 +329,23 @@ extension Checkers.AlertRulesTests {
                 alertname: AuthlogKeySetFetchFailing
                 exp_alerts:
                   - exp_labels: {severity: warning, job: authlog, provider: google}
+          # Signing fails from minute 10 (one attempt a second; the gauge counts them in a row) until a checkpoint is
+          # signed at minute 20.
+          - interval: 1m
+            input_series:
+              - series: 'authlog_checkpoint_signing_failures{job="authlog",instance="a"}'
+                values: '0x10 60 120 180 240 300 360 420 480 540 600 0x10'
+            alert_rule_test:
+              - eval_time: 5m
+                alertname: AuthlogCheckpointSigningFailing
+                exp_alerts: []
+              - eval_time: 15m
+                alertname: AuthlogCheckpointSigningFailing
+                exp_alerts:
+                  - exp_labels: {severity: critical, compliance: AU-9, job: authlog, instance: a}
+              - eval_time: 25m
+                alertname: AuthlogCheckpointSigningFailing
+                exp_alerts: []
           # The signer refuses from minute 10 to 20; two forged rows are refused at minute 30.
           - interval: 1m
             input_series:

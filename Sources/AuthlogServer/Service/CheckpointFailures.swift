@@ -1,0 +1,95 @@
+import AuthlogCore
+import AuthlogPostgres
+import AuthlogStore
+import Foundation
+import Logging
+import Synchronization
+
+/// This process's failures to sign a checkpoint, as an episode on the record (PCI DSS 4.0.1 10.7.2): at the
+/// ``AuditCheckpointFailing/threshold``th failure in a row `audit.checkpoint_failing`, at the next checkpoint
+/// signed `audit.checkpoint_recovered`. A contradiction is not counted (``CheckpointRefusal`` records itself as
+/// `audit.checkpoint_refused`), nor a database that cannot be reached (nothing could be recorded; the write path
+/// records its outage). Each event's id is made from the episode's start, so one recorded twice is stored once.
+final class CheckpointFailures: Sendable {
+    private struct Episode {
+        var since: Timestamp
+        var failures = 0
+        var recorded = false
+    }
+
+    private let store: PostgresEventStore
+    private let episode = Mutex<Episode?>(nil)
+    /// The size of the last checkpoint this process signed (or found signed at its turn).
+    private let lastSigned = Mutex<Int64?>(nil)
+
+    /// Failures recorded through `store`.
+    init(store: PostgresEventStore) { self.store = store }
+
+    /// Counts a failure of signing; records the episode when the count reaches the threshold.
+    func failed(_ error: any Error, logger: Logger) async {
+        if (error as? any StoreFailure)?.meansStoreUnreachable == true { return }
+        self.store.integrity.signingFailed()
+        let now = Timestamp.now()
+        let (since, failures, due) = self.episode.withLock { episode -> (Timestamp, Int, Bool) in
+            var current = episode ?? Episode(since: now)
+            current.failures += 1
+            let due = !current.recorded && current.failures >= AuditCheckpointFailing.threshold
+            episode = current
+            return (current.since, current.failures, due)
+        }
+        guard due else { return }
+        let detail = Self.describe(error)
+        do {
+            let event = try EventEnvelope(
+                AuditCheckpointFailing(
+                    failingSince: since.description,
+                    failures: failures,
+                    lastError: String(detail.prefix(200)),
+                    lastSignedSize: self.lastSigned.withLock { $0 }
+                ),
+                eventID: OnceEventID.make("checkpoint_failing", "\(since.microsecondsSinceEpoch)"),
+                stream: StreamName(category: "audit", id: "checkpoints"),
+                outcome: .failure,
+                reason: "signing_failed"
+            )
+            _ = try await self.store.append(AppendCommand(event))
+            self.episode.withLock { $0?.recorded = true }
+        } catch {
+            logger.warning("could not record audit.checkpoint_failing", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A checkpoint of `size` was signed: the episode, if one was recorded, ends on the record.
+    func signed(size: Int64, logger: Logger) async {
+        self.lastSigned.withLock { $0 = size }
+        guard let episode = self.episode.withLock({ $0 }) else { return }
+        guard episode.recorded else {
+            self.episode.withLock { $0 = nil }
+            return
+        }
+        do {
+            let event = try EventEnvelope(
+                AuditCheckpointRecovered(
+                    failingSince: episode.since.description,
+                    recoveredAt: Timestamp.now().description,
+                    failures: episode.failures,
+                    signedSize: size
+                ),
+                eventID: OnceEventID.make("checkpoint_recovered", "\(episode.since.microsecondsSinceEpoch)"),
+                stream: StreamName(category: "audit", id: "checkpoints"),
+                outcome: .success
+            )
+            _ = try await self.store.append(AppendCommand(event))
+            self.episode.withLock { $0 = nil }
+        } catch {
+            logger.warning("could not record audit.checkpoint_recovered", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// One line on `error` for the record: authlog's own sentence for a failure it found itself (the signer's
+    /// state, the key), the code and SQLSTATE for one PostgreSQL reported (whose message may quote row data).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? StoreError, error.sqlState == nil { return error.message }
+        return (error as? any StoreFailure)?.logDetail ?? "\(type(of: error))"
+    }
+}
