@@ -96,7 +96,28 @@ public enum OCSFSamples {
                 lastSignedSize: 40
             )
         case .auditCheckpointRecovered:
-            payload = AuditCheckpointRecovered(failingSince: Self.windowStart, recoveredAt: end, failures: 7, signedSize: 44)
+            payload = AuditCheckpointRecovered(
+                failingSince: Self.windowStart,
+                recoveredAt: end,
+                failures: 7,
+                signedSize: 44
+            )
+        case .auditWitnessFailing:
+            payload = AuditWitnessFailing(
+                witness: "witness.example/w1",
+                failingSince: Self.windowStart,
+                failures: 7,
+                lastError: "answered HTTP 403",
+                cosignedSize: 40
+            )
+        case .auditWitnessRecovered:
+            payload = AuditWitnessRecovered(
+                witness: "witness.example/w1",
+                failingSince: Self.windowStart,
+                recoveredAt: end,
+                failures: 7,
+                cosignedSize: 44
+            )
         default: payload = nil
         }
         guard let payload else { return nil }

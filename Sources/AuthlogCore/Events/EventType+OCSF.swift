@@ -76,7 +76,8 @@ extension EventType {
         case .auditAccessed: return .eventLogActivity(3, "Export")
         case .auditRetentionApplied: return .eventLogActivity(2, "Delete")
         case .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
-            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditSinkRecovered, .auditCheckpointRecovered,
+            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
+            .auditWitnessFailing, .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered,
             .auditRefusalsDropped:
             return .eventLogActivity(OCSFMapping.otherActivity, "Other")
         case .rateLimitExceeded, .requestRefused: return .webResourceAccess(2, "Access Deny")
@@ -163,7 +164,8 @@ extension EventType {
     public func ocsfSeverity(outcome: Outcome, reason: String?) -> OCSFSeverity {
         switch self {
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return .high
-        case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing, .auditCheckpointFailing,
+        case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing,
+            .auditCheckpointFailing, .auditWitnessFailing,
             .accountNotMeReported, .signinFlagged:
             return .medium
         case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed, .tokenAccessRefused:
@@ -173,7 +175,8 @@ extension EventType {
             .tokenRefreshReplayed, .tokenRevoked, .sessionLoggedOut, .sessionRevoked, .sessionExpired,
             .sessionReauthenticated, .providerConsentRevoked, .providerEmailChanged, .providerRevocationAttempted,
             .accountDeleted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied,
-            .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared, .auditSinkRecovered, .auditCheckpointRecovered:
+            .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared, .auditSinkRecovered,
+            .auditCheckpointRecovered, .auditWitnessRecovered:
             return .informational
         }
     }

@@ -100,8 +100,10 @@ extension EventType {
                 )
             ]
         case .tokenRefreshReplayed, .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused,
-            .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
-            .auditSinkRecovered, .auditCheckpointRecovered, .auditRefusalsDropped, .identityUnlocked:
+            .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
+            .auditCheckpointFailing, .auditWitnessFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered, .auditRefusalsDropped,
+            .identityUnlocked:
             return []
         }
     }

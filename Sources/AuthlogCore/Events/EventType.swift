@@ -38,6 +38,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case auditSinkRecovered = "audit.sink_recovered"
     case auditCheckpointFailing = "audit.checkpoint_failing"
     case auditCheckpointRecovered = "audit.checkpoint_recovered"
+    case auditWitnessFailing = "audit.witness_failing"
+    case auditWitnessRecovered = "audit.witness_recovered"
     case auditRefusalsDropped = "audit.refusals_dropped"
     case rateLimitExceeded = "ratelimit.exceeded"
     case requestRefused = "request.refused"
@@ -75,8 +77,9 @@ extension EventType {
             return ["user"]
         case .providerNotificationReceived: return ["provider"]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
-            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
-            .auditSinkRecovered, .auditCheckpointRecovered, .auditRefusalsDropped:
+            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
+            .auditCheckpointFailing, .auditWitnessFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered, .auditRefusalsDropped:
             return ["audit"]
         case .rateLimitExceeded, .requestRefused: return ["ratelimit"]
         case .identityLocked, .identityUnlocked: return ["identity"]
@@ -102,8 +105,11 @@ extension EventType {
         case .providerEmailChanged: return [.userID, .provider]
         case .accountDeleted, .accountNotMeReported: return [.userID]
         case .signinFlagged: return [.userID, .provider, .reason]
-        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditSinkRecovered, .auditCheckpointRecovered: return []
-        case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
+        case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditSinkRecovered,
+            .auditCheckpointRecovered, .auditWitnessRecovered:
+            return []
+        case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm, .auditWriteOutage, .auditSinkFailing,
+            .auditCheckpointFailing, .auditWitnessFailing,
             .auditRefusalsDropped:
             return [.reason]
         case .auditWitnessAlarmCleared: return []
@@ -119,11 +125,11 @@ extension EventType {
         case .signinFailed, .tokenRefreshFailed, .tokenAccessRefused, .tokenReuseDetected, .accountActionRefused,
             .auditCheckpointRefused,
             .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .auditWitnessAlarm,
-            .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditRefusalsDropped:
+            .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditWitnessFailing, .auditRefusalsDropped:
             return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
             .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked, .auditWitnessAlarmCleared,
-            .auditSinkRecovered, .auditCheckpointRecovered, .accountNotMeReported:
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered, .accountNotMeReported:
             return .success
         default: return nil
         }
@@ -168,6 +174,8 @@ extension EventType {
         case .auditSinkRecovered: return AuditSinkRecovered.self
         case .auditCheckpointFailing: return AuditCheckpointFailing.self
         case .auditCheckpointRecovered: return AuditCheckpointRecovered.self
+        case .auditWitnessFailing: return AuditWitnessFailing.self
+        case .auditWitnessRecovered: return AuditWitnessRecovered.self
         case .auditRefusalsDropped: return AuditRefusalsDropped.self
         case .rateLimitExceeded: return RateLimitExceeded.self
         case .requestRefused: return RequestRefused.self
@@ -183,8 +191,10 @@ extension EventType {
     public var isWrittenByAuthlogOnly: Bool {
         switch self {
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
-            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
-            .auditSinkRecovered, .auditCheckpointRecovered, .auditRefusalsDropped, .rateLimitExceeded, .requestRefused, .identityLocked,
+            .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
+            .auditCheckpointFailing, .auditWitnessFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered, .auditRefusalsDropped,
+            .rateLimitExceeded, .requestRefused, .identityLocked,
             .identityUnlocked:
             return true
         default: return false

@@ -178,3 +178,58 @@ public struct AuditCheckpointRecovered: EventPayload {
         self.signedSize = signedSize
     }
 }
+
+/// Submissions of checkpoints to a witness failed ``threshold`` times in a row (`audit.witness_failing`): it could
+/// not be reached, timed out, or answered other than a cosignature or a contradiction (a 403 when it no longer
+/// trusts the log's key, a 404, a 5xx, a cosignature that does not verify). A contradiction is an alarm instead
+/// (`audit.witness_alarm`). Recorded once per episode by the process whose submissions fail;
+/// ``AuditWitnessRecovered`` ends it. The envelope's `reason` is `submission_failed`.
+public struct AuditWitnessFailing: EventPayload {
+    public static let eventType = EventType.auditWitnessFailing
+    /// The failures in a row that make an episode (the submissions back off: about half a minute at 1 s).
+    public static let threshold = 5
+    /// The witness's name (`log.witnesses[].name`).
+    public var witness: String
+    /// When the first failure of the run happened (ISO 8601).
+    public var failingSince: String
+    /// The failures in a row so far.
+    public var failures: Int
+    /// Why the last one failed, in one line (`answered HTTP 403`, `unreachable or timed out`).
+    public var lastError: String
+    /// The size the witness last cosigned for this log.
+    public var cosignedSize: Int64
+
+    /// Creates the payload.
+    public init(witness: String, failingSince: String, failures: Int, lastError: String, cosignedSize: Int64) {
+        self.witness = witness
+        self.failingSince = failingSince
+        self.failures = failures
+        self.lastError = lastError
+        self.cosignedSize = cosignedSize
+    }
+}
+
+/// A witness recorded as failing (``AuditWitnessFailing``) cosigned a checkpoint again
+/// (`audit.witness_recovered`): the episode's end.
+public struct AuditWitnessRecovered: EventPayload {
+    public static let eventType = EventType.auditWitnessRecovered
+    /// The witness's name.
+    public var witness: String
+    /// When the episode's first failure happened (ISO 8601), as its `audit.witness_failing` says.
+    public var failingSince: String
+    /// When the witness cosigned again (ISO 8601).
+    public var recoveredAt: String
+    /// The failures in a row the episode had.
+    public var failures: Int
+    /// The size it cosigned.
+    public var cosignedSize: Int64
+
+    /// Creates the payload.
+    public init(witness: String, failingSince: String, recoveredAt: String, failures: Int, cosignedSize: Int64) {
+        self.witness = witness
+        self.failingSince = failingSince
+        self.recoveredAt = recoveredAt
+        self.failures = failures
+        self.cosignedSize = cosignedSize
+    }
+}

@@ -85,7 +85,8 @@ public enum ProjectionReducer {
             .auditCheckpointSigned,
             .auditAccessed,
             .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
-            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditSinkRecovered, .auditCheckpointRecovered,
+            .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
+            .auditWitnessFailing, .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered,
             .auditRefusalsDropped, .rateLimitExceeded, .requestRefused:
             return []
         case .identityLocked:

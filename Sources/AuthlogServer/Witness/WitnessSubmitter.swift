@@ -29,6 +29,8 @@ public actor WitnessSubmitter {
         /// The size it last cosigned for this log.
         var cosignedSize: Int64 = 0
         var consecutiveFailures = 0
+        /// When the current run of failures began, and whether `audit.witness_failing` records it.
+        var failing: (since: Timestamp, lastError: String, recorded: Bool)?
         var nextAttempt = ContinuousClock.now
         /// Why submissions stopped: the alarm that stands in the log, or one not recorded yet.
         var alarm: String?
@@ -45,6 +47,8 @@ public actor WitnessSubmitter {
     private let logger: Logger
     private let evidenceDirectory: String?
     private var peers: [String: Peer] = [:]
+    /// The failures in a row of each witness's current run, kept for its `audit.witness_recovered`.
+    private var episodeFailures: [String: Int] = [:]
     private var loaded = false
     private var isPassing = false
 
@@ -123,6 +127,7 @@ public actor WitnessSubmitter {
                     await self.raise(alarm, witness: name, checkpoint: latest)
                 } else {
                     self.apply(outcome, to: name, checkpoint: latest)
+                    await self.recordEpisode(of: name)
                 }
             }
             if !outcomes.isEmpty { try await self.checkQuorum(latest) }
@@ -340,6 +345,7 @@ public actor WitnessSubmitter {
         switch outcome {
         case .cosigned(_, let time):
             peer.believedSize = checkpoint.size
+            if let failing = peer.failing, !failing.recorded { peer.failing = nil }
             peer.consecutiveFailures = 0
             peer.cosignedSize = checkpoint.size
             self.metrics.recordCosigned(name, size: checkpoint.size, at: Int64(time))
@@ -428,6 +434,7 @@ public actor WitnessSubmitter {
 
     private func fail(_ peer: inout Peer, _ why: String) {
         peer.consecutiveFailures += 1
+        peer.failing = (peer.failing?.since ?? .now(), why, peer.failing?.recorded ?? false)
         let factor = 1 << min(peer.consecutiveFailures - 1, 6)
         peer.nextAttempt = ContinuousClock.now + self.settings.interval * factor
         self.metrics.recordFailure(peer.witness.name)
@@ -444,5 +451,58 @@ public actor WitnessSubmitter {
         guard let note, note.size == checkpoint.size, let result = policy.check(note: note.note), result.quorumMet
         else { return }
         self.metrics.recordWitnessed(size: checkpoint.size, at: Int64(Date().timeIntervalSince1970))
+    }
+
+    /// Puts `name`'s run of failures on the record: `audit.witness_failing` when it reaches
+    /// ``AuditWitnessFailing/threshold``, `audit.witness_recovered` once a recorded run ends with a cosignature.
+    /// Each event's id is made from the witness and the run's start, so one recorded twice is stored once; one the
+    /// database does not take now is tried again after the next submission.
+    private func recordEpisode(of name: String) async {
+        guard let peer = self.peers[name], let failing = peer.failing else { return }
+        let stream = StreamName(category: "audit", id: "witnesses")
+        let since = "\(failing.since.microsecondsSinceEpoch)"
+        do {
+            if peer.consecutiveFailures == 0 {
+                guard failing.recorded else { return }
+                let event = try EventEnvelope(
+                    AuditWitnessRecovered(
+                        witness: name,
+                        failingSince: failing.since.description,
+                        recoveredAt: Timestamp.now().description,
+                        failures: self.episodeFailures[name] ?? 0,
+                        cosignedSize: peer.cosignedSize
+                    ),
+                    eventID: OnceEventID.make("witness_recovered", name, since),
+                    stream: stream,
+                    outcome: .success
+                )
+                _ = try await self.store.append(AppendCommand(event))
+                self.peers[name]?.failing = nil
+                self.episodeFailures[name] = nil
+                return
+            }
+            self.episodeFailures[name] = peer.consecutiveFailures
+            guard !failing.recorded, peer.consecutiveFailures >= AuditWitnessFailing.threshold else { return }
+            let event = try EventEnvelope(
+                AuditWitnessFailing(
+                    witness: name,
+                    failingSince: failing.since.description,
+                    failures: peer.consecutiveFailures,
+                    lastError: String(failing.lastError.prefix(200)),
+                    cosignedSize: peer.cosignedSize
+                ),
+                eventID: OnceEventID.make("witness_failing", name, since),
+                stream: stream,
+                outcome: .failure,
+                reason: "submission_failed"
+            )
+            _ = try await self.store.append(AppendCommand(event))
+            self.peers[name]?.failing?.recorded = true
+        } catch {
+            self.logger.warning(
+                "could not record the witness's failures",
+                metadata: ["witness": "\(name)", "error": "\(error)"]
+            )
+        }
     }
 }

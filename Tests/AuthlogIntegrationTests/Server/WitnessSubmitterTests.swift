@@ -8,6 +8,7 @@ import AuthlogTransparency
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 import Testing
 
 /// `serve`'s submissions to witnesses against a scripted witness on 127.0.0.1: each answer C2SP tlog-witness
@@ -343,6 +344,53 @@ struct WitnessSubmitterTests {
     /// cosignatures: the size is the checkpoint's (so AuthlogCheckpointNotWitnessed, which fires on a latest
     /// checkpoint larger than the witnessed one, stays quiet) and the age counts from when the quorum was reached,
     /// not from the restart.
+    /// A witness that keeps refusing (403: it no longer trusts the log's key) is an episode on the record:
+    /// `audit.witness_failing` once, at the fifth failure in a row, and `audit.witness_recovered` at its next
+    /// cosignature. Not one event per failed submission.
+    @Test func aWitnessFailingForAWhileIsOneEpisodeOnTheRecord() async throws {
+        let (database, pool, _, checkpoint) = try await Self.signedLog(events: 12, seed: 71)
+        let body = try #require(NoteText(checkpoint.note)).body
+        let witness = try Self.witness("refusing")
+        let trusts = Mutex(false)
+        let refusing = try await self.scenario(pool: pool, witness: witness) { _, _ in
+            guard trusts.withLock({ $0 }) else { return (403, "text/plain", "unknown log key\n") }
+            return (200, "text/plain", (try? witness.cosign(body: body, time: 1_795_600_000)) ?? "")
+        }
+        defer { Task { await refusing.runner.stop() } }
+        func count(_ type: String) async throws -> Int64 {
+            try await database.scalar("SELECT count(*) FROM authlog.event_records WHERE type = \(type)")
+        }
+        // Submissions back off (1, 2, 4, 8 s after the failures): the fifth is some 15 s after the first.
+        let deadline = ContinuousClock.now + .seconds(40)
+        while await refusing.script.requests.count < AuditWitnessFailing.threshold, ContinuousClock.now < deadline {
+            await refusing.submitter.pass()
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(await refusing.script.requests.count == AuditWitnessFailing.threshold)
+        #expect(try await count("audit.witness_failing") == 1)
+        let failing = try #require(
+            try await database.connect().query(
+                """
+                SELECT reason, data->>'witness', data->>'failures', data->>'last_error' FROM authlog.event_records
+                WHERE type = 'audit.witness_failing'
+                """
+            ).rows.first
+        )
+        #expect(try failing.decode(String.self, at: 0) == "submission_failed")
+        #expect(try failing.decode(String.self, at: 1) == witness.name)
+        #expect(try failing.decode(String.self, at: 2) == "5")
+        let lastError = try failing.decode(String.self, at: 3)
+        #expect(lastError.contains("403"), "\(lastError)")
+        trusts.withLock { $0 = true }
+        let recovery = ContinuousClock.now + .seconds(40)
+        while try await count("audit.witness_recovered") == 0, ContinuousClock.now < recovery {
+            await refusing.submitter.pass()
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(try await count("audit.witness_recovered") == 1)
+        #expect(try await count("audit.witness_failing") == 1, "one episode, one event")
+    }
+
     @Test func aRestartOfAFullyWitnessedIdleLogKeepsTheWitnessedSizeAndAge() async throws {
         let (database, pool, _, checkpoint) = try await Self.signedLog(events: 12, seed: 23)
         let witness = try Self.witness("idle")

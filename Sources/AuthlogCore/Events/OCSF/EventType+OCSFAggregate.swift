@@ -31,9 +31,9 @@ extension EventType {
             return OCSFAggregateFields(count: "requests_refused", start: "started_at", end: "ended_at")
         case .auditRefusalsDropped:
             return OCSFAggregateFields(count: "requests", start: "first_dropped_at", end: "last_dropped_at")
-        case .auditSinkFailing, .auditCheckpointFailing:
+        case .auditSinkFailing, .auditCheckpointFailing, .auditWitnessFailing:
             return OCSFAggregateFields(count: "failures", start: "failing_since", end: nil)
-        case .auditSinkRecovered, .auditCheckpointRecovered:
+        case .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered:
             return OCSFAggregateFields(count: "failures", start: "failing_since", end: "recovered_at")
         case .signinSucceeded, .signinFailed, .userRegistered, .identityLinked, .identityUnlinked, .tokenIssued,
             .tokenRefreshed, .tokenRefreshFailed, .tokenReuseDetected, .tokenRefreshReplayed, .tokenRevoked,
