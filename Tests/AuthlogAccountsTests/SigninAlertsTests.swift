@@ -393,6 +393,13 @@ struct SigninAlertsTests {
         #expect(report.data["disowned_device_keys"]?.arrayValue?.count == 1)
         let again = try #require(try await self.signIn(rules, intruder).signinAlert)
         #expect(again.kinds.contains(.newDevice) && again.kinds.contains(.newCountry), "\(again.kinds)")
+        // The user says so again (from a new sign-in of their own: the report ended every session).
+        let back = try await self.signIn(rules, Self.from(Self.seoul))
+        _ = try await rules.accounts.reportNotMe(
+            bearer: back.accessToken,
+            eventID: again.eventID.lowercased,
+            metadata: RuleHarness.request
+        )
         let home = try await self.signIn(rules, Self.from(Self.seoul))
         #expect(home.signinAlert == nil, "the user's own device and country are still known")
     }

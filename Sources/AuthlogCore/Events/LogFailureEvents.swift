@@ -132,8 +132,8 @@ public struct AuditRefusalsDropped: EventPayload {
 
 /// Checkpoints could not be signed (`audit.checkpoint_failing`): signing failed ``threshold`` times in a row for
 /// a reason of its own (the checkpoint directory or the signer's state cannot be written, the key cannot sign),
-/// not a contradiction (that is ``AuditCheckpointRefused``) nor a database that cannot be reached (that is
-/// ``AuditWriteOutage``). Recorded once per episode by the process whose signing fails; the log goes on
+/// not a contradiction (that is ``AuditCheckpointRefused``) nor an error PostgreSQL reported or a database that
+/// cannot be reached (an outage is ``AuditWriteOutage``). Recorded once per episode by the process whose signing fails; the log goes on
 /// growing unsigned meanwhile. ``AuditCheckpointRecovered`` ends it. The envelope's `reason` is `signing_failed`.
 public struct AuditCheckpointFailing: EventPayload {
     public static let eventType = EventType.auditCheckpointFailing
@@ -143,7 +143,7 @@ public struct AuditCheckpointFailing: EventPayload {
     public var failingSince: String
     /// The failures in a row so far.
     public var failures: Int
-    /// Why the last one failed, in one line, without paths or key material.
+    /// Why the last one failed, in one line: authlog's own sentence (it may name the file), never key material.
     public var lastError: String
     /// The size of the last checkpoint signed, if any.
     public var lastSignedSize: Int64?

@@ -73,21 +73,22 @@ public struct RecentSignins: Sendable, Equatable {
     }
 
     /// The history of `signins` (newest first, as the store reads them), bounded by `devices` and `areas`: what
-    /// every store answers, each in its own way. Sign-ins from a device in `disowned` (the user said a sign-in
-    /// from it was not them: ``AccountNotMeReported/disownedDeviceKeys``) count for nothing: not its device,
-    /// not its place, not its location; and the history is then judged even when nothing else is left in it.
+    /// every store answers, each in its own way. A sign-in from a device `disowned` up to then (the user said a
+    /// sign-in from it was not them: ``AccountNotMeReported/disownedDeviceKeys``) counts for nothing: not its
+    /// device, not its place, not its location; one after the report counts again. The history is judged even
+    /// when nothing else is left in it. (The stores also leave those sign-ins out before their `limit`.)
     public static func summing(
         _ signins: [PastSignin],
         devices: Int,
         areas: Int,
         wrappedUserKey: [UInt8]?,
-        disowned: Set<String> = []
+        disowned: [DisownedDevice] = []
     ) -> RecentSignins {
         var history = SigninHistory()
         history.disowned = !disowned.isEmpty
         var newestSealed: SealedSighting?
         for signin in signins {
-            guard let sighting = signin.sighting, !disowned.contains(sighting.deviceKey) else { continue }
+            guard let sighting = signin.sighting, !DisownedDevice.leavesOut(signin, disowned) else { continue }
             history.signins += 1
             if !history.devices.contains(where: { $0.key == sighting.deviceKey }) && history.devices.count < devices {
                 history.devices.append(
@@ -105,6 +106,27 @@ public struct RecentSignins: Sendable, Equatable {
             }
         }
         return RecentSignins(history: history, newestSealed: newestSealed, wrappedUserKey: wrappedUserKey)
+    }
+}
+
+/// A device the user disowned: the key a "not me" report named, and when it was made
+/// (``AccountNotMeReported/disownedDeviceKeys``).
+public struct DisownedDevice: Sendable, Equatable {
+    /// The device's key.
+    public var key: String
+    /// When the report was made: sign-ins from the device up to then are not the user's.
+    public var at: Timestamp
+
+    /// Creates it.
+    public init(key: String, at: Timestamp) {
+        self.key = key
+        self.at = at
+    }
+
+    /// Whether `signin` is one of `disowned`'s: from a disowned device, at or before its report.
+    public static func leavesOut(_ signin: PastSignin, _ disowned: [DisownedDevice]) -> Bool {
+        guard let key = signin.sighting?.deviceKey else { return false }
+        return disowned.contains { $0.key == key && signin.at <= $0.at }
     }
 }
 

@@ -27,7 +27,10 @@ final class CheckpointFailures: Sendable {
 
     /// Counts a failure of signing; records the episode when the count reaches the threshold.
     func failed(_ error: any Error, logger: Logger) async {
+        // Only the signer's own failures: what PostgreSQL reported (a timeout, a read-only standby after a failover)
+        // is the database's, and an unreachable one is recorded as the write path's outage.
         if (error as? any StoreFailure)?.meansStoreUnreachable == true { return }
+        if let error = error as? StoreError, error.sqlState != nil { return }
         self.store.integrity.signingFailed()
         let now = Timestamp.now()
         let (since, failures, due) = self.episode.withLock { episode -> (Timestamp, Int, Bool) in
@@ -87,9 +90,9 @@ final class CheckpointFailures: Sendable {
     }
 
     /// One line on `error` for the record: authlog's own sentence for a failure it found itself (the signer's
-    /// state, the key), the code and SQLSTATE for one PostgreSQL reported (whose message may quote row data).
+    /// state, the key; it may name the file), else the error's type.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? StoreError, error.sqlState == nil { return error.message }
-        return (error as? any StoreFailure)?.logDetail ?? "\(type(of: error))"
+        if let error = error as? StoreError { return error.message }
+        return "\(type(of: error))"
     }
 }

@@ -434,7 +434,9 @@ public actor WitnessSubmitter {
 
     private func fail(_ peer: inout Peer, _ why: String) {
         peer.consecutiveFailures += 1
-        peer.failing = (peer.failing?.since ?? .now(), why, peer.failing?.recorded ?? false)
+        // The witness's words may carry anything: no NUL (an event refuses it), one line.
+        let line = why.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}").replacingOccurrences(of: "\n", with: " ")
+        peer.failing = (peer.failing?.since ?? .now(), line, peer.failing?.recorded ?? false)
         let factor = 1 << min(peer.consecutiveFailures - 1, 6)
         peer.nextAttempt = ContinuousClock.now + self.settings.interval * factor
         self.metrics.recordFailure(peer.witness.name)

@@ -321,15 +321,29 @@ public struct LogVerifier: Sendable {
                 reason: "the retention anchor at \(anchor.size) is covered by no signed checkpoint, so it is unproved"
             )
         }
-        if let anchor, try await !Self.isRecorded(anchor, on: connection) {
+        if let anchor {
             // An anchor row written by hand (its frontier computed from the stored nodes) would let whoever owns
-            // the database drop or rewrite every event below it unseen: the walk starts after it.
-            return .broken(
-                position: anchor.size + 1,
-                reason: "the retention anchor at \(anchor.size) (authlog.log_retention) is on no record: no sealed "
-                    + "audit.retention_applied after it names that size and its root (retention not applied by "
-                    + "`authlog retention apply`, or its event was lost: `authlog retention apply` records it)"
-            )
+            // the database drop or rewrite every event below it unseen: the walk starts after it. Its record must
+            // be under a signed checkpoint, which the database owner cannot make.
+            let signed = pins.last?.size ?? 0
+            switch try await Self.recordPosition(of: anchor, on: connection) {
+            case nil:
+                return .broken(
+                    position: anchor.size + 1,
+                    reason: "the retention anchor at \(anchor.size) (authlog.log_retention) is on no record: no "
+                        + "sealed audit.retention_applied after it names that size and its root (retention not "
+                        + "applied by `authlog retention apply`, or its event was lost: "
+                        + "`authlog retention apply --dry-run` records it)"
+                )
+            case let position? where position > signed:
+                return .broken(
+                    position: anchor.size + 1,
+                    reason: "the retention anchor at \(anchor.size) is recorded at position \(position), after the "
+                        + "last signed checkpoint (\(signed)), so it is unproved: verify again once a checkpoint "
+                        + "covers it (`authlog checkpoint`)"
+                )
+            default: break
+            }
         }
         if head.root != frontier.root {
             return .broken(position: last, reason: "the head's root differs from the root recomputed from the events")
@@ -391,18 +405,17 @@ public struct LogVerifier: Sendable {
         return nil
     }
 
-    /// Whether a sealed `audit.retention_applied` after `anchor` (so among the events the walk just checked, in
-    /// the same snapshot) names its size and the root of its frontier.
-    private static func isRecorded(_ anchor: LogAnchor, on connection: Connection) async throws -> Bool {
+    /// The position of the first sealed `audit.retention_applied` after `anchor` (so among the events the walk
+    /// just checked, in the same snapshot) that names its size and the root of its frontier; nil when none does.
+    private static func recordPosition(of anchor: LogAnchor, on connection: Connection) async throws -> Int64? {
         let root = Hex.encode(anchor.frontier.root)
         let result = try await connection.query(
             """
-            SELECT 1 FROM authlog.events
+            SELECT min(position) FROM authlog.events
             WHERE type = 'audit.retention_applied' AND position > \(anchor.size)
               AND data->>'last_dropped_position' = \(String(anchor.size)) AND data->>'root_at_drop' = \(root)
-            LIMIT 1
             """
         )
-        return !result.rows.isEmpty
+        return try result.rows.first?.decode(Int64?.self, at: 0)
     }
 }

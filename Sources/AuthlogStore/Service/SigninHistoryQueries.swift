@@ -16,13 +16,15 @@ public struct SigninHistoryQueries: SigninHistoryReads {
     /// one statement: the sign-ins' rows, summed up as every store sums them (``RecentSignins/summing(_:devices:areas:wrappedUserKey:)``).
     /// - Throws: ``StoreError``.
     public func recentSignins(of userID: UUID, limit: Int, devices: Int, areas: Int) async throws -> RecentSignins {
-        var query = SQLQuery(unsafeSQL: "SELECT k.wrapped_key, d.keys, s.* FROM (SELECT 1) AS one LEFT JOIN ")
+        var query = SQLQuery(
+            unsafeSQL: "SELECT k.wrapped_key, d.keys, d.ats, s.* FROM (SELECT 1) AS one LEFT JOIN "
+        )
         let user = query.bind(userID) + "::uuid"
         query.append(
             unescaped: """
                 authlog.user_keys k ON k.user_id = \(user)
                 LEFT JOIN LATERAL (\(Self.disownedDevices(user: user))) AS d ON true
-                LEFT JOIN LATERAL (\(Self.newestSignins(user: user, limit: limit))) AS s ON true
+                LEFT JOIN LATERAL (\(Self.newestSignins(user: user, limit: limit, disowned: "d.pairs"))) AS s ON true
                 """
         )
         let rows = try await self.pool.withConnection { try await $0.query(query).rows }
@@ -60,11 +62,12 @@ public struct SigninHistoryQueries: SigninHistoryReads {
         let query = SessionQueries.identityLookup(
             provider: provider,
             subjectHashes: subjectHashes,
-            columns: ", k.wrapped_key, d.keys, s.*",
+            columns: ", k.wrapped_key, d.keys, d.ats, s.*",
             joining: """
                 LEFT JOIN authlog.user_keys k ON k.user_id = i.user_id AND \(linked)
                 LEFT JOIN LATERAL (\(Self.disownedDevices(user: "i.user_id"))) AS d ON \(linked)
-                LEFT JOIN LATERAL (\(Self.newestSignins(user: "i.user_id", limit: limit))) AS s ON \(linked)
+                LEFT JOIN LATERAL (\(Self.newestSignins(user: "i.user_id", limit: limit, disowned: "d.pairs"))) AS s
+                    ON \(linked)
                 """
         )
         let rows = try await self.pool.withConnection { try await $0.query(query).rows }
@@ -83,21 +86,36 @@ public struct SigninHistoryQueries: SigninHistoryReads {
 
     /// The newest `limit` `signin.succeeded` of the user `user` (an SQL expression: a parameter or a column),
     /// newest first: each one's `occurred_at` and ``sightingColumns(_:)``, as ``pastSignin(_:at:)`` decodes them.
-    static func newestSignins(user: String, limit: Int) -> String {
-        """
-        SELECT e.occurred_at, \(Self.sightingColumns("e.data")) FROM authlog.event_records e
-        WHERE e.user_id = \(user) AND e.type = 'signin.succeeded'
-        ORDER BY e.occurred_at DESC LIMIT \(max(limit, 0))
-        """
+    /// `disowned`, when given, is an SQL expression of the user's disowned devices (``disownedDevices(user:)``'s
+    /// `pairs`): their sign-ins up to each report are left out before the limit.
+    static func newestSignins(user: String, limit: Int, disowned: String? = nil) -> String {
+        let leavingOut =
+            disowned.map {
+                """
+                AND NOT EXISTS (SELECT FROM jsonb_to_recordset(\($0)) AS p(key text, at timestamptz)
+                    WHERE p.key = e.data->>'device_key' AND e.occurred_at <= p.at)
+                """
+            } ?? ""
+        return """
+            SELECT e.occurred_at, \(Self.sightingColumns("e.data")) FROM authlog.event_records e
+            WHERE e.user_id = \(user) AND e.type = 'signin.succeeded' \(leavingOut)
+            ORDER BY e.occurred_at DESC LIMIT \(max(limit, 0))
+            """
     }
 
-    /// The device keys the user `user` (an SQL expression) disowned in their newest 100 `account.not_me_reported`
-    /// (index `event_records_user_not_me`), space-separated (keys are hex), or NULL: one column, `keys`. A
-    /// member that is not a list (an ingested event of another shape) disowns nothing.
+    /// The devices the user `user` (an SQL expression) disowned in their newest 100 `account.not_me_reported`
+    /// (index `event_records_user_not_me`), each with when its report was made, or NULLs: `keys` (space-separated;
+    /// keys are hex) and `ats` (microseconds since 1970, in the same order) for Swift, and `pairs` (a JSON list of
+    /// `{key, at}`) for ``newestSignins(user:limit:disowned:)``. A member that is not a list (an ingested event of
+    /// another shape) disowns nothing.
     static func disownedDevices(user: String) -> String {
         """
-        SELECT string_agg(k.key, ' ') AS keys FROM (
-            SELECT r.data FROM authlog.event_records r
+        SELECT string_agg(k.key, ' ' ORDER BY r.occurred_at, k.key) AS keys,
+               string_agg((extract(epoch FROM r.occurred_at) * 1000000)::bigint::text, ' '
+                          ORDER BY r.occurred_at, k.key) AS ats,
+               jsonb_agg(jsonb_build_object('key', k.key, 'at', r.occurred_at)) AS pairs
+        FROM (
+            SELECT r.data, r.occurred_at FROM authlog.event_records r
             WHERE r.user_id = \(user) AND r.user_id IS NOT NULL AND r.type = 'account.not_me_reported'
             ORDER BY r.occurred_at DESC LIMIT 100
         ) AS r, jsonb_array_elements_text(
@@ -110,17 +128,22 @@ public struct SigninHistoryQueries: SigninHistoryReads {
     /// (or one without any), each with the key and the disowned devices.
     private struct ReadHistory {
         var wrappedKey: [UInt8]?
-        var disowned: Set<String> = []
+        var disowned: [DisownedDevice] = []
         var signins: [PastSignin] = []
 
-        /// Takes in a row whose column `column` is the wrapped key, the next the disowned devices, then a
+        /// Takes in a row whose column `column` is the wrapped key, the next two the disowned devices, then a
         /// sign-in's columns.
         mutating func add(_ row: QueryRow, from column: Int) throws {
             if let key = try row.decode(ByteaValue?.self, at: column) { self.wrappedKey = key.bytes }
-            if let keys = try row.decode(String?.self, at: column + 1) {
-                self.disowned = Set(keys.split(separator: " ").map(String.init))
+            if let keys = try row.decode(String?.self, at: column + 1),
+                let ats = try row.decode(String?.self, at: column + 2)
+            {
+                let times = ats.split(separator: " ").compactMap { Int64($0) }
+                self.disowned = zip(keys.split(separator: " "), times).map {
+                    DisownedDevice(key: String($0), at: Timestamp(microsecondsSinceEpoch: $1))
+                }
             }
-            if let signin = try SigninHistoryQueries.pastSignin(row, at: column + 2) { self.signins.append(signin) }
+            if let signin = try SigninHistoryQueries.pastSignin(row, at: column + 3) { self.signins.append(signin) }
         }
 
         /// The history of the sign-ins, newest first, as every store sums it up.

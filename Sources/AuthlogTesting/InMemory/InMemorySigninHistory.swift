@@ -10,22 +10,28 @@ public struct InMemorySigninHistory: SigninHistoryReads {
     /// `SigninHistoryQueries` sums it up.
     public func recentSignins(of userID: UUID, limit: Int, devices: Int, areas: Int) async throws -> RecentSignins {
         self.storage.withState { state in
-            let signins = state.log.envelopes
-                .filter { $0.userID == userID && $0.type == .signinSucceeded }
-                .sorted { $1.occurredAt < $0.occurredAt }
-                .prefix(max(limit, 0))
-                .map(Self.pastSignin)
             let disowned = state.log.envelopes
                 .filter { $0.userID == userID && $0.type == .accountNotMeReported }
                 .sorted { $1.occurredAt < $0.occurredAt }
                 .prefix(100)
-                .flatMap { (try? $0.payload(as: AccountNotMeReported.self))?.disownedDeviceKeys ?? [] }
+                .flatMap { report in
+                    ((try? report.payload(as: AccountNotMeReported.self))?.disownedDeviceKeys ?? []).map {
+                        DisownedDevice(key: $0, at: report.occurredAt)
+                    }
+                }
+            // The disowned sign-ins are left out before the limit, as AuthlogStore's statement does.
+            let signins = state.log.envelopes
+                .filter { $0.userID == userID && $0.type == .signinSucceeded }
+                .sorted { $1.occurredAt < $0.occurredAt }
+                .map(Self.pastSignin)
+                .filter { !DisownedDevice.leavesOut($0, disowned) }
+                .prefix(max(limit, 0))
             return RecentSignins.summing(
-                signins,
+                Array(signins),
                 devices: devices,
                 areas: areas,
                 wrappedUserKey: state.tables.userKeys[userID],
-                disowned: Set(disowned)
+                disowned: disowned
             )
         }
     }

@@ -159,6 +159,14 @@ struct RetentionCommandTests {
         #expect(try await database.scalar("SELECT count(*) FROM authlog.events WHERE position > \(headBefore)") >= 1)
 
         // What remains verifies from the anchor (signature included), and proves.
+        // Until a checkpoint covers the run's audit.retention_applied, the anchor is unproved.
+        let unproved = try await CLIProcess.run(
+            ["verify", "--verifier-key", "\(directory)/checkpoint.vkey"],
+            databaseURL: url
+        )
+        #expect(unproved.status == 1, "\(unproved.stdout)")
+        #expect(unproved.stdout.contains("after the last signed checkpoint"), "\(unproved.stdout)")
+        _ = try await CLIProcess.run(["checkpoint", "--config", config], databaseURL: url)
         let verified = try await CLIProcess.run(
             ["verify", "--verifier-key", "\(directory)/checkpoint.vkey"],
             databaseURL: url

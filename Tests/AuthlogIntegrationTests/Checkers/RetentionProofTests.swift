@@ -95,10 +95,22 @@ extension Checkers {
                 _ = try await recording.appendSealed([AppendCommand(event)]).first?.get()
             }
             let recorded = try await EventReader().head(on: owner)
+            let uncovered = try await LogVerifier().verify(on: owner)
+            #expect(uncovered.summary(keyName: nil).contains("after the last signed checkpoint (6000)"), "\(uncovered)")
+            // A checkpoint that covers the record (signed as the scheduler signs them).
+            let covering = try signer.sign(
+                Checkpoint(origin: signer.name, size: recorded.size, root: recorded.root).body
+            )
+            try await owner.query(
+                """
+                INSERT INTO authlog.checkpoints (tree_size, root, key_name, note, signed_at)
+                SELECT size, root, 'retention.test/log', \(covering), now() FROM authlog.log_head
+                """
+            )
             let verified = try await LogVerifier().verify(on: owner)
             #expect(
-                verified == .intact(events: 998, root: recorded.root, checkpoints: 1, droppedThrough: 5003),
-                "verify walks from the anchor, and the checkpoint at 6000 proves it: \(verified)"
+                verified == .intact(events: 998, root: recorded.root, checkpoints: 2, droppedThrough: 5003),
+                "verify walks from the anchor, and the checkpoints at 6000 and 6001 prove it: \(verified)"
             )
             #expect(verified.summary(keyName: nil).contains("998 events from position 5004 (retention dropped 1…5003"))
 
@@ -112,7 +124,7 @@ extension Checkers {
             #expect(try await TileDirectory(path: tiles).update(on: owner) > 0)
             let written = Set(try FileManager.default.subpathsOfDirectory(atPath: tiles))
             #expect(
-                written.isSuperset(of: ["tile/0/019", "tile/entries/019", "tile/0/023.p/112", "tile/1/000.p/23"]),
+                written.isSuperset(of: ["tile/0/019", "tile/entries/019", "tile/0/023.p/113", "tile/1/000.p/23"]),
                 "the straddling tiles and the right edge"
             )
             #expect(!written.contains("tile/0/018") && !written.contains("tile/entries/018"), "ends at 4864 ≤ 5003")
@@ -124,8 +136,8 @@ extension Checkers {
                 let checked = try await TileChecker.build().run(["-dir", tiles, "-vkey", signer.verifier.verifierKey])
                 print("tilecheck after retention: \(checked.stdout)")
                 #expect(checked.status == 0, "\(checked.stderr)")
-                #expect(checked.stdout.hasPrefix("size 6000 from minimum index 5003: "), "\(checked.stdout)")
-                #expect(checked.stdout.contains(" 1136 entries rehashed"), "from the bundle holding 5003: 4864…5999")
+                #expect(checked.stdout.hasPrefix("size 6001 from minimum index 5003: "), "\(checked.stdout)")
+                #expect(checked.stdout.contains(" 1137 entries rehashed"), "from the bundle holding 5003: 4864…6000")
                 // A byte of a dropped entry kept in the edge, flipped on disk, is refused.
                 let straddling = tiles + "/tile/entries/019"
                 var bytes = try Data(contentsOf: URL(fileURLWithPath: straddling))

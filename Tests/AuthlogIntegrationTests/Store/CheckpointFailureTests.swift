@@ -23,8 +23,13 @@ struct CheckpointFailureTests {
         let unwritable = StoreError(.server, "cannot write the signer state /var/lib/authlog/latest.note")
         await failures.failed(StoreError(.connectionFailed, "connection refused"), logger: logger)
         for _ in 0..<2 { await failures.failed(unwritable, logger: logger) }
+        await failures.failed(
+            StoreError(.server, "canceling statement due to statement timeout", sqlState: "57014"),
+            logger: logger
+        )
         #expect(
-            try await database.scalar("SELECT count(*) FROM authlog.events WHERE type LIKE 'audit.checkpoint_%'") == 0
+            try await database.scalar("SELECT count(*) FROM authlog.event_records WHERE type LIKE 'audit.checkpoint_%'")
+                == 0
         )
         for _ in 0..<5 { await failures.failed(unwritable, logger: logger) }
         try await store.sealPending()
@@ -64,7 +69,8 @@ struct CheckpointFailureTests {
         // A new episode starts from nothing: two failures record nothing more.
         for _ in 0..<2 { await failures.failed(unwritable, logger: logger) }
         #expect(
-            try await database.scalar("SELECT count(*) FROM authlog.events WHERE type LIKE 'audit.checkpoint_%'") == 2
+            try await database.scalar("SELECT count(*) FROM authlog.event_records WHERE type LIKE 'audit.checkpoint_%'")
+                == 2
         )
     }
 }

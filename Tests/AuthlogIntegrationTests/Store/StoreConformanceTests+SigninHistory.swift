@@ -135,6 +135,13 @@ extension StoreConformanceTests {
         // Another user's history is theirs: bob's sign-in from the same device is not disowned by alice.
         let bobs = try await store.signinHistory.recentSignins(of: bob.userID, limit: 10, devices: 5, areas: 5)
         #expect(bobs.history.devices.map(\.key) == ["k-intruder"] && !bobs.history.disowned)
+        // Disowned sign-ins are left out before the limit: the newest one of alice's is her phone's.
+        let one = try await store.signinHistory.recentSignins(of: alice.userID, limit: 1, devices: 5, areas: 5)
+        #expect(one.history.devices.map(\.key) == ["k-phone"])
+        // A sign-in from the device after the report counts again (it was seen and judged since).
+        try await store.events.append(try alice.signedIn(UUID(), sighting: intruder, at: instant(6)))
+        let again = try await store.signinHistory.recentSignins(of: alice.userID, limit: 10, devices: 5, areas: 5)
+        #expect(again.history.devices.map(\.key) == ["k-intruder", "k-phone"] && again.history.signins == 2)
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -7,7 +7,7 @@ import Testing
 extension Servers {
     /// docs/ios.md's promise for an app and its extensions: two processes sharing one token store never sign each
     /// other out, over 200 rounds of 4 concurrent authorized requests in each. The server runs its default
-    /// configuration but for a 3-second access token, so that tokens expire all through the run. One process
+    /// configuration but for a 3-second access token (and the account routes' per-address limit, raised), so that tokens expire all through the run. One process
     /// works steadily and refreshes ahead of expiry; the other works in bursts and goes idle between them like a
     /// suspended extension, waking with a pair the first one has rotated twice since. Without the refresh lock
     /// (and the store read under it) the waking process presents a spent refresh token, authlog records
@@ -15,7 +15,17 @@ extension Servers {
     @Suite(.enabled(if: TestDatabase.isAvailable))
     struct ClientTwoProcessRefreshTests {
         @Test func twoProcessesSharingAFileStoreNeverSignEachOtherOut() async throws {
-            try await ClientTestServer.run(extra: ["access_token": .members(["ttl_seconds": .number("3")])]) { server in
+            // The two processes send some 200 requests a second to /v1/me/sessions from one address: a load on the
+            // refresh lock, not a person; the account routes' per-address limit (20/s) is raised for it alone.
+            let extra: [String: JSONValue] = [
+                "access_token": .members(["ttl_seconds": .number("3")]),
+                "rate_limits": .members([
+                    "per_address": .members([
+                        "account": .members(["per_second": .number("2000"), "burst": .number("4000")])
+                    ])
+                ]),
+            ]
+            try await ClientTestServer.run(extra: extra) { server in
                 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("two-processes-\(UUID())")
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: folder) }

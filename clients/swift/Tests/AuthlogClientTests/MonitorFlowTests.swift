@@ -266,11 +266,13 @@ struct MonitorFlowTests {
         let client = try MonitorHarness.client(server)
         let monitor = try MonitorHarness.monitor(client)
         let events = client.monitorEvents()
-        server.set(uncosignedAnswers: 1)
+        // Every answer until the drop shows the tree uncosigned: no witness ever vouched for the kept one.
+        server.set(uncosignedAnswers: 1_000)
         _ = await MonitorHarness.settled(monitor, try await client.signIn(with: .dev(subject: "ada")).eventIDs)
         #expect(await monitor.state().keptCheckpoint?.size == 2)
         for _ in 0..<3 { server.append(TestEvent(userID: UUID().uuidString.lowercased())) }
         server.set(droppedBelow: 5)
+        server.set(uncosignedAnswers: 0)
         try await client.refresh()
         let dropped = await firstEvent(of: events) { $0 == .error(.http(status: 410, code: "dropped")) ? true : nil }
         #expect(dropped == true)
@@ -278,6 +280,22 @@ struct MonitorFlowTests {
         #expect(await eventually { server.receiptRequests.contains { $0["from"] == nil } })
         try await Task.sleep(for: .milliseconds(200))
         #expect(await monitor.state().keptCheckpoint?.size == 2)
+    }
+
+    /// A checkpoint first shown before the witnesses cosigned it, then shown again cosigned: the cosigned note is
+    /// kept, so that after a 410 the next witnessed checkpoint is taken (re-anchoring is not blocked for good).
+    @Test func aKeptCheckpointShownAgainCosignedAnchorsAfterA410() async throws {
+        let server = try FakeAuthlog()
+        let client = try MonitorHarness.client(server)
+        let monitor = try MonitorHarness.monitor(client)
+        server.set(uncosignedAnswers: 1)
+        _ = await MonitorHarness.settled(monitor, try await client.signIn(with: .dev(subject: "ada")).eventIDs)
+        #expect(await monitor.state().keptCheckpoint?.size == 2)
+        for _ in 0..<3 { server.append(TestEvent(userID: UUID().uuidString.lowercased())) }
+        server.set(droppedBelow: 5)
+        try await client.refresh()
+        #expect(await eventually { await monitor.state().keptCheckpoint?.size == 6 })
+        #expect(await monitor.state().alarm == nil)
     }
 
     @Test func refreshSamplingChecksOneRefreshInN() async throws {

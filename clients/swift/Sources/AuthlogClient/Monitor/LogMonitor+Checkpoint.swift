@@ -29,7 +29,18 @@ extension LogMonitor {
             judgement = try await self.judgeOlder(shown, kept: kept)
         }
         switch judgement {
-        case .same, .needsOlderProof:
+        case .same:
+            // The same tree, its note now cosigned by the quorum where the kept one was not (a checkpoint is
+            // shown before the witnesses cosign it): the cosigned note is kept, so that a 410 later finds a kept
+            // checkpoint the quorum vouched for.
+            if let kept = self.kept, let policy = self.pins.policy, policy.minimumCosigners > 0,
+                policy.check(note: note)?.quorumMet == true, policy.check(note: kept.note)?.quorumMet != true
+            {
+                self.kept = KeptCheckpoint(note: note, checkpoint: shown)
+                await self.saveReportingFailure()
+            }
+            return nil
+        case .needsOlderProof:
             return nil
         case .adopt:
             self.kept = KeptCheckpoint(note: note, checkpoint: shown)

@@ -210,8 +210,8 @@ public actor LogMonitor {
             // Not an empty record: the store may hold the kept checkpoint and an alarm that cannot be read now (a
             // file protected until the first unlock). Nothing is judged or written until it is read; the next
             // call reads it again.
+            // No state is told meanwhile: "no alarm" may not be true.
             self.events.yield(.error(error as? MonitorError ?? .store("the checkpoint store cannot be read")))
-            self.events.record(self.currentState)
             self.loading = nil
             return
         }
