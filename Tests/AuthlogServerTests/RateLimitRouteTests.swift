@@ -163,6 +163,19 @@ struct RouteGroupLimitTests {
         (.account, "/v1/me/sessions/revoke-others", "{}", "application/json"),
     ]
 
+    /// The account routes' promise under the default configuration: 100 at once from one address, then 429.
+    @Test func theAccountRoutesTripAtTheirDefaultBurst() async throws {
+        let routes = try AccountRouter(limits: RateLimitPolicy.defaults, clock: LimiterClock())
+        let (_, path, body, type) = try #require(Self.requests.first { $0.0 == .account })
+        try await routes.run { client in
+            for _ in 0..<RateLimitDefaults.account.burst {
+                #expect(try await client.send(.post, path, body: body, contentType: type).status != 429)
+            }
+            let refused = try await client.send(.post, path, body: body, contentType: type)
+            #expect(refused.status == 429 && refused.string("error") == "rate_limited")
+        }
+    }
+
     @Test(arguments: Self.requests.map(\.0))
     func eachGroupTripsAtItsBurstAndRecoversAtItsRate(group: LimitedRoute) async throws {
         var perAddress = RateLimitPolicy.defaults.perAddress

@@ -11,14 +11,8 @@ import Synchronization
 /// `audit.checkpoint_refused`), nor a database that cannot be reached (nothing could be recorded; the write path
 /// records its outage). Each event's id is made from the episode's start, so one recorded twice is stored once.
 final class CheckpointFailures: Sendable {
-    private struct Episode {
-        var since: Timestamp
-        var failures = 0
-        var recorded = false
-    }
-
     private let store: PostgresEventStore
-    private let episode = Mutex<Episode?>(nil)
+    private let episode = Mutex<FailureEpisode?>(nil)
     /// The size of the last checkpoint this process signed (or found signed at its turn).
     private let lastSigned = Mutex<Int64?>(nil)
 
@@ -32,25 +26,22 @@ final class CheckpointFailures: Sendable {
         if (error as? any StoreFailure)?.meansStoreUnreachable == true { return }
         if let error = error as? StoreError, error.sqlState != nil { return }
         self.store.integrity.signingFailed()
-        let now = Timestamp.now()
-        let (since, failures, due) = self.episode.withLock { episode -> (Timestamp, Int, Bool) in
-            var current = episode ?? Episode(since: now)
-            current.failures += 1
-            let due = !current.recorded && current.failures >= AuditCheckpointFailing.threshold
-            episode = current
-            return (current.since, current.failures, due)
+        let (run, due) = self.episode.withLock { episode -> (FailureEpisode, Bool) in
+            var run = episode ?? FailureEpisode(since: .now())
+            let due = run.fail(String(Self.describe(error).prefix(200)), threshold: AuditCheckpointFailing.threshold)
+            episode = run
+            return (run, due)
         }
         guard due else { return }
-        let detail = Self.describe(error)
         do {
             let event = try EventEnvelope(
                 AuditCheckpointFailing(
-                    failingSince: since.description,
-                    failures: failures,
-                    lastError: String(detail.prefix(200)),
+                    failingSince: run.since.description,
+                    failures: run.failures,
+                    lastError: run.lastError,
                     lastSignedSize: self.lastSigned.withLock { $0 }
                 ),
-                eventID: OnceEventID.make("checkpoint_failing", "\(since.microsecondsSinceEpoch)"),
+                eventID: run.eventID("checkpoint_failing"),
                 stream: StreamName(category: "audit", id: "checkpoints"),
                 outcome: .failure,
                 reason: "signing_failed"
@@ -65,20 +56,20 @@ final class CheckpointFailures: Sendable {
     /// A checkpoint of `size` was signed: the episode, if one was recorded, ends on the record.
     func signed(size: Int64, logger: Logger) async {
         self.lastSigned.withLock { $0 = size }
-        guard let episode = self.episode.withLock({ $0 }) else { return }
-        guard episode.recorded else {
+        guard let run = self.episode.withLock({ $0 }) else { return }
+        guard run.recorded else {
             self.episode.withLock { $0 = nil }
             return
         }
         do {
             let event = try EventEnvelope(
                 AuditCheckpointRecovered(
-                    failingSince: episode.since.description,
+                    failingSince: run.since.description,
                     recoveredAt: Timestamp.now().description,
-                    failures: episode.failures,
+                    failures: run.failures,
                     signedSize: size
                 ),
-                eventID: OnceEventID.make("checkpoint_recovered", "\(episode.since.microsecondsSinceEpoch)"),
+                eventID: run.eventID("checkpoint_recovered"),
                 stream: StreamName(category: "audit", id: "checkpoints"),
                 outcome: .success
             )

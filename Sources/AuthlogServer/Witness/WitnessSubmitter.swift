@@ -29,8 +29,8 @@ public actor WitnessSubmitter {
         /// The size it last cosigned for this log.
         var cosignedSize: Int64 = 0
         var consecutiveFailures = 0
-        /// When the current run of failures began, and whether `audit.witness_failing` records it.
-        var failing: (since: Timestamp, lastError: String, recorded: Bool)?
+        /// The current run of failures, until a cosignature ends it (``recordEpisode(of:)``).
+        var failing: FailureEpisode?
         var nextAttempt = ContinuousClock.now
         /// Why submissions stopped: the alarm that stands in the log, or one not recorded yet.
         var alarm: String?
@@ -41,14 +41,12 @@ public actor WitnessSubmitter {
     }
 
     private let settings: WitnessSettings
-    private let store: PostgresEventStore
+    let store: PostgresEventStore
     private let fetcher: any HTTPFetching
     private let metrics: WitnessMetrics
-    private let logger: Logger
+    let logger: Logger
     private let evidenceDirectory: String?
-    private var peers: [String: Peer] = [:]
-    /// The failures in a row of each witness's current run, kept for its `audit.witness_recovered`.
-    private var episodeFailures: [String: Int] = [:]
+    var peers: [String: Peer] = [:]
     private var loaded = false
     private var isPassing = false
 
@@ -436,7 +434,9 @@ public actor WitnessSubmitter {
         peer.consecutiveFailures += 1
         // The witness's words may carry anything: no NUL (an event refuses it), one line.
         let line = why.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}").replacingOccurrences(of: "\n", with: " ")
-        peer.failing = (peer.failing?.since ?? .now(), line, peer.failing?.recorded ?? false)
+        var run = peer.failing ?? FailureEpisode(since: .now())
+        _ = run.fail(String(line.prefix(200)), threshold: AuditWitnessFailing.threshold)
+        peer.failing = run
         let factor = 1 << min(peer.consecutiveFailures - 1, 6)
         peer.nextAttempt = ContinuousClock.now + self.settings.interval * factor
         self.metrics.recordFailure(peer.witness.name)
@@ -453,58 +453,5 @@ public actor WitnessSubmitter {
         guard let note, note.size == checkpoint.size, let result = policy.check(note: note.note), result.quorumMet
         else { return }
         self.metrics.recordWitnessed(size: checkpoint.size, at: Int64(Date().timeIntervalSince1970))
-    }
-
-    /// Puts `name`'s run of failures on the record: `audit.witness_failing` when it reaches
-    /// ``AuditWitnessFailing/threshold``, `audit.witness_recovered` once a recorded run ends with a cosignature.
-    /// Each event's id is made from the witness and the run's start, so one recorded twice is stored once; one the
-    /// database does not take now is tried again after the next submission.
-    private func recordEpisode(of name: String) async {
-        guard let peer = self.peers[name], let failing = peer.failing else { return }
-        let stream = StreamName(category: "audit", id: "witnesses")
-        let since = "\(failing.since.microsecondsSinceEpoch)"
-        do {
-            if peer.consecutiveFailures == 0 {
-                guard failing.recorded else { return }
-                let event = try EventEnvelope(
-                    AuditWitnessRecovered(
-                        witness: name,
-                        failingSince: failing.since.description,
-                        recoveredAt: Timestamp.now().description,
-                        failures: self.episodeFailures[name] ?? 0,
-                        cosignedSize: peer.cosignedSize
-                    ),
-                    eventID: OnceEventID.make("witness_recovered", name, since),
-                    stream: stream,
-                    outcome: .success
-                )
-                _ = try await self.store.append(AppendCommand(event))
-                self.peers[name]?.failing = nil
-                self.episodeFailures[name] = nil
-                return
-            }
-            self.episodeFailures[name] = peer.consecutiveFailures
-            guard !failing.recorded, peer.consecutiveFailures >= AuditWitnessFailing.threshold else { return }
-            let event = try EventEnvelope(
-                AuditWitnessFailing(
-                    witness: name,
-                    failingSince: failing.since.description,
-                    failures: peer.consecutiveFailures,
-                    lastError: String(failing.lastError.prefix(200)),
-                    cosignedSize: peer.cosignedSize
-                ),
-                eventID: OnceEventID.make("witness_failing", name, since),
-                stream: stream,
-                outcome: .failure,
-                reason: "submission_failed"
-            )
-            _ = try await self.store.append(AppendCommand(event))
-            self.peers[name]?.failing?.recorded = true
-        } catch {
-            self.logger.warning(
-                "could not record the witness's failures",
-                metadata: ["witness": "\(name)", "error": "\(error)"]
-            )
-        }
     }
 }
