@@ -258,6 +258,50 @@ struct TileRouteTests {
         }
     }
 
+    /// tlog-tiles: "Logs MUST serve partial tiles corresponding to tree sizes for which a checkpoint was produced".
+    /// Three checkpoints signed between two passes (the writer runs once a second; the signer may sign more
+    /// often): the partial tiles of each are written, not only the latest's, with the bytes the routes serve.
+    @Test func theTileDirectoryHoldsThePartialTilesOfEveryCheckpointSinceItsLastPass() async throws {
+        try await ServerHarness.run(adjust: Self.unlimited) { harness in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tiles-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let directory = TileDirectory(path: folder.path)
+            let connection = try await harness.database.connect()
+            var sizes: [Int64] = []
+            for count: Int64 in [260, 10, 30] {
+                try await harness.database.seedSealedEvents(count)
+                sizes.append(try await Self.sign(harness).0.size)
+            }
+            #expect(sizes == [260, 271, 302], "each signing records one event of its own")
+            #expect(try await directory.update(on: connection) > 0)
+            let files = try Self.files(in: folder)
+            // Level 0's second tile at widths 4, 15 and 46 (the first tile is full in all three); level 1's first
+            // tile at width 1 (the same in all three).
+            #expect(
+                files == [
+                    "checkpoint", "minimum-index", "tile/0/000", "tile/0/001.p/15", "tile/0/001.p/4",
+                    "tile/0/001.p/46", "tile/1/000.p/1", "tile/entries/000", "tile/entries/001.p/15",
+                    "tile/entries/001.p/4", "tile/entries/001.p/46",
+                ]
+            )
+            for file in files {
+                let served = try await harness.client.send("GET", "/" + file)
+                let written = try Data(contentsOf: folder.appendingPathComponent(file))
+                #expect(served.status == 200 && served.body == Array(written), "\(file)")
+            }
+            // The next checkpoint fills the second tile: its partial tiles go, the new size's come.
+            try await harness.database.seedSealedEvents(220)
+            #expect(try await Self.sign(harness).0.size == 523)
+            #expect(try await directory.update(on: connection) > 0)
+            #expect(
+                try Self.files(in: folder) == [
+                    "checkpoint", "minimum-index", "tile/0/000", "tile/0/001", "tile/0/002.p/11", "tile/1/000.p/1",
+                    "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/11",
+                ]
+            )
+        }
+    }
+
     @Test func aPassCutShortPublishesNoCheckpointUntilItsTilesAreWritten() async throws {
         try await ServerHarness.run(adjust: Self.unlimited) { harness in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tiles-\(UUID().uuidString)")

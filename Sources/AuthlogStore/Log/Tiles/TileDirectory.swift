@@ -9,7 +9,9 @@ import Glibc
 
 /// Writes the tree as C2SP tlog-tiles static files into a directory, so that a plain web server publishes what the
 /// routes serve: for the latest signed checkpoint of size s, every full hash tile and entry bundle of the tree of s
-/// leaves (each written once, atomically: a temporary file and a rename), the partial tiles of s (`<N>.p/<W>`),
+/// leaves (each written once, atomically: a temporary file and a rename), the partial tiles of s and of every
+/// smaller signed checkpoint whose full tile is not there yet (`<N>.p/<W>`; tlog-tiles: a partial tile for every
+/// size a checkpoint was produced for),
 /// `minimum-index` (tlog-tiles' minimum index in decimal, as `GET /minimum-index` serves it), and last
 /// `checkpoint`, with the witnesses' cosignatures stored so far, as `GET /checkpoint` serves it (so every tile a
 /// published checkpoint needs exists before it; the checkpoint is written again when more cosignatures arrive).
@@ -91,12 +93,39 @@ public actor TileDirectory {
                 index += 1
             }
             self.written[kind] = full
-            let width = Int(nodes % Int64(TilePath.width))
-            if width > 0, let tile = TilePath(kind: kind, index: full, width: width) {
-                count += try await self.write(tile, state: state, on: connection)
+            // Not capped by tilesPerPass: at most 255 widths per kind.
+            for width in try await self.partialWidths(of: kind, index: full, upTo: size, on: connection) {
+                if let tile = TilePath(kind: kind, index: full, width: width) {
+                    count += try await self.write(tile, state: state, on: connection)
+                }
             }
         }
         return (count, true)
+    }
+
+    /// The widths of the partial tiles of `kind` at `index` (the first one the tree of `size` leaves does not fill)
+    /// that the signed checkpoints of at most `size` leaves need and the writer has not written yet: tlog-tiles
+    /// wants a partial tile served for every size a checkpoint was produced for, not only the latest (a client may
+    /// hold any of them), until its full tile exists. Read from `authlog.checkpoints` past the last size tiled
+    /// (at most 255 widths; those whose file exists are skipped by ``write(_:state:on:)``).
+    private func partialWidths(
+        of kind: TilePath.Kind,
+        index: Int64,
+        upTo size: Int64,
+        on connection: Connection
+    ) async throws -> [Int] {
+        let shift = Int64(kind.treeLevel)
+        // The first size whose tile at `index` is partial: index · 256 · 2^shift (saturating above 2^62).
+        let span: Int64 = shift + 8 < 63 ? Int64(TilePath.width) << shift : Int64.max
+        let (start, overflow) = index.multipliedReportingOverflow(by: span)
+        guard !overflow else { return [] }
+        let rows = try await connection.query(
+            """
+            SELECT DISTINCT ((tree_size >> \(shift)::int) % 256)::bigint FROM authlog.checkpoints
+            WHERE tree_size > \(max(self.tiled, start - 1)) AND tree_size <= \(size)
+            """
+        )
+        return try rows.rows.map { Int(try $0.decode(Int64.self, at: 0)) }.filter { $0 > 0 }.sorted()
     }
 
     /// Writes `tile` unless its file exists or its positions were dropped; returns the files written.
