@@ -7,13 +7,13 @@ public import Foundation
 public struct FileRefreshLock: RefreshLock {
     /// The lock's file; every process sharing the store must name the same one.
     public let url: URL
-    /// How long a waiter waits for another process's refresh (Linux; a refresh takes at most some 10 s).
+    /// How long a waiter waits for another process's refresh (a refresh takes at most some 10 s).
     public let timeout: Duration
 
     /// A lock on the file at `url`; its folder must exist.
     /// - Parameters:
     ///   - url: The lock's file.
-    ///   - timeout: How long to wait for the lock before giving up (Linux).
+    ///   - timeout: How long to wait for the lock before giving up.
     public init(url: URL, timeout: Duration = .seconds(30)) {
         self.url = url
         self.timeout = timeout
@@ -24,7 +24,7 @@ public struct FileRefreshLock: RefreshLock {
     ///   what `body` threw.
     public func withLock<Value: Sendable>(_ body: @Sendable () async throws -> Value) async throws -> Value {
         #if canImport(Darwin)
-        let hold = try await CoordinatedHold.acquire(self.url)
+        let hold = try await CoordinatedHold.acquire(self.url, within: self.timeout)
         #else
         let hold = try await FlockHold.acquire(self.url.path, within: self.timeout)
         #endif
