@@ -102,6 +102,10 @@ public enum OCSFSamples {
                 failures: 7,
                 signedSize: 44
             )
+        case .auditSealingStalled:
+            payload = AuditSealingStalled(stalledSince: Self.windowStart, waitedSeconds: 75, queuedEvents: 12)
+        case .auditSealingRecovered:
+            payload = AuditSealingRecovered(stalledSince: Self.windowStart, recoveredAt: end)
         case .auditWitnessFailing:
             payload = AuditWitnessFailing(
                 witness: "witness.example/w1",

@@ -77,7 +77,9 @@ extension EventType {
         case .auditRetentionApplied: return .eventLogActivity(2, "Delete")
         case .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
             .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
-            .auditWitnessFailing, .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered,
+            .auditSealingStalled,
+            .auditWitnessFailing, .auditSinkRecovered, .auditCheckpointRecovered, .auditSealingRecovered,
+            .auditWitnessRecovered,
             .auditRefusalsDropped:
             return .eventLogActivity(OCSFMapping.otherActivity, "Other")
         case .rateLimitExceeded, .requestRefused: return .webResourceAccess(2, "Access Deny")
@@ -165,7 +167,7 @@ extension EventType {
         switch self {
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm: return .high
         case .tokenReuseDetected, .identityLocked, .auditWriteOutage, .auditRefusalsDropped, .auditSinkFailing,
-            .auditCheckpointFailing, .auditWitnessFailing,
+            .auditCheckpointFailing, .auditSealingStalled, .auditWitnessFailing,
             .accountNotMeReported, .signinFlagged:
             return .medium
         case .signinFailed, .providerNotificationReceived, .tokenRefreshFailed, .tokenAccessRefused:
@@ -176,7 +178,7 @@ extension EventType {
             .sessionReauthenticated, .providerConsentRevoked, .providerEmailChanged, .providerRevocationAttempted,
             .accountDeleted, .accountActionRefused, .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied,
             .rateLimitExceeded, .requestRefused, .identityUnlocked, .auditWitnessAlarmCleared, .auditSinkRecovered,
-            .auditCheckpointRecovered, .auditWitnessRecovered:
+            .auditCheckpointRecovered, .auditSealingRecovered, .auditWitnessRecovered:
             return .informational
         }
     }

@@ -101,8 +101,9 @@ extension EventType {
             ]
         case .tokenRefreshReplayed, .auditCheckpointSigned, .auditCheckpointRefused, .auditEventsRefused,
             .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
-            .auditCheckpointFailing, .auditWitnessFailing,
-            .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered, .auditRefusalsDropped,
+            .auditCheckpointFailing, .auditSealingStalled, .auditWitnessFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditSealingRecovered, .auditWitnessRecovered,
+            .auditRefusalsDropped,
             .identityUnlocked:
             return []
         }

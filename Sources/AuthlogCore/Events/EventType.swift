@@ -38,6 +38,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case auditSinkRecovered = "audit.sink_recovered"
     case auditCheckpointFailing = "audit.checkpoint_failing"
     case auditCheckpointRecovered = "audit.checkpoint_recovered"
+    case auditSealingStalled = "audit.sealing_stalled"
+    case auditSealingRecovered = "audit.sealing_recovered"
     case auditWitnessFailing = "audit.witness_failing"
     case auditWitnessRecovered = "audit.witness_recovered"
     case auditRefusalsDropped = "audit.refusals_dropped"
@@ -78,8 +80,9 @@ extension EventType {
         case .providerNotificationReceived: return ["provider"]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
             .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
-            .auditCheckpointFailing, .auditWitnessFailing,
-            .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered, .auditRefusalsDropped:
+            .auditCheckpointFailing, .auditSealingStalled, .auditWitnessFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditSealingRecovered, .auditWitnessRecovered,
+            .auditRefusalsDropped:
             return ["audit"]
         case .rateLimitExceeded, .requestRefused: return ["ratelimit"]
         case .identityLocked, .identityUnlocked: return ["identity"]
@@ -106,10 +109,10 @@ extension EventType {
         case .accountDeleted, .accountNotMeReported: return [.userID]
         case .signinFlagged: return [.userID, .provider, .reason]
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditSinkRecovered,
-            .auditCheckpointRecovered, .auditWitnessRecovered:
+            .auditCheckpointRecovered, .auditSealingRecovered, .auditWitnessRecovered:
             return []
         case .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm, .auditWriteOutage, .auditSinkFailing,
-            .auditCheckpointFailing, .auditWitnessFailing,
+            .auditCheckpointFailing, .auditSealingStalled, .auditWitnessFailing,
             .auditRefusalsDropped:
             return [.reason]
         case .auditWitnessAlarmCleared: return []
@@ -125,11 +128,13 @@ extension EventType {
         case .signinFailed, .tokenRefreshFailed, .tokenAccessRefused, .tokenReuseDetected, .accountActionRefused,
             .auditCheckpointRefused,
             .auditEventsRefused, .rateLimitExceeded, .requestRefused, .identityLocked, .auditWitnessAlarm,
-            .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditWitnessFailing, .auditRefusalsDropped:
+            .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing, .auditSealingStalled, .auditWitnessFailing,
+            .auditRefusalsDropped:
             return .failure
         case .signinSucceeded, .userRegistered, .identityLinked, .tokenIssued, .tokenRefreshed,
             .tokenRefreshReplayed, .sessionReauthenticated, .identityUnlocked, .auditWitnessAlarmCleared,
-            .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered, .accountNotMeReported:
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditSealingRecovered, .auditWitnessRecovered,
+            .accountNotMeReported:
             return .success
         default: return nil
         }
@@ -174,6 +179,8 @@ extension EventType {
         case .auditSinkRecovered: return AuditSinkRecovered.self
         case .auditCheckpointFailing: return AuditCheckpointFailing.self
         case .auditCheckpointRecovered: return AuditCheckpointRecovered.self
+        case .auditSealingStalled: return AuditSealingStalled.self
+        case .auditSealingRecovered: return AuditSealingRecovered.self
         case .auditWitnessFailing: return AuditWitnessFailing.self
         case .auditWitnessRecovered: return AuditWitnessRecovered.self
         case .auditRefusalsDropped: return AuditRefusalsDropped.self
@@ -192,8 +199,9 @@ extension EventType {
         switch self {
         case .auditCheckpointSigned, .auditAccessed, .auditRetentionApplied, .auditCheckpointRefused,
             .auditEventsRefused, .auditWitnessAlarm, .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing,
-            .auditCheckpointFailing, .auditWitnessFailing,
-            .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered, .auditRefusalsDropped,
+            .auditCheckpointFailing, .auditSealingStalled, .auditWitnessFailing,
+            .auditSinkRecovered, .auditCheckpointRecovered, .auditSealingRecovered, .auditWitnessRecovered,
+            .auditRefusalsDropped,
             .rateLimitExceeded, .requestRefused, .identityLocked,
             .identityUnlocked:
             return true

@@ -86,7 +86,9 @@ public enum ProjectionReducer {
             .auditAccessed,
             .auditRetentionApplied, .auditCheckpointRefused, .auditEventsRefused, .auditWitnessAlarm,
             .auditWitnessAlarmCleared, .auditWriteOutage, .auditSinkFailing, .auditCheckpointFailing,
-            .auditWitnessFailing, .auditSinkRecovered, .auditCheckpointRecovered, .auditWitnessRecovered,
+            .auditSealingStalled,
+            .auditWitnessFailing, .auditSinkRecovered, .auditCheckpointRecovered, .auditSealingRecovered,
+            .auditWitnessRecovered,
             .auditRefusalsDropped, .rateLimitExceeded, .requestRefused:
             return []
         case .identityLocked:

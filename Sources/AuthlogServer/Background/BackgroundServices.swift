@@ -9,8 +9,9 @@ extension ServerComponents {
     /// group stops them in reverse order after the HTTP server (placed after them) has finished its requests,
     /// so the sealer, first here, stops last and seals what those requests committed.
     ///
-    /// - the sealer's timer (1 s): seals what another process committed and could not seal, and records the
-    ///   queued rows it refused for their MAC as `audit.events_refused`;
+    /// - the sealer's timer (1 s): seals what another process committed and could not seal, records the
+    ///   queued rows it refused for their MAC as `audit.events_refused`, and watches the queue (``SealingWatch``:
+    ///   `audit.sealing_stalled` when an event has waited a minute for its position);
     /// - refusals (1 s): what the rate limits and the edge refused, as the ``RefusalRecorder``'s few events;
     ///   at shutdown every open window, before the sealer's last pass;
     /// - write outages (1 s): each outage of this process's writes as one `audit.write_outage` once writing
@@ -38,9 +39,11 @@ extension ServerComponents {
             + self.placeServices(logger: logger)
     }
 
-    /// The sealer: wakes every second, records refused queue rows, and seals what is left on shutdown.
+    /// The sealer: wakes every second, records refused queue rows, watches the queue, and seals what is left on
+    /// shutdown.
     private func sealerService(logger: Logger) -> PeriodicService {
         let store = self.store
+        let watch = SealingWatch(store: store)
         return PeriodicService(
             name: "sealer",
             every: .seconds(1),
@@ -50,6 +53,11 @@ extension ServerComponents {
                     try await store.recordRefusedEvents()
                 } catch {
                     logger.warning("could not record refused queue rows", metadata: ["error": "\(error)"])
+                }
+                do {
+                    try await watch.check()
+                } catch {
+                    logger.warning("could not watch the sealer's queue", metadata: ["error": "\(error)"])
                 }
             },
             onShutdown: {

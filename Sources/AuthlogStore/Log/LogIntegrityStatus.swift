@@ -2,8 +2,8 @@ public import AuthlogCore
 import Synchronization
 
 /// What this process's signer and sealer found wrong with the log, for `/readyz`, `/metrics` and alerts: the
-/// signer's current refusal (cleared by the next checkpoint it signs), refusals by reason, and queued rows
-/// the sealer refused for their MAC.
+/// signer's current refusal (cleared by the next checkpoint it signs), refusals by reason, queued rows the
+/// sealer refused for their MAC, and the sealer's queue as last seen.
 public final class LogIntegrityStatus: Sendable {
     /// A snapshot.
     public struct Snapshot: Sendable, Equatable {
@@ -18,6 +18,10 @@ public final class LogIntegrityStatus: Sendable {
         /// Attempts to sign a due checkpoint that failed in a row for a reason of the signer's own (its files,
         /// its key; `audit.checkpoint_failing`), since the last checkpoint signed.
         public var signingFailures: Int = 0
+        /// The events queued for sealing at the last look (the queue's span: an upper bound).
+        public var unsealedEvents: Int64 = 0
+        /// How long the oldest of them had waited for its position then, in seconds (0: none).
+        public var oldestUnsealedWaitSeconds: Int64 = 0
     }
 
     private let state = Mutex(Snapshot())
@@ -48,6 +52,14 @@ public final class LogIntegrityStatus: Sendable {
     /// Notes an attempt to sign that failed for a reason of the signer's own.
     public func signingFailed() {
         self.state.withLock { $0.signingFailures += 1 }
+    }
+
+    /// Notes what a look at the sealer's queue found: its span and its oldest event's wait in seconds.
+    public func queued(events: Int64, oldestWaitSeconds: Int64) {
+        self.state.withLock { state in
+            state.unsealedEvents = events
+            state.oldestUnsealedWaitSeconds = oldestWaitSeconds
+        }
     }
 
     /// Notes queued rows refused by the sealer.

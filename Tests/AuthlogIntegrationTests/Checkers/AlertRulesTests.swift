@@ -346,6 +346,22 @@ extension Checkers.AlertRulesTests {
               - eval_time: 25m
                 alertname: AuthlogCheckpointSigningFailing
                 exp_alerts: []
+          # The oldest queued event waits from minute 10 (a second more each second) until minute 20.
+          - interval: 1m
+            input_series:
+              - series: 'authlog_log_oldest_unsealed_seconds{job="authlog",instance="a"}'
+                values: '0x10 0+60x10 0x10'
+            alert_rule_test:
+              - eval_time: 5m
+                alertname: AuthlogSealingStalled
+                exp_alerts: []
+              - eval_time: 15m
+                alertname: AuthlogSealingStalled
+                exp_alerts:
+                  - exp_labels: {severity: critical, compliance: AU-9, job: authlog, instance: a}
+              - eval_time: 25m
+                alertname: AuthlogSealingStalled
+                exp_alerts: []
           # The signer refuses from minute 10 to 20; two forged rows are refused at minute 30.
           - interval: 1m
             input_series:

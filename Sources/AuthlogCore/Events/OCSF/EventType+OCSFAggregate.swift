@@ -42,7 +42,8 @@ extension EventType {
             .accountActionRefused, .accountNotMeReported, .signinFlagged, .auditCheckpointSigned,
             .auditRetentionApplied,
             .auditCheckpointRefused,
-            .auditWitnessAlarm, .auditWitnessAlarmCleared, .identityLocked, .identityUnlocked:
+            .auditWitnessAlarm, .auditWitnessAlarmCleared, .identityLocked, .identityUnlocked, .auditSealingStalled,
+            .auditSealingRecovered:
             return nil
         }
     }
