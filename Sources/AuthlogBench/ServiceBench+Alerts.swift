@@ -93,6 +93,7 @@ extension ServiceBench {
             // touched first again in full to the WAL; now each run starts from a checkpoint and pays that alike.
             try await maintenance.execute("VACUUM ANALYZE")
             try await maintenance.execute("CHECKPOINT")
+            if self.statements { try await StatementTimes.reset(on: maintenance) }
             let cpu = CPUSplit.start(postmaster: postmaster)
             let run = try await LoadRun.run(connections: self.connections, for: duration) { _, iteration in
                 try await signIn(client, index: ticket.take(), iteration: iteration)
@@ -101,6 +102,9 @@ extension ServiceBench {
                 "sign-ins with alerts \(alerts ? "on (device id, places, history, sealed place)" : "off"): \(run.summary)"
             )
             say("  \(cpu.perRequest(of: run))")
+            if self.statements {
+                for line in try await StatementTimes.top(12, per: run.successes, on: maintenance) { say("    " + line) }
+            }
             runs[alerts, default: []].append(run)
         }
         let rate = { (alerts: Bool) in (runs[alerts] ?? []).map(\.rate).reduce(0, +) / 2 }

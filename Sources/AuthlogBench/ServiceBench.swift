@@ -65,6 +65,14 @@ struct ServiceBench: AsyncParsableCommand {
     @Option(help: "With --alerts-only: one sign-in in this many comes from another city (0: none).")
     var awayEvery = 20
 
+    @Flag(
+        help: """
+            With --alerts-only: after each run, PostgreSQL's time and WAL per sign-in by statement \
+            (pg_stat_statements, which the server must preload; the bench creates the extension).
+            """
+    )
+    var statements = false
+
     func validate() throws {
         guard (1...1024).contains(self.connections) else { throw ValidationError("--connections: 1…1024") }
         guard self.processes.allSatisfy({ (1...16).contains($0) }) else { throw ValidationError("--processes: 1…16") }
