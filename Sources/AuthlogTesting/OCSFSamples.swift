@@ -103,7 +103,12 @@ public enum OCSFSamples {
                 signedSize: 44
             )
         case .auditSealingStalled:
-            payload = AuditSealingStalled(stalledSince: Self.windowStart, waitedSeconds: 75, queuedEvents: 12)
+            payload = AuditSealingStalled(
+                stalledSince: Self.windowStart,
+                waitedSeconds: 75,
+                headQueued: 40,
+                queuedEvents: 12
+            )
         case .auditSealingRecovered:
             payload = AuditSealingRecovered(stalledSince: Self.windowStart, recoveredAt: end)
         case .auditWitnessFailing:

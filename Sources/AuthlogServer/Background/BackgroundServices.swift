@@ -9,9 +9,10 @@ extension ServerComponents {
     /// group stops them in reverse order after the HTTP server (placed after them) has finished its requests,
     /// so the sealer, first here, stops last and seals what those requests committed.
     ///
-    /// - the sealer's timer (1 s): seals what another process committed and could not seal, records the
-    ///   queued rows it refused for their MAC as `audit.events_refused`, and watches the queue (``SealingWatch``:
-    ///   `audit.sealing_stalled` when an event has waited a minute for its position);
+    /// - the sealer's timer (1 s): seals what another process committed and could not seal, and records the
+    ///   queued rows it refused for their MAC as `audit.events_refused`;
+    /// - the sealing watch (1 s): the queue in `/metrics`, and `audit.sealing_stalled` when the same entry stays
+    ///   at its head for a minute (``SealingWatch``);
     /// - refusals (1 s): what the rate limits and the edge refused, as the ``RefusalRecorder``'s few events;
     ///   at shutdown every open window, before the sealer's last pass;
     /// - write outages (1 s): each outage of this process's writes as one `audit.write_outage` once writing
@@ -32,18 +33,17 @@ extension ServerComponents {
     ///   DB files opened again when replaced; and SIGHUP, always trapped, reloads them at once.
     public func backgroundServices(pool: ConnectionPool, logger: Logger) -> [any Service] {
         let sealer: [any Service] = [
-            self.sealerService(logger: logger), self.refusalService(logger: logger),
+            self.sealerService(logger: logger), self.sealingWatchService(logger: logger),
+            self.refusalService(logger: logger),
             self.writeOutageService(logger: logger), self.limitSyncService(pool: pool, logger: logger),
         ]
         return sealer + self.logServices(pool: pool, logger: logger) + self.upkeepServices(pool: pool, logger: logger)
             + self.placeServices(logger: logger)
     }
 
-    /// The sealer: wakes every second, records refused queue rows, watches the queue, and seals what is left on
-    /// shutdown.
+    /// The sealer: wakes every second, records refused queue rows, and seals what is left on shutdown.
     private func sealerService(logger: Logger) -> PeriodicService {
         let store = self.store
-        let watch = SealingWatch(store: store)
         return PeriodicService(
             name: "sealer",
             every: .seconds(1),
@@ -54,11 +54,6 @@ extension ServerComponents {
                 } catch {
                     logger.warning("could not record refused queue rows", metadata: ["error": "\(error)"])
                 }
-                do {
-                    try await watch.check()
-                } catch {
-                    logger.warning("could not watch the sealer's queue", metadata: ["error": "\(error)"])
-                }
             },
             onShutdown: {
                 do {
@@ -68,6 +63,23 @@ extension ServerComponents {
                         "could not seal the last events; the next sealer will",
                         metadata: ["error": "\(error)"]
                     )
+                }
+            }
+        )
+    }
+
+    /// The sealing watch (``SealingWatch``): once a second, apart from the sealer, so that a sealer or an append
+    /// that hangs does not stop it.
+    private func sealingWatchService(logger: Logger) -> PeriodicService {
+        let watch = SealingWatch(store: self.store)
+        return PeriodicService(
+            name: "sealing-watch",
+            every: .seconds(1),
+            body: {
+                do {
+                    try await watch.check()
+                } catch {
+                    logger.warning("could not watch the sealer's queue", metadata: ["error": "\(error)"])
                 }
             }
         )

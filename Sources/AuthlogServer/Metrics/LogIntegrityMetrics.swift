@@ -17,10 +17,10 @@ enum LogIntegrityMetrics {
             "# HELP authlog_checkpoint_signing_failures Attempts in a row to sign a due checkpoint that failed for a reason of the signer's own (its files, its key).",
             "# TYPE authlog_checkpoint_signing_failures gauge",
             "authlog_checkpoint_signing_failures \(snapshot.signingFailures)",
-            "# HELP authlog_log_unsealed_events Events committed and queued for sealing at the last look (once a second; an upper bound).",
+            "# HELP authlog_log_unsealed_events Events committed and queued for sealing at the last look (once a second; an upper bound; -1 when the look failed).",
             "# TYPE authlog_log_unsealed_events gauge",
             "authlog_log_unsealed_events \(snapshot.unsealedEvents)",
-            "# HELP authlog_log_oldest_unsealed_seconds How long the oldest queued event had waited for its position in the log at the last look (0: none waiting).",
+            "# HELP authlog_log_oldest_unsealed_seconds How long the oldest queued event had waited for its position in the log at the last look (0: none waiting; -1 when the look failed).",
             "# TYPE authlog_log_oldest_unsealed_seconds gauge",
             "authlog_log_oldest_unsealed_seconds \(snapshot.oldestUnsealedWaitSeconds)",
         ]

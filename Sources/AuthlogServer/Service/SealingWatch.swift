@@ -2,82 +2,150 @@ import AuthlogCore
 import AuthlogPostgres
 import AuthlogStore
 import Foundation
-import Logging
 import Synchronization
 
-/// Watches the sealer's queue, once a second in every `serve` process (the background service `sealer`): the
-/// oldest queued event's wait and the queue's span go to `/metrics` (``LogIntegrityStatus``), and a stall goes on
-/// the record: `audit.sealing_stalled` once the oldest queued event has waited ``AuditSealingStalled/threshold``
-/// seconds for its position, `audit.sealing_recovered` once none has. It sees what stops every sealer alike (one
-/// that keeps failing, or all of them waiting on a log head a hung transaction holds), not only this process's.
-/// Each event's id is made from the oldest queued event's time, so the processes that see one stall record it
-/// once.
+/// Watches the sealer's queue, once a second in every `serve` process (its own background service, apart from
+/// the sealer's): the queue's span and its oldest events' wait go to `/metrics` (``LogIntegrityStatus``), and a
+/// stall goes on the record. The stall is judged by one clock, this process's monotonic one: the same entry at
+/// the head of the queue for ``AuditSealingStalled/threshold`` seconds is `audit.sealing_stalled`; the head
+/// moving past that entry (sealed, or refused by the sealer) is `audit.sealing_recovered`. It sees what stops
+/// every sealer alike (one that keeps failing, or all of them waiting on a log head a hung transaction holds).
+///
+/// The episode lives in the stream `audit-sealer`, read back at every look and appended to with an expected
+/// version: the processes that see one stall record it once (the others' appends fail and they read the winner's),
+/// a process started during a stall finds it open and records its end, and a stall recorded whose answer was lost
+/// is found in the stream. A new stall needs the head stuck for another whole threshold, so an episode never
+/// flaps faster than that.
 final class SealingWatch: Sendable {
     private let store: PostgresEventStore
-    private let clock: @Sendable () -> Timestamp
-    /// The stall this process sees: when its oldest queued event was recorded, and whether it is on the record.
-    private let stall = Mutex<(since: Timestamp, recorded: Bool)?>(nil)
+    private let clock: @Sendable () -> ContinuousClock.Instant
+    /// The entry at the head of the queue as this process first saw it there: its number, when (monotonic), and
+    /// the wall time then.
+    private let head = Mutex<(queued: Int64, seenAt: ContinuousClock.Instant, since: Timestamp)?>(nil)
 
-    /// A watch of `store`'s queue; `clock` tells the time (tests move it).
-    init(store: PostgresEventStore, clock: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {
+    /// The stream of the episodes.
+    static let stream = StreamName(category: "audit", id: "sealer")
+
+    /// A watch of `store`'s queue; `clock` tells the monotonic time (tests move it).
+    init(
+        store: PostgresEventStore,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.store = store
         self.clock = clock
     }
 
-    /// Reads the queue, notes it in the store's status, and records a stall's start or end when due.
-    /// - Throws: ``StoreError`` when the queue cannot be read or an event cannot be appended (the next check
-    ///   tries again).
+    /// Reads the queue and the episode, notes the queue in the store's status, and records a stall's start or
+    /// end when due.
+    /// - Throws: ``StoreError`` when the queue cannot be read or an event cannot be appended (the next look tries
+    ///   again; a look that fails leaves the gauges at -1, unknown).
     func check() async throws {
-        let queue = try await self.store.pool.withConnection { try await Self.queue(on: $0) }
+        let look: Look
+        do {
+            look = try await self.store.pool.withConnection { try await Self.look(on: $0) }
+        } catch {
+            self.store.integrity.queued(events: -1, oldestWaitSeconds: -1)
+            throw error
+        }
         let now = self.clock()
-        let waited = queue.oldest.map { max(0, (now.microsecondsSinceEpoch - $0.microsecondsSinceEpoch) / 1_000_000) }
-        self.store.integrity.queued(events: queue.span, oldestWaitSeconds: waited ?? 0)
-        if let oldest = queue.oldest, let waited, waited >= Int64(AuditSealingStalled.threshold) {
-            let stall = self.stall.withLock { stall in
-                if stall == nil { stall = (oldest, false) }
-                return stall
+        let tracked: (queued: Int64, seenAt: ContinuousClock.Instant, since: Timestamp)? = self.head.withLock { head in
+            guard let queued = look.headQueued else {
+                head = nil
+                return nil
             }
-            guard let stall, !stall.recorded else { return }
-            let event = try EventEnvelope(
-                AuditSealingStalled(
-                    stalledSince: stall.since.description,
-                    waitedSeconds: Int(waited),
-                    queuedEvents: queue.span
-                ),
-                eventID: OnceEventID.make("sealing_stalled", "\(stall.since.microsecondsSinceEpoch)"),
-                stream: StreamName(category: "audit", id: "sealer"),
-                outcome: .failure,
-                reason: "sealing_stalled"
+            if head?.queued != queued { head = (queued, now, Timestamp.now()) }
+            return head
+        }
+        let stuck = tracked.map { (now - $0.seenAt).components.seconds } ?? 0
+        self.store.integrity.queued(events: look.span, oldestWaitSeconds: max(stuck, look.oldestWaitSeconds ?? 0))
+        if let open = look.openStall {
+            guard look.headQueued.map({ $0 > open.headQueued }) ?? true else { return }
+            try await self.append(
+                AuditSealingRecovered(stalledSince: open.stalledSince, recoveredAt: Timestamp.now().description),
+                outcome: .success,
+                reason: nil,
+                expecting: look.version
             )
-            _ = try await self.store.append(AppendCommand(event))
-            self.stall.withLock { $0?.recorded = true }
-        } else if let stall = self.stall.withLock({ $0 }) {
-            if stall.recorded {
-                let event = try EventEnvelope(
-                    AuditSealingRecovered(stalledSince: stall.since.description, recoveredAt: now.description),
-                    eventID: OnceEventID.make("sealing_recovered", "\(stall.since.microsecondsSinceEpoch)"),
-                    stream: StreamName(category: "audit", id: "sealer"),
-                    outcome: .success
-                )
-                _ = try await self.store.append(AppendCommand(event))
-            }
-            self.stall.withLock { $0 = nil }
+        } else if let tracked, stuck >= Int64(AuditSealingStalled.threshold) {
+            try await self.append(
+                AuditSealingStalled(
+                    stalledSince: tracked.since.description,
+                    waitedSeconds: Int(stuck),
+                    headQueued: tracked.queued,
+                    queuedEvents: look.span
+                ),
+                outcome: .failure,
+                reason: "sealing_stalled",
+                expecting: look.version
+            )
         }
     }
 
-    /// The queue's span (the newest queue number less the oldest, plus one: an upper bound of the events in it,
-    /// read from the ends of its key) and when its oldest event was recorded (nil when empty, or when the oldest
-    /// row names no event: a forged row the sealer refuses).
-    private static func queue(on connection: Connection) async throws -> (span: Int64, oldest: Timestamp?) {
+    /// Appends `payload` to the episodes' stream at `version` (0: empty); another process that appended first
+    /// wins, and the next look reads what it recorded.
+    private func append(
+        _ payload: some EventPayload,
+        outcome: Outcome,
+        reason: String?,
+        expecting version: Int32
+    ) async throws {
+        let event = try EventEnvelope(payload, stream: Self.stream, outcome: outcome, reason: reason)
+        do {
+            _ = try await self.store.append(
+                AppendCommand(event, expecting: version == 0 ? .noStream : .exactly(version))
+            )
+        } catch is WrongExpectedVersion {
+            // Another process recorded this start or end first.
+        }
+    }
+
+    /// What one look found.
+    struct Look {
+        /// The number of the entry at the head of the queue; nil when the queue is empty.
+        var headQueued: Int64?
+        /// The newest queue number less the oldest, plus one (0 when empty): an upper bound of its events.
+        var span: Int64
+        /// How long the oldest of the first hundred queued events has waited since it was recorded, by the
+        /// database's clock; nil when none of them names a stored event.
+        var oldestWaitSeconds: Int64?
+        /// The version of the episodes' stream (0: empty).
+        var version: Int32
+        /// The stall its newest event leaves open: the stuck entry and when the stall began.
+        var openStall: (headQueued: Int64, stalledSince: String)?
+    }
+
+    /// One statement: the queue's ends (read from its key), the wait of its first hundred events, and the
+    /// episodes' stream's newest event.
+    static func look(on connection: Connection) async throws -> Look {
         let rows = try await connection.query(
             """
-            SELECT coalesce(max(queued) - min(queued) + 1, 0),
-                   (SELECT e.recorded_at FROM authlog.event_records e WHERE e.event_id =
-                       (SELECT o.event_id FROM authlog.unsealed_events o ORDER BY o.queued LIMIT 1))
-            FROM authlog.unsealed_events
+            SELECT (SELECT min(queued) FROM authlog.unsealed_events), (SELECT max(queued) FROM authlog.unsealed_events),
+                   (SELECT extract(epoch FROM clock_timestamp() - min(e.recorded_at))::bigint
+                    FROM (SELECT event_id FROM authlog.unsealed_events ORDER BY queued LIMIT 100) q
+                    JOIN authlog.event_records e ON e.event_id = q.event_id),
+                   s.stream_version, s.type,
+                   CASE WHEN s.data->>'head_queued' ~ '^[0-9]{1,18}$' THEN (s.data->>'head_queued')::bigint END,
+                   s.data->>'stalled_since'
+            FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+                SELECT stream_version, type, data FROM authlog.event_records
+                WHERE stream = \(Self.stream.rawValue) ORDER BY stream_version DESC LIMIT 1
+            ) AS s ON true
             """
         )
-        guard let row = rows.first else { return (0, nil) }
-        return (try row.decode(Int64.self, at: 0), try row.decode(Timestamp?.self, at: 1))
+        guard let row = rows.first else { return Look(span: 0, version: 0) }
+        let first = try row.decode(Int64?.self, at: 0)
+        let last = try row.decode(Int64?.self, at: 1)
+        var look = Look(
+            headQueued: first,
+            span: first.flatMap { first in last.map { $0 - first + 1 } } ?? 0,
+            oldestWaitSeconds: try row.decode(Int64?.self, at: 2),
+            version: try row.decode(Int32?.self, at: 3) ?? 0
+        )
+        if try row.decode(String?.self, at: 4) == EventType.auditSealingStalled.rawValue,
+            let stuck = try row.decode(Int64?.self, at: 5)
+        {
+            look.openStall = (stuck, try row.decode(String?.self, at: 6) ?? "")
+        }
+        return look
     }
 }

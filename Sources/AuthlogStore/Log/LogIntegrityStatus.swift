@@ -18,9 +18,10 @@ public final class LogIntegrityStatus: Sendable {
         /// Attempts to sign a due checkpoint that failed in a row for a reason of the signer's own (its files,
         /// its key; `audit.checkpoint_failing`), since the last checkpoint signed.
         public var signingFailures: Int = 0
-        /// The events queued for sealing at the last look (the queue's span: an upper bound).
+        /// The events queued for sealing at the last look (the queue's span: an upper bound; -1: the look failed).
         public var unsealedEvents: Int64 = 0
-        /// How long the oldest of them had waited for its position then, in seconds (0: none).
+        /// How long the oldest of them had waited for its position then, in seconds (0: none; -1: the look
+        /// failed).
         public var oldestUnsealedWaitSeconds: Int64 = 0
     }
 

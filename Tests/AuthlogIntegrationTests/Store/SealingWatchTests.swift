@@ -3,16 +3,30 @@ import AuthlogPostgres
 import AuthlogStore
 import AuthlogTesting
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AuthlogServer
 
-/// Sealing that stalls is on the record: a transaction holding the log head (a hung one, in any process) stops
-/// every sealer; once the oldest queued event has waited a minute, `audit.sealing_stalled` (once, whichever
-/// process sees it), and `audit.sealing_recovered` once the queue has caught up; `/metrics` shows the wait.
+/// Sealing that stops is on the record: a transaction holding the log head (a hung one, in any process) stops
+/// every sealer; once the same entry has stayed at the head of the queue for a minute, `audit.sealing_stalled`,
+/// once for every process watching (two at once, and one started during the stall), and `audit.sealing_recovered`
+/// once the head moves on, recorded by whichever process sees it; `/metrics` shows the wait.
 @Suite(.enabled(if: TestDatabase.isAvailable))
 struct SealingWatchTests {
-    @Test func aStallIsRecordedOnceByEveryWatchAndItsEndWhenTheQueueCatchesUp() async throws {
+    /// A monotonic clock that moves only when the test moves it.
+    final class ManualClock: Sendable {
+        private let start = ContinuousClock.now
+        private let offset = Mutex(Duration.zero)
+        func now() -> ContinuousClock.Instant { self.start + self.offset.withLock { $0 } }
+        func advance(_ duration: Duration) { self.offset.withLock { $0 += duration } }
+    }
+
+    private func count(_ type: String, in database: TestDatabase) async throws -> Int64? {
+        try await database.scalar("SELECT count(*) FROM authlog.event_records WHERE type = \(type)")
+    }
+
+    @Test func aStallIsRecordedOnceByEveryWatchAndItsEndByAnyOfThem() async throws {
         let database = try await TestDatabase.make()
         let store = PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo))
         let holder = try await database.connect()
@@ -30,53 +44,84 @@ struct SealingWatchTests {
             reason: "database_unavailable"
         )
         _ = try await store.append(AppendCommand(outage))
+        let clock = ManualClock()
+        let first = SealingWatch(store: store, clock: { clock.now() })
+        let second = SealingWatch(store: store, clock: { clock.now() })
 
-        // Within the threshold: the wait is shown, nothing is recorded.
-        try await SealingWatch(store: store).check()
-        #expect(
-            try await database.scalar("SELECT count(*) FROM authlog.event_records WHERE type = 'audit.sealing_stalled'")
-                == 0
-        )
+        // Under the threshold: the queue is shown, nothing is recorded.
+        try await first.check()
+        try await second.check()
+        clock.advance(.seconds(59))
+        try await first.check()
+        #expect(try await self.count("audit.sealing_stalled", in: database) == 0)
         #expect(store.integrity.snapshot.unsealedEvents == 1)
+        #expect(store.integrity.snapshot.oldestUnsealedWaitSeconds == 59)
 
-        // Two minutes on, as two processes see it: one event.
-        let later: @Sendable () -> Timestamp = {
-            Timestamp(microsecondsSinceEpoch: Timestamp.now().microsecondsSinceEpoch + 120_000_000)
-        }
-        let watch = SealingWatch(store: store, clock: later)
-        try await watch.check()
-        try await watch.check()
-        try await SealingWatch(store: store, clock: later).check()
-        #expect(
-            try await database.scalar("SELECT count(*) FROM authlog.event_records WHERE type = 'audit.sealing_stalled'")
-                == 1
-        )
-        #expect(store.integrity.snapshot.oldestUnsealedWaitSeconds >= 119)
-        #expect(store.integrity.snapshot.unsealedEvents >= 2, "the stall's own event waits in the queue too")
-        let metrics = LogIntegrityMetrics.lines(store.integrity)
-        #expect(metrics.contains { $0.hasPrefix("authlog_log_oldest_unsealed_seconds 1") })
+        // A minute on, both processes look at once: one event.
+        clock.advance(.seconds(2))
+        async let one: Void = first.check()
+        async let other: Void = second.check()
+        _ = try await (one, other)
+        try await first.check()
+        #expect(try await self.count("audit.sealing_stalled", in: database) == 1)
+        #expect(store.integrity.snapshot.unsealedEvents == 2, "the stall's own event waits in the queue too")
+        #expect(LogIntegrityMetrics.lines(store.integrity).contains("authlog_log_oldest_unsealed_seconds 61"))
 
-        // The holder lets go: everything is sealed, and the next look records the end.
+        // A process started during the stall finds it open and records nothing more, however long it watches.
+        let restarted = SealingWatch(store: store, clock: { clock.now() })
+        try await restarted.check()
+        clock.advance(.seconds(120))
+        try await restarted.check()
+        #expect(try await self.count("audit.sealing_stalled", in: database) == 1)
+
+        // The holder lets go: the head moves on, and the process that sees it first records the end; the others
+        // find it recorded.
         try await holder.execute("ROLLBACK")
         try await store.sealPending()
-        try await watch.check()
+        try await restarted.check()
+        try await first.check()
+        try await second.check()
         try await store.sealPending()
         let rows = try await database.connect().query(
             """
-            SELECT type, reason, data->>'stalled_since', data->>'waited_seconds' FROM authlog.events
-            WHERE type LIKE 'audit.sealing_%' ORDER BY position
+            SELECT type, reason, data->>'stalled_since', data->>'waited_seconds', data->>'head_queued'
+            FROM authlog.events WHERE type LIKE 'audit.sealing_%' ORDER BY position
             """
         ).rows
-        #expect(rows.count == 2)
-        let first = try #require(rows.first)
-        let last = try #require(rows.last)
-        #expect(try first.decode(String.self, at: 0) == "audit.sealing_stalled")
-        #expect(try first.decode(String?.self, at: 1) == "sealing_stalled")
-        let waited = try first.decode(String?.self, at: 3)
-        #expect((waited.flatMap { Int($0) } ?? 0) >= 119)
-        #expect(try last.decode(String.self, at: 0) == "audit.sealing_recovered")
-        #expect(try last.decode(String?.self, at: 2) == first.decode(String?.self, at: 2), "the same stall")
+        #expect(
+            try rows.map { try $0.decode(String.self, at: 0) } == ["audit.sealing_stalled", "audit.sealing_recovered"]
+        )
+        let stalled = try #require(rows.first)
+        let recovered = try #require(rows.last)
+        #expect(try stalled.decode(String?.self, at: 1) == "sealing_stalled")
+        #expect(try stalled.decode(String?.self, at: 3) == "61")
+        #expect(try stalled.decode(String?.self, at: 4) != nil)
+        #expect(try recovered.decode(String?.self, at: 2) == stalled.decode(String?.self, at: 2), "the same stall")
         #expect(store.integrity.snapshot.oldestUnsealedWaitSeconds == 0)
         #expect(store.integrity.snapshot.unsealedEvents == 0)
+
+        // A queue that keeps moving is no stall, however long the watch looks.
+        for _ in 0..<3 {
+            _ = try await store.append(
+                AppendCommand(
+                    try EventEnvelope(
+                        AuditWriteOutage(
+                            startedAt: "2026-12-08T00:00:00Z",
+                            endedAt: "2026-12-08T00:00:05Z",
+                            refusedRoutes: [:],
+                            error: "x"
+                        ),
+                        stream: StreamName(category: "audit", id: "writes"),
+                        outcome: .failure,
+                        reason: "database_unavailable"
+                    )
+                )
+            )
+            try await first.check()
+            clock.advance(.seconds(45))
+            try await store.sealPending()
+            try await first.check()
+        }
+        #expect(try await self.count("audit.sealing_stalled", in: database) == 1)
     }
 }
