@@ -40,8 +40,11 @@ final class CoordinatedHold: @unchecked Sendable {
                     )
                 }
             }
+            // Whole seconds, saturating: a timeout of "for ever" (Duration.seconds(Int64.max)) must not trap.
             let (seconds, attoseconds) = timeout.components
-            let nanoseconds = max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
+            let (scaled, overflow) = max(0, seconds).multipliedReportingOverflow(by: 1_000_000_000)
+            let (sum, overflowed) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+            let nanoseconds = overflow || overflowed ? Int64.max : sum
             DispatchQueue.global(qos: .utility).asyncAfter(
                 deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))
             ) {
