@@ -10,7 +10,8 @@ extension ServiceBench {
     /// Sign-ins per second with sign-in alerts on (a device id and a place for each sign-in, real MaxMind DB
     /// files written by MaxMind's Perl writer, the history read and the place sealed) against alerts off, on two
     /// servers over one database, in the order off, on, on, off (so that a growing log weighs on both alike);
-    /// goal: at least 0.95x. Each run starts from a database just vacuumed and analysed. Returning users (2,000,
+    /// goal: at least 0.95x. Each run starts from a database just vacuumed and analysed, after ten untimed
+    /// sign-ins per connection that settle the prepared statements' plans again. Returning users (2,000,
     /// each signed in once on each server before the clock), each from its own address and device, one sign-in in
     /// `--away-every` (20) from the other city (judged: a new country and impossible travel, and the next one home
     /// impossible travel again).
@@ -40,7 +41,7 @@ extension ServiceBench {
         )
         let servers = [false: HTTPTestClient(baseURL: off.baseURL), true: HTTPTestClient(baseURL: on.baseURL)]
         let users = 2_000
-        let perRun = Int(self.seconds * 3_000) + users
+        let perRun = Int(self.seconds * 3_000) + users + self.connections * Self.settlingSigninsPerConnection
         let tokens = try Self.appleTokens(apple: apple, count: users * 2 + perRun * 4)
         let ticket = Ticket()
         let awayEvery = self.awayEvery
@@ -62,9 +63,9 @@ extension ServiceBench {
                 ]
             ).status == 200
         }
-        // Every user signs in once on each server first: the measured sign-ins are returning users with a history.
-        for client in [servers[false], servers[true]].compactMap({ $0 }) {
-            let end = ticket.current + users
+        // `count` sign-ins from home on `client`, untimed.
+        @Sendable func warm(_ client: HTTPTestClient, count: Int) async throws {
+            let end = ticket.current + count
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<self.connections {
                     group.addTask {
@@ -80,6 +81,8 @@ extension ServiceBench {
                 try await group.waitForAll()
             }
         }
+        // Every user signs in once on each server first: the measured sign-ins are returning users with a history.
+        for client in [servers[false], servers[true]].compactMap({ $0 }) { try await warm(client, count: users) }
         var runs: [Bool: [LoadRun]] = [:]
         let postmaster = try await ProcessCPU.postmaster(of: try await Connection.connect(database.conninfo))
         let maintenance = try await Connection.connect(database.conninfo)
@@ -92,6 +95,12 @@ extension ServiceBench {
             // just checkpointed: a checkpoint that fell inside one run made that run alone write every page it
             // touched first again in full to the WAL; now each run starts from a checkpoint and pays that alike.
             try await maintenance.execute("VACUUM ANALYZE")
+            // ANALYZE makes every connection plan its prepared statements again, the first five executions each
+            // with a plan of its own before PostgreSQL keeps the generic one: for the sign-in's identity and
+            // history statement about a millisecond each: 30–56 µs per sign-in of a 10-second run (--statements),
+            // where a server that re-plans after each autovacuum ANALYZE, minutes apart, pays in the order of a
+            // microsecond. Ten sign-ins per connection, untimed, settle the plans first, for both servers alike.
+            try await warm(client, count: self.connections * Self.settlingSigninsPerConnection)
             try await maintenance.execute("CHECKPOINT")
             if self.statements { try await StatementTimes.reset(on: maintenance) }
             let cpu = CPUSplit.start(postmaster: postmaster)
@@ -131,6 +140,9 @@ extension ServiceBench {
         )
         try Self.measureLookups(files)
     }
+
+    /// The untimed sign-ins per connection before each run that settle the prepared statements' plans.
+    static let settlingSigninsPerConnection = 10
 
     /// Refreshes per second with alerts on (each judged against its session's sign-in, read in the refresh
     /// token's statement, its sealed place opened) against off, each worker's chain begun by a dev sign-in with a

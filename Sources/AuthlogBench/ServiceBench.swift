@@ -68,7 +68,9 @@ struct ServiceBench: AsyncParsableCommand {
     @Flag(
         help: """
             With --alerts-only: after each run, PostgreSQL's time and WAL per sign-in by statement \
-            (pg_stat_statements, which the server must preload; the bench creates the extension).
+            (pg_stat_statements, which the server must preload: with .ci/test-postgres, \
+            AUTHLOG_TEST_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements \
+            -c pg_stat_statements.track_planning=on"; the bench creates the extension).
             """
     )
     var statements = false
@@ -76,6 +78,9 @@ struct ServiceBench: AsyncParsableCommand {
     func validate() throws {
         guard (1...1024).contains(self.connections) else { throw ValidationError("--connections: 1…1024") }
         guard self.processes.allSatisfy({ (1...16).contains($0) }) else { throw ValidationError("--processes: 1…16") }
+        guard !self.statements || self.alertsOnly else {
+            throw ValidationError("--statements: only with --alerts-only")
+        }
         guard self.seconds > 0, self.seconds <= 3600 else {
             throw ValidationError("--seconds: more than 0, at most 3600")
         }

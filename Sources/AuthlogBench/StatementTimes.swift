@@ -3,7 +3,8 @@ import AuthlogPostgres
 /// PostgreSQL's time (planning and execution) and WAL per request, by statement, from `pg_stat_statements`: the
 /// profile that says where a run's PostgreSQL CPU went (`authlog-bench service --alerts-only --statements`).
 /// The server must preload the module (`shared_preload_libraries = 'pg_stat_statements'`,
-/// `pg_stat_statements.track_planning = on` for planning times).
+/// `pg_stat_statements.track_planning = on` for planning times; `.ci/test-postgres` passes them from
+/// `AUTHLOG_TEST_PG_OPTIONS`).
 enum StatementTimes {
     /// Creates the extension when missing and forgets what it counted so far.
     /// - Throws: ``BenchFailure`` when the server does not preload the module.
