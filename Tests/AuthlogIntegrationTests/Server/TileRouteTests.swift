@@ -289,6 +289,9 @@ struct TileRouteTests {
                 let written = try Data(contentsOf: folder.appendingPathComponent(file))
                 #expect(served.status == 200 && served.body == Array(written), "\(file)")
             }
+            // A writer started again (serve restarted) finds every tile there: it writes only the two small files.
+            #expect(try await TileDirectory(path: folder.path).update(on: connection) == 2)
+            #expect(try Self.files(in: folder) == files)
             // The next checkpoint fills the second tile: its partial tiles go, the new size's come.
             try await harness.database.seedSealedEvents(220)
             #expect(try await Self.sign(harness).0.size == 523)
