@@ -186,7 +186,7 @@ struct MonitorFlowTests {
             userID: user,
             sessionID: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c"
         )
-        let old = TestEvent(type: "token.issued", userID: user, occurredAt: Date().addingTimeInterval(-3_600))
+        let old = TestEvent(type: "user.registered", userID: user, occurredAt: Date().addingTimeInterval(-3_600))
         server.append(otherSession)
         server.append(old)
         server.set(extraEventIDs: [otherSession.id, old.id])

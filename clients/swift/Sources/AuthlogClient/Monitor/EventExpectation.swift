@@ -28,6 +28,15 @@ struct EventExpectation: Sendable, Equatable {
     /// The types a refresh appends: the rotation, or the grace window's replay of it (docs/signin.md).
     static let refreshTypes: Set<String> = ["token.refreshed", "token.refresh_replayed"]
 
+    /// The types whose every event names its session (docs/events.md: the server refuses one without): an
+    /// event of these types proven without a session is not what the server appended, whatever the sessions
+    /// expected (a log that dropped the session would otherwise pass the session check).
+    static let sessionTypes: Set<String> = [
+        "signin.succeeded", "token.issued", "token.refreshed", "token.reuse_detected", "token.refresh_replayed",
+        "token.revoked", "token.access_refused", "session.logged_out", "session.revoked", "session.expired",
+        "session.reauthenticated",
+    ]
+
     /// The expectation for an answer to a request by the session `identity` at `requestedAt`: its events may
     /// name that session, and the `sessions` the call acted on (`.only` adds to the session).
     static func answer(
@@ -50,6 +59,9 @@ struct EventExpectation: Sendable, Equatable {
     func refusal(of event: CanonicalEvent, position: Int64, window: TimeInterval) -> ReceiptRefusal? {
         guard event.userID?.lowercased() == self.userID.lowercased() else {
             return .anotherUser(expected: self.userID, found: event.userID)
+        }
+        if event.sessionID == nil, Self.sessionTypes.contains(event.type) {
+            return .missingSession(type: event.type)
         }
         if let session = event.sessionID, case .only(let allowed) = self.sessions,
             !allowed.contains(where: { $0.lowercased() == session.lowercased() })

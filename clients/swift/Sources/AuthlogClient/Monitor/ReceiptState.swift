@@ -75,6 +75,8 @@ public enum ReceiptRefusal: Error, Sendable, Equatable, CustomStringConvertible 
     case anotherUser(expected: String, found: String?)
     /// The proven event names a session that is not the one the answer was for.
     case anotherSession(expected: [String], found: String)
+    /// The proven event is of a type that always names its session, and names none.
+    case missingSession(type: String)
     /// The proven event happened outside the window around the request (``LogMonitor/Configuration/timeWindow``).
     case outsideTimeWindow(occurredAt: Date, requestedAt: Date)
     /// The event is of a type the call does not append (a refresh's answer naming a sign-in, say).
@@ -97,6 +99,7 @@ public enum ReceiptRefusal: Error, Sendable, Equatable, CustomStringConvertible 
             "the event is another user's (\(found ?? "no user"), not \(expected))"
         case .anotherSession(let expected, let found):
             "the event is of the session \(found), not \(expected.joined(separator: " or "))"
+        case .missingSession(let type): "the event is a \(type) without the session every one names"
         case .outsideTimeWindow(let occurred, let requested):
             "the event happened at \(occurred), too far from the request at \(requested)"
         case .unexpectedType(let expected, let found):
