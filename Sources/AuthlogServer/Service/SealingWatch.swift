@@ -114,8 +114,9 @@ final class SealingWatch: Sendable {
         var openStall: (headQueued: Int64, stalledSince: String)?
     }
 
-    /// One statement: the queue's ends (read from its key), the wait of its first hundred events, and the
-    /// episodes' stream's newest event.
+    /// One statement: the queue's ends (read from its key), the wait of its first hundred events, the episodes'
+    /// stream's version and its newest start or end (an event of another type that an ingest put in the stream
+    /// neither opens nor closes an episode).
     static func look(on connection: Connection) async throws -> Look {
         let rows = try await connection.query(
             """
@@ -123,12 +124,15 @@ final class SealingWatch: Sendable {
                    (SELECT extract(epoch FROM clock_timestamp() - min(e.recorded_at))::bigint
                     FROM (SELECT event_id FROM authlog.unsealed_events ORDER BY queued LIMIT 100) q
                     JOIN authlog.event_records e ON e.event_id = q.event_id),
-                   s.stream_version, s.type,
+                   (SELECT max(stream_version) FROM authlog.event_records WHERE stream = \(Self.stream.rawValue)),
+                   s.type,
                    CASE WHEN s.data->>'head_queued' ~ '^[0-9]{1,18}$' THEN (s.data->>'head_queued')::bigint END,
                    s.data->>'stalled_since'
             FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-                SELECT stream_version, type, data FROM authlog.event_records
-                WHERE stream = \(Self.stream.rawValue) ORDER BY stream_version DESC LIMIT 1
+                SELECT type, data FROM authlog.event_records
+                WHERE stream = \(Self.stream.rawValue)
+                  AND type IN ('audit.sealing_stalled', 'audit.sealing_recovered')
+                ORDER BY stream_version DESC LIMIT 1
             ) AS s ON true
             """
         )

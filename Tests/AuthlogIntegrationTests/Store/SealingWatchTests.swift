@@ -67,6 +67,22 @@ struct SealingWatchTests {
         #expect(store.integrity.snapshot.unsealedEvents == 2, "the stall's own event waits in the queue too")
         #expect(LogIntegrityMetrics.lines(store.integrity).contains("authlog_log_oldest_unsealed_seconds 61"))
 
+        // An event of another type in the stream (an ingest may name any stream) neither ends nor hides the stall.
+        _ = try await store.append(
+            AppendCommand(
+                try EventEnvelope(
+                    AuditWriteOutage(
+                        startedAt: "2026-12-08T00:00:00Z",
+                        endedAt: "2026-12-08T00:00:05Z",
+                        refusedRoutes: [:],
+                        error: "x"
+                    ),
+                    stream: SealingWatch.stream,
+                    outcome: .failure,
+                    reason: "database_unavailable"
+                )
+            )
+        )
         // A process started during the stall finds it open and records nothing more, however long it watches.
         let restarted = SealingWatch(store: store, clock: { clock.now() })
         try await restarted.check()
