@@ -15,8 +15,8 @@ public struct AuditSealingStalled: EventPayload {
     public var stalledSince: String
     /// How long it had seen it there when the stall was recorded, in seconds.
     public var waitedSeconds: Int
-    /// The stuck queue entry's number (`authlog.unsealed_events.queued`): the episode ends once the head moves
-    /// past it.
+    /// The stuck queue entry's number (`authlog.unsealed_events.queued`): the episode ends once it leaves the
+    /// queue.
     public var headQueued: Int64
     /// The events queued for sealing then (the queue's span: an upper bound).
     public var queuedEvents: Int64
@@ -30,13 +30,13 @@ public struct AuditSealingStalled: EventPayload {
     }
 }
 
-/// Sealing resumed after a recorded stall (``AuditSealingStalled``) (`audit.sealing_recovered`): the stuck event
-/// left the head of the queue (sealed, or refused by the sealer). The episode's end.
+/// Sealing resumed after a recorded stall (``AuditSealingStalled``) (`audit.sealing_recovered`): the stuck entry
+/// left the queue (sealed, or refused by the sealer). The episode's end.
 public struct AuditSealingRecovered: EventPayload {
     public static let eventType = EventType.auditSealingRecovered
     /// The stall's start, as its `audit.sealing_stalled` says.
     public var stalledSince: String
-    /// When a process saw the head move on (ISO 8601).
+    /// When a process saw the stuck entry gone (ISO 8601).
     public var recoveredAt: String
 
     /// Creates the payload.

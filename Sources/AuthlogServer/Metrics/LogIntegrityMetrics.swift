@@ -20,7 +20,7 @@ enum LogIntegrityMetrics {
             "# HELP authlog_log_unsealed_events Events committed and queued for sealing at the last look (once a second; an upper bound; -1 when the look failed).",
             "# TYPE authlog_log_unsealed_events gauge",
             "authlog_log_unsealed_events \(snapshot.unsealedEvents)",
-            "# HELP authlog_log_oldest_unsealed_seconds How long the oldest queued event had waited for its position in the log at the last look (0: none waiting; -1 when the look failed).",
+            "# HELP authlog_log_oldest_unsealed_seconds How long the entry at the head of the sealer's queue had stayed there at the last look, as this process saw it (0: none waiting; -1 when the look failed).",
             "# TYPE authlog_log_oldest_unsealed_seconds gauge",
             "authlog_log_oldest_unsealed_seconds \(snapshot.oldestUnsealedWaitSeconds)",
         ]

@@ -5,10 +5,11 @@ import Foundation
 import Synchronization
 
 /// Watches the sealer's queue, once a second in every `serve` process (its own background service, apart from
-/// the sealer's): the queue's span and its oldest events' wait go to `/metrics` (``LogIntegrityStatus``), and a
-/// stall goes on the record. The stall is judged by one clock, this process's monotonic one: the same entry at
-/// the head of the queue for ``AuditSealingStalled/threshold`` seconds is `audit.sealing_stalled`; the head
-/// moving past that entry (sealed, or refused by the sealer) is `audit.sealing_recovered`. It sees what stops
+/// the sealer's): the queue's span and how long its head entry has stayed there go to `/metrics`
+/// (``LogIntegrityStatus``), and a stall goes on the record. The stall is judged by one clock, this process's
+/// monotonic one: the same entry at the head of the queue for ``AuditSealingStalled/threshold`` seconds is
+/// `audit.sealing_stalled`; that entry leaving the queue (sealed, or refused by the sealer) is
+/// `audit.sealing_recovered`. It sees what stops
 /// every sealer alike (one that keeps failing, or all of them waiting on a log head a hung transaction holds).
 ///
 /// The episode lives in the stream `audit-sealer`, read back at every look and appended to with an expected
@@ -57,9 +58,9 @@ final class SealingWatch: Sendable {
             return head
         }
         let stuck = tracked.map { (now - $0.seenAt).components.seconds } ?? 0
-        self.store.integrity.queued(events: look.span, oldestWaitSeconds: max(stuck, look.oldestWaitSeconds ?? 0))
+        self.store.integrity.queued(events: look.span, oldestWaitSeconds: stuck)
         if let open = look.openStall {
-            guard look.headQueued.map({ $0 > open.headQueued }) ?? true else { return }
+            guard open.stuckEntryGone else { return }
             try await self.append(
                 AuditSealingRecovered(stalledSince: open.stalledSince, recoveredAt: Timestamp.now().description),
                 outcome: .success,
@@ -105,31 +106,27 @@ final class SealingWatch: Sendable {
         var headQueued: Int64?
         /// The newest queue number less the oldest, plus one (0 when empty): an upper bound of its events.
         var span: Int64
-        /// How long the oldest of the first hundred queued events has waited since it was recorded, by the
-        /// database's clock; nil when none of them names a stored event.
-        var oldestWaitSeconds: Int64?
         /// The version of the episodes' stream (0: empty).
         var version: Int32
-        /// The stall its newest event leaves open: the stuck entry and when the stall began.
-        var openStall: (headQueued: Int64, stalledSince: String)?
+        /// The stall its newest start or end leaves open: its start, and whether its stuck entry has left the
+        /// queue (sealed, or refused by the sealer).
+        var openStall: (stalledSince: String, stuckEntryGone: Bool)?
     }
 
-    /// One statement: the queue's ends (read from its key), the wait of its first hundred events, the episodes'
-    /// stream's version and its newest start or end (an event of another type that an ingest put in the stream
-    /// neither opens nor closes an episode).
+    /// One statement: the queue's ends (read from its key), the episodes' stream's version, and its newest start
+    /// or end with whether that start's stuck entry is still queued (only authlog writes `audit.*` events, and
+    /// only this watch writes this stream; the type filter keeps it so).
     static func look(on connection: Connection) async throws -> Look {
         let rows = try await connection.query(
             """
             SELECT (SELECT min(queued) FROM authlog.unsealed_events), (SELECT max(queued) FROM authlog.unsealed_events),
-                   (SELECT extract(epoch FROM clock_timestamp() - min(e.recorded_at))::bigint
-                    FROM (SELECT event_id FROM authlog.unsealed_events ORDER BY queued LIMIT 100) q
-                    JOIN authlog.event_records e ON e.event_id = q.event_id),
                    (SELECT max(stream_version) FROM authlog.event_records WHERE stream = \(Self.stream.rawValue)),
-                   s.type,
-                   CASE WHEN s.data->>'head_queued' ~ '^[0-9]{1,18}$' THEN (s.data->>'head_queued')::bigint END,
-                   s.data->>'stalled_since'
+                   s.type, s.data->>'stalled_since',
+                   NOT EXISTS (SELECT FROM authlog.unsealed_events u WHERE u.queued = s.stuck)
             FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-                SELECT type, data FROM authlog.event_records
+                SELECT type, data,
+                       CASE WHEN data->>'head_queued' ~ '^[0-9]{1,18}$' THEN (data->>'head_queued')::bigint END AS stuck
+                FROM authlog.event_records
                 WHERE stream = \(Self.stream.rawValue)
                   AND type IN ('audit.sealing_stalled', 'audit.sealing_recovered')
                 ORDER BY stream_version DESC LIMIT 1
@@ -142,13 +139,10 @@ final class SealingWatch: Sendable {
         var look = Look(
             headQueued: first,
             span: first.flatMap { first in last.map { $0 - first + 1 } } ?? 0,
-            oldestWaitSeconds: try row.decode(Int64?.self, at: 2),
-            version: try row.decode(Int32?.self, at: 3) ?? 0
+            version: try row.decode(Int32?.self, at: 2) ?? 0
         )
-        if try row.decode(String?.self, at: 4) == EventType.auditSealingStalled.rawValue,
-            let stuck = try row.decode(Int64?.self, at: 5)
-        {
-            look.openStall = (stuck, try row.decode(String?.self, at: 6) ?? "")
+        if try row.decode(String?.self, at: 3) == EventType.auditSealingStalled.rawValue {
+            look.openStall = (try row.decode(String?.self, at: 4) ?? "", try row.decode(Bool?.self, at: 5) ?? true)
         }
         return look
     }

@@ -20,8 +20,8 @@ public final class LogIntegrityStatus: Sendable {
         public var signingFailures: Int = 0
         /// The events queued for sealing at the last look (the queue's span: an upper bound; -1: the look failed).
         public var unsealedEvents: Int64 = 0
-        /// How long the oldest of them had waited for its position then, in seconds (0: none; -1: the look
-        /// failed).
+        /// How long the entry at the head of the queue had stayed there then, as this process saw it, in seconds
+        /// (0: none; -1: the look failed).
         public var oldestUnsealedWaitSeconds: Int64 = 0
     }
 

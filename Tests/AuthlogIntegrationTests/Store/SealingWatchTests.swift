@@ -46,7 +46,11 @@ struct SealingWatchTests {
         _ = try await store.append(AppendCommand(outage))
         let clock = ManualClock()
         let first = SealingWatch(store: store, clock: { clock.now() })
-        let second = SealingWatch(store: store, clock: { clock.now() })
+        // The second process: a store of its own, with its own connections and writer.
+        let second = SealingWatch(
+            store: PostgresEventStore(pool: ConnectionPool(conninfo: database.conninfo)),
+            clock: { clock.now() }
+        )
 
         // Under the threshold: the queue is shown, nothing is recorded.
         try await first.check()
@@ -67,7 +71,8 @@ struct SealingWatchTests {
         #expect(store.integrity.snapshot.unsealedEvents == 2, "the stall's own event waits in the queue too")
         #expect(LogIntegrityMetrics.lines(store.integrity).contains("authlog_log_oldest_unsealed_seconds 61"))
 
-        // An event of another type in the stream (an ingest may name any stream) neither ends nor hides the stall.
+        // An event of another type in the stream (none is written there; only authlog writes `audit.*`) neither
+        // ends nor hides the stall.
         _ = try await store.append(
             AppendCommand(
                 try EventEnvelope(
