@@ -22,6 +22,23 @@ struct SealingWatchTests {
         func advance(_ duration: Duration) { self.offset.withLock { $0 += duration } }
     }
 
+    /// An ordinary event to queue: a write outage on `stream`.
+    private func outage(on stream: StreamName = StreamName(category: "audit", id: "writes")) throws -> AppendCommand {
+        AppendCommand(
+            try EventEnvelope(
+                AuditWriteOutage(
+                    startedAt: "2026-12-08T00:00:00Z",
+                    endedAt: "2026-12-08T00:00:05Z",
+                    refusedRoutes: [:],
+                    error: "connection_failed"
+                ),
+                stream: stream,
+                outcome: .failure,
+                reason: "database_unavailable"
+            )
+        )
+    }
+
     private func count(_ type: String, in database: TestDatabase) async throws -> Int64? {
         try await database.scalar("SELECT count(*) FROM authlog.event_records WHERE type = \(type)")
     }
@@ -32,18 +49,7 @@ struct SealingWatchTests {
         let holder = try await database.connect()
         try await holder.execute("BEGIN")
         try await holder.execute("SELECT size FROM authlog.log_head FOR UPDATE")
-        let outage = try EventEnvelope(
-            AuditWriteOutage(
-                startedAt: "2026-12-08T00:00:00Z",
-                endedAt: "2026-12-08T00:00:05Z",
-                refusedRoutes: [:],
-                error: "connection_failed"
-            ),
-            stream: StreamName(category: "audit", id: "writes"),
-            outcome: .failure,
-            reason: "database_unavailable"
-        )
-        _ = try await store.append(AppendCommand(outage))
+        _ = try await store.append(try self.outage())
         let clock = ManualClock()
         let first = SealingWatch(store: store, clock: { clock.now() })
         // The second process: a store of its own, with its own connections and writer.
@@ -73,21 +79,7 @@ struct SealingWatchTests {
 
         // An event of another type in the stream (none is written there; only authlog writes `audit.*`) neither
         // ends nor hides the stall.
-        _ = try await store.append(
-            AppendCommand(
-                try EventEnvelope(
-                    AuditWriteOutage(
-                        startedAt: "2026-12-08T00:00:00Z",
-                        endedAt: "2026-12-08T00:00:05Z",
-                        refusedRoutes: [:],
-                        error: "x"
-                    ),
-                    stream: SealingWatch.stream,
-                    outcome: .failure,
-                    reason: "database_unavailable"
-                )
-            )
-        )
+        _ = try await store.append(try self.outage(on: SealingWatch.stream))
         // A process started during the stall finds it open and records nothing more, however long it watches.
         let restarted = SealingWatch(store: store, clock: { clock.now() })
         try await restarted.check()
@@ -123,21 +115,7 @@ struct SealingWatchTests {
 
         // A queue that keeps moving is no stall, however long the watch looks.
         for _ in 0..<3 {
-            _ = try await store.append(
-                AppendCommand(
-                    try EventEnvelope(
-                        AuditWriteOutage(
-                            startedAt: "2026-12-08T00:00:00Z",
-                            endedAt: "2026-12-08T00:00:05Z",
-                            refusedRoutes: [:],
-                            error: "x"
-                        ),
-                        stream: StreamName(category: "audit", id: "writes"),
-                        outcome: .failure,
-                        reason: "database_unavailable"
-                    )
-                )
-            )
+            _ = try await store.append(try self.outage())
             try await first.check()
             clock.advance(.seconds(45))
             try await store.sealPending()
