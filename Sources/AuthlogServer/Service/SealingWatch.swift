@@ -20,9 +20,17 @@ import Synchronization
 final class SealingWatch: Sendable {
     private let store: PostgresEventStore
     private let clock: @Sendable () -> ContinuousClock.Instant
-    /// The entry at the head of the queue as this process first saw it there: its number, when (monotonic), and
-    /// the wall time then.
-    private let head = Mutex<(queued: Int64, seenAt: ContinuousClock.Instant, since: Timestamp)?>(nil)
+    /// The entry at the head of the queue as this process first saw it there.
+    private struct HeadSighting {
+        /// Its number in the queue.
+        var queued: Int64
+        /// When this process first saw it at the head (monotonic).
+        var seenAt: ContinuousClock.Instant
+        /// The wall time then: the stall's start, should it become one.
+        var since: Timestamp
+    }
+
+    private let head = Mutex<HeadSighting?>(nil)
 
     /// The stream of the episodes.
     static let stream = StreamName(category: "audit", id: "sealer")
@@ -49,12 +57,12 @@ final class SealingWatch: Sendable {
             throw error
         }
         let now = self.clock()
-        let tracked: (queued: Int64, seenAt: ContinuousClock.Instant, since: Timestamp)? = self.head.withLock { head in
+        let tracked = self.head.withLock { head -> HeadSighting? in
             guard let queued = look.headQueued else {
                 head = nil
                 return nil
             }
-            if head?.queued != queued { head = (queued, now, Timestamp.now()) }
+            if head?.queued != queued { head = HeadSighting(queued: queued, seenAt: now, since: Timestamp.now()) }
             return head
         }
         let stuck = tracked.map { (now - $0.seenAt).components.seconds } ?? 0
